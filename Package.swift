@@ -1,0 +1,60 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "announcements",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "announcements", targets: ["AnnouncementsCLI"]),
+        .library(name: "AnnouncementsCore", targets: ["AnnouncementsCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // libyaml from the system (Debian: libyaml-dev, Homebrew: libyaml).
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        // The domain: events, the append-only log, the read models and the store. No HTTP, no CLI.
+        .target(
+            name: "AnnouncementsCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // config.yaml, read through libyaml.
+        .target(
+            name: "AnnouncementsConfig",
+            dependencies: ["CYaml", "AnnouncementsCore"]
+        ),
+        // The `announcements` command line.
+        .executableTarget(
+            name: "AnnouncementsCLI",
+            dependencies: [
+                "AnnouncementsCore",
+                "AnnouncementsConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `make bench`: replay and durable-append throughput (a benchmark, never a test).
+        .executableTarget(
+            name: "AnnouncementsBench",
+            dependencies: [
+                "AnnouncementsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "AnnouncementsCoreTests", dependencies: ["AnnouncementsCore"]),
+        .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig"]),
+        .testTarget(name: "AnnouncementsCLITests", dependencies: ["AnnouncementsCLI", "AnnouncementsCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,52 @@
+import AnnouncementsConfig
+import AnnouncementsCore
+import ArgumentParser
+
+/// A command's failure: one line on stderr and an exit code from sysexits(3).
+struct CLIError: Error, CustomStringConvertible {
+    enum Code: Int32 {
+        /// Problems were found (verify).
+        case failure = 1
+        /// A log line is invalid.
+        case dataError = 65
+        /// A file is missing or unreadable.
+        case noInput = 66
+        /// A write failed.
+        case ioError = 74
+        /// The log is locked by another process: try again later.
+        case tempFail = 75
+        /// The configuration is invalid.
+        case config = 78
+    }
+
+    var code: Code
+    var message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ error: LogError) {
+        switch error.kind {
+        case .invalidLine: self.init(.dataError, error.description)
+        case .unreadable: self.init(.noInput, error.description)
+        case .locked: self.init(.tempFail, error.description)
+        case .writeFailed, .unusable: self.init(.ioError, error.description)
+        }
+    }
+
+    var description: String { message }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning a `CLIError` into one line on stderr and its exit code.
+    func reportingErrors(_ body: () throws(CLIError) -> Void) throws {
+        do {
+            try body()
+        } catch {
+            Output.error(error.message)
+            throw ExitCode(error.code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import AnnouncementsCore
+import ArgumentParser
+
+/// `announcements history`: the audit trail of one announcement or of all.
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show who changed what, and when.",
+        discussion: """
+            Lists the events of one announcement (deleted ones too) or of all, oldest first. \
+            A TIME is an RFC 3339 time or a seq. With --format jsonl, prints the log's lines unchanged.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Argument(help: "Only this announcement's events.")
+    var id: Int?
+
+    @Option(help: ArgumentHelp("Only events at or after this time or seq.", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Only events at or before this time or seq.", valueName: "time"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("Only events by this writer.", valueName: "name"))
+    var by: String?
+
+    @Option(help: ArgumentHelp("Only events of this type: created, edited or deleted.", valueName: "type"))
+    var type: String?
+
+    @Option(help: "Output format: table, json or jsonl.")
+    var format: Format = .table
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, jsonl
+    }
+
+    func validate() throws {
+        for (name, value) in [("--since", since), ("--until", until)] {
+            if let value, LogPoint(value) == nil {
+                throw ValidationError("\(name) takes an RFC 3339 time (like 2026-11-21T09:30:00Z) or a seq; got \"\(value)\".")
+            }
+        }
+        if let type, EventType(rawValue: type) == nil {
+            throw ValidationError("--type takes created, edited or deleted; got \"\(type)\".")
+        }
+    }
+
+    func run() throws {
+        try reportingErrors { () throws(CLIError) in
+            let path = try options.logPath()
+            let filter = HistoryFilter(
+                id: id, since: since.flatMap(LogPoint.init), until: until.flatMap(LogPoint.init),
+                by: by, type: type.flatMap(EventType.init(rawValue:))
+            )
+            var entries: [HistoryEntry] = []
+            let summary: LogReader.Summary
+            do throws(LogError) {
+                summary = try LogReader(path: path).history(filter) { entry in
+                    if format == .jsonl {
+                        Output.line(String(decoding: entry.bytes, as: UTF8.self))
+                    } else {
+                        entries.append(entry)
+                    }
+                }
+            } catch {
+                throw CLIError(error)
+            }
+            if let tail = summary.tail {
+                Output.note("\(path):\(summary.lines + 1): ignored \(tail.bytes.count) bytes at the end with no newline (a line being written, or torn by a crash)")
+            }
+            switch format {
+            case .jsonl: break
+            case .json: Output.line(HistoryFormat.json(entries))
+            case .table:
+                Output.line(entries.isEmpty ? Self.nothingFound(id: id) : HistoryFormat.table(entries))
+            }
+        }
+    }
+
+    private static func nothingFound(id: Int?) -> String {
+        id.map { "no events for announcement \($0)" } ?? "no events"
+    }
+}

@@ -1,0 +1,79 @@
+import AnnouncementsCore
+import ArgumentParser
+
+/// `announcements replay`: rebuild the state from the log and print it.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Rebuild the announcements from the log and print them.",
+        discussion: "With --until or --as-of, rebuild them as they were at that point."
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Option(help: ArgumentHelp("Stop after the event with this seq.", valueName: "seq"))
+    var until: Int?
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Stop after the last event at or before this RFC 3339 time.", valueName: "time"))
+    var asOf: String?
+
+    @Option(help: "Output format: table or json.")
+    var format: Format = .table
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    func validate() throws {
+        if until != nil, asOf != nil { throw ValidationError("Use --until or --as-of, not both.") }
+        if let until, until < 0 { throw ValidationError("--until takes a seq: 0 or more.") }
+        if let asOf, Timestamp(rfc3339: asOf) == nil {
+            throw ValidationError("--as-of takes an RFC 3339 time, like 2026-11-21T09:30:00Z; got \"\(asOf)\".")
+        }
+    }
+
+    func run() throws {
+        try reportingErrors { () throws(CLIError) in
+            let path = try options.logPath()
+            let bound: ReplayBound? = until.map(ReplayBound.seq) ?? asOf.flatMap(Timestamp.init(rfc3339:)).map(ReplayBound.time)
+            let replay: Replay
+            do throws(LogError) {
+                replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
+            } catch {
+                throw CLIError(error)
+            }
+            if let torn = replay.tornTail {
+                Output.note("\(path):\(torn.line): ignored \(torn.count) bytes at the end: \(torn.reason) (a line being written, or torn by a crash)")
+            }
+            switch format {
+            case .json: Output.line(Self.json(replay.model))
+            case .table: Output.line(Self.table(replay.model, path: path))
+            }
+        }
+    }
+
+    static func json(_ model: ReadModel) -> String {
+        var json = JSONBytes()
+        json.raw(#"{"seq":"#)
+        json.integer(model.seq)
+        json.raw(#","announcements":"#)
+        json.array(model.announcements) { $0.announcement($1) }
+        json.raw("}")
+        return json.text
+    }
+
+    static func table(_ model: ReadModel, path: String) -> String {
+        var table = TextTable("ID", "REV", "TITLE", "BODY")
+        for announcement in model.announcements {
+            table.add(
+                String(announcement.id),
+                String(announcement.revision),
+                announcement.title.truncated(to: 60),
+                announcement.body.map { "\(Output.count($0.utf8.count)) bytes" } ?? "-"
+            )
+        }
+        let noun = model.count == 1 ? "announcement" : "announcements"
+        let summary = "\(Output.count(model.count)) \(noun) at seq \(model.seq) (\(path))"
+        return table.isEmpty ? summary : table.rendered + "\n\n" + summary
+    }
+}

@@ -1,0 +1,55 @@
+import AnnouncementsCore
+import ArgumentParser
+
+/// `announcements verify`: check the whole log.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check the log: format, sequence, references, hash chain and rules.",
+        discussion: "Exits 0 when the log is sound, 1 when it has problems (each printed as file:line)."
+    )
+
+    @OptionGroup var options: LogOptions
+
+    /// How many problems to print before summarising the rest.
+    static let problemsShown = 100
+
+    func run() throws {
+        try reportingErrors { () throws(CLIError) in
+            let configuration = options.log == nil ? try options.configuration() : nil
+            let path = try options.logPath()
+            let report: VerifyReport
+            do throws(LogError) {
+                report = try LogReader(path: path).verify(rules: configuration?.rules ?? ValidationRules())
+            } catch {
+                throw CLIError(error)
+            }
+            for problem in report.problems.prefix(Self.problemsShown) {
+                Output.line(problem.description)
+            }
+            if report.problems.count > Self.problemsShown {
+                Output.line("… and \(Output.count(report.problems.count - Self.problemsShown)) more problems")
+            }
+            if let partial = report.partialTail {
+                Output.note("\(path): ignored \(partial) bytes at the end with no newline (a line being written, or torn by a crash)")
+            }
+            Output.line(Self.summary(report, path: path))
+            if !report.isSound { throw CLIError(.failure, "\(path): \(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s") found") }
+        }
+    }
+
+    static func summary(_ report: VerifyReport, path: String) -> String {
+        var unsealed = ""
+        if !report.unsealedLines.isEmpty {
+            let shown = report.unsealedLines.prefix(5).map(String.init).joined(separator: ", ")
+            unsealed = " (unsealed: line\(report.unsealedLines.count == 1 ? "" : "s") \(shown)\(report.unsealedLines.count > 5 ? ", …" : ""))"
+        }
+        return """
+            \(path): \(report.isSound ? "sound" : "NOT sound")
+              events:              \(Output.count(report.events))
+              live announcements:  \(Output.count(report.live))
+              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)
+              last line sha256:    \(report.lastHash?.description ?? "-")
+            """
+    }
+}

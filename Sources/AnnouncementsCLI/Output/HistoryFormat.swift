@@ -1,0 +1,77 @@
+import AnnouncementsCore
+
+/// How `history` shows an audit trail.
+enum HistoryFormat {
+    /// SEQ, TIME, EVENT, BY, ID and what changed.
+    static func table(_ entries: [HistoryEntry]) -> String {
+        var table = TextTable("SEQ", "TIME", "EVENT", "BY", "ID", "CHANGE")
+        for entry in entries {
+            table.add(
+                String(entry.event.seq), entry.event.at.description, entry.event.type.rawValue,
+                entry.event.by, String(entry.event.id), change(entry)
+            )
+        }
+        return table.rendered
+    }
+
+    /// `title "A" → "B"; body 1,200 → 1,350 bytes (+150)`, or the created or deleted announcement.
+    static func change(_ entry: HistoryEntry) -> String {
+        switch entry.event.change {
+        case .created(let draft):
+            return "\(quoted(draft.title)) (\(bodySize(draft.body)))"
+        case .deleted:
+            return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.body)))" } ?? ""
+        case .edited(let patch):
+            var parts: [String] = []
+            if let title = patch.title {
+                parts.append("title \(quoted(entry.before?.title ?? "")) → \(quoted(title))")
+            }
+            if let body = patch.body {
+                let old = entry.before?.body?.utf8.count, new = body.value?.utf8.count
+                switch (old, new) {
+                case (nil, nil): parts.append("body stays empty")
+                case (nil, let new?): parts.append("body added (\(Output.count(new)) bytes)")
+                case (let old?, nil): parts.append("body cleared (was \(Output.count(old)) bytes)")
+                case (let old?, let new?):
+                    let delta = new - old
+                    let sign = delta >= 0 ? "+" : "-"
+                    parts.append("body \(Output.count(old)) → \(Output.count(new)) bytes (\(sign)\(Output.count(abs(delta))))")
+                }
+            }
+            return parts.joined(separator: "; ")
+        }
+    }
+
+    /// An array of `{seq, at, type, id, by, title: {from, to}, bodyLength: {from, to}}`; `title`
+    /// and `bodyLength` appear only when they changed.
+    static func json(_ entries: [HistoryEntry]) -> String {
+        var json = JSONBytes()
+        json.array(entries) { json, entry in
+            let event = entry.event
+            json.raw(#"{"seq":"#); json.integer(event.seq)
+            json.raw(#","at":"#); json.string(event.at.description)
+            json.raw(#","type":"#); json.string(event.type.rawValue)
+            json.raw(#","id":"#); json.integer(event.id)
+            json.raw(#","by":"#); json.string(event.by)
+            if entry.before?.title != entry.after?.title {
+                json.raw(#","title":{"from":"#); json.string(entry.before?.title)
+                json.raw(#","to":"#); json.string(entry.after?.title); json.raw("}")
+            }
+            let oldLength = entry.before?.body?.utf8.count, newLength = entry.after?.body?.utf8.count
+            if oldLength != newLength || entry.before?.body != entry.after?.body {
+                json.raw(#","bodyLength":{"from":"#); json.integer(oldLength)
+                json.raw(#","to":"#); json.integer(newLength); json.raw("}")
+            }
+            json.raw("}")
+        }
+        return json.text
+    }
+
+    private static func quoted(_ title: String) -> String {
+        "\"\(title.truncated(to: 50))\""
+    }
+
+    private static func bodySize(_ body: String?) -> String {
+        body.map { "body \(Output.count($0.utf8.count)) bytes" } ?? "no body"
+    }
+}

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a command's text goes: results on stdout, errors and notes on stderr.
+enum Output {
+    static func line(_ text: String) {
+        print(text)
+    }
+
+    static func error(_ text: String) {
+        standardError("error: \(text)\n")
+    }
+
+    static func note(_ text: String) {
+        standardError("note: \(text)\n")
+    }
+
+    /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.
+    static func standardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+    }
+
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// A progress reporter for long reads, drawn on stderr when it is a terminal; nil otherwise.
+    static func progress(label: String) -> ((Int64, Int64) -> Void)? {
+        guard stderrIsTerminal else { return nil }
+        return { done, total in
+            guard total > 64 << 20 else { return }
+            let percent = min(100, Int(done * 100 / max(total, 1)))
+            standardError("\r\(label) \(percent)% (\(done >> 20) of \(total >> 20) MiB)\u{1B}[K")
+            if done >= total { standardError("\r\u{1B}[K") }
+        }
+    }
+
+    /// A count with thousands separators: 1,234,567.
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+}

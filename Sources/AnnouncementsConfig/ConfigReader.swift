@@ -1,0 +1,119 @@
+import AnnouncementsCore
+
+/// Typed access to YAML nodes, with errors that name the key and its place.
+struct ConfigReader {
+    let path: String
+
+    func error(_ node: YAMLNode, key: String?, _ message: String) -> ConfigError {
+        ConfigError(path: path, line: node.mark.line, column: node.mark.column, key: key, message: message)
+    }
+
+    /// A mapping's entries, in order; unknown and repeated keys are errors.
+    func mapping(_ node: YAMLNode, key: String?, allowed: [String]) throws(ConfigError) -> [(String, YAMLNode)] {
+        guard case .mapping(let pairs, _) = node else {
+            throw error(node, key: key, "expected a mapping, found \(node.kindDescription)")
+        }
+        var seen: Set<String> = []
+        var fields: [(String, YAMLNode)] = []
+        for (keyNode, value) in pairs {
+            let name = try string(keyNode, key: key)
+            let path = key.map { "\($0).\(name)" } ?? name
+            guard allowed.contains(name) else {
+                throw error(keyNode, key: path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+            }
+            guard seen.insert(name).inserted else { throw error(keyNode, key: path, "appears twice") }
+            fields.append((name, value))
+        }
+        return fields
+    }
+
+    func list(_ node: YAMLNode, key: String) throws(ConfigError) -> [YAMLNode] {
+        if node.isNull { return [] }
+        guard case .sequence(let items, _) = node else {
+            throw error(node, key: key, "expected a list, found \(node.kindDescription)")
+        }
+        return items
+    }
+
+    func string(_ node: YAMLNode, key: String?) throws(ConfigError) -> String {
+        guard case .scalar(let text, _, _) = node, !node.isNull else {
+            throw error(node, key: key, "expected a string, found \(node.kindDescription)")
+        }
+        return text
+    }
+
+    func nonEmptyString(_ node: YAMLNode, key: String) throws(ConfigError) -> String {
+        let text = try string(node, key: key)
+        guard !text.allSatisfy(\.isWhitespace) else { throw error(node, key: key, "must not be empty") }
+        return text
+    }
+
+    func integer(_ node: YAMLNode, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard case .scalar(let text, true, _) = node, let value = Int(text) else {
+            throw error(node, key: key, "expected an integer, found \(node.kindDescription)")
+        }
+        guard range.contains(value) else {
+            throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+
+    /// `{title, body}`: a seed announcement.
+    func draft(_ node: YAMLNode, key: String) throws(ConfigError) -> AnnouncementDraft {
+        var draft = AnnouncementDraft(title: "")
+        var hasTitle = false
+        for (name, value) in try mapping(node, key: key, allowed: ["title", "body"]) {
+            if name == "title" {
+                draft.title = try string(value, key: "\(key).title")
+                hasTitle = true
+            } else if !value.isNull {
+                draft.body = try string(value, key: "\(key).body")
+            }
+        }
+        guard hasTitle else { throw error(node, key: key, "missing `title`") }
+        return draft
+    }
+
+    /// Checks a seed announcement against the rules, pointing at the offending field.
+    func check(_ node: YAMLNode, key: String, rules: ValidationRules) throws(ConfigError) {
+        guard case .mapping(let pairs, _) = node else { return }
+        let draft = try draft(node, key: key)
+        if let problem = rules.problems(draft).first {
+            let field = pairs.first { if case .scalar(problem.field, _, _) = $0.key { true } else { false } }
+            throw error(field?.value ?? node, key: "\(key).\(problem.field)", problem.message)
+        }
+    }
+
+    /// `{name: token}`: a literal token, or `env:NAME` read from the environment (unset: disabled).
+    func writers(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> [Configuration.Writer] {
+        if node.isNull { return [] }
+        guard case .mapping(let pairs, _) = node else {
+            throw error(node, key: "tokens", "expected a mapping from a writer's name to a token, found \(node.kindDescription)")
+        }
+        var writers: [Configuration.Writer] = []
+        for (keyNode, value) in pairs {
+            let name = try string(keyNode, key: "tokens")
+            let key = "tokens.\(name)"
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw error(keyNode, key: key, "a writer's name must be one word")
+            }
+            guard name != "seed" else { throw error(keyNode, key: key, "`seed` is reserved for seed data; choose another name") }
+            guard !writers.contains(where: { $0.name == name }) else { throw error(keyNode, key: key, "appears twice") }
+            let spec = try nonEmptyString(value, key: key)
+            let writer: Configuration.Writer
+            if spec.hasPrefix("env:") {
+                let variable = String(spec.dropFirst(4))
+                guard !variable.isEmpty else { throw error(value, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
+                let token = environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+                writer = Configuration.Writer(name: name, token: token, source: spec)
+            } else {
+                writer = Configuration.Writer(name: name, token: spec, source: "inline")
+            }
+            if let token = writer.token, let other = writers.first(where: { $0.token == token }) {
+                throw error(value, key: key, "has the same token as `\(other.name)`: each writer needs its own")
+            }
+            writers.append(writer)
+        }
+        return writers
+    }
+}

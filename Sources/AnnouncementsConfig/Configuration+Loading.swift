@@ -1,0 +1,73 @@
+import AnnouncementsCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Configuration {
+    /// The keys `config.yaml` may hold.
+    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes"]
+
+    /// Reads and checks a config file. `environment` resolves `env:NAME` tokens.
+    public static func load(path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
+        guard let file = fopen(path, "r") else {
+            let reason = String(cString: strerror(errno))
+            throw ConfigError(path: path, message: "cannot read the config file: \(reason)")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        guard ferror(file) == 0 else { throw ConfigError(path: path, message: "cannot read the config file") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError(path: path, message: "the config file is not valid UTF-8")
+        }
+        var configuration = try parse(text, path: path, environment: environment)
+        if !configuration.logPath.hasPrefix("/"), let slash = path.lastIndex(of: "/") {
+            configuration.logPath = String(path[...slash]) + configuration.logPath
+        }
+        return configuration
+    }
+
+    /// Parses config text; `path` only names the file in errors, and `log` is left as written.
+    public static func parse(_ text: String, path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
+        let root: YAMLNode?
+        do throws(YAMLParser.SyntaxError) {
+            root = try YAMLParser.parse(text)
+        } catch {
+            throw ConfigError(path: path, line: error.mark.line, column: error.mark.column, message: error.message)
+        }
+        var configuration = Configuration()
+        guard let root, !root.isNull else { return configuration }
+        let reader = ConfigReader(path: path)
+        let fields = try reader.mapping(root, key: nil, allowed: keys)
+        var seedNodes: [(node: YAMLNode, key: String)] = []
+        for (name, value) in fields {
+            switch name {
+            case "host": configuration.host = try reader.nonEmptyString(value, key: name)
+            case "port": configuration.port = try reader.integer(value, key: name, in: 0...65535)
+            case "log": configuration.logPath = try reader.nonEmptyString(value, key: name)
+            case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...(1 << 30))
+            case "tokens": configuration.writers = try reader.writers(value, environment: environment)
+            case "seed":
+                for (index, item) in try reader.list(value, key: name).enumerated() {
+                    configuration.seed.append(try reader.draft(item, key: "seed[\(index)]"))
+                    seedNodes.append((item, "seed[\(index)]"))
+                }
+            default: break
+            }
+        }
+        for (node, key) in seedNodes {
+            try reader.check(node, key: key, rules: configuration.rules)
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,15 @@
+extension ReadModel {
+    /// Applies what can be applied of an event that does not follow (for `verify`, which goes on
+    /// after a problem): takes its seq, and its id for a `created`, so that later lines are checked
+    /// against the sequence the log claims rather than failing one after another.
+    mutating func force(_ event: Event) {
+        seq = event.seq - 1
+        if case .created = event.change, event.id > maxId { maxId = event.id - 1 }
+        do throws(ApplyProblem) {
+            try apply(event)
+        } catch {
+            seq = event.seq
+            lastAt = event.at
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// The rules every announcement obeys, checked before anything is written.
+public struct ValidationRules: Sendable, Hashable {
+    /// The longest title, in characters.
+    public static let maxTitleLength = 255
+    /// The default limit on a body, in UTF-8 bytes (1 MiB).
+    public static let defaultMaxBodyBytes = 1 << 20
+
+    /// The largest body accepted, in UTF-8 bytes.
+    public var maxBodyBytes: Int
+
+    public init(maxBodyBytes: Int = ValidationRules.defaultMaxBodyBytes) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// The problems with a title, or an empty list when it is acceptable.
+    public func problems(title: String) -> [FieldProblem] {
+        if title.allSatisfy(\.isWhitespace) {
+            return [FieldProblem(field: "title", message: title.isEmpty ? "must not be empty" : "must not be blank")]
+        }
+        // UTF-8 length bounds the character count from above: count characters only when needed.
+        if title.utf8.count > Self.maxTitleLength, title.count > Self.maxTitleLength {
+            return [FieldProblem(field: "title", message: "must be at most \(Self.maxTitleLength) characters (it has \(title.count))")]
+        }
+        return []
+    }
+
+    /// The problems with a body, or an empty list when it is acceptable.
+    public func problems(body: String?) -> [FieldProblem] {
+        guard let body, body.utf8.count > maxBodyBytes else { return [] }
+        return [FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(body.utf8.count))")]
+    }
+
+    /// The problems with a whole draft.
+    public func problems(_ draft: AnnouncementDraft) -> [FieldProblem] {
+        problems(title: draft.title) + problems(body: draft.body)
+    }
+
+    /// The problems with the fields a patch sets.
+    public func problems(_ patch: AnnouncementPatch) -> [FieldProblem] {
+        (patch.title.map { problems(title: $0) } ?? []) + problems(body: patch.body?.value)
+    }
+}
+
+/// One field that breaks a rule, with a message saying which rule.
+public struct FieldProblem: Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field) \(message)" }
+}

@@ -1,0 +1,56 @@
+/// Writes JSON as bytes, field by field, in a fixed order: the one encoding of announcements
+/// shared by every output (the log, the command line, and the HTTP API).
+public struct JSONBytes: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Appends raw JSON text: punctuation or an already-encoded value.
+    public mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Appends a string literal, escaped.
+    public mutating func string(_ text: String) {
+        bytes.appendJSONString(text)
+    }
+
+    /// Appends a string literal, or `null`.
+    public mutating func string(_ text: String?) {
+        if let text { bytes.appendJSONString(text) } else { raw("null") }
+    }
+
+    /// Appends an integer, or `null`.
+    public mutating func integer(_ value: Int?) {
+        if let value { bytes.appendDecimal(value) } else { raw("null") }
+    }
+
+    /// Appends `{"id":…,"title":…,"body":…}`: the v1 form (body `null` when absent).
+    public mutating func announcement(_ announcement: Announcement) {
+        raw(#"{"id":"#); integer(announcement.id)
+        raw(#","title":"#); string(announcement.title)
+        raw(#","body":"#); string(announcement.body)
+        raw("}")
+    }
+
+    /// Appends `{"id":…,"title":…}`: the v2 form.
+    public mutating func summary(_ summary: AnnouncementSummary) {
+        raw(#"{"id":"#); integer(summary.id)
+        raw(#","title":"#); string(summary.title)
+        raw("}")
+    }
+
+    /// Appends `[e1,e2,…]`, writing each element with `element`.
+    public mutating func array<S: Sequence>(_ elements: S, _ element: (inout JSONBytes, S.Element) -> Void) {
+        raw("[")
+        for (index, item) in elements.enumerated() {
+            if index > 0 { raw(",") }
+            element(&self, item)
+        }
+        raw("]")
+    }
+
+    /// The bytes as a `String`.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+}

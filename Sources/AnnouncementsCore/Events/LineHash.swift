@@ -1,0 +1,75 @@
+import Crypto
+
+/// A SHA-256 of one log line's exact bytes (without its newline): the link of the log's hash chain.
+public struct LineHash: Sendable, Hashable, CustomStringConvertible {
+    // The 32 digest bytes, as four big-endian words so that `description` reads in byte order.
+    private var words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The hash of `line`, which must not include its newline.
+    public init(of line: UnsafeRawBufferPointer) {
+        let digest = SHA256.hash(data: line)
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        digest.withUnsafeBytes { digestBytes in
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: digestBytes) }
+        }
+        self.words = words
+    }
+
+    /// The hash of a line given as bytes.
+    public init(of line: some Collection<UInt8>) {
+        self = Array(line).withUnsafeBytes { LineHash(of: $0) }
+    }
+
+    /// Parses 64 lowercase hex digits; nil for anything else.
+    public init?(hex: String) {
+        var hex = hex
+        guard let hash = hex.withUTF8({ LineHash(hex: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = hash
+    }
+
+    /// Parses 64 lowercase hex digits from raw bytes; nil for anything else.
+    public init?(hex: UnsafeRawBufferPointer) {
+        guard hex.count == 64 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &words) { raw -> Bool in
+            for byteIndex in 0..<32 {
+                guard let high = Self.nibble(hex[2 * byteIndex]), let low = Self.nibble(hex[2 * byteIndex + 1]) else { return false }
+                raw[byteIndex] = high << 4 | low
+            }
+            return true
+        }
+        guard ok else { return nil }
+        self.words = words
+    }
+
+    public static func == (lhs: LineHash, rhs: LineHash) -> Bool {
+        lhs.words == rhs.words
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: words) { hasher.combine(bytes: $0) }
+    }
+
+    /// 64 lowercase hex digits, as the log's `prev` field holds them.
+    public var description: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: words) { raw in
+            var text = [UInt8]()
+            text.reserveCapacity(64)
+            for byte in raw {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0f)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

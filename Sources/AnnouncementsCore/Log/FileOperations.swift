@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls the log's writer makes, as values, so that tests can make a write or a sync fail
+/// the way a full disk or a failing device would.
+struct FileOperations: Sendable {
+    /// `pwrite(2)`: bytes written, or -1 with `errno` set.
+    var write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int64) -> Int
+    /// A durable flush of the file's data: 0, or -1 with `errno` set.
+    var sync: @Sendable (_ fd: Int32) -> Int32
+
+    static let system = FileOperations(
+        write: { fd, bytes, offset in pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset)) },
+        sync: { fd in
+            #if canImport(Darwin)
+            // On Darwin only F_FULLFSYNC reaches the disk's platter; fall back where it is unsupported.
+            return fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd)
+            #else
+            return fdatasync(fd)
+            #endif
+        }
+    )
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The log opened for appending. It holds the log's exclusive write lock until it is closed.
+///
+/// `@unchecked Sendable`: a `LogFile` is created by `EventStore.open` and from then on used only by
+/// the store's committer, which runs one batch at a time (see `EventStore`); nothing else touches it.
+final class LogFile: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+    private let operations: FileOperations
+    /// The length of the file up to its last good line: where the next write goes.
+    private(set) var length: Int64
+    /// Set when a failed append could not be undone: the file's end is then unknown.
+    private(set) var isUnusable = false
+
+    /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
+    /// when another process holds it.
+    init(path: String, operations: FileOperations = .system) throws(LogError) {
+        self.path = path
+        self.operations = operations
+        let folder = Self.folder(of: path)
+        if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
+            throw LogError.system(.unreadable, path: path, "cannot create the folder \(folder)", errno: errno)
+        }
+        let existed = access(path, F_OK) == 0
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EWOULDBLOCK {
+                throw LogError(.locked, path: path, message: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
+            }
+            throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
+        }
+        self.fd = fd
+        self.length = Int64(info.st_size)
+        if !existed { Self.syncFolder(folder) }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Writes `bytes` after the last good line and makes them durable. On any failure the file is
+    /// cut back to its last good line, so no partial line is left, and the error is thrown.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
+        guard !isUnusable else {
+            throw LogError(.unusable, path: path, message: "an earlier write failed and could not be undone; restart to recover the log")
+        }
+        var written = 0
+        while written < bytes.count {
+            let result = operations.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]), length + Int64(written))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw undo(LogError.system(.writeFailed, path: path, "cannot append to the log", errno: errno))
+            }
+            if result == 0 {
+                throw undo(LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress"))
+            }
+            written += result
+        }
+        guard operations.sync(fd) == 0 else {
+            throw undo(LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno))
+        }
+        length += Int64(bytes.count)
+    }
+
+    /// Cuts the file back to `length` after a failed append; marks the file unusable if even that fails.
+    private func undo(_ error: LogError) -> LogError {
+        if ftruncate(fd, off_t(length)) != 0 || operations.sync(fd) != 0 {
+            isUnusable = true
+        }
+        return error
+    }
+
+    /// Moves the bytes from `offset` to the end into a side file next to the log (a torn last line,
+    /// kept for inspection, never deleted), then cuts the log at `offset`. Returns the side file's path.
+    func setAside(from offset: Int64) throws(LogError) -> String {
+        let count = Int(length - offset)
+        var torn = [UInt8](repeating: 0, count: count)
+        let read = torn.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+        guard read == count else { throw LogError.system(.unreadable, path: path, "cannot read the torn last line", errno: errno) }
+
+        var sidePath = path + ".torn-" + Timestamp.now().compactDescription
+        var suffix = 1
+        while access(sidePath, F_OK) == 0 {
+            suffix += 1
+            sidePath = path + ".torn-" + Timestamp.now().compactDescription + "-\(suffix)"
+        }
+        let side = open(sidePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard side >= 0 else { throw LogError.system(.writeFailed, path: sidePath, "cannot create the side file for a torn line", errno: errno) }
+        defer { close(side) }
+        let wrote = torn.withUnsafeBytes { write(side, $0.baseAddress, count) }
+        guard wrote == count, fsync(side) == 0 else {
+            throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: errno)
+        }
+        Self.syncFolder(Self.folder(of: path))
+        guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)
+        }
+        length = offset
+        return sidePath
+    }
+
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Makes a new directory entry durable.
+    private static func syncFolder(_ folder: String) {
+        let fd = open(folder, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}
+
+extension Timestamp {
+    /// `20261121T093000123Z`: a form that sorts and fits in a file name.
+    var compactDescription: String {
+        description.filter { $0 != "-" && $0 != ":" && $0 != "." }
+    }
+}

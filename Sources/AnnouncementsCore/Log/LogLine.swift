@@ -1,0 +1,18 @@
+/// One line of a log as a reader delivers it.
+public struct LogLine: Sendable {
+    /// The 1-based line number.
+    public var number: Int
+    /// The byte offset of the line's first byte in the file.
+    public var offset: Int64
+    /// The line's exact bytes, without its newline.
+    public var bytes: ArraySlice<UInt8>
+    /// The event the line holds, or why it holds none.
+    public var parsed: Result<Event, LineProblem>
+    /// The SHA-256 of `bytes`, when the reader was asked to compute hashes.
+    public var hash: LineHash?
+    /// True for the last newline-terminated line the file had when it was read.
+    public var isLast: Bool
+
+    /// The offset just past the line's newline.
+    public var endOffset: Int64 { offset + Int64(bytes.count) + 1 }
+}

@@ -1,0 +1,203 @@
+import Dispatch
+import Synchronization
+
+/// The state the log folds into: every live announcement, by id and by title.
+///
+/// It is a value: a copy is an immutable snapshot that readers keep while writers go on, and copies
+/// share storage (see `SortedChunks`). Both read models are views of it: v1 (`Announcement`, with
+/// the body) and v2 (`AnnouncementSummary`); each body is held once.
+public struct ReadModel: Sendable {
+    /// The seq of the last applied event; 0 for an empty log.
+    public internal(set) var seq = 0
+    /// The time of the last applied event.
+    public internal(set) var lastAt: Timestamp?
+    /// The largest id ever created (deleted ones included); the next `created` takes `maxId + 1`.
+    public internal(set) var maxId = 0
+
+    var byId = SortedChunks<IdOrder>()
+    /// The title index; nil while a replay defers it (see `buildTitleIndex()`).
+    var byTitle: SortedChunks<TitleOrder>? = SortedChunks<TitleOrder>()
+
+    public init() {}
+
+    /// The number of live announcements.
+    public var count: Int { byId.count }
+
+    /// The live announcement with `id`.
+    public func announcement(id: Int) -> Announcement? {
+        byId.element(for: id)
+    }
+
+    /// Every live announcement, by id.
+    public var announcements: some Sequence<Announcement> { byId.elements }
+
+    // MARK: - Folding events
+
+    /// Applies one event: the single code path for replay and for live writes.
+    /// Throws, changing nothing, when the event does not follow from the current state.
+    public mutating func apply(_ event: Event) throws(ApplyProblem) {
+        guard event.seq == seq + 1 else {
+            throw ApplyProblem(event.seq <= seq
+                ? "seq \(event.seq) repeats or goes back (the previous line has seq \(seq))"
+                : "seq \(event.seq) leaves a gap (expected \(seq + 1))")
+        }
+        switch event.change {
+        case .created(let draft):
+            guard event.id > maxId else {
+                throw ApplyProblem("created reuses id \(event.id) (ids are never reused; the next id is \(maxId + 1))")
+            }
+            guard event.id == maxId + 1 else {
+                throw ApplyProblem("created takes id \(event.id), but the next id is \(maxId + 1)")
+            }
+            let created = Announcement(id: event.id, title: draft.title, body: draft.body, revision: event.seq)
+            byId.upsert(created)
+            byTitle?.upsert(TitleOrder.entry(for: created))
+            maxId = event.id
+        case .edited(let patch):
+            var oldTitle: String?
+            let found = byId.modify(event.id) { announcement in
+                if let title = patch.title, title != announcement.title {
+                    oldTitle = announcement.title
+                    announcement.title = title
+                }
+                if let body = patch.body { announcement.body = body.value }
+                announcement.revision = event.seq
+            }
+            guard found else { throw missing(event.id, verb: "edits") }
+            if let oldTitle, let title = patch.title, byTitle != nil {
+                byTitle?.remove(TitleOrder.Key(title: oldTitle, id: event.id))
+                byTitle?.upsert(TitleOrder.Entry(key: TitleOrder.Key(title: title, id: event.id)))
+            }
+        case .deleted:
+            guard let old = byId.remove(event.id) else { throw missing(event.id, verb: "deletes") }
+            byTitle?.remove(TitleOrder.key(of: TitleOrder.entry(for: old)))
+        }
+        seq = event.seq
+        lastAt = event.at
+    }
+
+    private func missing(_ id: Int, verb: String) -> ApplyProblem {
+        ApplyProblem(id <= maxId
+            ? "\(verb) announcement \(id), which was deleted"
+            : "\(verb) announcement \(id), which was never created")
+    }
+
+    /// Whether the title index is built (sorting by title without it sorts on every query).
+    public var hasTitleIndex: Bool { byTitle != nil }
+
+    /// Builds the title index after a replay that deferred it: one sort instead of n inserts, with
+    /// each half of the announcements keyed and sorted on its own thread, then merged.
+    public mutating func buildTitleIndex() {
+        guard byTitle == nil else { return }
+        let byId = self.byId
+        let middle = byId.chunkCount / 2
+        let halves = [0..<middle, middle..<byId.chunkCount]
+        let sorted = Mutex<[[TitleOrder.Entry]]>([[], []])
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            var entries = byId.elements(inChunks: halves[half]).map(TitleOrder.entry(for:))
+            entries.sort { $0.key < $1.key }
+            sorted.withLock { $0[half] = entries }
+        }
+        let (left, right) = sorted.withLock { ($0[0], $0[1]) }
+        var merged: [TitleOrder.Entry] = []
+        merged.reserveCapacity(left.count + right.count)
+        var l = 0, r = 0
+        while l < left.count, r < right.count {
+            if right[r].key < left[l].key { merged.append(right[r]); r += 1 } else { merged.append(left[l]); l += 1 }
+        }
+        merged.append(contentsOf: left[l...])
+        merged.append(contentsOf: right[r...])
+        byTitle = SortedChunks(sorted: merged)
+    }
+
+    /// Stops maintaining the title index until `buildTitleIndex()`: replay builds it once at the end.
+    mutating func deferTitleIndex() {
+        byTitle = nil
+    }
+}
+
+/// Why an event cannot be applied to the state before it.
+public struct ApplyProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+// MARK: - Orders
+
+/// Announcements by id.
+enum IdOrder: ChunkOrder {
+    static func key(of element: Announcement) -> Int { element.id }
+}
+
+/// Title index entries by case-folded title (compared as UTF-8 bytes), then id.
+enum TitleOrder: ChunkOrder {
+    struct Entry: Sendable {
+        var key: Key
+        var id: Int { key.id }
+    }
+
+    /// The sort key: the title ignoring case (ASCII letters compared as lower case; titles with
+    /// other letters are lower-cased once), then the id. `prefix` holds the first eight folded bytes,
+    /// big-endian, so that most comparisons are one integer comparison.
+    struct Key: Comparable, Sendable {
+        var prefix: UInt64
+        var folded: String
+        var id: Int
+
+        init(title: String, id: Int) {
+            // An ASCII title is kept as it is (no copy) and folded while comparing.
+            folded = title.utf8.allSatisfy { $0 < 0x80 } ? title : title.lowercased()
+            var prefix: UInt64 = 0
+            var taken = 0
+            for byte in folded.utf8.prefix(8) {
+                prefix = prefix << 8 | UInt64(Self.lower(byte))
+                taken += 1
+            }
+            self.prefix = taken == 0 ? 0 : prefix << (8 * UInt64(8 - taken))
+            self.id = id
+        }
+
+        @inline(__always)
+        static func lower(_ byte: UInt8) -> UInt8 {
+            byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        }
+
+        static func < (lhs: Key, rhs: Key) -> Bool {
+            if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
+            let order = compareFolded(lhs.folded, rhs.folded)
+            return order != 0 ? order < 0 : lhs.id < rhs.id
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.id == rhs.id && lhs.prefix == rhs.prefix && compareFolded(lhs.folded, rhs.folded) == 0
+        }
+
+        /// Compares two strings' UTF-8 bytes with ASCII letters lower-cased: -1, 0 or 1.
+        private static func compareFolded(_ lhs: String, _ rhs: String) -> Int {
+            var lhs = lhs, rhs = rhs
+            return lhs.withUTF8 { left in
+                rhs.withUTF8 { right in
+                    let common = min(left.count, right.count)
+                    var index = 0
+                    while index < common {
+                        let (x, y) = (lower(left[index]), lower(right[index]))
+                        if x != y { return x < y ? -1 : 1 }
+                        index += 1
+                    }
+                    return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+                }
+            }
+        }
+    }
+
+    static func key(of element: Entry) -> Key { element.key }
+
+    static func entry(for announcement: Announcement) -> Entry {
+        Entry(key: Key(title: announcement.title, id: announcement.id))
+    }
+}

@@ -1,0 +1,83 @@
+/// How far a replay goes.
+public enum ReplayBound: Sendable, Hashable {
+    /// Up to and including the event with this seq.
+    case seq(Int)
+    /// Up to and including the last event at or before this time.
+    case time(Timestamp)
+
+    func includes(_ event: Event) -> Bool {
+        switch self {
+        case .seq(let seq): event.seq <= seq
+        case .time(let time): event.at <= time
+        }
+    }
+}
+
+/// The end of a log that is not a whole line: what a crash mid-write leaves behind.
+public struct TornTail: Sendable, Hashable {
+    /// Where the torn bytes start.
+    public var offset: Int64
+    /// How many bytes there are from `offset` to the end of the file.
+    public var count: Int
+    /// The 1-based line number the torn bytes start on.
+    public var line: Int
+    /// Why they are not a line: no newline, or not JSON.
+    public var reason: String
+}
+
+/// The state a log folds into, and where the log ends.
+public struct Replay: Sendable {
+    /// The read models after the last applied event.
+    public var model = ReadModel()
+    /// The hash of the last applied line: the next line's `prev`.
+    public var lastHash: LineHash?
+    /// The bytes after the last good line, if the log ends in a torn line.
+    public var tornTail: TornTail?
+}
+
+extension LogReader {
+    /// Rebuilds the state from the log, up to `bound` when given.
+    ///
+    /// The result has no title index (`ReadModel.buildTitleIndex()` builds it when it is wanted).
+    /// A torn end (bytes with no newline, or a last line that is not JSON) is not applied and is
+    /// returned in `tornTail`; any other bad line throws an error naming its line.
+    public func replay(
+        until bound: ReplayBound? = nil,
+        progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
+    ) throws(LogError) -> Replay {
+        var replay = Replay()
+        replay.model.deferTitleIndex()
+        var lastLine: ArraySlice<UInt8>?
+        let path = self.path
+        let summary = try read(progress: progress) { line throws(LogError) in
+            switch line.parsed {
+            case .failure(let problem):
+                if line.isLast, problem.isMalformedJSON {
+                    replay.tornTail = TornTail(offset: line.offset, count: 0, line: line.number, reason: "the last line is not JSON (\(problem.message))")
+                    return .stop
+                }
+                throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+            case .success(let event):
+                if let bound, !bound.includes(event) { return .stop }
+                do throws(ApplyProblem) {
+                    try replay.model.apply(event)
+                } catch {
+                    throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
+                }
+                lastLine = line.bytes
+                return .continue
+            }
+        }
+        if let tail = summary.tail {
+            if replay.tornTail == nil {
+                replay.tornTail = TornTail(offset: tail.offset, count: 0, line: summary.lines + 1, reason: "the last line has no newline")
+            }
+        }
+        if var torn = replay.tornTail {
+            torn.count = Int(summary.size - torn.offset)
+            replay.tornTail = torn
+        }
+        replay.lastHash = lastLine.map { LineHash(of: $0) }
+        return replay
+    }
+}

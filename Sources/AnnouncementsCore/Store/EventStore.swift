@@ -1,0 +1,297 @@
+import Dispatch
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The announcements: the read models for readers, and durable writes through the log.
+///
+/// Readers take `snapshot`, an immutable value, and never wait for a disk sync. Writers' requests
+/// queue up; one committer, on its own thread, takes everything queued, turns it into events,
+/// appends them all with one write and one sync (group commit), then publishes the new state and
+/// answers each writer. A failed write or sync fails that whole batch, leaves no partial line, and
+/// leaves the previous state in place.
+public final class EventStore: Sendable {
+    /// The log's path.
+    public let path: String
+    private let rules: ValidationRules
+    private let logger: Logger
+    private let published: Mutex<ReadModel>
+    private let queue = Mutex(Queue())
+    private let committer: Committer
+    private let committerQueue = DispatchQueue(label: "announcements.committer")
+    private let syncedBatches = Atomic<Int>(0)
+    private let syncedEvents = Atomic<Int>(0)
+
+    private struct Queue: ~Copyable {
+        var waiting: [(WriteRequest, CheckedContinuation<Result<Announcement?, StoreError>, Never>)] = []
+        var isCommitting = false
+        var isClosed = false
+        var closers: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// What only the committer touches: the open log and the hash of its last line.
+    ///
+    /// `@unchecked Sendable`: used only inside `commit` and `finishClosing`, which run on the serial
+    /// `committerQueue`, and only while `Queue.isCommitting` is set, so never by two threads at once.
+    private final class Committer: @unchecked Sendable {
+        var log: LogFile?
+        var lastHash: LineHash?
+
+        init(log: LogFile, lastHash: LineHash?) {
+            self.log = log
+            self.lastHash = lastHash
+        }
+    }
+
+    /// Opens the log at `path` for writing (creating it if absent), recovers a torn last line,
+    /// replays it, and appends `seed` as `created` events by `seed` when the log is empty.
+    ///
+    /// Fails at once when another process has the log open for writing.
+    public static func open(
+        path: String,
+        rules: ValidationRules = ValidationRules(),
+        seed: [AnnouncementDraft] = [],
+        logger: Logger = Logger(label: "announcements.store")
+    ) async throws(StoreError) -> EventStore {
+        try await open(path: path, rules: rules, seed: seed, logger: logger, operations: .system)
+    }
+
+    static func open(
+        path: String,
+        rules: ValidationRules,
+        seed: [AnnouncementDraft],
+        logger: Logger,
+        operations: FileOperations
+    ) async throws(StoreError) -> EventStore {
+        var replay: Replay
+        let log: LogFile
+        do throws(LogError) {
+            log = try LogFile(path: path, operations: operations)
+            replay = try LogReader(path: path).replay()
+            if let torn = replay.tornTail {
+                let side = try log.setAside(from: torn.offset)
+                logger.warning("moved a torn last line aside", metadata: [
+                    "log.path": "\(path)", "log.line": "\(torn.line)", "log.bytes": "\(torn.count)",
+                    "log.reason": "\(torn.reason)", "log.side_file": "\(side)",
+                ])
+            }
+        } catch {
+            throw .log(error)
+        }
+        replay.model.buildTitleIndex()
+        let store = EventStore(path: path, log: log, replay: replay, rules: rules, logger: logger)
+        logger.debug("replayed the log", metadata: ["log.path": "\(path)", "event.seq": "\(replay.model.seq)"])
+        if replay.model.seq == 0, !seed.isEmpty {
+            let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
+            for (index, outcome) in await store.submit(requests).enumerated() {
+                if case .failure(let error) = outcome {
+                    if case .invalid(let problems) = error {
+                        throw .invalid(problems.map { FieldProblem(field: "seed[\(index)].\($0.field)", message: $0.message) })
+                    }
+                    throw error
+                }
+            }
+            logger.info("seeded an empty log", metadata: ["log.path": "\(path)", "seed.count": "\(seed.count)"])
+        }
+        return store
+    }
+
+    private init(path: String, log: LogFile, replay: Replay, rules: ValidationRules, logger: Logger) {
+        self.path = path
+        self.rules = rules
+        self.logger = logger
+        self.published = Mutex(replay.model)
+        self.committer = Committer(log: log, lastHash: replay.lastHash)
+    }
+
+    // MARK: - Reading
+
+    /// The current state: an immutable value that later writes do not change.
+    public var snapshot: ReadModel {
+        published.withLock { $0 }
+    }
+
+    /// How many write batches (one write and one sync each) and events this store has appended.
+    public var appendCounts: (batches: Int, events: Int) {
+        (syncedBatches.load(ordering: .relaxed), syncedEvents.load(ordering: .relaxed))
+    }
+
+    // MARK: - Writing
+
+    /// Creates an announcement with the next id; returns it once its event is durable.
+    public func create(_ draft: AnnouncementDraft, by writer: String) async throws(StoreError) -> Announcement {
+        try await announcement(from: submit(WriteRequest(action: .create(draft), by: writer)))
+    }
+
+    /// Changes the fields `patch` sets. An update that changes nothing appends nothing and returns
+    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it.
+    public func update(
+        id: Int,
+        _ patch: AnnouncementPatch,
+        by writer: String,
+        expectedRevision: Int? = nil
+    ) async throws(StoreError) -> Announcement {
+        let request = WriteRequest(action: .update(id: id, patch), by: writer, expectedRevision: expectedRevision)
+        return try await announcement(from: submit(request))
+    }
+
+    /// Deletes an announcement; its id is never reused.
+    public func delete(id: Int, by writer: String, expectedRevision: Int? = nil) async throws(StoreError) {
+        _ = try await submit(WriteRequest(action: .delete(id: id), by: writer, expectedRevision: expectedRevision)).get()
+    }
+
+    /// Finishes the writes already queued, refuses new ones, and releases the log's lock.
+    public func close() async {
+        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
+            let startCommitter = queue.withLock { queue in
+                queue.isClosed = true
+                queue.closers.append(closer)
+                defer { queue.isCommitting = true }
+                return !queue.isCommitting
+            }
+            if startCommitter { committerQueue.async { self.drain() } }
+        }
+    }
+
+    private func announcement(from outcome: Result<Announcement?, StoreError>) throws(StoreError) -> Announcement {
+        guard let announcement = try outcome.get() else { throw .closed }
+        return announcement
+    }
+
+    private func submit(_ request: WriteRequest) async -> Result<Announcement?, StoreError> {
+        await submit([request])[0]
+    }
+
+    /// Queues requests (in order, so that they share a batch when they can) and waits for their outcomes.
+    private func submit(_ requests: [WriteRequest]) async -> [Result<Announcement?, StoreError>] {
+        var outcomes: [Result<Announcement?, StoreError>] = []
+        for request in requests {
+            let outcome = await withCheckedContinuation { continuation in
+                let startCommitter = queue.withLock { queue -> Bool? in
+                    guard !queue.isClosed else { return nil }
+                    queue.waiting.append((request, continuation))
+                    defer { queue.isCommitting = true }
+                    return !queue.isCommitting
+                }
+                switch startCommitter {
+                case nil: continuation.resume(returning: .failure(.closed))
+                case true?: committerQueue.async { self.drain() }
+                case false?: break
+                }
+            }
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+
+    // MARK: - The committer
+
+    /// Commits batches until nothing is queued; runs on `committerQueue`.
+    private func drain() {
+        var lastBatchSize = 0
+        while true {
+            gatherStragglers(expecting: lastBatchSize)
+            let (batch, closers) = queue.withLock { queue in
+                let batch = queue.waiting
+                queue.waiting = []
+                var closers: [CheckedContinuation<Void, Never>] = []
+                if batch.isEmpty {
+                    queue.isCommitting = false
+                    if queue.isClosed { swap(&closers, &queue.closers) }
+                }
+                return (batch, closers)
+            }
+            if batch.isEmpty {
+                if !closers.isEmpty {
+                    committer.log = nil
+                    logger.debug("closed the log", metadata: ["log.path": "\(path)"])
+                    for closer in closers { closer.resume() }
+                }
+                return
+            }
+            let outcomes = commit(batch.map(\.0))
+            for ((_, continuation), outcome) in zip(batch, outcomes) {
+                continuation.resume(returning: outcome)
+            }
+            lastBatchSize = batch.count
+        }
+    }
+
+    /// Under load, gives the writers just answered a moment to send their next writes, so that
+    /// they share the next sync instead of trickling into many small ones.
+    ///
+    /// Waits only while some writes are queued but fewer than the last batch had, and at most
+    /// `stragglerWait`: a lone writer never waits, and a sync costs about the same for one line as
+    /// for a hundred, so fuller batches are what make throughput.
+    private func gatherStragglers(expecting expected: Int) {
+        guard expected > 1 else { return }
+        let deadline = ContinuousClock.now + Self.stragglerWait
+        while ContinuousClock.now < deadline {
+            let queued = queue.withLock { $0.waiting.count }
+            if queued == 0 || queued >= expected { return }
+            usleep(20)
+        }
+    }
+
+    /// The longest a batch waits for more writers: far below a sync's own cost.
+    static let stragglerWait = Duration.microseconds(200)
+
+    /// Turns a batch of requests into events, appends them with one write and one sync, and
+    /// publishes the new state. Returns one outcome per request.
+    private func commit(_ requests: [WriteRequest]) -> [Result<Announcement?, StoreError>] {
+        guard let log = committer.log else { return requests.map { _ in .failure(.closed) } }
+        var model = snapshot
+        var hash = committer.lastHash
+        var lines: [UInt8] = []
+        var outcomes: [Result<Announcement?, StoreError>] = []
+        outcomes.reserveCapacity(requests.count)
+        var appended: [Int] = []
+        let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
+
+        for (index, request) in requests.enumerated() {
+            do throws(StoreError) {
+                guard var event = try model.event(for: request, at: now, rules: rules) else {
+                    if case .update(let id, _) = request.action { outcomes.append(.success(model.announcement(id: id))) }
+                    continue
+                }
+                event.prev = hash
+                let start = lines.count
+                event.encodeLine(into: &lines)
+                let line = lines[start...]
+                do throws(ApplyProblem) {
+                    try model.apply(event)
+                } catch {
+                    // `event(for:)` only makes events that apply; this guards the invariant.
+                    lines.removeSubrange(start...)
+                    throw .invalid([FieldProblem(field: "event", message: error.message)])
+                }
+                hash = LineHash(of: line)
+                lines.append(UInt8(ascii: "\n"))
+                appended.append(index)
+                outcomes.append(.success(model.announcement(id: event.id)))
+            } catch {
+                outcomes.append(.failure(error))
+            }
+        }
+        guard !lines.isEmpty else { return outcomes }
+        do throws(LogError) {
+            try lines.withBytes(log.append)
+        } catch {
+            logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
+            for index in appended { outcomes[index] = .failure(.log(error)) }
+            return outcomes
+        }
+        committer.lastHash = hash
+        published.withLock { $0 = model }
+        syncedBatches.add(1, ordering: .relaxed)
+        syncedEvents.add(appended.count, ordering: .relaxed)
+        return outcomes
+    }
+}

@@ -1,0 +1,24 @@
+/// Why a write was refused or failed. Nothing is appended to the log for any of these.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The announcement breaks a rule; each problem names its field.
+    case invalid([FieldProblem])
+    /// No live announcement has this id (it never existed, or it was deleted).
+    case notFound(id: Int)
+    /// The writer expected another revision: someone changed the announcement meanwhile.
+    case revisionMismatch(id: Int, expected: Int, current: Int)
+    /// The log could not be written; the store still serves its previous state.
+    case log(LogError)
+    /// The store has been closed and takes no more writes.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .invalid(let problems): "invalid announcement: " + problems.map(\.description).joined(separator: "; ")
+        case .notFound(let id): "announcement \(id) does not exist"
+        case .revisionMismatch(let id, let expected, let current):
+            "announcement \(id) is at revision \(current), not \(expected): it changed since it was read"
+        case .log(let error): error.description
+        case .closed: "the store is closed"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// One write as a writer asks for it, before it has a seq.
+struct WriteRequest: Sendable {
+    enum Action: Sendable {
+        case create(AnnouncementDraft)
+        case update(id: Int, AnnouncementPatch)
+        case delete(id: Int)
+    }
+
+    var action: Action
+    /// The writer's name, the event's `by`.
+    var by: String
+    /// When set, the write goes ahead only if the announcement is at this revision.
+    var expectedRevision: Int?
+}
+
+extension ReadModel {
+    /// The event a request makes, checked against this state; nil when it changes nothing.
+    func event(for request: WriteRequest, at time: Timestamp, rules: ValidationRules) throws(StoreError) -> Event? {
+        let seq = self.seq + 1
+        switch request.action {
+        case .create(let draft):
+            let problems = rules.problems(draft)
+            guard problems.isEmpty else { throw .invalid(problems) }
+            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, change: .created(draft))
+        case .update(let id, var patch):
+            let current = try existing(id, expectedRevision: request.expectedRevision)
+            let problems = rules.problems(patch)
+            guard problems.isEmpty else { throw .invalid(problems) }
+            if patch.title == current.title { patch.title = nil }
+            if let body = patch.body, body.value == current.body { patch.body = nil }
+            guard patch.title != nil || patch.body != nil else { return nil }
+            return Event(seq: seq, id: id, at: time, by: request.by, change: .edited(patch))
+        case .delete(let id):
+            _ = try existing(id, expectedRevision: request.expectedRevision)
+            return Event(seq: seq, id: id, at: time, by: request.by, change: .deleted)
+        }
+    }
+
+    private func existing(_ id: Int, expectedRevision: Int?) throws(StoreError) -> Announcement {
+        guard let current = announcement(id: id) else { throw .notFound(id: id) }
+        if let expectedRevision, expectedRevision != current.revision {
+            throw .revisionMismatch(id: id, expected: expectedRevision, current: current.revision)
+        }
+        return current
+    }
+}

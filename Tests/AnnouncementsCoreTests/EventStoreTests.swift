@@ -1,0 +1,253 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import AnnouncementsCore
+
+@Suite struct EventStoreTests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("writes created, edited and deleted events that replay to the live state")
+    func liveEqualsReplay() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        let first = try await store.create(AnnouncementDraft(title: "First", body: "<p>1</p>"), by: "alice")
+        let second = try await store.create(AnnouncementDraft(title: "Second"), by: "alice")
+        #expect(first.id == 1)
+        #expect(second.id == 2)
+        let edited = try await store.update(id: 1, AnnouncementPatch(title: "First!", body: .clear), by: "bob")
+        #expect(edited == Announcement(id: 1, title: "First!", body: nil, revision: 3))
+        try await store.delete(id: 2, by: "carol")
+        let third = try await store.create(AnnouncementDraft(title: "Third"), by: "alice")
+        #expect(third.id == 3, "ids are never reused")
+        let live = store.snapshot
+        await store.close()
+
+        let replayed = try LogReader(path: path).replay().model
+        #expect(Array(replayed.announcements) == Array(live.announcements))
+        #expect(replayed.seq == 5)
+        let text = try lines(of: path)
+        #expect(text[2].contains(#""type":"edited""#) && text[2].contains(#""data":{"title":"First!","body":null}"#))
+        #expect(text[2].contains(#""by":"bob""#))
+        #expect(try LogReader(path: path).verify().sealed == 5)
+    }
+
+    @Test("refuses invalid writes and unknown ids, appending nothing")
+    func refuses() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, rules: ValidationRules(maxBodyBytes: 10), logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "a")
+        let before = try lines(of: path)
+
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "title", message: "must not be blank")])) {
+            try await store.create(AnnouncementDraft(title: "  \n"), by: "a")
+        }
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "title", message: "must not be empty")])) {
+            try await store.create(AnnouncementDraft(title: ""), by: "a")
+        }
+        await #expect(throws: StoreError.self) {
+            try await store.create(AnnouncementDraft(title: String(repeating: "é", count: 256)), by: "a")
+        }
+        _ = try await store.create(AnnouncementDraft(title: String(repeating: "é", count: 255)), by: "a")
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "body", message: "must be at most 10 bytes (it has 11)")])) {
+            try await store.update(id: 1, AnnouncementPatch(body: .set("01234567890")), by: "a")
+        }
+        await #expect(throws: StoreError.notFound(id: 42)) { try await store.delete(id: 42, by: "a") }
+        await #expect(throws: StoreError.revisionMismatch(id: 1, expected: 7, current: 1)) {
+            try await store.update(id: 1, AnnouncementPatch(title: "x"), by: "a", expectedRevision: 7)
+        }
+        #expect(try lines(of: path).count == before.count + 1)
+        await store.close()
+    }
+
+    @Test("an edit that changes nothing appends nothing")
+    func noOpEdit() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Same", body: "b"), by: "a")
+        let result = try await store.update(id: 1, AnnouncementPatch(title: "Same", body: .set("b")), by: "a")
+        #expect(result.revision == 1)
+        let partly = try await store.update(id: 1, AnnouncementPatch(title: "Same", body: .set("c")), by: "a")
+        #expect(partly.revision == 2)
+        await store.close()
+        let text = try lines(of: path)
+        #expect(text.count == 2)
+        #expect(text[1].contains(#""data":{"body":"c"}"#), "only the changed field is written")
+    }
+
+    @Test("a second writer on the same log fails at once")
+    func lock() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        await #expect {
+            try await EventStore.open(path: path, logger: quiet)
+        } throws: { error in
+            guard case .log(let log) = error as? StoreError else { return false }
+            return log.kind == .locked && log.message.contains("another process is writing")
+        }
+        await store.close()
+        let again = try await EventStore.open(path: path, logger: quiet)
+        await again.close()
+    }
+
+    @Test("many concurrent writers share syncs, and every acknowledged write is there after reopening")
+    func groupCommit() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        let acknowledged = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for writer in 0..<64 {
+                group.addTask {
+                    var ids: [Int] = []
+                    for note in 0..<20 {
+                        ids.append(try await store.create(AnnouncementDraft(title: "w\(writer) n\(note)"), by: "w\(writer)").id)
+                    }
+                    return ids
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let (batches, events) = store.appendCounts
+        await store.close()
+        #expect(Set(acknowledged).count == 1280)
+        #expect(events == 1280)
+        #expect(batches < events, "concurrent writes share syncs (\(batches) syncs for \(events) events)")
+
+        let reopened = try await EventStore.open(path: path, logger: quiet)
+        let model = reopened.snapshot
+        await reopened.close()
+        #expect(model.count == 1280)
+        #expect(acknowledged.allSatisfy { model.announcement(id: $0) != nil })
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
+    @Test("a log whose failed append cannot be undone refuses further writes until restarted")
+    func unusable() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var operations = FileOperations.system
+        operations.sync = { _ in errno = EIO; return -1 }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "A"), by: "a") }
+        await #expect {
+            try await store.create(AnnouncementDraft(title: "B"), by: "a")
+        } throws: { error in
+            guard case .log(let log) = error as? StoreError else { return false }
+            return log.kind == .unusable && log.message.contains("restart")
+        }
+        #expect(store.snapshot.count == 0)
+        await store.close()
+    }
+
+    @Test("a failed write or sync fails the batch, leaves no partial line and keeps the old state", arguments: ["write", "sync"])
+    func failedSync(failing: String) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let fail = Mutex(false)
+        var operations = FileOperations.system
+        let system = FileOperations.system
+        operations.write = { fd, bytes, offset in
+            guard fail.withLock({ $0 }), failing == "write" else { return system.write(fd, bytes, offset) }
+            // Half the bytes reach the file, then the disk is full.
+            _ = system.write(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]), offset)
+            errno = ENOSPC
+            return -1
+        }
+        operations.sync = { fd in
+            // One sync fails (a transient device error); the store's own undo then syncs fine.
+            guard failing == "sync", fail.withLock({ failing in defer { failing = false }; return failing }) else {
+                return system.sync(fd)
+            }
+            errno = EIO
+            return -1
+        }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        _ = try await store.create(AnnouncementDraft(title: "Before"), by: "a")
+        let sizeBefore = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+
+        fail.withLock { $0 = true }
+        await #expect {
+            try await store.create(AnnouncementDraft(title: "Lost", body: String(repeating: "x", count: 5000)), by: "a")
+        } throws: { error in
+            guard case .log(let log) = error as? StoreError else { return false }
+            return log.kind == .writeFailed && (failing == "sync" || log.message.contains("the disk is full"))
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int == sizeBefore)
+        #expect(store.snapshot.count == 1)
+        #expect(store.snapshot.seq == 1)
+
+        fail.withLock { $0 = false }
+        let after = try await store.create(AnnouncementDraft(title: "After"), by: "a")
+        #expect(after.id == 2, "the failed create did not use up an id")
+        await store.close()
+        #expect(try LogReader(path: path).verify().isSound)
+        #expect(try lines(of: path).count == 2)
+    }
+
+    @Test("seeds an empty log, and never a non-empty one")
+    func seeds() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let seed = [AnnouncementDraft(title: "One", body: "<p>1</p>"), AnnouncementDraft(title: "Two")]
+        let store = try await EventStore.open(path: path, seed: seed, logger: quiet)
+        #expect(store.snapshot.announcements(PageQuery()).items.map(\.title) == ["One", "Two"])
+        try await store.delete(id: 1, by: "a")
+        await store.close()
+        let text = try lines(of: path)
+        #expect(text[0].contains(#""by":"seed""#))
+
+        let reopened = try await EventStore.open(path: path, seed: seed, logger: quiet)
+        #expect(reopened.snapshot.count == 1)
+        #expect(reopened.snapshot.seq == 3)
+        await reopened.close()
+    }
+
+    @Test("an invalid seed fails the opening and names the seed")
+    func invalidSeed() async throws {
+        let folder = TemporaryFolder()
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "seed[1].title", message: "must not be blank")])) {
+            try await EventStore.open(path: folder.file("log.jsonl"), seed: [AnnouncementDraft(title: "ok"), AnnouncementDraft(title: " ")], logger: quiet)
+        }
+    }
+
+    @Test("moves a torn last line into a side file and goes on")
+    func recoversTornTail() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        let fragment = #"{"seq":8,"type":"created","id":4,"at":"2026"#
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(fragment.utf8))
+        try handle.close()
+
+        let store = try await EventStore.open(path: path, logger: quiet)
+        #expect(store.snapshot.seq == 7)
+        let next = try await store.create(AnnouncementDraft(title: "After the crash"), by: "a")
+        #expect(next.id == 4)
+        await store.close()
+
+        let side = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("log.jsonl.torn-") }
+        #expect(side.count == 1)
+        #expect(try String(contentsOfFile: folder.file(side[0]), encoding: .utf8) == fragment)
+        #expect(try lines(of: path).count == 8)
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
+    @Test("readers keep their snapshot while writes go on, and the store refuses writes once closed")
+    func snapshotsAndClose() async throws {
+        let folder = TemporaryFolder()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "A"), by: "a")
+        let snapshot = store.snapshot
+        _ = try await store.create(AnnouncementDraft(title: "B"), by: "a")
+        #expect(snapshot.count == 1)
+        #expect(store.snapshot.count == 2)
+        await store.close()
+        await #expect(throws: StoreError.closed) { try await store.create(AnnouncementDraft(title: "C"), by: "a") }
+    }
+}
