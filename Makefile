@@ -25,8 +25,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# For now, serving means replaying the configured log; the HTTP server comes with the next issue.
+# Until the HTTP server lands (next issue), serving means opening the log as its writer does
+# (creating and seeding it when empty) and printing the announcements it holds.
 serve: release
+	.build/release/announcements init --config $(CONFIG)
 	.build/release/announcements replay --config $(CONFIG)
 
 test: deps

@@ -52,9 +52,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AnnouncementsCoreTests", dependencies: ["AnnouncementsCore"]),
+        .testTarget(
+            name: "AnnouncementsCoreTests",
+            dependencies: ["AnnouncementsCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig"]),
-        .testTarget(name: "AnnouncementsCLITests", dependencies: ["AnnouncementsCLI", "AnnouncementsCore"]),
+        .testTarget(
+            name: "AnnouncementsCLITests",
+            dependencies: ["AnnouncementsCLI", "AnnouncementsCore", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

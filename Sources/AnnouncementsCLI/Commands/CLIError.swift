@@ -36,6 +36,14 @@ struct CLIError: Error, CustomStringConvertible {
         }
     }
 
+    init(_ error: StoreError) {
+        switch error {
+        case .log(let log): self.init(log)
+        case .invalid: self.init(.config, error.description)
+        default: self.init(.failure, error.description)
+        }
+    }
+
     var description: String { message }
 }
 

@@ -1,0 +1,42 @@
+import AnnouncementsConfig
+import AnnouncementsCore
+import ArgumentParser
+import Logging
+
+/// `announcements init`: open the log as its writer does, seeding it when empty.
+struct InitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create the log and append the config's seed announcements, unless it has events.",
+        discussion: """
+            Does what a server does when it starts: takes the log's write lock, moves a torn last line \
+            aside, and seeds an empty log. A log that has events is never re-seeded.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    func run() async throws {
+        Announcements.bootstrapLogging()
+        do {
+            try await initialize()
+        } catch {
+            Output.error(error.message)
+            throw ExitCode(error.code.rawValue)
+        }
+    }
+
+    private func initialize() async throws(CLIError) {
+        let configuration = try options.configuration()
+        let path = options.log ?? configuration.logPath
+        let store: EventStore
+        do {
+            store = try await EventStore.open(path: path, rules: configuration.rules, seed: configuration.seed, logger: Logger(label: "announcements"))
+        } catch {
+            throw CLIError(error)
+        }
+        let model = store.snapshot
+        await store.close()
+        Output.line("\(path): \(Output.count(model.seq)) events, \(Output.count(model.count)) live announcements")
+    }
+}

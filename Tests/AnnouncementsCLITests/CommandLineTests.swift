@@ -1,0 +1,192 @@
+import AnnouncementsCore
+import Foundation
+import Logging
+import Testing
+
+/// The `announcements` binary, run as a user runs it.
+struct CLI {
+    static let binary: URL = {
+        // The test bundle sits next to the products it was built with.
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = products.appendingPathComponent("announcements")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../.build/debug/announcements").standardized
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], in folder: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A folder with a log written by the store: seeded, then edited and deleted.
+func makeLog() async throws -> (folder: String, log: String) {
+    let folder = NSTemporaryDirectory() + "cli-test-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let log = folder + "/events/announcements.jsonl"
+    let seed = [AnnouncementDraft(title: "Welcome", body: "<p>Hello</p>"), AnnouncementDraft(title: "Lunch")]
+    let store = try await EventStore.open(path: log, seed: seed, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    _ = try await store.update(id: 1, AnnouncementPatch(title: "Welcome aboard", body: .set("<p>Hello, world</p>")), by: "alice")
+    try await store.delete(id: 2, by: "bob")
+    _ = try await store.create(AnnouncementDraft(title: "Parking", body: "<p>Level 2</p>"), by: "alice")
+    await store.close()
+    try "log: events/announcements.jsonl\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+    return (folder, log)
+}
+
+@Suite struct CommandLineTests {
+    @Test("replay --format json prints the state, sorted by id")
+    func replayJSON() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try CLI.run(["replay", "--format", "json"], in: folder)
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"seq":5,"announcements":[{"id":1,"title":"Welcome aboard","body":"<p>Hello, world</p>"},{"id":3,"title":"Parking","body":"<p>Level 2</p>"}]}"# + "\n")
+        let untilTwo = try CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
+        #expect(untilTwo.stdout.contains(#"{"seq":2,"announcements":[{"id":1,"title":"Welcome","body":"<p>Hello</p>"},{"id":2,"title":"Lunch","body":null}]}"#))
+    }
+
+    @Test("replay prints a table, and --log wins over the config")
+    func replayTable() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try CLI.run(["replay", "--config", "/nonexistent.yaml", "--log", log])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("ID  REV  TITLE           BODY"))
+        #expect(result.stdout.contains("1   3    Welcome aboard  19 bytes"))
+        #expect(result.stdout.contains("2 announcements at seq 5"))
+    }
+
+    @Test("history shows who changed what, including deleted announcements")
+    func history() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let all = try CLI.run(["history"], in: folder)
+        #expect(all.status == 0)
+        let rows = all.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count == 6)
+        #expect(rows[0].hasPrefix("SEQ  TIME"))
+        #expect(rows[3].contains("edited   alice  1   title \"Welcome\" → \"Welcome aboard\"; body 12 → 19 bytes (+7)"))
+        #expect(rows[4].contains("deleted  bob    2   \"Lunch\" (no body)"))
+
+        let deletedOne = try CLI.run(["history", "2", "--format", "json"], in: folder)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(deletedOne.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.map { $0["type"] as? String } == ["created", "deleted"])
+        #expect((entries[1]["title"] as? [String: Any])?["from"] as? String == "Lunch")
+
+        let jsonl = try CLI.run(["history", "--by", "alice", "--format", "jsonl"], in: folder)
+        let logLines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(jsonl.stdout == [logLines[2], logLines[4]].joined(separator: "\n") + "\n", "jsonl prints the log's lines unchanged")
+
+        let since = try CLI.run(["history", "--since", "4", "--type", "created"], in: folder)
+        #expect(since.stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test("verify prints a summary and exits 0 on a sound log, 1 with each problem on a damaged one")
+    func verify() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sound = try CLI.run(["verify"], in: folder)
+        #expect(sound.status == 0)
+        #expect(sound.stdout.contains("sound"))
+        #expect(sound.stdout.contains("events:              5"))
+        #expect(sound.stdout.contains("live announcements:  2"))
+        #expect(sound.stdout.contains("sealed lines:        5 of 5"))
+        let lastLine = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").last!
+        #expect(sound.stdout.contains("last line sha256:    \(LineHash(of: Array(lastLine.utf8)))"))
+
+        var text = try String(contentsOfFile: log, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Lunch", with: "Brunch")
+        try text.write(toFile: log, atomically: false, encoding: .utf8)
+        let damaged = try CLI.run(["verify"], in: folder)
+        #expect(damaged.status == 1)
+        #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2"))
+        #expect(damaged.stderr.contains("1 problem found"))
+    }
+
+    @Test("errors are one line on stderr with a distinct exit code", arguments: [
+        (["replay", "--log", "/nonexistent/log.jsonl"], Int32(66), "error: /nonexistent/log.jsonl: no such log file"),
+        (["replay", "--config", "/nonexistent/config.yaml"], Int32(78), "error: /nonexistent/config.yaml: cannot read the config file"),
+        (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
+        (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited or deleted"),
+    ])
+    func errors(arguments: [String], status: Int32, message: String) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == status)
+        #expect(result.stderr.contains(message))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a corrupt line stops replay with file:line and exit code 65; a torn tail is only a note")
+    func corruptAndTorn() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"seq":6,"type":"cre"#.utf8))
+        try handle.close()
+        let torn = try CLI.run(["replay"], in: folder)
+        #expect(torn.status == 0)
+        #expect(torn.stderr.contains("note: events/announcements.jsonl:6: ignored 20 bytes at the end"))
+
+        var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[1] = "{oops"
+        try lines.joined(separator: "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let corrupt = try CLI.run(["replay"], in: folder)
+        #expect(corrupt.status == 65)
+        #expect(corrupt.stderr.hasPrefix("error: events/announcements.jsonl:2: invalid JSON at column 2"))
+    }
+
+    @Test("init creates and seeds a log once, then leaves it alone")
+    func initSeeds() throws {
+        let folder = NSTemporaryDirectory() + "cli-init-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "seed:\n  - title: One\n  - title: Two\n    body: <p>2</p>\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let first = try CLI.run(["init"], in: folder)
+        #expect(first.status == 0)
+        #expect(first.stdout == "events/announcements.jsonl: 2 events, 2 live announcements\n")
+        #expect(first.stderr.contains("seeded an empty log"))
+        let second = try CLI.run(["init"], in: folder)
+        #expect(second.stdout == "events/announcements.jsonl: 2 events, 2 live announcements\n")
+        #expect(!second.stderr.contains("seeded"))
+        let history = try CLI.run(["history", "--format", "jsonl"], in: folder)
+        #expect(history.stdout.split(separator: "\n").allSatisfy { $0.contains(#""by":"seed""#) })
+    }
+
+    @Test("a bad config names its line and column and exits 78")
+    func badConfig() throws {
+        let folder = NSTemporaryDirectory() + "cli-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "port: 80\nseed:\n  - title: 42\n  - title: [x]\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let result = try CLI.run(["init"], in: folder)
+        #expect(result.status == 78)
+        #expect(result.stderr == "error: config.yaml:4:12: seed[1].title: expected a string, found a list\n")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing is written")
+    }
+
+    @Test("a folder without config.yaml gets a clear error")
+    func noConfig() throws {
+        let result = try CLI.run(["verify"], in: NSTemporaryDirectory())
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("no config.yaml in this folder: pass --config FILE or --log FILE"))
+    }
+}

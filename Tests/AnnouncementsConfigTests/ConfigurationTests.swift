@@ -1,0 +1,129 @@
+import AnnouncementsCore
+import Foundation
+import Testing
+@testable import AnnouncementsConfig
+
+@Suite struct ConfigurationTests {
+    func parse(_ text: String, environment: [String: String] = [:]) throws -> Configuration {
+        try Configuration.parse(text, path: "config.yaml", environment: environment)
+    }
+
+    @Test("an empty file gives the defaults")
+    func defaults() throws {
+        let configuration = try parse("")
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.logPath == "events/announcements.jsonl")
+        #expect(configuration.seed.isEmpty)
+        #expect(configuration.writers.isEmpty)
+        #expect(configuration.rules.maxBodyBytes == ValidationRules.defaultMaxBodyBytes)
+    }
+
+    @Test("reads every key")
+    func everyKey() throws {
+        let configuration = try parse("""
+            host: 0.0.0.0
+            port: 0
+            log: data/log.jsonl
+            max_body_bytes: 2048
+            tokens:
+              alice: env:ALICE_TOKEN
+              bob: env:BOB_TOKEN
+              ci: s3cret-inline
+            seed:
+              - title: "First"
+                body: <p>one</p>
+              - title: Second
+                body: ~
+              - title: Third
+            """, environment: ["ALICE_TOKEN": "a-token", "BOB_TOKEN": ""])
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 0)
+        #expect(configuration.logPath == "data/log.jsonl")
+        #expect(configuration.rules.maxBodyBytes == 2048)
+        #expect(configuration.writers == [
+            .init(name: "alice", token: "a-token", source: "env:ALICE_TOKEN"),
+            .init(name: "bob", token: nil, source: "env:BOB_TOKEN"),
+            .init(name: "ci", token: "s3cret-inline", source: "inline"),
+        ])
+        #expect(configuration.enabledWriters.map(\.name) == ["alice", "ci"])
+        #expect(configuration.seed == [
+            AnnouncementDraft(title: "First", body: "<p>one</p>"),
+            AnnouncementDraft(title: "Second", body: nil),
+            AnnouncementDraft(title: "Third", body: nil),
+        ])
+    }
+
+    @Test("names the file, line, column and key of every mistake", arguments: [
+        ("port: eighty", "config.yaml:1:7: port: expected an integer, found a scalar"),
+        ("port: \"8080\"", "config.yaml:1:7: port: expected an integer, found a quoted string"),
+        ("port: 70000", "config.yaml:1:7: port: must be between 0 and 65535, not 70000"),
+        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, max_body_bytes)"),
+        ("host: a\nhost: b", "config.yaml:2:1: host: appears twice"),
+        ("seed:\n  - title: ok\n  - title: fine\n  - title: [1, 2]", "config.yaml:4:12: seed[2].title: expected a string, found a list"),
+        ("seed:\n  - body: <p>no title</p>", "config.yaml:2:5: seed[0]: missing `title`"),
+        ("seed:\n  - title: \"   \"", "config.yaml:2:12: seed[0].title: must not be blank"),
+        ("seed:\n  - title: x\n    colour: red", "config.yaml:3:5: seed[0].colour: unknown key (expected one of: title, body)"),
+        ("seed: {title: x}", "config.yaml:1:7: seed: expected a list, found a mapping"),
+        ("tokens: [a]", "config.yaml:1:9: tokens: expected a mapping from a writer's name to a token, found a list"),
+        ("tokens:\n  seed: abc", "config.yaml:2:3: tokens.seed: `seed` is reserved for seed data; choose another name"),
+        ("tokens:\n  a: same\n  b: same", "config.yaml:3:6: tokens.b: has the same token as `a`: each writer needs its own"),
+        ("tokens:\n  a: \"env:\"", "config.yaml:2:6: tokens.a: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
+        ("- just\n- a list", "config.yaml:1:1: expected a mapping, found a list"),
+        ("port: [8080", "config.yaml:2:1: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
+        ("host: a\n  bad: indent", "config.yaml:2:6: malformed YAML: mapping values are not allowed in this context"),
+        ("a: 1\n---\nb: 2", "config.yaml:2:1: expected one YAML document, found a second one"),
+    ])
+    func errors(text: String, expected: String) {
+        #expect {
+            try parse(text)
+        } throws: { error in
+            let description = (error as? ConfigError)?.description
+            if description != expected { Issue.record("got: \(description ?? "\(error)")") }
+            return description == expected
+        }
+    }
+
+    @Test("resolves the log against the config file's folder, and reads files")
+    func loadsFiles() throws {
+        let folder = NSTemporaryDirectory() + "config-test-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "log: events/x.jsonl\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        #expect(try Configuration.load(path: folder + "/config.yaml", environment: [:]).logPath == folder + "/events/x.jsonl")
+        try "log: /var/log/x.jsonl\n".write(toFile: folder + "/abs.yaml", atomically: true, encoding: .utf8)
+        #expect(try Configuration.load(path: folder + "/abs.yaml", environment: [:]).logPath == "/var/log/x.jsonl")
+        #expect {
+            try Configuration.load(path: folder + "/missing.yaml", environment: [:])
+        } throws: { error in
+            "\(error)".hasPrefix(folder + "/missing.yaml: cannot read the config file: No such file")
+        }
+    }
+
+    @Test("aliases and anchors resolve")
+    func aliases() throws {
+        let configuration = try parse("""
+            seed:
+              - &first {title: Shared, body: <p>x</p>}
+              - *first
+            """)
+        #expect(configuration.seed.count == 2)
+        #expect(configuration.seed[1] == AnnouncementDraft(title: "Shared", body: "<p>x</p>"))
+    }
+
+    @Test("the shipped config.yaml is valid and seeds the six reference announcements")
+    func shippedConfig() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config.yaml").path
+        let configuration = try Configuration.load(path: path, environment: [:])
+        #expect(configuration.seed.map(\.title) == [
+            "Grails Quickcast #1: Grails Interceptors",
+            "Grails Quickcast #2: JSON Views",
+            "Grails Quickcast #3: Multi-Project Builds",
+            "Grails Quickcast #4: Angular Scaffolding",
+            "Retrieving Runtime Config Values In Grails 3",
+            "Developing Grails 3 Applications With IntelliJ IDEA",
+        ])
+        #expect(configuration.seed.allSatisfy { ($0.body?.count ?? 0) >= 700 && $0.body?.hasPrefix("<p>") == true })
+        #expect(configuration.enabledWriters.isEmpty, "no writer is enabled unless ANNOUNCEMENTS_TOKEN is set")
+    }
+}
