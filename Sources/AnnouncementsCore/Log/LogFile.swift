@@ -54,12 +54,16 @@ final class LogFile: @unchecked Sendable {
         close(fd)
     }
 
-    /// Writes `bytes` after the last good line and makes them durable. On any failure the file is
-    /// cut back to its last good line, so no partial line is left, and the error is thrown.
-    func append(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
+    /// The end of the bytes written but not yet synced (`length` when there are none).
+    private var writtenEnd: Int64 = 0
+
+    /// Writes `bytes` after the last good line, not yet durable: `sync()` makes them so. On failure
+    /// the file is cut back to its last good line, so no partial line is left, and the error is thrown.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
         guard !isUnusable else {
             throw LogError(.unusable, path: path, message: "an earlier write failed and could not be undone; restart to recover the log")
         }
+        writtenEnd = length
         var written = 0
         while written < bytes.count {
             let result = operations.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]), length + Int64(written))
@@ -72,14 +76,26 @@ final class LogFile: @unchecked Sendable {
             }
             written += result
         }
+        writtenEnd = length + Int64(bytes.count)
+    }
+
+    /// Makes the written bytes durable; they then count as good lines. On failure they are cut off.
+    func sync() throws(LogError) {
         guard operations.sync(fd) == 0 else {
             throw undo(LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno))
         }
-        length += Int64(bytes.count)
+        length = writtenEnd
+    }
+
+    /// `write` then `sync`.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
+        try write(bytes)
+        try sync()
     }
 
     /// Cuts the file back to `length` after a failed append; marks the file unusable if even that fails.
     private func undo(_ error: LogError) -> LogError {
+        writtenEnd = length
         if ftruncate(fd, off_t(length)) != 0 || operations.sync(fd) != 0 {
             isUnusable = true
         }
@@ -103,7 +119,7 @@ final class LogFile: @unchecked Sendable {
         let side = open(sidePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard side >= 0 else { throw LogError.system(.writeFailed, path: sidePath, "cannot create the side file for a torn line", errno: errno) }
         defer { close(side) }
-        let wrote = torn.withUnsafeBytes { write(side, $0.baseAddress, count) }
+        let wrote = torn.withUnsafeBytes { pwrite(side, $0.baseAddress, count, 0) }
         guard wrote == count, fsync(side) == 0 else {
             throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: errno)
         }

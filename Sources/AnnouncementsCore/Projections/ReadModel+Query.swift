@@ -39,7 +39,7 @@ extension ReadModel {
             if let byTitle {
                 ids = byTitle.slice(offset: query.offset, limit: query.limit, descending: descending).map(\.id)
             } else {
-                let sorted = byId.elements.map(TitleOrder.entry(for:)).sorted { $0.key < $1.key }
+                let sorted = byId.elements.map(TitleKey.init).sorted()
                 let ordered = descending ? Array(sorted.reversed()) : sorted
                 ids = ordered.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)).map(\.id)
             }

@@ -51,7 +51,7 @@ public struct ReadModel: Sendable {
             }
             let created = Announcement(id: event.id, title: draft.title, body: draft.body, revision: event.seq)
             byId.upsert(created)
-            byTitle?.upsert(TitleOrder.entry(for: created))
+            byTitle?.upsert(TitleKey(created))
             maxId = event.id
         case .edited(let patch):
             var oldTitle: String?
@@ -65,12 +65,12 @@ public struct ReadModel: Sendable {
             }
             guard found else { throw missing(event.id, verb: "edits") }
             if let oldTitle, let title = patch.title, byTitle != nil {
-                byTitle?.remove(TitleOrder.Key(title: oldTitle, id: event.id))
-                byTitle?.upsert(TitleOrder.Entry(key: TitleOrder.Key(title: title, id: event.id)))
+                byTitle?.remove(TitleKey(title: oldTitle, id: event.id))
+                byTitle?.upsert(TitleKey(title: title, id: event.id))
             }
         case .deleted:
             guard let old = byId.remove(event.id) else { throw missing(event.id, verb: "deletes") }
-            byTitle?.remove(TitleOrder.key(of: TitleOrder.entry(for: old)))
+            byTitle?.remove(TitleKey(old))
         }
         seq = event.seq
         lastAt = event.at
@@ -92,18 +92,17 @@ public struct ReadModel: Sendable {
         let byId = self.byId
         let middle = byId.chunkCount / 2
         let halves = [0..<middle, middle..<byId.chunkCount]
-        let sorted = Mutex<[[TitleOrder.Entry]]>([[], []])
+        let sorted = Mutex<[[TitleKey]]>([[], []])
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            var entries = byId.elements(inChunks: halves[half]).map(TitleOrder.entry(for:))
-            entries.sort { $0.key < $1.key }
+            let entries = byId.elements(inChunks: halves[half]).map(TitleKey.init).sorted()
             sorted.withLock { $0[half] = entries }
         }
         let (left, right) = sorted.withLock { ($0[0], $0[1]) }
-        var merged: [TitleOrder.Entry] = []
+        var merged: [TitleKey] = []
         merged.reserveCapacity(left.count + right.count)
         var l = 0, r = 0
         while l < left.count, r < right.count {
-            if right[r].key < left[l].key { merged.append(right[r]); r += 1 } else { merged.append(left[l]); l += 1 }
+            if right[r] < left[l] { merged.append(right[r]); r += 1 } else { merged.append(left[l]); l += 1 }
         }
         merged.append(contentsOf: left[l...])
         merged.append(contentsOf: right[r...])
@@ -134,70 +133,7 @@ enum IdOrder: ChunkOrder {
     static func key(of element: Announcement) -> Int { element.id }
 }
 
-/// Title index entries by case-folded title (compared as UTF-8 bytes), then id.
+/// The title index: keys in title order (see `TitleKey`).
 enum TitleOrder: ChunkOrder {
-    struct Entry: Sendable {
-        var key: Key
-        var id: Int { key.id }
-    }
-
-    /// The sort key: the title ignoring case (ASCII letters compared as lower case; titles with
-    /// other letters are lower-cased once), then the id. `prefix` holds the first eight folded bytes,
-    /// big-endian, so that most comparisons are one integer comparison.
-    struct Key: Comparable, Sendable {
-        var prefix: UInt64
-        var folded: String
-        var id: Int
-
-        init(title: String, id: Int) {
-            // An ASCII title is kept as it is (no copy) and folded while comparing.
-            folded = title.utf8.allSatisfy { $0 < 0x80 } ? title : title.lowercased()
-            var prefix: UInt64 = 0
-            var taken = 0
-            for byte in folded.utf8.prefix(8) {
-                prefix = prefix << 8 | UInt64(Self.lower(byte))
-                taken += 1
-            }
-            self.prefix = taken == 0 ? 0 : prefix << (8 * UInt64(8 - taken))
-            self.id = id
-        }
-
-        @inline(__always)
-        static func lower(_ byte: UInt8) -> UInt8 {
-            byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-        }
-
-        static func < (lhs: Key, rhs: Key) -> Bool {
-            if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
-            let order = compareFolded(lhs.folded, rhs.folded)
-            return order != 0 ? order < 0 : lhs.id < rhs.id
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.id == rhs.id && lhs.prefix == rhs.prefix && compareFolded(lhs.folded, rhs.folded) == 0
-        }
-
-        /// Compares two strings' UTF-8 bytes with ASCII letters lower-cased: -1, 0 or 1.
-        private static func compareFolded(_ lhs: String, _ rhs: String) -> Int {
-            var lhs = lhs, rhs = rhs
-            return lhs.withUTF8 { left in
-                rhs.withUTF8 { right in
-                    let common = min(left.count, right.count)
-                    var index = 0
-                    while index < common {
-                        let (x, y) = (lower(left[index]), lower(right[index]))
-                        if x != y { return x < y ? -1 : 1 }
-                        index += 1
-                    }
-                    return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
-                }
-            }
-        }
-    }
-
-    static func key(of element: Entry) -> Key { element.key }
-
-    static func entry(for announcement: Announcement) -> Entry {
-        Entry(key: Key(title: announcement.title, id: announcement.id))
-    }
+    static func key(of element: TitleKey) -> TitleKey { element }
 }

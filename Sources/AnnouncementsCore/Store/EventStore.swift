@@ -20,17 +20,21 @@ import Darwin
 public final class EventStore: Sendable {
     /// The log's path.
     public let path: String
-    private let rules: ValidationRules
-    private let logger: Logger
-    private let published: Mutex<ReadModel>
-    private let queue = Mutex(Queue())
-    private let committer: Committer
-    private let committerQueue = DispatchQueue(label: "announcements.committer")
-    private let syncedBatches = Atomic<Int>(0)
-    private let syncedEvents = Atomic<Int>(0)
+    let rules: ValidationRules
+    let logger: Logger
+    let published: Mutex<ReadModel>
+    let queue = Mutex(Queue())
+    let committer: Committer
+    let committerQueue = DispatchQueue(label: "announcements.committer")
+    let syncQueue = DispatchQueue(label: "announcements.sync")
+    let syncedBatches = Atomic<Int>(0)
+    let syncedEvents = Atomic<Int>(0)
 
-    private struct Queue: ~Copyable {
-        var waiting: [(WriteRequest, CheckedContinuation<Result<Announcement?, StoreError>, Never>)] = []
+    /// A write request and the writer waiting for its outcome.
+    typealias Waiter = (request: WriteRequest, continuation: CheckedContinuation<Result<Announcement?, StoreError>, Never>)
+
+    struct Queue: ~Copyable {
+        var waiting: [Waiter] = []
         var isCommitting = false
         var isClosed = false
         var closers: [CheckedContinuation<Void, Never>] = []
@@ -38,9 +42,10 @@ public final class EventStore: Sendable {
 
     /// What only the committer touches: the open log and the hash of its last line.
     ///
-    /// `@unchecked Sendable`: used only inside `commit` and `finishClosing`, which run on the serial
-    /// `committerQueue`, and only while `Queue.isCommitting` is set, so never by two threads at once.
-    private final class Committer: @unchecked Sendable {
+    /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs on the
+    /// serial `committerQueue` while `Queue.isCommitting` is set, and by the sync it starts on
+    /// `syncQueue`, which `drain` waits for before it touches the log again: never two at once.
+    final class Committer: @unchecked Sendable {
         var log: LogFile?
         var lastHash: LineHash?
 
@@ -188,110 +193,6 @@ public final class EventStore: Sendable {
             }
             outcomes.append(outcome)
         }
-        return outcomes
-    }
-
-    // MARK: - The committer
-
-    /// Commits batches until nothing is queued; runs on `committerQueue`.
-    private func drain() {
-        var lastBatchSize = 0
-        while true {
-            gatherStragglers(expecting: lastBatchSize)
-            let (batch, closers) = queue.withLock { queue in
-                let batch = queue.waiting
-                queue.waiting = []
-                var closers: [CheckedContinuation<Void, Never>] = []
-                if batch.isEmpty {
-                    queue.isCommitting = false
-                    if queue.isClosed { swap(&closers, &queue.closers) }
-                }
-                return (batch, closers)
-            }
-            if batch.isEmpty {
-                if !closers.isEmpty {
-                    committer.log = nil
-                    logger.debug("closed the log", metadata: ["log.path": "\(path)"])
-                    for closer in closers { closer.resume() }
-                }
-                return
-            }
-            let outcomes = commit(batch.map(\.0))
-            for ((_, continuation), outcome) in zip(batch, outcomes) {
-                continuation.resume(returning: outcome)
-            }
-            lastBatchSize = batch.count
-        }
-    }
-
-    /// Under load, gives the writers just answered a moment to send their next writes, so that
-    /// they share the next sync instead of trickling into many small ones.
-    ///
-    /// Waits only while some writes are queued but fewer than the last batch had, and at most
-    /// `stragglerWait`: a lone writer never waits, and a sync costs about the same for one line as
-    /// for a hundred, so fuller batches are what make throughput.
-    private func gatherStragglers(expecting expected: Int) {
-        guard expected > 1 else { return }
-        let deadline = ContinuousClock.now + Self.stragglerWait
-        while ContinuousClock.now < deadline {
-            let queued = queue.withLock { $0.waiting.count }
-            if queued == 0 || queued >= expected { return }
-            usleep(20)
-        }
-    }
-
-    /// The longest a batch waits for more writers: far below a sync's own cost.
-    static let stragglerWait = Duration.microseconds(200)
-
-    /// Turns a batch of requests into events, appends them with one write and one sync, and
-    /// publishes the new state. Returns one outcome per request.
-    private func commit(_ requests: [WriteRequest]) -> [Result<Announcement?, StoreError>] {
-        guard let log = committer.log else { return requests.map { _ in .failure(.closed) } }
-        var model = snapshot
-        var hash = committer.lastHash
-        var lines: [UInt8] = []
-        var outcomes: [Result<Announcement?, StoreError>] = []
-        outcomes.reserveCapacity(requests.count)
-        var appended: [Int] = []
-        let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
-
-        for (index, request) in requests.enumerated() {
-            do throws(StoreError) {
-                guard var event = try model.event(for: request, at: now, rules: rules) else {
-                    if case .update(let id, _) = request.action { outcomes.append(.success(model.announcement(id: id))) }
-                    continue
-                }
-                event.prev = hash
-                let start = lines.count
-                event.encodeLine(into: &lines)
-                let line = lines[start...]
-                do throws(ApplyProblem) {
-                    try model.apply(event)
-                } catch {
-                    // `event(for:)` only makes events that apply; this guards the invariant.
-                    lines.removeSubrange(start...)
-                    throw .invalid([FieldProblem(field: "event", message: error.message)])
-                }
-                hash = LineHash(of: line)
-                lines.append(UInt8(ascii: "\n"))
-                appended.append(index)
-                outcomes.append(.success(model.announcement(id: event.id)))
-            } catch {
-                outcomes.append(.failure(error))
-            }
-        }
-        guard !lines.isEmpty else { return outcomes }
-        do throws(LogError) {
-            try lines.withBytes(log.append)
-        } catch {
-            logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
-            for index in appended { outcomes[index] = .failure(.log(error)) }
-            return outcomes
-        }
-        committer.lastHash = hash
-        published.withLock { $0 = model }
-        syncedBatches.add(1, ordering: .relaxed)
-        syncedEvents.add(appended.count, ordering: .relaxed)
         return outcomes
     }
 }
