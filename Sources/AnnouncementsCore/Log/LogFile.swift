@@ -47,6 +47,7 @@ final class LogFile: @unchecked Sendable {
         }
         self.fd = fd
         self.length = Int64(info.st_size)
+        self.writtenEnd = length
         if !existed { Self.syncFolder(folder) }
     }
 
@@ -54,52 +55,57 @@ final class LogFile: @unchecked Sendable {
         close(fd)
     }
 
-    /// The end of the bytes written but not yet synced (`length` when there are none).
-    private var writtenEnd: Int64 = 0
+    /// The end of everything written, synced or not: where the next write goes.
+    private(set) var writtenEnd: Int64 = 0
 
-    /// Writes `bytes` after the last good line, not yet durable: `sync()` makes them so. On failure
-    /// the file is cut back to its last good line, so no partial line is left, and the error is thrown.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
+    /// Writes `bytes` after everything written so far, not yet durable: `sync()` and then
+    /// `markDurable(upTo:)` make them so. On failure the file is cut back to where the write began,
+    /// so no partial line is left, and the error is thrown. Returns where the bytes end.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(LogError) -> Int64 {
         guard !isUnusable else {
             throw LogError(.unusable, path: path, message: "an earlier write failed and could not be undone; restart to recover the log")
         }
-        writtenEnd = length
+        let start = writtenEnd
         var written = 0
         while written < bytes.count {
-            let result = operations.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]), length + Int64(written))
+            let result = operations.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]), start + Int64(written))
             if result < 0 {
                 if errno == EINTR { continue }
-                throw undo(LogError.system(.writeFailed, path: path, "cannot append to the log", errno: errno))
+                let error = LogError.system(.writeFailed, path: path, "cannot append to the log", errno: errno)
+                cutBack(to: start)
+                throw error
             }
             if result == 0 {
-                throw undo(LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress"))
+                cutBack(to: start)
+                throw LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress")
             }
             written += result
         }
-        writtenEnd = length + Int64(bytes.count)
+        writtenEnd = start + Int64(bytes.count)
+        return writtenEnd
     }
 
-    /// Makes the written bytes durable; they then count as good lines. On failure they are cut off.
+    /// Flushes what has been written to the disk. Safe to call from another thread while the owner
+    /// prepares its next write: it touches nothing but the file descriptor.
     func sync() throws(LogError) {
         guard operations.sync(fd) == 0 else {
-            throw undo(LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno))
+            throw LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno)
         }
-        length = writtenEnd
     }
 
-    /// `write` then `sync`.
-    func append(_ bytes: UnsafeRawBufferPointer) throws(LogError) {
-        try write(bytes)
-        try sync()
+    /// Records that everything up to `end` is synced: good lines from now on.
+    func markDurable(upTo end: Int64) {
+        length = max(length, end)
     }
 
-    /// Cuts the file back to `length` after a failed append; marks the file unusable if even that fails.
-    private func undo(_ error: LogError) -> LogError {
-        writtenEnd = length
-        if ftruncate(fd, off_t(length)) != 0 || operations.sync(fd) != 0 {
+    /// Cuts the file back to `offset` (never below its durable length) after a failed write or sync,
+    /// and makes the cut durable; marks the file unusable if even that fails.
+    func cutBack(to offset: Int64) {
+        let offset = max(offset, length)
+        writtenEnd = offset
+        if ftruncate(fd, off_t(offset)) != 0 || operations.sync(fd) != 0 {
             isUnusable = true
         }
-        return error
     }
 
     /// Moves the bytes from `offset` to the end into a side file next to the log (a torn last line,
@@ -128,6 +134,7 @@ final class LogFile: @unchecked Sendable {
             throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)
         }
         length = offset
+        writtenEnd = offset
         return sidePath
     }
 

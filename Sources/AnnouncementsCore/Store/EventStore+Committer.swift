@@ -1,21 +1,15 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The committer: one loop, on `committerQueue`, that turns queued requests into durable events.
 ///
-/// It is pipelined: while batch N is being synced (on `syncQueue`), batch N+1 is prepared — decided,
-/// encoded and applied to a copy of the state that includes N. Once N's sync succeeds, N's state is
-/// published and its writers answered, and N+1 is written and its sync started. If N's sync fails,
-/// N's writers get the error, the file is cut back, and N+1's requests go back to the front of the
-/// queue to be prepared again on the state as it really is.
+/// It is pipelined. A batch is *prepared* (decided, encoded, applied to a copy of the state), then
+/// *written*, then *synced* on `syncQueue`, and only then *finished*: its state published and its
+/// writers answered. Up to `pipelineDepth` written batches wait for their syncs at once, each
+/// prepared on the state of the one before, so the next sync starts the moment the last one ends.
+/// Batches finish strictly in order. When a sync fails, that batch's writers get the error, the file
+/// is cut back to where the batch began, and the requests of the batches behind it (written on top
+/// of it) go back to the front of the queue, to be prepared again on the state as it really is.
 extension EventStore {
     /// A batch turned into events and lines, not yet durable.
     struct PreparedBatch {
@@ -29,10 +23,20 @@ extension EventStore {
         var hash: LineHash?
     }
 
+    /// A written batch and its sync.
+    struct InFlight {
+        var batch: PreparedBatch
+        /// Where its bytes start and end in the file; equal when it appended nothing.
+        var start: Int64
+        var end: Int64
+        /// Its sync, or nil when it appended nothing.
+        var ticket: SyncTicket?
+    }
+
     /// A sync running on `syncQueue`.
     ///
-    /// `@unchecked Sendable`: `error` is written once, by the sync, before `done.signal()`, and read
-    /// only after `done.wait()`; the semaphore orders the two.
+    /// `@unchecked Sendable`: `error` is written once, by the sync, before `isDone` and
+    /// `done.signal()`; it is read only after `done.wait()`, and the semaphore orders the two.
     final class SyncTicket: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         /// Set with `done`, for a look that does not wait.
@@ -40,13 +44,16 @@ extension EventStore {
         var error: LogError?
     }
 
+    /// How many written batches may wait for their syncs at once.
+    static let pipelineDepth = 2
+
     /// Commits batches until nothing is queued or in flight; runs on `committerQueue`.
     func drain() {
         var lastBatchSize = 0
-        var inFlight: (batch: PreparedBatch, ticket: SyncTicket)?
+        var inFlight: [InFlight] = []
         while true {
-            gatherStragglers(expecting: lastBatchSize, whileSyncing: inFlight?.ticket)
-            let idle = inFlight == nil
+            gatherStragglers(expecting: lastBatchSize, whileSyncing: inFlight.first?.ticket)
+            let idle = inFlight.isEmpty
             let (waiters, closers) = queue.withLock { queue in
                 let waiters = queue.waiting
                 queue.waiting = []
@@ -58,9 +65,8 @@ extension EventStore {
                 return (waiters, closers)
             }
             if waiters.isEmpty {
-                if let flight = inFlight {
-                    inFlight = nil
-                    _ = finish(flight.batch, flight.ticket)
+                if !inFlight.isEmpty {
+                    finishOldest(&inFlight)
                     continue
                 }
                 if !closers.isEmpty {
@@ -72,19 +78,19 @@ extension EventStore {
             }
             lastBatchSize = waiters.count
 
-            let base = inFlight.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
+            let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
             let prepared = prepare(waiters, on: base.0, after: base.1)
-            if let flight = inFlight {
-                inFlight = nil
-                guard finish(flight.batch, flight.ticket) else {
-                    // `prepared` was built on a batch that never became durable: prepare it again.
-                    queue.withLock { $0.waiting.insert(contentsOf: waiters, at: 0) }
-                    continue
-                }
+            var retried: Int?
+            while let oldest = inFlight.first, inFlight.count >= Self.pipelineDepth || oldest.ticket?.isDone.load(ordering: .acquiring) != false {
+                if let count = finishOldest(&inFlight) { retried = count }
             }
-            if let ticket = start(prepared) {
-                inFlight = (prepared, ticket)
+            if let retried {
+                // A batch this one was prepared on failed: prepare it again, after the batches
+                // that were behind the failed one, on the state as it really is.
+                queue.withLock { $0.waiting.insert(contentsOf: waiters, at: retried) }
+                continue
             }
+            if let written = write(prepared) { inFlight.append(written) }
         }
     }
 
@@ -121,19 +127,19 @@ extension EventStore {
         return batch
     }
 
-    /// Writes a prepared batch and starts its sync; answers it at once when it appends nothing or
-    /// its write fails. Returns the running sync, if any.
-    private func start(_ batch: PreparedBatch) -> SyncTicket? {
-        guard !batch.lines.isEmpty else {
-            answer(batch)
-            return nil
-        }
+    /// Writes a prepared batch and starts its sync on `syncQueue`. A batch that appends nothing
+    /// goes in flight without a sync (it is answered in its turn); one whose write fails is
+    /// answered at once.
+    private func write(_ batch: PreparedBatch) -> InFlight? {
         guard let log = committer.log else {
             answer(batch, failingAppendedWith: .closed)
             return nil
         }
+        let start = log.writtenEnd
+        guard !batch.lines.isEmpty else { return InFlight(batch: batch, start: start, end: start, ticket: nil) }
+        let end: Int64
         do throws(LogError) {
-            try batch.lines.withBytes(log.write)
+            end = try batch.lines.withBytes(log.write)
         } catch {
             logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
             answer(batch, failingAppendedWith: .log(error))
@@ -144,25 +150,37 @@ extension EventStore {
             do throws(LogError) { try log.sync() } catch { ticket.error = error }
             ticket.isDone.store(true, ordering: .releasing)
             ticket.done.signal()
+            self.arrivals.signal()
         }
-        return ticket
+        return InFlight(batch: batch, start: start, end: end, ticket: ticket)
     }
 
-    /// Waits for a batch's sync; publishes its state on success. Answers its writers either way.
-    /// Returns whether the batch became durable.
-    private func finish(_ batch: PreparedBatch, _ ticket: SyncTicket) -> Bool {
-        ticket.done.wait()
-        if let error = ticket.error {
+    /// Waits for the oldest batch's sync and answers its writers: publishing its state when it
+    /// is durable; otherwise cutting the file back and sending the batches behind it back to the
+    /// front of the queue. Returns nil when durable, else how many requests went back.
+    @discardableResult
+    private func finishOldest(_ inFlight: inout [InFlight]) -> Int? {
+        let oldest = inFlight.removeFirst()
+        oldest.ticket?.done.wait()
+        if let error = oldest.ticket?.error {
             logger.error("cannot sync the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
-            answer(batch, failingAppendedWith: .log(error))
-            return false
+            for later in inFlight { later.ticket?.done.wait() }
+            committer.log?.cutBack(to: oldest.start)
+            let retried = inFlight.flatMap(\.batch.waiters)
+            inFlight.removeAll()
+            queue.withLock { $0.waiting.insert(contentsOf: retried, at: 0) }
+            answer(oldest.batch, failingAppendedWith: .log(error))
+            return retried.count
         }
-        committer.lastHash = batch.hash
-        published.withLock { $0 = batch.model }
-        syncedBatches.add(1, ordering: .relaxed)
-        syncedEvents.add(batch.appended.count, ordering: .relaxed)
-        answer(batch)
-        return true
+        committer.log?.markDurable(upTo: oldest.end)
+        committer.lastHash = oldest.batch.hash
+        published.withLock { $0 = oldest.batch.model }
+        if !oldest.batch.appended.isEmpty {
+            syncedBatches.add(1, ordering: .relaxed)
+            syncedEvents.add(oldest.batch.appended.count, ordering: .relaxed)
+        }
+        answer(oldest.batch)
+        return nil
     }
 
     private func answer(_ batch: PreparedBatch, failingAppendedWith error: StoreError? = nil) {
@@ -179,19 +197,25 @@ extension EventStore {
     /// they share the next sync instead of trickling into many small ones.
     ///
     /// Waits only while some writes are queued but fewer than the last batch had: a lone writer
-    /// never waits. With a sync running, waits at most until it ends (the batch could not be
-    /// written before then anyway); with none, at most `stragglerWait`. A sync costs about the same
-    /// for one line as for a hundred, so fuller batches are what make throughput.
+    /// never waits. With a sync running, waits at most until it ends (a new batch would only queue
+    /// behind it); with none, at most `stragglerWait`. A sync costs about the same for one line as
+    /// for a hundred, so fuller batches are what make throughput.
     private func gatherStragglers(expecting expected: Int, whileSyncing sync: SyncTicket?) {
         guard expected > 1 else { return }
-        let deadline = ContinuousClock.now + Self.stragglerWait
-        while sync.map({ !$0.isDone.load(ordering: .acquiring) }) ?? (ContinuousClock.now < deadline) {
+        let deadline = DispatchTime.now() + .microseconds(Int(Self.stragglerWait.components.attoseconds / 1_000_000_000_000))
+        while true {
             let queued = queue.withLock { $0.waiting.count }
-            if queued >= expected || (queued == 0 && sync == nil) { return }
-            usleep(20)
+            if queued >= expected { return }
+            if let sync {
+                if sync.isDone.load(ordering: .acquiring) { return }
+                arrivals.wait()
+            } else {
+                if queued == 0 || arrivals.wait(timeout: deadline) == .timedOut { return }
+            }
         }
     }
 
-    /// The longest a batch waits for more writers: far below a sync's own cost.
+    /// The longest a batch waits for more writers when no sync is running: far below a sync's cost.
     static let stragglerWait = Duration.microseconds(200)
 }
+

@@ -27,6 +27,9 @@ public final class EventStore: Sendable {
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
     let syncQueue = DispatchQueue(label: "announcements.sync")
+    /// Signalled when a write is queued while the committer runs, and when a sync ends: what the
+    /// committer waits on while it gathers a batch.
+    let arrivals = DispatchSemaphore(value: 0)
     let syncedBatches = Atomic<Int>(0)
     let syncedEvents = Atomic<Int>(0)
 
@@ -188,7 +191,7 @@ public final class EventStore: Sendable {
                 switch startCommitter {
                 case nil: continuation.resume(returning: .failure(.closed))
                 case true?: committerQueue.async { self.drain() }
-                case false?: break
+                case false?: arrivals.signal()
                 }
             }
             outcomes.append(outcome)
