@@ -18,8 +18,11 @@ struct FileOperations: Sendable {
         write: { fd, bytes, offset in pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset)) },
         sync: { fd in
             #if canImport(Darwin)
-            // On Darwin only F_FULLFSYNC reaches the disk's platter; fall back where it is unsupported.
-            return fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd)
+            // On Darwin only F_FULLFSYNC reaches the disk itself. Fall back to fsync only where the
+            // file system does not support it, never after a real I/O error.
+            if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+            guard errno == ENOTSUP || errno == EINVAL || errno == ENOTTY else { return -1 }
+            return fsync(fd)
             #else
             return fdatasync(fd)
             #endif

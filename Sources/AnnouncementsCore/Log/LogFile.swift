@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,6 +15,7 @@ import Darwin
 final class LogFile: @unchecked Sendable {
     let path: String
     private let fd: Int32
+    private let isClosed = Atomic(false)
     private let operations: FileOperations
     /// The length of the file up to its last good line: where the next write goes.
     private(set) var length: Int64
@@ -33,7 +36,7 @@ final class LogFile: @unchecked Sendable {
         guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
-            close(fd)
+            FileIO.close(fd)
             if code == EWOULDBLOCK {
                 throw LogError(.locked, path: path, message: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
             }
@@ -42,7 +45,7 @@ final class LogFile: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
-            close(fd)
+            FileIO.close(fd)
             throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
         }
         self.fd = fd
@@ -52,7 +55,13 @@ final class LogFile: @unchecked Sendable {
     }
 
     deinit {
-        close(fd)
+        close()
+    }
+
+    /// Closes the file, releasing its lock. Only the first call closes.
+    func close() {
+        if isClosed.exchange(true, ordering: .acquiringAndReleasing) { return }
+        FileIO.close(fd)
     }
 
     /// The end of everything written, synced or not: where the next write goes.
@@ -113,8 +122,8 @@ final class LogFile: @unchecked Sendable {
     func setAside(from offset: Int64) throws(LogError) -> String {
         let count = Int(length - offset)
         var torn = [UInt8](repeating: 0, count: count)
-        let read = torn.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
-        guard read == count else { throw LogError.system(.unreadable, path: path, "cannot read the torn last line", errno: errno) }
+        let readError = torn.withUnsafeMutableBytes { FileIO.read(fd, into: $0, at: offset) }
+        guard readError == 0 else { throw LogError.system(.unreadable, path: path, "cannot read the torn last line", errno: readError) }
 
         var sidePath = path + ".torn-" + Timestamp.now().compactDescription
         var suffix = 1
@@ -124,10 +133,10 @@ final class LogFile: @unchecked Sendable {
         }
         let side = open(sidePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard side >= 0 else { throw LogError.system(.writeFailed, path: sidePath, "cannot create the side file for a torn line", errno: errno) }
-        defer { close(side) }
-        let wrote = torn.withUnsafeBytes { pwrite(side, $0.baseAddress, count, 0) }
-        guard wrote == count, fsync(side) == 0 else {
-            throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: errno)
+        defer { FileIO.close(side) }
+        let writeError = torn.withUnsafeBytes { FileIO.write(side, $0, at: 0) }
+        guard writeError == 0, fsync(side) == 0 else {
+            throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: writeError == 0 ? errno : writeError)
         }
         Self.syncFolder(Self.folder(of: path))
         guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
@@ -148,7 +157,7 @@ final class LogFile: @unchecked Sendable {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
-        close(fd)
+        FileIO.close(fd)
     }
 }
 
@@ -158,3 +167,4 @@ extension Timestamp {
         description.filter { $0 != "-" && $0 != ":" && $0 != "." }
     }
 }
+

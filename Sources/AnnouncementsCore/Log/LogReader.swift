@@ -126,7 +126,7 @@ final class ReadOnlyFile: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
-            close(fd)
+            FileIO.close(fd)
             throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
         }
         self.fd = fd
@@ -134,20 +134,12 @@ final class ReadOnlyFile: Sendable {
     }
 
     deinit {
-        close(fd)
+        FileIO.close(fd)
     }
 
     /// Reads exactly `buffer.count` bytes at `offset`; returns 0 or an errno.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int32 {
-        var done = 0
-        while done < buffer.count {
-            let got = pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset + Int64(done)))
-            if got < 0, errno == EINTR { continue }
-            if got < 0 { return errno }
-            if got == 0 { return EIO }
-            done += got
-        }
-        return 0
+        FileIO.read(fd, into: buffer, at: offset)
     }
 
     func bytes(from offset: Int64, count: Int) throws(LogError) -> [UInt8] {

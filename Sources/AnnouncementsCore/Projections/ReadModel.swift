@@ -56,7 +56,7 @@ public struct ReadModel: Sendable {
         case .edited(let patch):
             var oldTitle: String?
             let found = byId.modify(event.id) { announcement in
-                if let title = patch.title, title != announcement.title {
+                if let title = patch.title, !title.utf8.elementsEqual(announcement.title.utf8) {
                     oldTitle = announcement.title
                     announcement.title = title
                 }

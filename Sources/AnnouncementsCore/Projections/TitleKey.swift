@@ -4,10 +4,10 @@
 /// `lowercased()`); folded titles compare by their UTF-8 bytes. The first 56 folded bytes are kept
 /// inline as seven big-endian words, so that comparing and copying keys (the title index copies
 /// chunks of them on every write batch) touches no reference counts for almost every title: only
-/// a title longer than 56 bytes keeps the rest, and then only beyond 15 bytes in heap storage.
+/// a title longer than 56 bytes keeps the rest of its bytes in an array.
 struct TitleKey: Comparable, Sendable {
     private var head: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-    private var tail: String?
+    private var tail: [UInt8]?
     let id: Int
 
     private static let headBytes = 56
@@ -34,7 +34,7 @@ struct TitleKey: Comparable, Sendable {
             }
         }
         self.head = head
-        self.tail = tail.isEmpty ? nil : String(decoding: tail, as: UTF8.self)
+        self.tail = tail.isEmpty ? nil : tail
     }
 
     static func < (lhs: TitleKey, rhs: TitleKey) -> Bool {
@@ -60,7 +60,7 @@ struct TitleKey: Comparable, Sendable {
         case (_, nil): return 1
         case (let a?, let b?):
             if a == b { return 0 }
-            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+            return a.lexicographicallyPrecedes(b) ? -1 : 1
         }
     }
 }

@@ -14,8 +14,9 @@ extension EventStore {
     /// A batch turned into events and lines, not yet durable.
     struct PreparedBatch {
         var waiters: [Waiter]
-        var outcomes: [Result<Announcement?, StoreError>]
-        /// The indices of the requests that appended a line.
+        /// One outcome per request, in the order of the waiters' requests.
+        var outcomes: [Outcome]
+        /// The indices (in `outcomes`) of the requests that appended a line.
         var appended: [Int]
         var lines: [UInt8]
         /// The state once the batch is durable, and the hash of its last line.
@@ -70,13 +71,14 @@ extension EventStore {
                     continue
                 }
                 if !closers.isEmpty {
+                    committer.log?.close()
                     committer.log = nil
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
                     for closer in closers { closer.resume() }
                 }
                 return
             }
-            lastBatchSize = waiters.count
+            lastBatchSize = waiters.reduce(0) { $0 + $1.requests.count }
 
             let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
             let prepared = prepare(waiters, on: base.0, after: base.1)
@@ -90,18 +92,32 @@ extension EventStore {
                 queue.withLock { $0.waiting.insert(contentsOf: waiters, at: retried) }
                 continue
             }
-            if let written = write(prepared) { inFlight.append(written) }
+            switch write(prepared) {
+            case .written(let written):
+                inFlight.append(written)
+            case .failed(let error, let start):
+                // Settle the batches before this one first: their syncs must report their own errors,
+                // and this batch was prepared on their state.
+                var retried: Int?
+                while !inFlight.isEmpty {
+                    if let count = finishOldest(&inFlight) { retried = count }
+                }
+                committer.log?.cutBack(to: start)
+                if let retried {
+                    queue.withLock { $0.waiting.insert(contentsOf: waiters, at: retried) }
+                } else {
+                    answer(prepared, failingAppendedWith: .log(error))
+                }
+            }
         }
     }
 
     /// Decides, encodes and applies a batch on top of `model`, whose last line hashes to `hash`.
     private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?) -> PreparedBatch {
         var batch = PreparedBatch(waiters: waiters, outcomes: [], appended: [], lines: [], model: model, hash: hash)
-        batch.outcomes.reserveCapacity(waiters.count)
         let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
-        for (index, waiter) in waiters.enumerated() {
+        for (index, request) in waiters.flatMap(\.requests).enumerated() {
             do throws(StoreError) {
-                let request = waiter.request
                 guard var event = try batch.model.event(for: request, at: now, rules: rules) else {
                     if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
                     continue
@@ -127,23 +143,28 @@ extension EventStore {
         return batch
     }
 
+    /// What became of a batch handed to `write`.
+    enum WriteResult {
+        /// Written (or with nothing to write), its sync started: it is answered in its turn.
+        case written(InFlight)
+        /// The write failed at `start`; the caller settles the batches before it, then cuts back.
+        case failed(LogError, start: Int64)
+    }
+
     /// Writes a prepared batch and starts its sync on `syncQueue`. A batch that appends nothing
-    /// goes in flight without a sync (it is answered in its turn); one whose write fails is
-    /// answered at once.
-    private func write(_ batch: PreparedBatch) -> InFlight? {
+    /// goes in flight without a sync.
+    private func write(_ batch: PreparedBatch) -> WriteResult {
         guard let log = committer.log else {
-            answer(batch, failingAppendedWith: .closed)
-            return nil
+            return .failed(LogError(.unusable, path: path, message: "the log is closed"), start: 0)
         }
         let start = log.writtenEnd
-        guard !batch.lines.isEmpty else { return InFlight(batch: batch, start: start, end: start, ticket: nil) }
+        guard !batch.lines.isEmpty else { return .written(InFlight(batch: batch, start: start, end: start, ticket: nil)) }
         let end: Int64
         do throws(LogError) {
             end = try batch.lines.withBytes(log.write)
         } catch {
             logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
-            answer(batch, failingAppendedWith: .log(error))
-            return nil
+            return .failed(error, start: start)
         }
         let ticket = SyncTicket()
         syncQueue.async {
@@ -152,7 +173,7 @@ extension EventStore {
             ticket.done.signal()
             self.arrivals.signal()
         }
-        return InFlight(batch: batch, start: start, end: end, ticket: ticket)
+        return .written(InFlight(batch: batch, start: start, end: end, ticket: ticket))
     }
 
     /// Waits for the oldest batch's sync and answers its writers: publishing its state when it
@@ -188,8 +209,10 @@ extension EventStore {
         if let error {
             for index in batch.appended { outcomes[index] = .failure(error) }
         }
-        for (waiter, outcome) in zip(batch.waiters, outcomes) {
-            waiter.continuation.resume(returning: outcome)
+        var start = 0
+        for waiter in batch.waiters {
+            waiter.continuation.resume(returning: Array(outcomes[start..<(start + waiter.requests.count)]))
+            start += waiter.requests.count
         }
     }
 
@@ -204,7 +227,7 @@ extension EventStore {
         guard expected > 1 else { return }
         let deadline = DispatchTime.now() + .microseconds(Int(Self.stragglerWait.components.attoseconds / 1_000_000_000_000))
         while true {
-            let queued = queue.withLock { $0.waiting.count }
+            let queued = queue.withLock { $0.requestCount }
             if queued >= expected { return }
             if let sync {
                 if sync.isDone.load(ordering: .acquiring) { return }

@@ -33,11 +33,16 @@ public final class EventStore: Sendable {
     let syncedBatches = Atomic<Int>(0)
     let syncedEvents = Atomic<Int>(0)
 
-    /// A write request and the writer waiting for its outcome.
-    typealias Waiter = (request: WriteRequest, continuation: CheckedContinuation<Result<Announcement?, StoreError>, Never>)
+    /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
+    typealias Outcome = Result<Announcement?, StoreError>
+
+    /// Requests that go into the same batch, and the writer waiting for their outcomes.
+    typealias Waiter = (requests: [WriteRequest], continuation: CheckedContinuation<[Outcome], Never>)
 
     struct Queue: ~Copyable {
         var waiting: [Waiter] = []
+        /// The number of requests in `waiting`.
+        var requestCount: Int { waiting.reduce(0) { $0 + $1.requests.count } }
         var isCommitting = false
         var isClosed = false
         var closers: [CheckedContinuation<Void, Never>] = []
@@ -168,34 +173,30 @@ public final class EventStore: Sendable {
         }
     }
 
-    private func announcement(from outcome: Result<Announcement?, StoreError>) throws(StoreError) -> Announcement {
+    private func announcement(from outcome: Outcome) throws(StoreError) -> Announcement {
         guard let announcement = try outcome.get() else { throw .closed }
         return announcement
     }
 
-    private func submit(_ request: WriteRequest) async -> Result<Announcement?, StoreError> {
+    private func submit(_ request: WriteRequest) async -> Outcome {
         await submit([request])[0]
     }
 
-    /// Queues requests (in order, so that they share a batch when they can) and waits for their outcomes.
-    private func submit(_ requests: [WriteRequest]) async -> [Result<Announcement?, StoreError>] {
-        var outcomes: [Result<Announcement?, StoreError>] = []
-        for request in requests {
-            let outcome = await withCheckedContinuation { continuation in
-                let startCommitter = queue.withLock { queue -> Bool? in
-                    guard !queue.isClosed else { return nil }
-                    queue.waiting.append((request, continuation))
-                    defer { queue.isCommitting = true }
-                    return !queue.isCommitting
-                }
-                switch startCommitter {
-                case nil: continuation.resume(returning: .failure(.closed))
-                case true?: committerQueue.async { self.drain() }
-                case false?: arrivals.signal()
-                }
+    /// Queues requests together, so that they go into one batch (one write and one sync: all
+    /// durable or none), and waits for their outcomes.
+    private func submit(_ requests: [WriteRequest]) async -> [Outcome] {
+        await withCheckedContinuation { continuation in
+            let startCommitter = queue.withLock { queue -> Bool? in
+                guard !queue.isClosed else { return nil }
+                queue.waiting.append((requests, continuation))
+                defer { queue.isCommitting = true }
+                return !queue.isCommitting
             }
-            outcomes.append(outcome)
+            switch startCommitter {
+            case nil: continuation.resume(returning: requests.map { _ in .failure(.closed) })
+            case true?: committerQueue.async { self.drain() }
+            case false?: arrivals.signal()
+            }
         }
-        return outcomes
     }
 }

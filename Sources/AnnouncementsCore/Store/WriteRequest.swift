@@ -26,13 +26,22 @@ extension ReadModel {
             let current = try existing(id, expectedRevision: request.expectedRevision)
             let problems = rules.problems(patch)
             guard problems.isEmpty else { throw .invalid(problems) }
-            if patch.title == current.title { patch.title = nil }
-            if let body = patch.body, body.value == current.body { patch.body = nil }
+            // Byte for byte: a change to a canonically equal spelling is still a change.
+            if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
+            if let body = patch.body, Self.sameBytes(body.value, current.body) { patch.body = nil }
             guard patch.title != nil || patch.body != nil else { return nil }
             return Event(seq: seq, id: id, at: time, by: request.by, change: .edited(patch))
         case .delete(let id):
             _ = try existing(id, expectedRevision: request.expectedRevision)
             return Event(seq: seq, id: id, at: time, by: request.by, change: .deleted)
+        }
+    }
+
+    private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (let lhs?, let rhs?): lhs.utf8.elementsEqual(rhs.utf8)
+        default: false
         }
     }
 
