@@ -34,6 +34,17 @@ enum FileIO {
         return 0
     }
 
+    /// The size of an open file; on failure closes `fd` and throws an error naming `path`.
+    static func sizeOrClose(_ fd: Int32, path: String) throws(LogError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
+        }
+        return Int64(info.st_size)
+    }
+
     static func close(_ fd: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(fd)

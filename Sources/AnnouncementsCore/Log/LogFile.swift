@@ -42,14 +42,8 @@ final class LogFile: @unchecked Sendable {
             }
             throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            FileIO.close(fd)
-            throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
-        }
+        self.length = try FileIO.sizeOrClose(fd, path: path)
         self.fd = fd
-        self.length = Int64(info.st_size)
         self.writtenEnd = length
         if !existed { Self.syncFolder(folder) }
     }

@@ -79,6 +79,8 @@ public struct LogReader: Sendable {
             }
             guard !pending.isEmpty else { break }
             let slot = pending.removeFirst()
+            // Parse it here if no worker has started on it: the reader's thread then never idles.
+            slot.run(hashes: hashes)
             slot.done.wait()
             var chunk = slot.takeResult()
             if let error = chunk.error { throw LogError.system(.unreadable, path: path, "cannot read the log", errno: error) }
@@ -123,14 +125,8 @@ final class ReadOnlyFile: Sendable {
             }
             throw LogError.system(.unreadable, path: path, "cannot open the log", errno: code)
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            FileIO.close(fd)
-            throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
-        }
+        self.size = try FileIO.sizeOrClose(fd, path: path)
         self.fd = fd
-        self.size = Int64(info.st_size)
     }
 
     deinit {
@@ -180,8 +176,8 @@ private final class BufferPool: Sendable {
 
 /// One chunk on its way through a worker.
 ///
-/// `@unchecked Sendable`: `result` is written once, by the worker, before it signals `done`; the
-/// reader reads it only after waiting on `done`, and the semaphore orders the two.
+/// `@unchecked Sendable`: `result` is written once, by the one thread that claims the chunk, before
+/// it signals `done`; the reader reads it only after waiting on `done`, and the semaphore orders the two.
 private final class ChunkSlot: @unchecked Sendable {
     struct Parsed {
         /// The buffer holding the chunk's lines, read from `offset`.
@@ -202,6 +198,8 @@ private final class ChunkSlot: @unchecked Sendable {
     /// The offset just past the file's last newline.
     let linesEnd: Int64
     let done = DispatchSemaphore(value: 0)
+    /// Set by whichever thread starts parsing: a worker, or the reader when it gets there first.
+    private let isClaimed = Atomic(false)
     private var result = Parsed()
 
     init(file: ReadOnlyFile, pool: BufferPool, owned: Int64, ownedEnd: Int64, linesEnd: Int64) {
@@ -218,7 +216,9 @@ private final class ChunkSlot: @unchecked Sendable {
         return result
     }
 
+    /// Parses the chunk, unless another thread has already started to.
     func run(hashes: Bool) {
+        guard !isClaimed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         result = parse(hashes: hashes)
         done.signal()
     }
