@@ -25,11 +25,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Until the HTTP server lands (next issue), serving means opening the log as its writer does
-# (creating and seeding it when empty) and printing the announcements it holds.
+# The HTTP API on the default configuration (127.0.0.1:8080); Ctrl-C stops it.
 serve: release
-	.build/release/announcements init --config $(CONFIG)
-	.build/release/announcements replay --config $(CONFIG)
+	.build/release/announcements serve --config $(CONFIG)
 
 test: deps
 	$(SWIFT) test

@@ -7,11 +7,14 @@ let package = Package(
     products: [
         .executable(name: "announcements", targets: ["AnnouncementsCLI"]),
         .library(name: "AnnouncementsCore", targets: ["AnnouncementsCore"]),
+        .library(name: "AnnouncementsHTTP", targets: ["AnnouncementsHTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // libyaml from the system (Debian: libyaml-dev, Homebrew: libyaml).
@@ -33,13 +36,23 @@ let package = Package(
             name: "AnnouncementsConfig",
             dependencies: ["CYaml", "AnnouncementsCore"]
         ),
+        // The HTTP API over the store: routes, versions, representations. No argument parsing.
+        .target(
+            name: "AnnouncementsHTTP",
+            dependencies: [
+                "AnnouncementsCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         // The `announcements` command line.
         .executableTarget(
             name: "AnnouncementsCLI",
             dependencies: [
                 "AnnouncementsCore",
                 "AnnouncementsConfig",
+                "AnnouncementsHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -57,6 +70,15 @@ let package = Package(
             dependencies: ["AnnouncementsCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig"]),
+        .testTarget(
+            name: "AnnouncementsHTTPTests",
+            dependencies: [
+                "AnnouncementsHTTP",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "AnnouncementsCLITests",
             dependencies: ["AnnouncementsCLI", "AnnouncementsCore", .product(name: "Logging", package: "swift-log")]

@@ -7,12 +7,12 @@ import Logging
 struct Announcements: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements",
-        abstract: "An event-sourced announcement store: replay, audit and verify its log.",
+        abstract: "An event-sourced announcement store: serve it, and replay, audit and verify its log.",
         discussion: """
             Every command reads the log named by --log, or by the `log` key of --config \
             (default ./config.yaml). Read-only commands never write and may run while a server writes.
             """,
-        subcommands: [InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self]
+        subcommands: [ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self]
     )
 }
 

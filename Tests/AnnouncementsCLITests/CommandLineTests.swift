@@ -1,5 +1,8 @@
 import AnnouncementsCore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Logging
 import Testing
 
@@ -181,6 +184,37 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(result.status == 78)
         #expect(result.stderr == "error: config.yaml:4:12: seed[1].title: expected a string, found a list\n")
         #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing is written")
+    }
+
+    @Test("serve listens on the port it prints, answers, and stops cleanly on SIGTERM, releasing the log")
+    func serve() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["serve", "--port", "0"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        var firstLine = ""
+        while !firstLine.hasSuffix("\n") {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            firstLine += String(decoding: byte, as: UTF8.self)
+        }
+        #expect(firstLine.hasPrefix("listening on http://127.0.0.1:"))
+        let port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
+        #expect(port > 0)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5}"#)
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let again = try CLI.run(["init"], in: folder)
+        #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
 
     @Test("a folder without config.yaml gets a clear error")

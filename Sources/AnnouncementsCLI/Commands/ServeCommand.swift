@@ -1,0 +1,71 @@
+import AnnouncementsConfig
+import AnnouncementsCore
+import AnnouncementsHTTP
+import ArgumentParser
+import Hummingbird
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `announcements serve`: the HTTP API over the log.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the announcements over HTTP.",
+        discussion: """
+            Opens the log as its writer (seeding an empty one), then listens and prints \
+            `listening on http://HOST:PORT` with the real port. SIGINT or SIGTERM stops it gracefully.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Option(help: ArgumentHelp("The address to listen on; wins over the config's `host`.", valueName: "host"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The port to listen on (0: any free port); wins over the config's `port`.", valueName: "port"))
+    var port: Int?
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535, not \(port).") }
+    }
+
+    func run() async throws {
+        Announcements.bootstrapLogging()
+        do {
+            try await serve()
+        } catch {
+            Output.error(error.message)
+            throw ExitCode(error.code.rawValue)
+        }
+    }
+
+    private func serve() async throws(CLIError) {
+        let configuration = try options.configuration()
+        let logger = Logger(label: "announcements")
+        let store: EventStore
+        do {
+            store = try await EventStore.open(path: options.log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed, logger: logger)
+        } catch {
+            throw CLIError(error)
+        }
+        let settings = ServerSettings(host: host ?? configuration.host, port: port ?? configuration.port)
+        let app = buildApplication(store: store, settings: settings, logger: logger) { host, port in
+            Output.line("listening on http://\(host):\(port)")
+            fflush(nil)
+        }
+        do {
+            try await app.runService()
+        } catch {
+            await store.close()
+            throw CLIError(.ioError, "the server stopped: \(error)")
+        }
+        await store.close()
+    }
+}

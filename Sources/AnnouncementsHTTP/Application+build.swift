@@ -1,0 +1,43 @@
+import AnnouncementsCore
+import Hummingbird
+import Logging
+
+/// What the HTTP layer needs to know: where to listen, and how to answer.
+public struct ServerSettings: Sendable {
+    public var host: String
+    public var port: Int
+    /// The version served to requests that name none.
+    public var defaultVersion: APIVersion
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, defaultVersion: APIVersion = .v2) {
+        self.host = host
+        self.port = port
+        self.defaultVersion = defaultVersion
+    }
+}
+
+/// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
+public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<BasicRequestContext> {
+    let router = Router()
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    ReadRoutes(store: store, defaultVersion: settings.defaultVersion).add(to: router)
+    return router
+}
+
+/// The HTTP server over `store`. `onListening` gets the bound host and port once it listens.
+public func buildApplication(
+    store: EventStore,
+    settings: ServerSettings,
+    logger: Logger,
+    onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(store: store, settings: settings),
+        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "announcements"),
+        onServerRunning: { channel in
+            await onListening(settings.host, channel.localAddress?.port ?? settings.port)
+        },
+        logger: logger
+    )
+}

@@ -1,0 +1,39 @@
+import AnnouncementsCore
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The one place where errors become responses: every error leaves as an `APIError`'s JSON.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return try error.response(from: request, context: context)
+        } catch let error as StoreError {
+            return try Self.apiError(error).response(from: request, context: context)
+        } catch let error as HTTPResponseError {
+            let message = error.status == .notFound
+                ? "no such resource: \(request.method) \(request.uri.path)"
+                : error.status.reasonPhrase
+            return try APIError(error.status, message).response(from: request, context: context)
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": "\(error)"])
+            return try APIError(.internalServerError, "the server failed to answer; see its log").response(from: request, context: context)
+        }
+    }
+
+    /// How a store's refusal reads over HTTP.
+    static func apiError(_ error: StoreError) -> APIError {
+        switch error {
+        case .invalid(let problems):
+            APIError(.unprocessableContent, "the announcement is not valid: " + problems.map(\.description).joined(separator: "; "), fieldErrors: problems)
+        case .notFound(let id):
+            APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
+        case .revisionMismatch(let id, _, let current):
+            APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
+        case .log, .closed:
+            APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import AnnouncementsCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// The read side of the API: lists and single announcements in both versions, and health.
+struct ReadRoutes: Sendable {
+    let store: EventStore
+    let defaultVersion: APIVersion
+    let cache = RepresentationCache()
+
+    /// The largest page a client may ask for.
+    static let maxPageSize = 100
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("health") { _, _ in health() }
+        for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
+            let group = router.group(RouterPath(prefix))
+            group.get("announcements") { request, _ in try list(request, forced: version) }
+            group.get("announcements/:id") { request, context in try item(request, context, forced: version) }
+        }
+    }
+
+    // MARK: - Handlers
+
+    private func health() -> Response {
+        var json = JSONBytes()
+        json.raw(#"{"status":"ok","seq":"#)
+        json.integer(store.snapshot.seq)
+        json.raw("}")
+        return .json(json.bytes)
+    }
+
+    private func list(_ request: Request, forced: APIVersion?) throws -> Response {
+        let version = try self.version(of: request, forced: forced)
+        let query = try pageQuery(request.uri)
+        let snapshot = store.snapshot
+        let etag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)\""
+        let (body, total) = cache.page(.init(version: version, query: query), seq: snapshot.seq) {
+            var json = JSONBytes()
+            let total: Int
+            switch version {
+            case .v1:
+                let page = snapshot.announcements(query)
+                json.array(page.items) { $0.announcement($1) }
+                total = page.total
+            case .v2:
+                let page = snapshot.summaries(query)
+                json.array(page.items) { $0.summary($1) }
+                total = page.total
+            }
+            return (ByteBuffer(bytes: json.bytes), total)
+        }
+        var response = conditional(request, etag: etag) ?? .json(body)
+        response.headers[.totalCount] = String(total)
+        if let link = links(request.uri.path, query: query, total: total) { response.headers[.link] = link }
+        return versioned(response, version, etag: etag)
+    }
+
+    private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
+        let version = try self.version(of: request, forced: forced)
+        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
+            throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
+        }
+        guard let announcement = store.snapshot.announcement(id: id) else {
+            throw APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
+        }
+        let etag = "\"\(id)-\(announcement.revision)\""
+        let body = cache.item(announcement) {
+            var json = JSONBytes()
+            json.announcement(announcement)
+            return ByteBuffer(bytes: json.bytes)
+        }
+        return versioned(conditional(request, etag: etag) ?? .json(body), version, etag: etag)
+    }
+
+    // MARK: - Negotiation
+
+    /// The version a request asks for: the path prefix, else `Accept-Version`, else the default.
+    private func version(of request: Request, forced: APIVersion?) throws(APIError) -> APIVersion {
+        if let forced { return forced }
+        guard let header = request.headers[.acceptVersion] else { return defaultVersion }
+        guard let version = APIVersion(header: header) else { throw .unsupportedVersion(header) }
+        return version
+    }
+
+    private func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
+        var response = response
+        response.headers[.vary] = "Accept-Version"
+        response.headers[.apiVersion] = version.rawValue
+        response.headers[.eTag] = etag
+        return response
+    }
+
+    /// A 304 when `If-None-Match` names the current ETag (or `*`).
+    private func conditional(_ request: Request, etag: String) -> Response? {
+        guard let header = request.headers[.ifNoneMatch] else { return nil }
+        let tags = header.split(separator: ",").map { $0.trimmingPrefix(" ").replacing("W/", with: "") }
+        guard tags.contains(where: { $0 == etag || $0 == "*" }) else { return nil }
+        return Response(status: .notModified)
+    }
+
+    // MARK: - Paging
+
+    private func pageQuery(_ uri: URI) throws(APIError) -> PageQuery {
+        let parameters = uri.queryParameters
+        var query = PageQuery()
+        if let text = parameters["max"] {
+            guard let max = Int(String(text)), max >= 0 else {
+                throw APIError(.badRequest, "query parameter `max` must be a whole number from 0 to \(Self.maxPageSize), not \"\(text)\"")
+            }
+            query.limit = min(max, Self.maxPageSize)
+        }
+        if let text = parameters["offset"] {
+            guard let offset = Int(String(text)), offset >= 0 else {
+                throw APIError(.badRequest, "query parameter `offset` must be a whole number, 0 or more, not \"\(text)\"")
+            }
+            query.offset = offset
+        }
+        if let text = parameters["sort"] {
+            guard let sort = PageQuery.Sort(rawValue: String(text)) else {
+                throw APIError(.badRequest, "query parameter `sort` must be `id` or `title`, not \"\(text)\"")
+            }
+            query.sort = sort
+        }
+        if let text = parameters["order"] {
+            guard let order = PageQuery.Order(rawValue: String(text)) else {
+                throw APIError(.badRequest, "query parameter `order` must be `asc` or `desc`, not \"\(text)\"")
+            }
+            query.order = order
+        }
+        return query
+    }
+
+    /// `Link: <…?offset=10&max=10…>; rel="next", <…>; rel="prev"`, or nil on a single page.
+    private func links(_ path: String, query: PageQuery, total: Int) -> String? {
+        guard query.limit > 0 else { return nil }
+        func url(_ offset: Int) -> String {
+            "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)>"
+        }
+        var links: [String] = []
+        if query.offset + query.limit < total { links.append("\(url(query.offset + query.limit)); rel=\"next\"") }
+        if query.offset > 0 { links.append("\(url(max(0, query.offset - query.limit))); rel=\"prev\"") }
+        return links.isEmpty ? nil : links.joined(separator: ", ")
+    }
+}

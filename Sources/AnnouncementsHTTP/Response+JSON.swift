@@ -1,0 +1,30 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension HTTPField.Name {
+    static let acceptVersion = Self("Accept-Version")!
+    static let apiVersion = Self("API-Version")!
+    static let totalCount = Self("X-Total-Count")!
+    static let requestID = Self("X-Request-ID")!
+    static let link = Self("Link")!
+}
+
+extension Response {
+    /// The exact Content-Type of every JSON response (the original clients compare this string).
+    static let jsonContentType = "application/json;charset=UTF-8"
+
+    /// A JSON response from encoded bytes.
+    static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        json(ByteBuffer(bytes: bytes), status: status)
+    }
+
+    /// A JSON response from an encoded buffer (shared, not copied, when it comes from the cache).
+    static func json(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: jsonContentType, .contentLength: String(buffer.readableBytes)],
+            body: ResponseBody(byteBuffer: buffer)
+        )
+    }
+}

@@ -1,0 +1,233 @@
+import AnnouncementsCore
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import AnnouncementsHTTP
+
+/// A store in a fresh folder, seeded like the original backend, and a live server on port 0.
+func withServer(
+    seed: [AnnouncementDraft] = reference,
+    _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void
+) async throws {
+    let folder = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let store = try await EventStore.open(path: folder + "/log.jsonl", seed: seed, logger: quiet)
+    let app = buildApplication(store: store, settings: ServerSettings(host: "127.0.0.1", port: 0), logger: quiet)
+    try await app.test(.live) { client in try await test(client, store) }
+    await store.close()
+}
+
+let reference = [
+    "Grails Quickcast #1: Grails Interceptors", "Grails Quickcast #2: JSON Views",
+    "Grails Quickcast #3: Multi-Project Builds", "Grails Quickcast #4: Angular Scaffolding",
+    "Retrieving Runtime Config Values In Grails 3", "Developing Grails 3 Applications With IntelliJ IDEA",
+].enumerated().map { AnnouncementDraft(title: $1, body: "<p>Body of announcement \($0 + 1) &amp; more</p>") }
+
+extension TestResponse {
+    var json: Any? { try? JSONSerialization.jsonObject(with: Data(buffer: body)) }
+    var objects: [[String: Any]] { json as? [[String: Any]] ?? [] }
+    var object: [String: Any] { json as? [String: Any] ?? [:] }
+}
+
+let acceptVersion = HTTPField.Name("Accept-Version")!
+
+@Suite struct ReadAPITests {
+    // MARK: - The original acceptance tests, against a live server
+
+    @Test("GET /announcements/ with Accept-Version 1.0 lists full announcements")
+    func originalV1List() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements/", method: .get, headers: [acceptVersion: "1.0"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(!response.objects.isEmpty)
+                for element in response.objects {
+                    #expect((element["id"] as? Int).map { $0 > 0 } == true)
+                    #expect((element["title"] as? String)?.isEmpty == false)
+                    #expect((element["body"] as? String)?.isEmpty == false)
+                }
+            }
+        }
+    }
+
+    @Test("GET /announcements/ with Accept-Version 2.0 lists summaries without bodies")
+    func originalV2List() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements/", method: .get, headers: [acceptVersion: "2.0"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.objects.count == 6)
+                for element in response.objects {
+                    #expect(element["id"] is Int)
+                    #expect(element["title"] is String)
+                    #expect(element["body"] == nil)
+                }
+            }
+        }
+    }
+
+    @Test("GET /announcements/2 gives the full announcement in both versions", arguments: ["1.0", "2.0"])
+    func originalDetail(version: String) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements/2", method: .get, headers: [acceptVersion: version]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.object["id"] as? Int == 2)
+                #expect(response.object["title"] as? String == "Grails Quickcast #2: JSON Views")
+                #expect(response.object["body"] as? String == "<p>Body of announcement 2 &amp; more</p>")
+                #expect(response.headers[HTTPField.Name("API-Version")!] == version)
+            }
+        }
+    }
+
+    // MARK: - Versions
+
+    @Test("the version comes from the header, the path prefix, or the default (2.0)", arguments: [
+        ("/announcements", "1.0", "1.0"),
+        ("/announcements", "1", "1.0"),
+        ("/announcements", "2", "2.0"),
+        ("/announcements", nil as String?, "2.0"),
+        ("/v1/announcements", nil, "1.0"),
+        ("/v2/announcements", "1.0", "2.0"),
+    ] as [(String, String?, String)])
+    func versions(path: String, header: String?, served: String) async throws {
+        try await withServer { client, _ in
+            var headers: HTTPFields = [:]
+            if let header { headers[acceptVersion] = header }
+            try await client.execute(uri: path, method: .get, headers: headers) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[HTTPField.Name("API-Version")!] == served)
+                #expect(response.headers[.vary] == "Accept-Version")
+                #expect((response.objects.first?["body"] != nil) == (served == "1.0"))
+            }
+        }
+    }
+
+    @Test("an unsupported version is 406 with the supported ones listed")
+    func unsupportedVersion() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements", method: .get, headers: [acceptVersion: "3.0"]) { response in
+                #expect(response.status == .notAcceptable)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.object["error"] as? Int == 406)
+                #expect(response.object["supported"] as? [String] == ["1.0", "2.0"])
+                #expect(response.headers[.vary] == "Accept-Version")
+                #expect((response.object["message"] as? String)?.contains("Accept-Version 3.0 is not supported") == true)
+            }
+        }
+    }
+
+    // MARK: - Paging, sorting, conditional requests
+
+    @Test("pages with max and offset, with X-Total-Count and Link")
+    func paging() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements?max=2&offset=2", method: .get) { response in
+                #expect(response.objects.map { $0["id"] as? Int } == [3, 4])
+                #expect(response.headers[HTTPField.Name("X-Total-Count")!] == "6")
+                let link = response.headers[HTTPField.Name("Link")!] ?? ""
+                #expect(link.contains(#"</announcements?offset=4&max=2&sort=id&order=asc>; rel="next""#))
+                #expect(link.contains(#"</announcements?offset=0&max=2&sort=id&order=asc>; rel="prev""#))
+            }
+            try await client.execute(uri: "/announcements?max=1000", method: .get) { response in
+                #expect(response.objects.count == 6)
+                #expect(response.headers[HTTPField.Name("Link")!] == nil)
+            }
+            try await client.execute(uri: "/announcements?sort=title&order=desc&max=3", method: .get) { response in
+                #expect(response.objects.map { $0["title"] as? String } == [
+                    "Retrieving Runtime Config Values In Grails 3", "Grails Quickcast #4: Angular Scaffolding",
+                    "Grails Quickcast #3: Multi-Project Builds",
+                ])
+            }
+        }
+    }
+
+    @Test("max is capped at 100")
+    func maxCap() async throws {
+        let many = (1...120).map { AnnouncementDraft(title: "Note \($0)") }
+        try await withServer(seed: many) { client, _ in
+            try await client.execute(uri: "/announcements?max=500", method: .get) { response in
+                #expect(response.objects.count == 100)
+                #expect(response.headers[HTTPField.Name("X-Total-Count")!] == "120")
+            }
+            try await client.execute(uri: "/announcements", method: .get) { response in
+                #expect(response.objects.count == 10, "max defaults to 10")
+            }
+        }
+    }
+
+    @Test("bad query parameters are 400 naming the parameter", arguments: ["max=-1", "max=ten", "offset=-5", "sort=date", "order=up"])
+    func badQuery(query: String) async throws {
+        let name = String(query.prefix { $0 != "=" })
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements?\(query)", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.object["error"] as? Int == 400)
+                #expect((response.object["message"] as? String)?.contains("`\(name)`") == true)
+            }
+        }
+    }
+
+    @Test("If-None-Match with the current ETag is 304 without a body; a write changes the ETag")
+    func conditional() async throws {
+        try await withServer { client, store in
+            let etag = try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] }
+            let listTag = try await client.execute(uri: "/announcements", method: .get) { $0.headers[.eTag] }
+            #expect(etag != nil && listTag != nil)
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifNoneMatch: etag ?? ""]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: [.ifNoneMatch: listTag ?? ""]) { response in
+                #expect(response.status == .notModified)
+            }
+            _ = try await store.update(id: 1, AnnouncementPatch(title: "Changed"), by: "test")
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifNoneMatch: etag ?? ""]) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["title"] as? String == "Changed")
+                #expect(response.headers[.eTag] != etag)
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: [.ifNoneMatch: listTag ?? ""]) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    // MARK: - Errors and health
+
+    @Test("unknown and deleted announcements and unknown routes are 404 with a JSON body")
+    func notFound() async throws {
+        try await withServer { client, store in
+            try await store.delete(id: 3, by: "test")
+            for uri in ["/announcements/3", "/announcements/99", "/announcements/abc", "/nothing/here"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                    #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                    #expect(response.object["error"] as? Int == 404)
+                    #expect((response.object["message"] as? String)?.isEmpty == false)
+                }
+            }
+        }
+    }
+
+    @Test("health reports the log position; every response carries a request id, echoed when sent")
+    func health() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/health", method: .get, headers: [HTTPField.Name("X-Request-ID")!: "abc-123"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["status"] as? String == "ok")
+                #expect(response.object["seq"] as? Int == 6)
+                #expect(response.headers[HTTPField.Name("X-Request-ID")!] == "abc-123")
+            }
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect((response.headers[HTTPField.Name("X-Request-ID")!]?.count ?? 0) >= 16)
+            }
+        }
+    }
+}
