@@ -42,6 +42,8 @@ let package = Package(
             dependencies: [
                 "AnnouncementsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         // The `announcements` command line.

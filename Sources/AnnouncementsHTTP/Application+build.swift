@@ -8,11 +8,23 @@ public struct ServerSettings: Sendable {
     public var port: Int
     /// The version served to requests that name none.
     public var defaultVersion: APIVersion
+    /// Who may write.
+    public var writers: Writers
+    /// The largest request body accepted, in bytes.
+    public var maxRequestBytes: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, defaultVersion: APIVersion = .v2) {
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        defaultVersion: APIVersion = .v2,
+        writers: Writers = Writers([]),
+        maxRequestBytes: Int = 2 << 20
+    ) {
         self.host = host
         self.port = port
         self.defaultVersion = defaultVersion
+        self.writers = writers
+        self.maxRequestBytes = maxRequestBytes
     }
 }
 
@@ -22,6 +34,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<B
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     ReadRoutes(store: store, defaultVersion: settings.defaultVersion).add(to: router)
+    WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     return router
 }
 

@@ -12,13 +12,16 @@ import Testing
 /// A store in a fresh folder, seeded like the original backend, and a live server on port 0.
 func withServer(
     seed: [AnnouncementDraft] = reference,
+    writers: [(name: String, token: String?)] = [("alice", "alice-secret"), ("bob", "bob-secret"), ("carol", nil)],
+    folder: String? = nil,
     _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void
 ) async throws {
-    let folder = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder ?? NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
+    defer { if folder == nil { try? FileManager.default.removeItem(atPath: path) } }
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-    let store = try await EventStore.open(path: folder + "/log.jsonl", seed: seed, logger: quiet)
-    let app = buildApplication(store: store, settings: ServerSettings(host: "127.0.0.1", port: 0), logger: quiet)
+    let store = try await EventStore.open(path: path + "/log.jsonl", seed: seed, logger: quiet)
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers(writers), maxRequestBytes: 4096)
+    let app = buildApplication(store: store, settings: settings, logger: quiet)
     try await app.test(.live) { client in try await test(client, store) }
     await store.close()
 }

@@ -55,7 +55,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error)
         }
-        let settings = ServerSettings(host: host ?? configuration.host, port: port ?? configuration.port)
+        let settings = ServerSettings(
+            host: host ?? configuration.host,
+            port: port ?? configuration.port,
+            writers: Writers(configuration.writers.map { ($0.name, $0.token) }),
+            maxRequestBytes: configuration.rules.maxBodyBytes + 64 * 1024
+        )
+        if configuration.enabledWriters.isEmpty {
+            logger.warning("no writer has a token: the API is read-only (see `tokens` in the config)")
+        } else {
+            logger.info("writers enabled", metadata: ["writers": "\(configuration.enabledWriters.map(\.name).joined(separator: ","))"])
+        }
         let app = buildApplication(store: store, settings: settings, logger: logger) { host, port in
             Output.line("listening on http://\(host):\(port)")
             fflush(nil)

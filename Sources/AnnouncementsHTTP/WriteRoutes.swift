@@ -1,0 +1,158 @@
+import AnnouncementsCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// The write side of the API: create, replace, update and delete, for bearer-token writers.
+/// A 2xx answer means the event is in the log and synced.
+struct WriteRoutes: Sendable {
+    let store: EventStore
+    let writers: Writers
+    let maxRequestBytes: Int
+
+    func add(to router: Router<BasicRequestContext>) {
+        for prefix in ["", "v1", "v2"] {
+            let group = router.group(RouterPath(prefix))
+            group.post("announcements") { request, context in try await create(request, context) }
+            group.put("announcements/:id") { request, context in try await replace(request, context) }
+            group.patch("announcements/:id") { request, context in try await update(request, context) }
+            group.delete("announcements/:id") { request, context in try await delete(request, context) }
+        }
+    }
+
+    // MARK: - Handlers
+
+    private func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let writer = try authenticate(request)
+        let fields = try await jsonObject(request, context)
+        let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
+        let created = try await store.create(draft, by: writer)
+        var response = representation(created, status: .created)
+        response.headers[.location] = "/announcements/\(created.id)"
+        return response
+    }
+
+    private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let writer = try authenticate(request)
+        let id = try self.id(context)
+        let fields = try await jsonObject(request, context)
+        let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
+        let replaced = try await store.update(id: id, AnnouncementPatch(replacingWith: draft), by: writer, expectedRevision: try revision(request, id: id))
+        return representation(replaced, status: .ok)
+    }
+
+    private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let writer = try authenticate(request)
+        let id = try self.id(context)
+        let fields = try await jsonObject(request, context)
+        let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
+        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id))
+        return representation(updated, status: .ok)
+    }
+
+    private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let writer = try authenticate(request)
+        let id = try self.id(context)
+        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id))
+        return Response(status: .noContent)
+    }
+
+    // MARK: - Pieces
+
+    private func representation(_ announcement: Announcement, status: HTTPResponse.Status) -> Response {
+        var json = JSONBytes()
+        json.announcement(announcement)
+        var response = Response.json(json.bytes, status: status)
+        response.headers[.eTag] = "\"\(announcement.id)-\(announcement.revision)\""
+        return response
+    }
+
+    /// The writer's name for the request's bearer token.
+    private func authenticate(_ request: Request) throws(APIError) -> String {
+        guard writers.canWrite else {
+            throw APIError(.forbidden, "writes are disabled: no writer has a token. Add one under `tokens` in config.yaml (e.g. `editor: env:ANNOUNCEMENTS_TOKEN`), set it, and restart the server")
+        }
+        let challenge: HTTPFields = [.wwwAuthenticate: "Bearer"]
+        guard let header = request.headers[.authorization] else {
+            throw APIError(.unauthorized, "this needs a writer's token: send Authorization: Bearer <token>", headers: challenge)
+        }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer ", let name = writers.writer(for: String(header.dropFirst(7))) else {
+            throw APIError(.unauthorized, "the bearer token is not one of the configured writers' tokens", headers: challenge)
+        }
+        return name
+    }
+
+    private func id(_ context: BasicRequestContext) throws(APIError) -> Int {
+        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
+            throw APIError(.notFound, "no such announcement: ids are positive whole numbers")
+        }
+        return id
+    }
+
+    /// The revision an `If-Match` header names (`"<id>-<revision>"`); nil without the header.
+    private func revision(_ request: Request, id: Int) throws(APIError) -> Int? {
+        guard let header = request.headers[.ifMatch] else { return nil }
+        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+        let parts = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: "-")
+        guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]) else {
+            throw APIError(.preconditionFailed, "If-Match \(header) is not this announcement's ETag: fetch it again and retry")
+        }
+        return revision
+    }
+
+    /// The request's body as a JSON object, checking its type and size.
+    private func jsonObject(_ request: Request, _ context: BasicRequestContext) async throws -> JSONFields {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/json") else {
+            throw APIError(.unsupportedMediaType, "send the announcement as JSON, with Content-Type: application/json")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxRequestBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "the request body is larger than \(maxRequestBytes) bytes")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed]) else {
+            throw APIError(.badRequest, "the request body is not valid JSON")
+        }
+        guard let fields = object as? [String: Any] else {
+            throw APIError(.badRequest, "the request body must be a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
+        }
+        if let unknown = fields.keys.sorted().first(where: { $0 != "title" && $0 != "body" }) {
+            throw APIError(.badRequest, "unknown field `\(unknown)`: an announcement has `title` and `body`")
+        }
+        return JSONFields(fields: fields)
+    }
+}
+
+/// The fields of a write's JSON body, type-checked one by one.
+struct JSONFields {
+    let fields: [String: Any]
+
+    /// The title, when present; 400 when it is not a string.
+    func title() throws(APIError) -> String? {
+        guard let value = fields["title"] else { return nil }
+        guard let title = value as? String, !(value is NSNull) else {
+            throw APIError(.badRequest, "field `title` must be a string")
+        }
+        return title
+    }
+
+    /// The title, which must be present (422 when it is missing, like a blank one).
+    func requiredTitle() throws(APIError) -> String {
+        guard let title = try title() else {
+            throw APIError(.unprocessableContent, "the announcement is not valid: title is required", fieldErrors: [FieldProblem(field: "title", message: "is required")])
+        }
+        return title
+    }
+
+    /// nil when absent; `.some(nil)` for JSON null; 400 for anything but a string or null.
+    func body() throws(APIError) -> String?? {
+        guard let value = fields["body"] else { return nil }
+        if value is NSNull { return .some(nil) }
+        guard let body = value as? String else { throw APIError(.badRequest, "field `body` must be a string or null") }
+        return .some(body)
+    }
+}

@@ -1,0 +1,158 @@
+import AnnouncementsCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import AnnouncementsHTTP
+
+let alice: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json"]
+
+func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+@Suite struct WriteAPITests {
+    @Test("POST creates: 201, Location, the announcement, and an event by the token's writer")
+    func create() async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"New","body":"<p>x</p>"}"#)) { response in
+                #expect(response.status == .created)
+                #expect(response.headers[.location] == "/announcements/7")
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.object["id"] as? Int == 7)
+                #expect(response.object["title"] as? String == "New")
+                #expect(response.object["body"] as? String == "<p>x</p>")
+            }
+            #expect(store.snapshot.seq == 7)
+            var by: String?
+            try LogReader(path: store.path).history(HistoryFilter(id: 7)) { by = $0.event.by }
+            #expect(by == "alice")
+            try await client.execute(uri: "/announcements/7", method: .get) { response in
+                #expect(response.object["title"] as? String == "New")
+            }
+        }
+    }
+
+    @Test("PUT replaces, PATCH changes only the fields given, DELETE removes")
+    func replaceUpdateDelete() async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements/1", method: .put, headers: alice, body: body(#"{"title":"Replaced"}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["title"] as? String == "Replaced")
+                #expect(response.object["body"] is NSNull, "PUT without a body clears it")
+            }
+            try await client.execute(uri: "/announcements/2", method: .patch, headers: alice, body: body(#"{"body":"<p>new</p>"}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["title"] as? String == "Grails Quickcast #2: JSON Views")
+                #expect(response.object["body"] as? String == "<p>new</p>")
+            }
+            try await client.execute(uri: "/announcements/2", method: .patch, headers: alice, body: body(#"{"body":null}"#)) { response in
+                #expect(response.object["body"] is NSNull)
+            }
+            try await client.execute(uri: "/announcements/3", method: .delete, headers: alice) { response in
+                #expect(response.status == .noContent)
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/announcements/3", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/announcements/3", method: .delete, headers: alice) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/announcements/99", method: .patch, headers: alice, body: body(#"{"title":"x"}"#)) { #expect($0.status == .notFound) }
+            #expect(store.snapshot.seq == 10)
+        }
+    }
+
+    @Test("writes need a configured bearer token", arguments: [
+        (nil, HTTPResponse.Status.unauthorized),
+        ("Bearer wrong", .unauthorized),
+        ("Basic YWxpY2U6c2VjcmV0", .unauthorized),
+        ("Bearer bob-secret", .created),
+    ] as [(String?, HTTPResponse.Status)])
+    func authentication(authorization: String?, status: HTTPResponse.Status) async throws {
+        try await withServer { client, store in
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if let authorization { headers[.authorization] = authorization }
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"T"}"#)) { response in
+                #expect(response.status == status)
+                if status == .unauthorized {
+                    #expect(response.headers[.wwwAuthenticate] == "Bearer")
+                    #expect(response.object["error"] as? Int == 401)
+                    #expect(store.snapshot.seq == 6)
+                }
+            }
+        }
+    }
+
+    @Test("with no token enabled, writes are refused with how to enable them, and reads still work")
+    func readOnly() async throws {
+        try await withServer(writers: [("carol", nil)]) { client, _ in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"T"}"#)) { response in
+                #expect(response.status == .forbidden)
+                #expect((response.object["message"] as? String)?.contains("tokens") == true)
+            }
+            try await client.execute(uri: "/announcements", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("bad writes get their status and a JSON error, and append nothing", arguments: [
+        ("application/json", #"{"title":"  "}"#, 422, "title"),
+        ("application/json", #"{"body":"no title"}"#, 422, "title"),
+        ("application/json", #"{"title":"x"#, 400, "not valid JSON"),
+        ("application/json", #"{"title":42}"#, 400, "`title`"),
+        ("application/json", #"{"title":"x","body":5}"#, 400, "`body`"),
+        ("application/json", #"{"title":"x","titel":"y"}"#, 400, "`titel`"),
+        ("application/json", #"["title"]"#, 400, "JSON object"),
+        ("text/plain", #"{"title":"x"}"#, 415, "Content-Type"),
+        ("application/json", #"{"title":"x","body":""# + String(repeating: "a", count: 5000) + #""}"#, 413, "larger than"),
+    ] as [(String, String, Int, String)])
+    func badWrites(contentType: String, text: String, status: Int, message: String) async throws {
+        try await withServer { client, store in
+            let headers: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: contentType]
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(text)) { response in
+                #expect(response.status.code == status)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.object["error"] as? Int == status)
+                #expect((response.object["message"] as? String)?.contains(message) == true, "\(response.object)")
+                if status == 422 {
+                    let errors = response.object["errors"] as? [[String: Any]]
+                    #expect(errors?.first?["field"] as? String == "title")
+                }
+            }
+            #expect(store.snapshot.seq == 6)
+        }
+    }
+
+    @Test("If-Match with a stale ETag is 412 and writes nothing; the current one succeeds")
+    func ifMatch() async throws {
+        try await withServer { client, store in
+            let etag = try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] ?? "" }
+            var headers = alice
+            headers[.ifMatch] = etag
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"First"}"#)) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Second"}"#)) { response in
+                #expect(response.status == .preconditionFailed)
+                #expect(response.object["error"] as? Int == 412)
+            }
+            try await client.execute(uri: "/announcements/1", method: .delete, headers: headers) { #expect($0.status == .preconditionFailed) }
+            #expect(store.snapshot.announcement(id: 1)?.title == "First")
+            #expect(store.snapshot.seq == 7)
+        }
+    }
+
+    @Test("an acknowledged write survives a restart")
+    func survivesRestart() async throws {
+        let folder = NSTemporaryDirectory() + "http-restart-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await withServer(folder: folder) { client, _ in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Durable"}"#)) { response in
+                #expect(response.status == .created)
+            }
+        }
+        try await withServer(folder: folder) { client, _ in
+            try await client.execute(uri: "/announcements/7", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["title"] as? String == "Durable")
+            }
+        }
+    }
+}
