@@ -13,6 +13,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as StoreError {
             return try Self.apiError(error).response(from: request, context: context)
         } catch let error as HTTPResponseError {
+            if error.status == .notFound, let allowed = RouteTable.allowedMethods(for: request.uri.path) {
+                let allow = allowed.joined(separator: ", ")
+                return try APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow])
+                    .response(from: request, context: context)
+            }
             let message = error.status == .notFound
                 ? "no such resource: \(request.method) \(request.uri.path)"
                 : error.status.reasonPhrase

@@ -34,25 +34,14 @@ struct ReadRoutes: Sendable {
 
     private func list(_ request: Request, forced: APIVersion?) throws -> Response {
         let version = try self.version(of: request, forced: forced)
+        let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
         let snapshot = store.snapshot
-        let etag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)\""
-        let (body, total) = cache.page(.init(version: version, query: query), seq: snapshot.seq) {
-            var json = JSONBytes()
-            let total: Int
-            switch version {
-            case .v1:
-                let page = snapshot.announcements(query)
-                json.array(page.items) { $0.announcement($1) }
-                total = page.total
-            case .v2:
-                let page = snapshot.summaries(query)
-                json.array(page.items) { $0.summary($1) }
-                total = page.total
-            }
-            return (ByteBuffer(bytes: json.bytes), total)
+        let etag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
+        let (body, total) = cache.page(.init(version: version, media: media, query: query), seq: snapshot.seq) {
+            Self.encodeList(snapshot, query, version, media)
         }
-        var response = conditional(request, etag: etag) ?? .json(body)
+        var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
         if let link = links(request.uri.path, query: query, total: total) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
@@ -66,13 +55,50 @@ struct ReadRoutes: Sendable {
         guard let announcement = store.snapshot.announcement(id: id) else {
             throw APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
         }
-        let etag = "\"\(id)-\(announcement.revision)\""
-        let body = cache.item(announcement) {
+        let media = try MediaType.negotiate(request)
+        let etag = "\"\(id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+        let body = cache.item(announcement, media: media) { Self.encode(announcement, media) }
+        return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+    }
+
+    // MARK: - Encoding
+
+    static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) -> (ByteBuffer, total: Int) {
+        switch (version, media) {
+        case (.v1, .json):
+            var json = JSONBytes()
+            let page = snapshot.announcements(query)
+            json.array(page.items) { $0.announcement($1) }
+            return (ByteBuffer(bytes: json.bytes), page.total)
+        case (.v2, .json):
+            var json = JSONBytes()
+            let page = snapshot.summaries(query)
+            json.array(page.items) { $0.summary($1) }
+            return (ByteBuffer(bytes: json.bytes), page.total)
+        case (.v1, .xml):
+            var xml = XMLRepresentation.declaration + "<announcements>"
+            let page = snapshot.announcements(query)
+            for item in page.items { XMLRepresentation.announcement(item, into: &xml) }
+            return (ByteBuffer(string: xml + "</announcements>"), page.total)
+        case (.v2, .xml):
+            var xml = XMLRepresentation.declaration + "<announcements>"
+            let page = snapshot.summaries(query)
+            for item in page.items { XMLRepresentation.summary(item, into: &xml) }
+            return (ByteBuffer(string: xml + "</announcements>"), page.total)
+        }
+    }
+
+    static func encode(_ announcement: Announcement, _ media: MediaType) -> ByteBuffer {
+        switch media {
+        case .json:
             var json = JSONBytes()
             json.announcement(announcement)
             return ByteBuffer(bytes: json.bytes)
+        case .xml:
+            var xml = XMLRepresentation.declaration
+            XMLRepresentation.announcement(announcement, into: &xml)
+            return ByteBuffer(string: xml)
         }
-        return versioned(conditional(request, etag: etag) ?? .json(body), version, etag: etag)
     }
 
     // MARK: - Negotiation
@@ -87,7 +113,7 @@ struct ReadRoutes: Sendable {
 
     private func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
         var response = response
-        response.headers[.vary] = "Accept-Version"
+        response.headers[.vary] = "Accept-Version, Accept"
         response.headers[.apiVersion] = version.rawValue
         response.headers[.eTag] = etag
         return response

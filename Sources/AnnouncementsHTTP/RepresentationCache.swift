@@ -10,13 +10,19 @@ import Synchronization
 final class RepresentationCache: Sendable {
     struct PageKey: Hashable {
         var version: APIVersion
+        var media: MediaType
         var query: PageQuery
+    }
+
+    struct ItemKey: Hashable {
+        var id: Int
+        var media: MediaType
     }
 
     private struct State {
         var seq = -1
         var pages: [PageKey: (ByteBuffer, total: Int)] = [:]
-        var items: [Int: (revision: Int, ByteBuffer)] = [:]
+        var items: [ItemKey: (revision: Int, ByteBuffer)] = [:]
     }
 
     private let state = Mutex(State())
@@ -43,15 +49,16 @@ final class RepresentationCache: Sendable {
     }
 
     /// The announcement's representation at its revision, encoded by `encode` if it is not cached.
-    func item(_ announcement: Announcement, encode: () -> ByteBuffer) -> ByteBuffer {
-        if let cached = state.withLock({ $0.items[announcement.id] }), cached.revision == announcement.revision {
+    func item(_ announcement: Announcement, media: MediaType, encode: () -> ByteBuffer) -> ByteBuffer {
+        let key = ItemKey(id: announcement.id, media: media)
+        if let cached = state.withLock({ $0.items[key] }), cached.revision == announcement.revision {
             return cached.1
         }
         let encoded = encode()
         state.withLock { state in
             if state.items.count >= limit { state.items = [:] }
-            if (state.items[announcement.id]?.revision ?? -1) < announcement.revision {
-                state.items[announcement.id] = (announcement.revision, encoded)
+            if (state.items[key]?.revision ?? -1) < announcement.revision {
+                state.items[key] = (announcement.revision, encoded)
             }
         }
         return encoded

@@ -19,11 +19,16 @@ extension Response {
         json(ByteBuffer(bytes: bytes), status: status)
     }
 
-    /// A JSON response from an encoded buffer (shared, not copied, when it comes from the cache).
+    /// A JSON response from an encoded buffer.
     static func json(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        encoded(buffer, .json, status: status)
+    }
+
+    /// A response from an encoded buffer (shared, not copied, when it comes from the cache).
+    static func encoded(_ buffer: ByteBuffer, _ media: MediaType, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status,
-            headers: [.contentType: jsonContentType, .contentLength: String(buffer.readableBytes)],
+            headers: [.contentType: media.contentType, .contentLength: String(buffer.readableBytes)],
             body: ResponseBody(byteBuffer: buffer)
         )
     }

@@ -26,30 +26,33 @@ struct WriteRoutes: Sendable {
 
     private func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
+        let media = try MediaType.negotiate(request)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let created = try await store.create(draft, by: writer)
-        var response = representation(created, status: .created)
+        var response = representation(created, media, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
         return response
     }
 
     private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
+        let media = try MediaType.negotiate(request)
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let replaced = try await store.update(id: id, AnnouncementPatch(replacingWith: draft), by: writer, expectedRevision: try revision(request, id: id))
-        return representation(replaced, status: .ok)
+        return representation(replaced, media, status: .ok)
     }
 
     private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
+        let media = try MediaType.negotiate(request)
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
         let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id))
-        return representation(updated, status: .ok)
+        return representation(updated, media, status: .ok)
     }
 
     private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -61,10 +64,8 @@ struct WriteRoutes: Sendable {
 
     // MARK: - Pieces
 
-    private func representation(_ announcement: Announcement, status: HTTPResponse.Status) -> Response {
-        var json = JSONBytes()
-        json.announcement(announcement)
-        var response = Response.json(json.bytes, status: status)
+    private func representation(_ announcement: Announcement, _ media: MediaType, status: HTTPResponse.Status) -> Response {
+        var response = Response.encoded(ReadRoutes.encode(announcement, media), media, status: status)
         response.headers[.eTag] = "\"\(announcement.id)-\(announcement.revision)\""
         return response
     }

@@ -106,7 +106,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
             try await client.execute(uri: path, method: .get, headers: headers) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[HTTPField.Name("API-Version")!] == served)
-                #expect(response.headers[.vary] == "Accept-Version")
+                #expect(response.headers[.vary] == "Accept-Version, Accept")
                 #expect((response.objects.first?["body"] != nil) == (served == "1.0"))
             }
         }
@@ -202,7 +202,50 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
+    // MARK: - Representations
+
+    @Test("Accept: application/xml gets the same resources as XML; an Accept that allows neither is 406")
+    func xml() async throws {
+        try await withServer { client, _ in
+            let xml: HTTPFields = [.accept: "application/xml", acceptVersion: "1.0"]
+            try await client.execute(uri: "/announcements?max=2", method: .get, headers: xml) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/xml;charset=UTF-8")
+                let text = String(buffer: response.body)
+                #expect(text.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?><announcements><announcement><id>1</id><title>Grails Quickcast #1: Grails Interceptors</title><body>&lt;p&gt;Body of announcement 1 &amp;amp; more&lt;/p&gt;</body></announcement>"#))
+                #expect(text.hasSuffix("</announcements>"))
+            }
+            try await client.execute(uri: "/v2/announcements/2", method: .get, headers: [.accept: "text/xml"]) { response in
+                #expect(response.headers[.contentType] == "application/xml;charset=UTF-8")
+                #expect(String(buffer: response.body).contains("<id>2</id>"))
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: [.accept: "application/json;q=0.9, application/xml"]) { response in
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.status == .notAcceptable)
+                #expect(response.object["error"] as? Int == 406)
+            }
+        }
+    }
+
     // MARK: - Errors and health
+
+    @Test("a wrong method on a known resource is 405 with Allow")
+    func methodNotAllowed() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, POST")
+                #expect(response.object["error"] as? Int == 405)
+            }
+            try await client.execute(uri: "/v1/announcements/1", method: .post) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, PUT, PATCH, DELETE")
+            }
+        }
+    }
+
 
     @Test("unknown and deleted announcements and unknown routes are 404 with a JSON body")
     func notFound() async throws {

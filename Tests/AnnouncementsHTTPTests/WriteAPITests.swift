@@ -1,5 +1,6 @@
-import AnnouncementsCore
+@testable import AnnouncementsCore
 import Foundation
+import Logging
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -154,5 +155,32 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
                 #expect(response.object["title"] as? String == "Durable")
             }
         }
+    }
+}
+
+@Suite struct DiskFullTests {
+    @Test("a log that cannot be written answers 503, appends nothing, and reads go on")
+    func diskFull() async throws {
+        let folder = NSTemporaryDirectory() + "http-full-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var operations = FileOperations.system
+        operations.write = { _, _, _ in errno = ENOSPC; return -1 }
+        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]))
+        let app = buildApplication(store: store, settings: settings, logger: quiet)
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Lost"}"#)) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.object["error"] as? Int == 503)
+                #expect((response.object["message"] as? String)?.contains("disk is full") == true)
+            }
+            try await client.execute(uri: "/announcements", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.objects.isEmpty)
+            }
+        }
+        await store.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: folder + "/log.jsonl")[.size] as? Int == 0)
     }
 }

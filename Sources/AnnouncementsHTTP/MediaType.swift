@@ -1,0 +1,71 @@
+import AnnouncementsCore
+import HTTPTypes
+import Hummingbird
+
+/// The representations the API speaks: JSON, and XML for the older clients.
+enum MediaType: String, Sendable, Hashable {
+    case json, xml
+
+    var contentType: String {
+        switch self {
+        case .json: "application/json;charset=UTF-8"
+        case .xml: "application/xml;charset=UTF-8"
+        }
+    }
+
+    /// What the request's `Accept` allows: JSON when it allows JSON (or says nothing), else XML
+    /// when it allows XML; a 406 when it allows neither.
+    static func negotiate(_ request: Request) throws(APIError) -> MediaType {
+        guard let accept = request.headers[.accept], !accept.isEmpty else { return .json }
+        let ranges = accept.split(separator: ",").compactMap { range -> String? in
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            // A range with q=0 is one the client refuses.
+            if parts.dropFirst().contains(where: { $0 == "q=0" || $0 == "q=0.0" || $0 == "q=0.00" || $0 == "q=0.000" }) { return nil }
+            return parts.first
+        }
+        if ranges.contains(where: { ["application/json", "application/*", "*/*"].contains($0) }) { return .json }
+        if ranges.contains(where: { ["application/xml", "text/xml", "text/*"].contains($0) }) { return .xml }
+        throw APIError(.notAcceptable, "Accept: \(accept) allows no representation this API has: ask for application/json or application/xml")
+    }
+}
+
+/// XML in the shape of the older tutorial's service: `<announcements><announcement><id>…`.
+enum XMLRepresentation {
+    static let declaration = #"<?xml version="1.0" encoding="UTF-8"?>"#
+
+    static func announcement(_ announcement: Announcement, into xml: inout String) {
+        xml += "<announcement><id>\(announcement.id)</id><title>"
+        escape(announcement.title, into: &xml)
+        xml += "</title>"
+        if let body = announcement.body {
+            xml += "<body>"
+            escape(body, into: &xml)
+            xml += "</body>"
+        } else {
+            xml += "<body/>"
+        }
+        xml += "</announcement>"
+    }
+
+    static func summary(_ summary: AnnouncementSummary, into xml: inout String) {
+        xml += "<announcement><id>\(summary.id)</id><title>"
+        escape(summary.title, into: &xml)
+        xml += "</title></announcement>"
+    }
+
+    static func escape(_ text: String, into xml: inout String) {
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": xml += "&amp;"
+            case "<": xml += "&lt;"
+            case ">": xml += "&gt;"
+            case "\"": xml += "&quot;"
+            case "'": xml += "&apos;"
+            default:
+                // Characters XML 1.0 cannot hold at all are dropped rather than produce a broken document.
+                if character.value < 0x20, character != "\n", character != "\r", character != "\t" { continue }
+                xml.unicodeScalars.append(character)
+            }
+        }
+    }
+}
