@@ -37,6 +37,7 @@ bench: release
 	@[ -f $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl ] || .build/release/AnnouncementsBench generate --events $(BENCH_EVENTS) --out $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl
 	.build/release/AnnouncementsBench replay $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl
 	.build/release/AnnouncementsBench append --dir $(BENCH_DIR)/append
+	scripts/http-bench.sh
 
 clean:
 	rm -rf .build $(BENCH_DIR)

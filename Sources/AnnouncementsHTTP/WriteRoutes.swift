@@ -30,6 +30,7 @@ struct WriteRoutes: Sendable {
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let created = try await store.create(draft, by: writer)
+        context.logger.info("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
         return response
@@ -42,6 +43,7 @@ struct WriteRoutes: Sendable {
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let replaced = try await store.update(id: id, AnnouncementPatch(replacingWith: draft), by: writer, expectedRevision: try revision(request, id: id))
+        context.logger.info("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
     }
 
@@ -52,6 +54,7 @@ struct WriteRoutes: Sendable {
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
         let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id))
+        context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
 
@@ -59,6 +62,7 @@ struct WriteRoutes: Sendable {
         let writer = try authenticate(request)
         let id = try self.id(context)
         try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id))
+        context.logger.info("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return Response(status: .noContent)
     }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# HTTP figures for `make bench`: wrk against a release server on 127.0.0.1, each read route as a
+# ratio of the server's own ceiling (GET /health, the cheapest route), and durable POSTs.
+# The server runs with LOG_LEVEL=warning: no access-log line per request.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
+
+BIN=.build/release/announcements
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-bench-XXXXXX")
+SECONDS_EACH=${HTTP_BENCH_SECONDS:-5}
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DIR"' EXIT
+
+# The shipped seed, a writer token, and a fresh log in a temporary folder.
+sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
+LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/out" 2> "$DIR/err" &
+SERVER=$!
+for _ in $(seq 50); do grep -q listening "$DIR/out" && break; sleep 0.1; done
+URL=$(sed -n 's/^listening on //p' "$DIR/out")
+[ -n "$URL" ] || { cat "$DIR/err"; exit 1; }
+
+rate() { # rate NAME CONNECTIONS [wrk options…] PATH
+  local name=$1 connections=$2; shift 2
+  wrk -t2 -c"$connections" -d"${SECONDS_EACH}s" "$@" | awk '/Requests\/sec/ {print $2}'
+}
+
+cat > "$DIR/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer bench-token"
+wrk.body = '{"title":"Benchmark announcement","body":"<p>A body of a typical length for an intranet announcement, with a <a href=\\"https://intranet.example.com\\">link</a>.</p>"}'
+LUA
+
+ceiling=$(rate health 64 "$URL/health")
+v2=$(rate v2 64 -H 'Accept-Version: 2.0' "$URL/announcements")
+v1=$(rate v1 64 -H 'Accept-Version: 1.0' "$URL/announcements")
+one=$(rate one 64 "$URL/announcements/2")
+post=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
+
+printf "%-40s %12s %10s\n" "route (64 connections, ${SECONDS_EACH}s each)" "requests/s" "ratio"
+for row in "GET /health (ceiling):$ceiling" "GET /announcements v2 (10 items):$v2" "GET /announcements v1 (10 items):$v1" "GET /announcements/2:$one" "POST /announcements (durable):$post"; do
+  name=${row%:*}; value=${row##*:}
+  awk -v name="$name" -v value="$value" -v ceiling="$ceiling" 'BEGIN { printf "%-40s %12.0f %10.2f\n", name, value, value / ceiling }'
+done
