@@ -28,15 +28,9 @@ struct InitCommand: AsyncParsableCommand {
 
     private func initialize() async throws(CLIError) {
         let configuration = try options.configuration()
-        let path = options.log ?? configuration.logPath
-        let store: EventStore
-        do {
-            store = try await EventStore.open(path: path, rules: configuration.rules, seed: configuration.seed, logger: Logger(label: "announcements"))
-        } catch {
-            throw CLIError(error)
-        }
+        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
         let model = store.snapshot
         await store.close()
-        Output.line("\(path): \(Output.count(model.seq)) events, \(Output.count(model.count)) live announcements")
+        Output.line("\(store.path): \(Output.count(model.seq)) events, \(Output.count(model.count)) live announcements")
     }
 }

@@ -2,6 +2,7 @@ import AnnouncementsConfig
 import AnnouncementsCore
 import ArgumentParser
 import Foundation
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -35,6 +36,15 @@ struct LogOptions: ParsableArguments {
             return try Configuration.load(path: path, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw CLIError(.config, error.description)
+        }
+    }
+
+    /// Opens the log as its writer (taking its lock, seeding it when empty), as `serve` and `init` do.
+    func openStore(_ configuration: Configuration, logger: Logger) async throws(CLIError) -> EventStore {
+        do {
+            return try await EventStore.open(path: log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed, logger: logger)
+        } catch {
+            throw CLIError(error)
         }
     }
 

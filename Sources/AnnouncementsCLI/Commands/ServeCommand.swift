@@ -49,12 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve() async throws(CLIError) {
         let configuration = try options.configuration()
         let logger = Logger(label: "announcements")
-        let store: EventStore
-        do {
-            store = try await EventStore.open(path: options.log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed, logger: logger)
-        } catch {
-            throw CLIError(error)
-        }
+        let store = try await options.openStore(configuration, logger: logger)
         let settings = ServerSettings(
             host: host ?? configuration.host,
             port: port ?? configuration.port,
