@@ -102,9 +102,10 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         ("application/json", #"{"title":"x","titel":"y"}"#, 400, "`titel`"),
         ("application/json", #"["title"]"#, 400, "JSON object"),
         ("text/plain", #"{"title":"x"}"#, 415, "Content-Type"),
-        ("application/json", #"{"title":"x","body":""# + String(repeating: "a", count: 5000) + #""}"#, 413, "larger than"),
+        ("application/json", "<a body of 5,000 bytes>", 413, "larger than"),
     ] as [(String, String, Int, String)])
     func badWrites(contentType: String, text: String, status: Int, message: String) async throws {
+        let text = text == "<a body of 5,000 bytes>" ? #"{"title":"x","body":""# + String(repeating: "a", count: 5000) + #""}"# : text
         try await withServer { client, store in
             let headers: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: contentType]
             try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(text)) { response in
