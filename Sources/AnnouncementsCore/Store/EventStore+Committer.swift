@@ -225,7 +225,7 @@ extension EventStore {
     /// for a hundred, so fuller batches are what make throughput.
     private func gatherStragglers(expecting expected: Int, whileSyncing sync: SyncTicket?) {
         guard expected > 1 else { return }
-        let deadline = DispatchTime.now() + .microseconds(Int(Self.stragglerWait.components.attoseconds / 1_000_000_000_000))
+        let deadline = DispatchTime.now() + Self.stragglerWait
         while true {
             let queued = queue.withLock { $0.requestCount }
             if queued >= expected { return }
@@ -239,6 +239,6 @@ extension EventStore {
     }
 
     /// The longest a batch waits for more writers when no sync is running: far below a sync's cost.
-    static let stragglerWait = Duration.microseconds(200)
+    static let stragglerWait = DispatchTimeInterval.microseconds(200)
 }
 

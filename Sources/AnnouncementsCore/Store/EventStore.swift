@@ -13,10 +13,11 @@ import Darwin
 /// The announcements: the read models for readers, and durable writes through the log.
 ///
 /// Readers take `snapshot`, an immutable value, and never wait for a disk sync. Writers' requests
-/// queue up; one committer, on its own thread, takes everything queued, turns it into events,
-/// appends them all with one write and one sync (group commit), then publishes the new state and
-/// answers each writer. A failed write or sync fails that whole batch, leaves no partial line, and
-/// leaves the previous state in place.
+/// queue up; one committer, on its own thread, takes everything queued, turns it into events and
+/// appends them with one write and one sync (group commit), then publishes the new state and
+/// answers each writer. It prepares the next batch while the last one syncs (see
+/// EventStore+Committer.swift). A failed write or sync fails that whole batch, leaves no partial
+/// line, and leaves the previous state in place.
 public final class EventStore: Sendable {
     /// The log's path.
     public let path: String
