@@ -57,4 +57,14 @@ extension ParsableCommand {
             throw ExitCode(error.code.rawValue)
         }
     }
+
+    /// `reportingErrors` for an asynchronous body.
+    func reportingErrors(_ body: () async throws(CLIError) -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            Output.error(error.message)
+            throw ExitCode(error.code.rawValue)
+        }
+    }
 }

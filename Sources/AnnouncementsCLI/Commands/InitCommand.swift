@@ -18,12 +18,7 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         Announcements.bootstrapLogging()
-        do {
-            try await initialize()
-        } catch {
-            Output.error(error.message)
-            throw ExitCode(error.code.rawValue)
-        }
+        try await reportingErrors { () async throws(CLIError) in try await initialize() }
     }
 
     private func initialize() async throws(CLIError) {

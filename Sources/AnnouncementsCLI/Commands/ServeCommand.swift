@@ -38,12 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         Announcements.bootstrapLogging()
-        do {
-            try await serve()
-        } catch {
-            Output.error(error.message)
-            throw ExitCode(error.code.rawValue)
-        }
+        try await reportingErrors { () async throws(CLIError) in try await serve() }
     }
 
     private func serve() async throws(CLIError) {
