@@ -6,6 +6,7 @@ import Hummingbird
 enum MediaType: String, Sendable, Hashable {
     case json, xml
 
+    /// The exact Content-Type of each (the original clients compare the JSON one as a string).
     var contentType: String {
         switch self {
         case .json: "application/json;charset=UTF-8"

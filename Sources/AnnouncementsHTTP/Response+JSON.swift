@@ -11,9 +11,6 @@ extension HTTPField.Name {
 }
 
 extension Response {
-    /// The exact Content-Type of every JSON response (the original clients compare this string).
-    static let jsonContentType = "application/json;charset=UTF-8"
-
     /// A JSON response from encoded bytes.
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         json(ByteBuffer(bytes: bytes), status: status)

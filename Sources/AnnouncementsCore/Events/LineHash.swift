@@ -17,14 +17,12 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
 
     /// The hash of a line given as bytes.
     public init(of line: some Collection<UInt8>) {
-        self = Array(line).withUnsafeBytes { LineHash(of: $0) }
-    }
-
-    /// Parses 64 lowercase hex digits; nil for anything else.
-    public init?(hex: String) {
-        var hex = hex
-        guard let hash = hex.withUTF8({ LineHash(hex: UnsafeRawBufferPointer($0)) }) else { return nil }
-        self = hash
+        // Arrays and their slices hash in place; only other collections are copied first.
+        if let hash = line.withContiguousStorageIfAvailable({ LineHash(of: UnsafeRawBufferPointer($0)) }) {
+            self = hash
+        } else {
+            self = Array(line).withUnsafeBytes { LineHash(of: $0) }
+        }
     }
 
     /// Parses 64 lowercase hex digits from raw bytes; nil for anything else.

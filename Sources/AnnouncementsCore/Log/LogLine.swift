@@ -12,7 +12,4 @@ public struct LogLine: Sendable {
     public var hash: LineHash?
     /// True for the last newline-terminated line the file had when it was read.
     public var isLast: Bool
-
-    /// The offset just past the line's newline.
-    public var endOffset: Int64 { offset + Int64(bytes.count) + 1 }
 }

@@ -121,7 +121,7 @@ final class ReadOnlyFile: Sendable {
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT {
-                throw LogError(.unreadable, path: path, message: "no such log file (a server creates and seeds it on its first start)")
+                throw LogError(.unreadable, path: path, message: "no such log file: `announcements init` (or the server's first start) creates and seeds it")
             }
             throw LogError.system(.unreadable, path: path, "cannot open the log", errno: code)
         }

@@ -82,9 +82,6 @@ public struct ReadModel: Sendable {
             : "\(verb) announcement \(id), which was never created")
     }
 
-    /// Whether the title index is built (sorting by title without it sorts on every query).
-    public var hasTitleIndex: Bool { byTitle != nil }
-
     /// Builds the title index after a replay that deferred it: one sort instead of n inserts, with
     /// each half of the announcements keyed and sorted on its own thread, then merged.
     public mutating func buildTitleIndex() {

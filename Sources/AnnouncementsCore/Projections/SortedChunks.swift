@@ -45,10 +45,6 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
         count = elements.count
     }
 
-    var isEmpty: Bool { count == 0 }
-
-    var last: Element? { chunks.last?.last }
-
     // MARK: - Lookup
 
     /// The element with `key`, if any.
