@@ -47,13 +47,15 @@ extension LogReader {
     ) throws(LogError) -> Replay {
         var replay = Replay()
         replay.model.deferTitleIndex()
-        var lastLine: ArraySlice<UInt8>?
+        // Where the last applied line is, to hash it once at the end rather than keep its bytes.
+        var lastLine: (offset: Int64, count: Int)?
+        var torn: (offset: Int64, line: Int, reason: String)?
         let path = self.path
         let summary = try read(progress: progress) { line throws(LogError) in
             switch line.parsed {
             case .failure(let problem):
                 if line.isLast, problem.isMalformedJSON {
-                    replay.tornTail = TornTail(offset: line.offset, count: 0, line: line.number, reason: "the last line is not JSON (\(problem.message))")
+                    torn = (line.offset, line.number, "the last line is not JSON (\(problem.message))")
                     return .stop
                 }
                 throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
@@ -64,20 +66,17 @@ extension LogReader {
                 } catch {
                     throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
                 }
-                lastLine = line.bytes
+                lastLine = (line.offset, line.bytes.count)
                 return .continue
             }
         }
-        if let tail = summary.tail {
-            if replay.tornTail == nil {
-                replay.tornTail = TornTail(offset: tail.offset, count: 0, line: summary.lines + 1, reason: "the last line has no newline")
-            }
+        if torn == nil, let tail = summary.tail {
+            torn = (tail.offset, summary.lines + 1, "the last line has no newline")
         }
-        if var torn = replay.tornTail {
-            torn.count = Int(summary.size - torn.offset)
-            replay.tornTail = torn
+        replay.tornTail = torn.map { TornTail(offset: $0.offset, count: Int(summary.size - $0.offset), line: $0.line, reason: $0.reason) }
+        if let lastLine {
+            replay.lastHash = LineHash(of: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count))
         }
-        replay.lastHash = lastLine.map { LineHash(of: $0) }
         return replay
     }
 }
