@@ -155,7 +155,9 @@ extension EventStore {
     /// goes in flight without a sync.
     private func write(_ batch: PreparedBatch) -> WriteResult {
         guard let log = committer.log else {
-            return .failed(LogError(.unusable, path: path, message: "the log is closed"), start: 0)
+            // The log is closed only once nothing is queued or in flight, so this is a safeguard;
+            // with no log there is nothing to cut back, whatever `start` says.
+            return .failed(LogError(.unusable, path: path, message: "the log is closed; restart the server"), start: 0)
         }
         let start = log.writtenEnd
         guard !batch.lines.isEmpty else { return .written(InFlight(batch: batch, start: start, end: start, ticket: nil)) }
