@@ -63,6 +63,8 @@ import Testing
         ("{\(base),\"type\":\"edited\",\"data\":{\"title\":null}}", "a title cannot be cleared"),
         ("{\(base),\"type\":\"deleted\",\"data\":{\"title\":\"x\"}}", "carries no `data`"),
         ("{\(base),\"type\":\"deleted\",\"prev\":\"abc\"}", "field `prev`: expected 64"),
+        ("{\(base),\"type\":\"deleted\",\"prev\":\"\(String(repeating: "A", count: 64))\"}", "field `prev`: expected 64"),
+        ("{\(base),\"type\":\"deleted\",\"prev\":\"\(String(repeating: "0", count: 63))g\"}", "field `prev`: expected 64"),
         ("{\(base),\"type\":\"deleted\",\"seq\":2}", "appears twice"),
         ("{\(base),\"type\":\"deleted\"} trailing", "unexpected text after the JSON object"),
         ("{\(base),\"type\":\"created\",\"data\":{\"title\":\"a\u{1}b\"}}", "control character"),
@@ -74,6 +76,17 @@ import Testing
         } throws: { error in
             (error as? LineProblem)?.message.contains(message) == true
         }
+    }
+
+    @Test("reads back every hash it writes, digit for digit")
+    func hashDigits() throws {
+        for text in ["", "x", "previous", String(repeating: "long line ", count: 100)] {
+            let hash = LineHash(of: Array(text.utf8))
+            let digits = Array(hash.description.utf8)
+            #expect(digits.withUnsafeBytes { LineHash(hex: $0) } == hash)
+        }
+        let known = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+        #expect(Array(known.utf8).withUnsafeBytes { LineHash(hex: $0) }?.description == known)
     }
 
     @Test("rejects bytes that are not UTF-8")

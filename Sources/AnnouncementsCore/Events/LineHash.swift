@@ -28,16 +28,30 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
     /// Parses 64 lowercase hex digits from raw bytes; nil for anything else.
     public init?(hex: UnsafeRawBufferPointer) {
         guard hex.count == 64 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &words) { raw -> Bool in
-            for byteIndex in 0..<32 {
-                guard let high = Self.nibble(hex[2 * byteIndex]), let low = Self.nibble(hex[2 * byteIndex + 1]) else { return false }
-                raw[byteIndex] = high << 4 | low
+        // Sixteen digits make one word; a digit's table entry is its value, anything else 0xFF, so
+        // one check of the OR of all entries at the end rejects any bad digit.
+        var invalid: UInt8 = 0
+        func word(_ first: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in first..<first + 16 {
+                let nibble = Self.nibbles[Int(hex[index])]
+                invalid |= nibble
+                value = value << 4 | UInt64(nibble & 0x0f)
             }
-            return true
+            return value.bigEndian
         }
-        guard ok else { return nil }
+        let words = (word(0), word(16), word(32), word(48))
+        guard invalid & 0xf0 == 0 else { return nil }
         self.words = words
+    }
+
+    /// Each byte's value as a lowercase hex digit, or 0xFF.
+    private static let nibbles: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        default: 0xff
+        }
     }
 
     public static func == (lhs: LineHash, rhs: LineHash) -> Bool {
@@ -59,15 +73,6 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
                 text.append(digits[Int(byte & 0x0f)])
             }
             return String(decoding: text, as: UTF8.self)
-        }
-    }
-
-    @inline(__always)
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
         }
     }
 }
