@@ -46,12 +46,13 @@ public struct LogReader: Sendable {
         case `continue`, stop
     }
 
-    /// Delivers every complete line in order to `body`, which may stop early.
+    /// Delivers every complete line in order to `body`, which may stop early, and may take the
+    /// line's event with `LogLine.takeParsed()` rather than copy it.
     /// `progress` is called after each chunk with the bytes delivered so far and the file's size.
     @discardableResult
     public func read(
         progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil,
-        _ body: (LogLine) throws(LogError) -> Next
+        _ body: (inout LogLine) throws(LogError) -> Next
     ) throws(LogError) -> Summary {
         let file = try ReadOnlyFile(path: path)
         let size = file.size
@@ -60,7 +61,8 @@ public struct LogReader: Sendable {
 
         let chunkSize = Int64(self.chunkSize)
         let chunkCount = Int((linesEnd + chunkSize - 1) / chunkSize)
-        let window = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 1)
+        // Chunks read ahead: enough that the reader's thread finds one to parse while it waits.
+        let window = 2 * max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) + 1
         let pool = BufferPool()
         let hashes = computesHashes
         var pending: [ChunkSlot] = []
@@ -79,25 +81,32 @@ public struct LogReader: Sendable {
             }
             guard !pending.isEmpty else { break }
             let slot = pending.removeFirst()
-            // Parse it here if no worker has started on it: the reader's thread then never idles.
+            // While a worker parses the chunk we need, parse a later one nobody has started: both
+            // cores stay busy, whichever of them the workers got. Then parse this one here if no
+            // worker has started on it.
+            while !slot.isFinished, let idle = pending.first(where: \.isUnclaimed) {
+                idle.run(hashes: hashes)
+            }
             slot.run(hashes: hashes)
             slot.done.wait()
             var chunk = slot.takeResult()
             if let error = chunk.error { throw LogError.system(.unreadable, path: path, "cannot read the log", errno: error) }
             for index in chunk.parsed.indices {
+                // Move the event out rather than copy it: a copy retains each of its strings.
+                let parsed = chunk.parsed.withUnsafeMutableBufferPointer { LogLine.take(from: $0.baseAddress! + index) }
                 lineNumber += 1
                 let start = chunk.starts[index]
                 let end = chunk.starts[index + 1] - 1
                 let offset = chunk.offset + Int64(start)
-                let line = LogLine(
+                var line = LogLine(
                     number: lineNumber,
                     offset: offset,
                     bytes: chunk.buffer[start..<end],
-                    parsed: chunk.parsed[index],
+                    parsed: parsed,
                     hash: hashes ? chunk.hashes[index] : nil,
                     isLast: offset + Int64(end - start) + 1 == linesEnd
                 )
-                if case .stop = try body(line) {
+                if case .stop = try body(&line) {
                     for slot in pending { slot.done.wait() }
                     return Summary(lines: lineNumber, size: size, tail: nil)
                 }
@@ -200,6 +209,8 @@ private final class ChunkSlot: @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
     /// Set by whichever thread starts parsing: a worker, or the reader when it gets there first.
     private let isClaimed = Atomic(false)
+    /// Set once `result` is written.
+    private let finished = Atomic(false)
     private var result = Parsed()
 
     init(file: ReadOnlyFile, pool: BufferPool, owned: Int64, ownedEnd: Int64, linesEnd: Int64) {
@@ -212,14 +223,22 @@ private final class ChunkSlot: @unchecked Sendable {
 
     /// The worker's result, moved out so that its buffer can be reused; call after `done.wait()`.
     func takeResult() -> Parsed {
-        defer { result = Parsed() }
-        return result
+        var taken = Parsed()
+        swap(&taken, &result)
+        return taken
     }
+
+    /// Whether no thread has started parsing the chunk yet.
+    var isUnclaimed: Bool { !isClaimed.load(ordering: .relaxed) }
+
+    /// Whether the chunk is parsed (`done.wait()` then returns at once).
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
 
     /// Parses the chunk, unless another thread has already started to.
     func run(hashes: Bool) {
         guard !isClaimed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         result = parse(hashes: hashes)
+        finished.store(true, ordering: .releasing)
         done.signal()
     }
 

@@ -35,45 +35,46 @@ public struct ReadModel: Sendable {
 
     /// Applies one event: the single code path for replay and for live writes.
     /// Throws, changing nothing, when the event does not follow from the current state.
-    public mutating func apply(_ event: Event) throws(ApplyProblem) {
-        guard event.seq == seq + 1 else {
-            throw ApplyProblem(event.seq <= seq
-                ? "seq \(event.seq) repeats or goes back (the previous line has seq \(seq))"
-                : "seq \(event.seq) leaves a gap (expected \(seq + 1))")
+    public mutating func apply(_ event: consuming Event) throws(ApplyProblem) {
+        let (eventSeq, id, at) = (event.seq, event.id, event.at)
+        guard eventSeq == seq + 1 else {
+            throw ApplyProblem(eventSeq <= seq
+                ? "seq \(eventSeq) repeats or goes back (the previous line has seq \(seq))"
+                : "seq \(eventSeq) leaves a gap (expected \(seq + 1))")
         }
-        switch event.change {
+        switch (consume event).change {
         case .created(let draft):
-            guard event.id > maxId else {
-                throw ApplyProblem("created reuses id \(event.id) (ids are never reused; the next id is \(maxId + 1))")
+            guard id > maxId else {
+                throw ApplyProblem("created reuses id \(id) (ids are never reused; the next id is \(maxId + 1))")
             }
-            guard event.id == maxId + 1 else {
-                throw ApplyProblem("created takes id \(event.id), but the next id is \(maxId + 1)")
+            guard id == maxId + 1 else {
+                throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
             }
-            let created = Announcement(id: event.id, title: draft.title, body: draft.body, revision: event.seq)
+            let created = Announcement(id: id, title: draft.title, body: draft.body, revision: eventSeq)
             byId.upsert(created)
             byTitle?.upsert(TitleKey(created))
-            maxId = event.id
+            maxId = id
         case .edited(let patch):
             var oldTitle: String?
-            let found = byId.modify(event.id) { announcement in
+            let found = byId.modify(id) { announcement in
                 if let title = patch.title, !title.utf8.elementsEqual(announcement.title.utf8) {
                     oldTitle = announcement.title
                     announcement.title = title
                 }
                 if let body = patch.body { announcement.body = body.value }
-                announcement.revision = event.seq
+                announcement.revision = eventSeq
             }
-            guard found else { throw missing(event.id, verb: "edits") }
+            guard found else { throw missing(id, verb: "edits") }
             if let oldTitle, let title = patch.title, byTitle != nil {
-                byTitle?.remove(TitleKey(title: oldTitle, id: event.id))
-                byTitle?.upsert(TitleKey(title: title, id: event.id))
+                byTitle?.remove(TitleKey(title: oldTitle, id: id))
+                byTitle?.upsert(TitleKey(title: title, id: id))
             }
         case .deleted:
-            guard let old = byId.remove(event.id) else { throw missing(event.id, verb: "deletes") }
+            guard let old = byId.remove(id) else { throw missing(id, verb: "deletes") }
             byTitle?.remove(TitleKey(old))
         }
-        seq = event.seq
-        lastAt = event.at
+        seq = eventSeq
+        lastAt = at
     }
 
     private func missing(_ id: Int, verb: String) -> ApplyProblem {

@@ -52,23 +52,27 @@ extension LogReader {
         var torn: (offset: Int64, line: Int, reason: String)?
         let path = self.path
         let summary = try read(progress: progress) { line throws(LogError) in
-            switch line.parsed {
+            let (number, offset, count, isLast) = (line.number, line.offset, line.bytes.count, line.isLast)
+            let parsed = line.takeParsed()
+            let event: Event
+            switch consume parsed {
+            case .success(let parsed):
+                event = parsed
             case .failure(let problem):
-                if line.isLast, problem.isMalformedJSON {
-                    torn = (line.offset, line.number, "the last line is not JSON (\(problem.message))")
+                if isLast, problem.isMalformedJSON {
+                    torn = (offset, number, "the last line is not JSON (\(problem.message))")
                     return .stop
                 }
-                throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
-            case .success(let event):
-                if let bound, !bound.includes(event) { return .stop }
-                do throws(ApplyProblem) {
-                    try replay.model.apply(event)
-                } catch {
-                    throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
-                }
-                lastLine = (line.offset, line.bytes.count)
-                return .continue
+                throw LogError(.invalidLine, path: path, line: number, message: problem.message)
             }
+            if let bound, !bound.includes(event) { return .stop }
+            do throws(ApplyProblem) {
+                try replay.model.apply(event)
+            } catch {
+                throw LogError(.invalidLine, path: path, line: number, message: error.message)
+            }
+            lastLine = (offset, count)
+            return .continue
         }
         if torn == nil, let tail = summary.tail {
             torn = (tail.offset, summary.lines + 1, "the last line has no newline")
