@@ -2,8 +2,18 @@ import AnnouncementsCore
 import Foundation
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Durable appends per second through `EventStore`, with 1, 16 and 64 concurrent writers, each
 /// writer awaiting its acknowledgement (its line written and synced) before its next write.
+///
+/// Beside each figure, in the same run, the disk's own ceiling: a bare loop of one `write` of as
+/// many lines as the store put in each sync, then `fdatasync`. A store with one sync at a time
+/// cannot beat it; the ratio shows how much of the disk the store gets.
 struct AppendBenchmark {
     var folder: String
     var writers: [Int]
@@ -40,8 +50,42 @@ struct AppendBenchmark {
             let rate = Double(written) / elapsed
             let ratio = baseline.map { String(format: "  %.1fx the 1-writer rate", rate / $0) } ?? ""
             if baseline == nil { baseline = rate }
+            let perSync = Double(events) / Double(max(batches, 1))
             print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per fsync)%@",
-                         count, rate, written, Double(events) / Double(max(batches, 1)), ratio))
+                         count, rate, written, perSync, ratio))
+            let linesPerSync = max(1, Int(perSync.rounded()))
+            let ceiling = try diskCeiling(linesPerSync: linesPerSync, lineBytes: 1100)
+            print(String(format: "             disk alone, write + fdatasync of %d lines: %8.0f lines/s  (store = %.2f of it)",
+                         linesPerSync, ceiling, rate / ceiling))
         }
+        let full = try diskCeiling(linesPerSync: 64, lineBytes: 1100)
+        print(String(format: "disk alone, all 64 writers' lines in every sync: %8.0f lines/s", full))
+    }
+
+    /// Lines per second of a bare loop writing `linesPerSync` lines and syncing, for one second.
+    private func diskCeiling(linesPerSync: Int, lineBytes: Int) throws -> Double {
+        let path = "\(folder)/ceiling.bin"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var batch = [UInt8](repeating: UInt8(ascii: "x"), count: linesPerSync * lineBytes)
+        for line in 1...linesPerSync { batch[line * lineBytes - 1] = UInt8(ascii: "\n") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var lines = 0
+        while clock.now - start < .seconds(1) {
+            let written = batch.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == batch.count else { throw CocoaError(.fileWriteUnknown) }
+            #if canImport(Darwin)
+            guard fcntl(fd, F_FULLFSYNC) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            #else
+            guard fdatasync(fd) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            #endif
+            lines += linesPerSync
+        }
+        return Double(lines) / (clock.now - start).seconds
     }
 }

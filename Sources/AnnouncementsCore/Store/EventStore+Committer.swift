@@ -229,7 +229,10 @@ extension EventStore {
         guard expected > 1 else { return }
         let deadline = DispatchTime.now() + Self.stragglerWait
         while true {
-            let queued = queue.withLock { $0.requestCount }
+            let queued = queue.withLock { queue in
+                queue.wakeAt = expected
+                return queue.requestCount
+            }
             if queued >= expected { return }
             if let sync {
                 if sync.isDone.load(ordering: .acquiring) { return }

@@ -45,6 +45,9 @@ public final class EventStore: Sendable {
         /// The number of requests in `waiting`.
         var requestCount: Int { waiting.reduce(0) { $0 + $1.requests.count } }
         var isCommitting = false
+        /// How many queued requests make a submitter signal `arrivals`: the batch size the committer
+        /// is gathering for, so that it wakes once for a batch, not once per writer.
+        var wakeAt = 1
         var isClosed = false
         var closers: [CheckedContinuation<Void, Never>] = []
     }
@@ -179,6 +182,10 @@ public final class EventStore: Sendable {
         return announcement
     }
 
+    private enum Next {
+        case refuse, startCommitter, wakeCommitter, wait
+    }
+
     private func submit(_ request: WriteRequest) async -> Outcome {
         await submit([request])[0]
     }
@@ -187,16 +194,18 @@ public final class EventStore: Sendable {
     /// durable or none), and waits for their outcomes.
     private func submit(_ requests: [WriteRequest]) async -> [Outcome] {
         await withCheckedContinuation { continuation in
-            let startCommitter = queue.withLock { queue -> Bool? in
-                guard !queue.isClosed else { return nil }
+            let next = queue.withLock { queue -> Next in
+                guard !queue.isClosed else { return .refuse }
                 queue.waiting.append((requests, continuation))
                 defer { queue.isCommitting = true }
-                return !queue.isCommitting
+                if !queue.isCommitting { return .startCommitter }
+                return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait
             }
-            switch startCommitter {
-            case nil: continuation.resume(returning: requests.map { _ in .failure(.closed) })
-            case true?: committerQueue.async { self.drain() }
-            case false?: arrivals.signal()
+            switch next {
+            case .refuse: continuation.resume(returning: requests.map { _ in .failure(.closed) })
+            case .startCommitter: committerQueue.async { self.drain() }
+            case .wakeCommitter: arrivals.signal()
+            case .wait: break
             }
         }
     }
