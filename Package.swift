@@ -3,11 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "announcements",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "announcements", targets: ["AnnouncementsCLI"]),
         .library(name: "AnnouncementsCore", targets: ["AnnouncementsCore"]),
         .library(name: "AnnouncementsHTTP", targets: ["AnnouncementsHTTP"]),
+        .library(name: "AnnouncementsClient", targets: ["AnnouncementsClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -46,10 +47,13 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
+        // The client library for apps (iOS, macOS, Linux): Foundation only, nothing of the server.
+        .target(name: "AnnouncementsClient"),
         // The `announcements` command line.
         .executableTarget(
             name: "AnnouncementsCLI",
             dependencies: [
+                "AnnouncementsClient",
                 "AnnouncementsCore",
                 "AnnouncementsConfig",
                 "AnnouncementsHTTP",
@@ -78,6 +82,15 @@ let package = Package(
                 "AnnouncementsHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AnnouncementsClientTests",
+            dependencies: [
+                "AnnouncementsClient",
+                "AnnouncementsHTTP",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension AnnouncementsClient {
+    enum Method: String {
+        case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE"
+    }
+
+    /// A successful response: its body (remembered or received) and headers.
+    struct Received {
+        var data: Data
+        var headers: [String: String]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        func decode<Value: Decodable>(_ type: Value.Type) throws(ClientError) -> Value {
+            do {
+                return try JSONDecoder().decode(type, from: data)
+            } catch let error as DecodingError {
+                throw ClientError(decoding: error)
+            } catch {
+                throw .invalidJSON(detail: "\(error)")
+            }
+        }
+
+        /// The announcement in the body, with the response's ETag as its revision.
+        func announcement() throws(ClientError) -> Announcement {
+            var announcement = try decode(Announcement.self)
+            announcement.revision = header("ETag")
+            return announcement
+        }
+    }
+
+    /// Sends one request and returns a 2xx response, or throws what went wrong.
+    /// With `cached`, a remembered ETag goes out as `If-None-Match` and a 304 returns what was remembered.
+    func send(
+        _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false
+    ) async throws(ClientError) -> Received {
+        var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        if !query.isEmpty { components?.queryItems = query }
+        guard let url = components?.url else {
+            throw .unreachable(url: configuration.baseURL, underlying: URLError(.badURL))
+        }
+        let version = version ?? configuration.version
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        request.setValue(version.rawValue, forHTTPHeaderField: "Accept-Version")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try? JSONEncoder().encode(body)
+        }
+        let key = cached ? "\(version.rawValue) \(url.absoluteString)" : nil
+        let remembered = key.flatMap(cache.entry)
+        if let remembered { request.setValue(remembered.etag, forHTTPHeaderField: "If-None-Match") }
+
+        let data: Data, response: HTTPURLResponse
+        do {
+            let (received, urlResponse) = try await session.data(for: request)
+            guard let http = urlResponse as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+            (data, response) = (received, http)
+        } catch let error as URLError {
+            throw .unreachable(url: url, underlying: error)
+        } catch {
+            throw .unreachable(url: url, underlying: URLError(.unknown))
+        }
+        cache.count(bytes: data.count, notModified: response.statusCode == 304 && remembered != nil)
+
+        var headers: [String: String] = [:]
+        for case (let name as String, let value as String) in response.allHeaderFields { headers[name] = value }
+        if response.statusCode == 304, let remembered { return remembered.response }
+        switch response.statusCode {
+        case 200..<300:
+            let received = Received(data: data, headers: headers)
+            if let key, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: key) }
+            return received
+        case 412:
+            throw .changedBySomeoneElse(message: Self.message(in: data, status: 412).message)
+        default:
+            let (message, fields) = Self.message(in: data, status: response.statusCode)
+            throw .status(code: response.statusCode, message: message, fieldErrors: fields)
+        }
+    }
+
+    /// The server's error message and field errors, or the status's own words if the body has none.
+    private static func message(in data: Data, status: Int) -> (message: String, fields: [ClientError.FieldError]) {
+        struct ErrorBody: Decodable {
+            var message: String
+            var errors: [ClientError.FieldError]?
+        }
+        guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else {
+            return (HTTPURLResponse.localizedString(forStatusCode: status), [])
+        }
+        return (body.message, body.errors ?? [])
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client for the announcements HTTP API, for iOS, macOS and Linux apps. Foundation only.
+///
+/// ```swift
+/// let client = AnnouncementsClient(baseURL: URL(string: "https://intranet.example.com")!)
+/// let page = try await client.summaries()              // the list screen (API v2)
+/// let tapped = try await client.announcement(id: page.items[0].id)  // the detail screen
+/// ```
+///
+/// Reads are conditional: the client remembers each response's ETag and sends `If-None-Match`;
+/// when the server answers 304 the remembered value is returned, and no body crosses the network.
+/// Every method throws a `ClientError` (cancelling the calling task surfaces as `unreachable`
+/// with `URLError.cancelled`).
+public final class AnnouncementsClient: Sendable {
+    /// The API versions the server speaks, sent as `Accept-Version`.
+    public enum APIVersion: String, Sendable, CaseIterable {
+        case v1 = "1.0"
+        case v2 = "2.0"
+    }
+
+    public struct Configuration: Sendable {
+        /// The server, e.g. `http://127.0.0.1:8080` (a path prefix such as `/api` is kept).
+        public var baseURL: URL
+        /// Sent as `Accept-Version` on every request but the two lists, which name their version
+        /// by what they return (`announcements`: 1.0, `summaries`: 2.0).
+        public var version: APIVersion
+        /// The bearer token writes need; reads need none.
+        public var token: String?
+        /// How long a request may wait for the server, in seconds.
+        public var timeout: TimeInterval
+
+        public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5) {
+            self.baseURL = baseURL
+            self.version = version
+            self.token = token
+            self.timeout = timeout
+        }
+    }
+
+    /// What the client has sent and received so far: for an app that watches its data use.
+    public struct Statistics: Sendable, Hashable {
+        /// Requests sent.
+        public var requests = 0
+        /// Reads the server answered with 304: served from the client's memory.
+        public var notModified = 0
+        /// Response body bytes received.
+        public var bytesReceived = 0
+    }
+
+    public let configuration: Configuration
+    let session: URLSession
+    let cache = ResponseCache()
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
+        // The client does its own conditional requests: a URL cache would answer 304s itself.
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: sessionConfiguration)
+    }
+
+    public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5) {
+        self.init(configuration: Configuration(baseURL: baseURL, version: version, token: token, timeout: timeout))
+    }
+
+    public var statistics: Statistics { cache.statistics }
+
+    // MARK: - Reads
+
+    /// A page of summaries (API v2): the list screen.
+    public func summaries(
+        offset: Int = 0, max: Int = 10, sort: SortField = .id, order: SortOrder = .asc
+    ) async throws(ClientError) -> Page<AnnouncementSummary> {
+        try await list(version: .v2, offset: offset, max: max, sort: sort, order: order)
+    }
+
+    /// A page of full announcements (API v1).
+    public func announcements(
+        offset: Int = 0, max: Int = 10, sort: SortField = .id, order: SortOrder = .asc
+    ) async throws(ClientError) -> Page<Announcement> {
+        try await list(version: .v1, offset: offset, max: max, sort: sort, order: order)
+    }
+
+    /// One announcement, with its body: the detail screen.
+    public func announcement(id: Int) async throws(ClientError) -> Announcement {
+        let response = try await send(.get, path: "announcements/\(id)", cached: true)
+        return try response.announcement()
+    }
+
+    /// Whether the server is up, and how far its log goes.
+    public func health() async throws(ClientError) -> Health {
+        try await send(.get, path: "health").decode(Health.self)
+    }
+
+    // MARK: - Writes (they need `configuration.token`)
+
+    /// Posts a new announcement.
+    public func create(title: String, body: String?) async throws(ClientError) -> Announcement {
+        try await send(.post, path: "announcements", body: WriteBody(title: title, body: body.map(BodyChange.set) ?? .clear)).announcement()
+    }
+
+    /// Replaces an announcement's title and body. With `ifMatch` (an `Announcement.revision`),
+    /// fails with `changedBySomeoneElse` if it changed since.
+    public func replace(id: Int, title: String, body: String?, ifMatch: String? = nil) async throws(ClientError) -> Announcement {
+        let body = WriteBody(title: title, body: body.map(BodyChange.set) ?? .clear)
+        return try await send(.put, path: "announcements/\(id)", body: body, ifMatch: ifMatch).announcement()
+    }
+
+    /// Changes only what is given: the title when not nil, the body unless `.keep`.
+    public func update(id: Int, title: String? = nil, body: BodyChange = .keep, ifMatch: String? = nil) async throws(ClientError) -> Announcement {
+        try await send(.patch, path: "announcements/\(id)", body: WriteBody(title: title, body: body), ifMatch: ifMatch).announcement()
+    }
+
+    /// Deletes an announcement.
+    public func delete(id: Int, ifMatch: String? = nil) async throws(ClientError) {
+        _ = try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch)
+    }
+
+    private func list<Item: Decodable>(
+        version: APIVersion, offset: Int, max: Int, sort: SortField, order: SortOrder
+    ) async throws(ClientError) -> Page<Item> {
+        let query = [
+            URLQueryItem(name: "offset", value: String(offset)), URLQueryItem(name: "max", value: String(max)),
+            URLQueryItem(name: "sort", value: sort.rawValue), URLQueryItem(name: "order", value: order.rawValue),
+        ]
+        let response = try await send(.get, path: "announcements", query: query, version: version, cached: true)
+        let items = try response.decode([Item].self)
+        let total = response.header("X-Total-Count").flatMap(Int.init) ?? offset + items.count
+        return Page(items: items, total: total, offset: offset)
+    }
+}
+
+/// The JSON of a write: fields left out are left alone (PATCH); POST and PUT send both.
+struct WriteBody: Encodable {
+    var title: String?
+    var body: BodyChange
+
+    private enum CodingKeys: String, CodingKey {
+        case title, body
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(title, forKey: .title)
+        switch body {
+        case .keep: break
+        case .set(let text): try container.encode(text, forKey: .body)
+        case .clear: try container.encodeNil(forKey: .body)
+        }
+    }
+}

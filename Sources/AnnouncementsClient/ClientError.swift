@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a request failed. Each case is a different thing for an app to do: retry later
+/// (`unreachable`), show the server's message (`status`), reload (`changedBySomeoneElse`), or
+/// report a server that does not speak this API (`invalidJSON`, `unexpectedJSON`).
+public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server could not be reached, or did not answer in time.
+    case unreachable(url: URL, underlying: URLError)
+    /// The server answered with an error status; `message` and `fieldErrors` are its own words.
+    case status(code: Int, message: String, fieldErrors: [FieldError])
+    /// A write's `ifMatch` revision is no longer current (HTTP 412): fetch the announcement again.
+    case changedBySomeoneElse(message: String)
+    /// The response body is not JSON at all.
+    case invalidJSON(detail: String)
+    /// The response is JSON but lacks a field the API promises, or has it with the wrong type.
+    case unexpectedJSON(field: String, detail: String)
+
+    /// A problem with one field of a rejected write (HTTP 422).
+    public struct FieldError: Sendable, Hashable, Codable {
+        public var field: String
+        public var message: String
+
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    /// The HTTP status, for `status` and `changedBySomeoneElse`.
+    public var statusCode: Int? {
+        switch self {
+        case .status(let code, _, _): code
+        case .changedBySomeoneElse: 412
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreachable(let url, let underlying):
+            let host = url.host.map { "\($0)\(url.port.map { ":\($0)" } ?? "")" } ?? url.absoluteString
+            return underlying.code == .timedOut
+                ? "the server at \(host) did not answer in time"
+                : "cannot reach the server at \(host) (\(underlying.localizedDescription))"
+        case .status(let code, let message, let fieldErrors):
+            let fields = fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+            return "the server answered \(code): \(message)\(fields.isEmpty ? "" : " (\(fields))")"
+        case .changedBySomeoneElse(let message):
+            return "changed by someone else since it was fetched: \(message)"
+        case .invalidJSON(let detail):
+            return "the server's answer is not JSON: \(detail)"
+        case .unexpectedJSON(let field, let detail):
+            return "the server's answer has no valid `\(field)`: \(detail)"
+        }
+    }
+}
+
+extension ClientError {
+    /// The error a failed decode stands for: not JSON at all, or JSON without the data we need.
+    init(decoding error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self = .unexpectedJSON(field: Self.path(context.codingPath + [key]), detail: "missing")
+        case .valueNotFound(let type, let context):
+            self = .unexpectedJSON(field: Self.path(context.codingPath), detail: "null where \(type) was expected")
+        case .typeMismatch(let type, let context):
+            self = .unexpectedJSON(field: Self.path(context.codingPath), detail: "expected \(Self.name(of: type))")
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            self = .invalidJSON(detail: (context.underlyingError as? NSError)?.localizedDescription ?? context.debugDescription)
+        case .dataCorrupted(let context):
+            self = .unexpectedJSON(field: Self.path(context.codingPath), detail: context.debugDescription)
+        @unknown default:
+            self = .invalidJSON(detail: "\(error)")
+        }
+    }
+
+    /// `[0].title`, `id`: where in the document a problem is.
+    static func path(_ keys: [any CodingKey]) -> String {
+        let path = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+        let trimmed = path.hasPrefix(".") ? String(path.dropFirst()) : path
+        return trimmed.isEmpty ? "(the document)" : trimmed
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type: "a whole number"
+        default: "\(type)"
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import AnnouncementsClient
+import Foundation
+import Testing
+
+@Suite struct ClientTests {
+    @Test("reads in both versions: v1 lists full announcements, v2 summaries, one announcement and health in either")
+    func reads() async throws {
+        try await withServer { url in
+            for version in AnnouncementsClient.APIVersion.allCases {
+                let client = AnnouncementsClient(baseURL: url, version: version)
+                let full = try await client.announcements(max: 2)
+                #expect(full.items.map(\.title) == ["Announcement 1", "Announcement 2"])
+                #expect(full.items.map(\.body) == ["<p>Body 1</p>", "<p>Body 2</p>"])
+                #expect(full.total == 3)
+                #expect(full.hasMore)
+                let summaries = try await client.summaries(offset: 1, max: 5, sort: .title, order: .desc)
+                #expect(summaries.items == [AnnouncementSummary(id: 2, title: "Announcement 2"), AnnouncementSummary(id: 1, title: "Announcement 1")])
+                #expect(!summaries.hasMore)
+                let one = try await client.announcement(id: 3)
+                #expect(one.title == "Announcement 3")
+                #expect(one.body == "<p>Body 3</p>")
+                #expect(one.revision == #""3-3""#)
+                let health = try await client.health()
+                #expect(health == Health(status: "ok", seq: 3))
+            }
+        }
+    }
+
+    @Test("every request says its version: the lists theirs, the rest the configured one")
+    func versionHeader() async throws {
+        try await withFakeServer { url in
+            let v1 = AnnouncementsClient(baseURL: url, version: .v1)
+            let summaries = try await v1.summaries()
+            let announcements = try await v1.announcements()
+            #expect(summaries.items.first?.title == "2.0")
+            #expect(announcements.items.first?.title == "1.0")
+        }
+    }
+
+    @Test("the v2 flow of the original app: list summaries, then fetch the tapped one")
+    func listThenDetail() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url)
+            let list = try await client.summaries()
+            let tapped = try #require(list.items.last)
+            let detail = try await client.announcement(id: tapped.id)
+            #expect(detail.id == tapped.id)
+            #expect(detail.title == tapped.title)
+            #expect(detail.body == "<p>Body 3</p>")
+        }
+    }
+
+    @Test("writes: create, replace, update and delete, each answered with the result")
+    func writes() async throws {
+        try await withServer { url in
+            for version in AnnouncementsClient.APIVersion.allCases {
+                let client = AnnouncementsClient(baseURL: url, version: version, token: "alice-secret")
+                let created = try await client.create(title: "Fire drill", body: "<p>At 10:00</p>")
+                #expect(created.title == "Fire drill")
+                #expect(created.body == "<p>At 10:00</p>")
+                let replaced = try await client.replace(id: created.id, title: "Fire drill moved", body: nil)
+                #expect(replaced == Announcement(id: created.id, title: "Fire drill moved", body: nil, revision: replaced.revision))
+                #expect(replaced.revision != created.revision)
+                let titled = try await client.update(id: created.id, title: "Fire drill at 11:00")
+                #expect(titled.body == nil)
+                let bodied = try await client.update(id: created.id, body: .set("<p>Bring a coat</p>"))
+                #expect(bodied.title == "Fire drill at 11:00")
+                #expect(bodied.body == "<p>Bring a coat</p>")
+                let cleared = try await client.update(id: created.id, body: .clear, ifMatch: bodied.revision)
+                #expect(cleared.body == nil)
+                try await client.delete(id: created.id, ifMatch: cleared.revision)
+                await #expect(throws: ClientError.status(code: 404, message: "announcement \(created.id) does not exist (it may have been deleted)", fieldErrors: [])) {
+                    try await client.announcement(id: created.id)
+                }
+            }
+        }
+    }
+
+    @Test("a second read of unchanged data is a 304: the remembered value comes back and no body is sent")
+    func conditionalReads() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let first = try await client.summaries()
+            let before = client.statistics
+            let second = try await client.summaries()
+            let after = client.statistics
+            #expect(second == first)
+            #expect(after.requests == before.requests + 1)
+            #expect(after.notModified == before.notModified + 1)
+            #expect(after.bytesReceived == before.bytesReceived, "the 304 carried no body")
+
+            let one = try await client.announcement(id: 1)
+            let again = try await client.announcement(id: 1)
+            #expect(again == one)
+            #expect(client.statistics.notModified == after.notModified + 1)
+
+            // A change makes the next read fetch the new data, not the remembered one.
+            _ = try await client.update(id: 1, title: "Changed")
+            let list = try await client.summaries()
+            let changed = try await client.announcement(id: 1)
+            #expect(list.items.first?.title == "Changed")
+            #expect(changed.title == "Changed")
+            #expect(client.statistics.notModified == after.notModified + 1)
+        }
+    }
+
+    @Test("errors: a stale If-Match is 'changed by someone else', not a plain status")
+    func staleRevision() async throws {
+        try await withServer { url in
+            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let seen = try await alice.announcement(id: 2)
+            _ = try await alice.update(id: 2, title: "Edited elsewhere")
+            await #expect {
+                try await alice.replace(id: 2, title: "Mine", body: nil, ifMatch: seen.revision)
+            } throws: { error in
+                guard case .changedBySomeoneElse(let message) = error as? ClientError else { return false }
+                return message.contains("fetch it again")
+            }
+            let current = try await alice.announcement(id: 2)
+            #expect(current.title == "Edited elsewhere", "nothing was written")
+        }
+    }
+
+    @Test("errors: 401 without a valid token, 404, and 422 with the server's field errors")
+    func statusErrors() async throws {
+        try await withServer { url in
+            let anonymous = AnnouncementsClient(baseURL: url)
+            await #expect { try await anonymous.create(title: "x", body: nil) } throws: { error in
+                guard case .status(401, let message, _) = error as? ClientError else { return false }
+                return message.contains("token")
+            }
+            let wrong = AnnouncementsClient(baseURL: url, token: "not-the-token")
+            await #expect { try await wrong.delete(id: 1) } throws: { ($0 as? ClientError)?.statusCode == 401 }
+
+            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            await #expect { try await alice.update(id: 99, title: "x") } throws: { ($0 as? ClientError)?.statusCode == 404 }
+            await #expect { try await alice.create(title: "  ", body: nil) } throws: { error in
+                guard case .status(422, _, let fields) = error as? ClientError else { return false }
+                return fields.map(\.field) == ["title"] && !fields[0].message.isEmpty
+            }
+        }
+    }
+
+    @Test("errors: an unreachable server, with the underlying error")
+    func unreachable() async throws {
+        // Port 1 on the loopback: nothing listens there, so the connection is refused at once.
+        let client = AnnouncementsClient(baseURL: URL(string: "http://127.0.0.1:1")!)
+        await #expect { try await client.health() } throws: { error in
+            guard case .unreachable(let url, let underlying) = error as? ClientError else { return false }
+            return url.port == 1 && underlying.code != .unknown
+                && (error as? ClientError)?.description.hasPrefix("cannot reach the server at 127.0.0.1:1") == true
+        }
+    }
+
+    @Test("errors: an answer that is not JSON, and JSON that lacks or mistypes a field, are told apart")
+    func badAnswers() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url)
+            await #expect { try await client.announcement(id: 1) } throws: { error in
+                guard case .invalidJSON = error as? ClientError else { return false }
+                return true
+            }
+            await #expect(throws: ClientError.unexpectedJSON(field: "id", detail: "missing")) {
+                try await client.announcement(id: 2)
+            }
+            await #expect(throws: ClientError.unexpectedJSON(field: "id", detail: "expected a whole number")) {
+                try await client.announcement(id: 3)
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import AnnouncementsClient
+import AnnouncementsCore
+import AnnouncementsHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+
+let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// A seeded store behind a live server on 127.0.0.1, port 0; `test` gets the server's base URL.
+func withServer(_ test: @Sendable (URL) async throws -> Void) async throws {
+    let folder = NSTemporaryDirectory() + "client-test-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let seed = (1...3).map { AnnouncementDraft(title: "Announcement \($0)", body: "<p>Body \($0)</p>") }
+    let store = try await EventStore.open(path: folder + "/log.jsonl", seed: seed, logger: quiet)
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]), maxRequestBytes: 4096)
+    try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
+        try await test(try baseURL(client))
+    }
+    await store.close()
+}
+
+/// A server that speaks HTTP but not the API: for the client's handling of bad answers.
+func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
+    let router = Router()
+    // Echoes the version asked for as the title, so a test sees what the client sent.
+    router.get("announcements") { request, _ in
+        json(#"[{"id":1,"title":"\#(request.headers[HTTPField.Name("Accept-Version")!] ?? "none")"}]"#)
+    }
+    router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
+    router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
+    router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
+    try await app.test(.live) { client in try await test(try baseURL(client)) }
+}
+
+private func json(_ text: String) -> Response {
+    Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+}
+
+private func baseURL(_ client: any TestClientProtocol) throws -> URL {
+    guard let port = client.port, let url = URL(string: "http://127.0.0.1:\(port)") else { throw URLError(.badURL) }
+    return url
+}
