@@ -7,12 +7,16 @@ import Logging
 struct Announcements: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements",
-        abstract: "An event-sourced announcement store: serve it, and replay, audit and verify its log.",
+        abstract: "An event-sourced announcement store: serve it, replay, audit and verify its log, and use a running server.",
         discussion: """
-            Every command reads the log named by --log, or by the `log` key of --config \
-            (default ./config.yaml). Read-only commands never write and may run while a server writes.
+            serve, init, replay, history and verify work on the log named by --log, or by the `log` key of \
+            --config (default ./config.yaml); the read-only ones never write and may run while a server writes. \
+            list, show, post, edit and delete talk to a running server (--server, --token).
             """,
-        subcommands: [ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self]
+        subcommands: [
+            ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self,
+            ListCommand.self, ShowCommand.self, PostCommand.self, EditCommand.self, DeleteCommand.self,
+        ]
     )
 }
 

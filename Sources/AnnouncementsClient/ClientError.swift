@@ -46,7 +46,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
                 ? "the server at \(host) did not answer in time"
                 : "cannot reach the server at \(host) (\(underlying.localizedDescription))"
         case .status(let code, let message, let fieldErrors):
-            let fields = fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+            // Field errors the message does not already say.
+            let fields = fieldErrors.filter { !message.contains($0.message) }.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
             return "the server answered \(code): \(message)\(fields.isEmpty ? "" : " (\(fields))")"
         case .changedBySomeoneElse(let message):
             return "changed by someone else since it was fetched: \(message)"

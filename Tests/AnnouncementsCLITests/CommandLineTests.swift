@@ -23,11 +23,21 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], in folder: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["ANNOUNCEMENTS_SERVER"] = nil
+        inherited["ANNOUNCEMENTS_TOKEN"] = nil
+        process.environment = inherited.merging(environment) { $1 }
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -36,6 +46,40 @@ struct CLI {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// `announcements serve --port 0` running in `folder`, on the port it printed.
+struct ServerProcess {
+    let process = Process()
+    let port: Int
+
+    init(in folder: String) throws {
+        process.executableURL = CLI.binary
+        process.arguments = ["serve", "--port", "0"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        var firstLine = ""
+        while !firstLine.hasSuffix("\n") {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            firstLine += String(decoding: byte, as: UTF8.self)
+        }
+        #expect(firstLine.hasPrefix("listening on http://127.0.0.1:"))
+        port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
+        #expect(port > 0)
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGTERM and returns the exit status.
+    func stop() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }
 
@@ -194,29 +238,12 @@ func makeLog() async throws -> (folder: String, log: String) {
     func serve() async throws {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0"]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        var firstLine = ""
-        while !firstLine.hasSuffix("\n") {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            firstLine += String(decoding: byte, as: UTF8.self)
-        }
-        #expect(firstLine.hasPrefix("listening on http://127.0.0.1:"))
-        let port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
-        #expect(port > 0)
+        let server = try ServerProcess(in: folder)
+        let port = server.port
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5}"#)
-        process.terminate()  // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(server.stop() == 0)
         let again = try CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }

@@ -9,12 +9,20 @@ struct CLIError: Error, CustomStringConvertible {
         case failure = 1
         /// A log line is invalid.
         case dataError = 65
+        /// A command line the command cannot use.
+        case usage = 64
         /// A file is missing or unreadable.
         case noInput = 66
+        /// The server cannot be reached.
+        case unavailable = 69
         /// A write failed.
         case ioError = 74
         /// The log is locked by another process: try again later.
         case tempFail = 75
+        /// The server's answer is not the API's.
+        case protocolError = 76
+        /// The server refused the token.
+        case noPermission = 77
         /// The configuration is invalid.
         case config = 78
     }

@@ -1,0 +1,54 @@
+import AnnouncementsClient
+import ArgumentParser
+import Foundation
+
+/// `--server` and `--token`: the running server a command talks to, through `AnnouncementsClient`.
+struct ServerOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The server's URL (default: $ANNOUNCEMENTS_SERVER, else \(Self.defaultServer)).", valueName: "url"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("The bearer token for writes (default: $ANNOUNCEMENTS_TOKEN).", valueName: "token"))
+    var token: String?
+
+    static let defaultServer = "http://127.0.0.1:8080"
+
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// A client for the server, speaking `version`.
+    func client(version: AnnouncementsClient.APIVersion = .v2) throws(CLIError) -> AnnouncementsClient {
+        let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Self.defaultServer
+        guard let url = URL(string: address), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Self.defaultServer); got \"\(address)\"")
+        }
+        return AnnouncementsClient(baseURL: url, version: version, token: token ?? environment["ANNOUNCEMENTS_TOKEN"])
+    }
+}
+
+/// `--format`: how a remote command prints what the server answered.
+enum RemoteFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json
+}
+
+extension CLIError {
+    /// A failed request as one line and an exit code: the server unreachable (69), refused the
+    /// token (77), answered something that is not the API (76), or said no (1).
+    init(_ error: ClientError) {
+        switch error {
+        case .unreachable: self.init(.unavailable, error.description)
+        case .invalidJSON, .unexpectedJSON: self.init(.protocolError, error.description)
+        case .status(401, _, _), .status(403, _, _): self.init(.noPermission, error.description)
+        case .status, .changedBySomeoneElse: self.init(.failure, error.description)
+        }
+    }
+}
+
+extension AsyncParsableCommand {
+    /// Runs a request, turning a `ClientError` into a `CLIError`.
+    func request<Value>(_ body: () async throws(ClientError) -> Value) async throws(CLIError) -> Value {
+        do {
+            return try await body()
+        } catch {
+            throw CLIError(error)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@Suite struct RemoteCommandTests {
+    static let config = """
+        log: events/announcements.jsonl
+        tokens:
+          alice: alice-secret
+          bob: bob-secret
+        seed:
+          - title: Welcome
+            body: "<p>Hello</p>"
+        """
+
+    @Test("post, edit, show, list and delete through a running server; history shows each change and who made it")
+    func endToEnd() async throws {
+        let folder = try makeFolder(config: Self.config)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        let alice = ["--server", server.url, "--token", "alice-secret"]
+        // Bob uses the environment instead of options.
+        let bob = ["ANNOUNCEMENTS_SERVER": server.url, "ANNOUNCEMENTS_TOKEN": "bob-secret"]
+
+        let posted = try CLI.run(["post", "--title", "Fire drill", "--body-file", "-"] + alice, input: "<p>At 10:00</p>\n")
+        #expect(posted.status == 0, "\(posted.stderr)")
+        #expect(posted.stdout == "id:       2\ntitle:    Fire drill\nrevision: \"2-2\"\nbody:\n<p>At 10:00</p>\n\n")
+
+        let edited = try CLI.run(["edit", "2", "--title", "Fire drill at 11:00"], environment: bob)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(edited.stdout.hasPrefix("id:       2\ntitle:    Fire drill at 11:00\nrevision: \"2-3\"\n"))
+
+        let shown = try CLI.run(["show", "2", "--format", "json"], environment: bob)
+        #expect(shown.stdout == #"{"id":2,"title":"Fire drill at 11:00","body":"<p>At 10:00</p>\n"}"# + "\n")
+
+        let listed = try CLI.run(["list", "--format", "json"], environment: bob)
+        #expect(listed.stdout == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome"},{"id":2,"title":"Fire drill at 11:00"}]}"# + "\n")
+        let full = try CLI.run(["list", "--api-version", "1.0", "--max", "1", "--offset", "1"], environment: bob)
+        #expect(full.stdout == "ID  TITLE                BODY\n2   Fire drill at 11:00  16 bytes\n2-2 of 2\n")
+
+        let refused = try CLI.run(["delete", "2", "--server", server.url, "--token", "wrong"])
+        #expect(refused.status == 77)
+        #expect(refused.stderr.hasPrefix("error: the server answered 401: "))
+
+        let deleted = try CLI.run(["delete", "2"] + alice)
+        #expect(deleted.status == 0)
+        #expect(deleted.stdout == "deleted announcement 2\n")
+
+        let gone = try CLI.run(["show", "2"], environment: bob)
+        #expect(gone.status == 1)
+        #expect(gone.stderr == "error: the server answered 404: announcement 2 does not exist (it may have been deleted)\n")
+
+        let history = try CLI.run(["history", "2"], in: folder)
+        let rows = history.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(rows.map { [String($0[2]), String($0[3])] } == [["created", "alice"], ["edited", "bob"], ["deleted", "alice"]])
+        #expect(server.stop() == 0)
+    }
+
+    @Test("errors: an unreachable server in one line, a bad --server, and a server's refusal", arguments: [
+        (["list", "--server", "http://127.0.0.1:1"], Int32(69), "error: cannot reach the server at 127.0.0.1:1 ("),
+        (["show", "1", "--server", "ftp://example.com"], Int32(64), "error: --server takes an http:// or https:// URL"),
+        (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body", "a", "--body-file", "b"], Int32(64), "Error: Use --body or --body-file, not both."),
+        (["edit", "1", "--server", "http://127.0.0.1:1"], Int32(64), "Error: Nothing to change"),
+    ])
+    func errors(arguments: [String], status: Int32, message: String) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == status)
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+        if status == 69 { #expect(result.stderr.split(separator: "\n").count == 1) }
+    }
+}
