@@ -169,3 +169,30 @@ import Testing
         }
     }
 }
+
+@Suite struct ReadmeExampleTests {
+    /// The README's "Using the client from an app" example, as written there, against a live server.
+    @Test("the README's example compiles and runs: a stale edit is caught as changedBySomeoneElse")
+    func readmeExample() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, version: .v2, token: "alice-secret", timeout: 5)
+            let page = try await client.summaries(max: 20)
+            let detail = try await client.announcement(id: page.items[0].id)
+            _ = try await client.update(id: detail.id, title: "Edited in between")
+            var outcome = ""
+            do throws(ClientError) {
+                let edited = try await client.update(id: detail.id, title: "New title", ifMatch: detail.revision)
+                outcome = edited.revision ?? ""
+            } catch .changedBySomeoneElse {
+                outcome = "changed by someone else"
+            } catch .status(let code, let message, _) {
+                outcome = "\(code) \(message)"
+            } catch .unreachable(_, let underlying) {
+                outcome = "\(underlying)"
+            } catch .invalidJSON, .unexpectedJSON {
+                outcome = "not this API"
+            }
+            #expect(outcome == "changed by someone else")
+        }
+    }
+}

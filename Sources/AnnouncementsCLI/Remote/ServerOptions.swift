@@ -20,7 +20,9 @@ struct ServerOptions: ParsableArguments {
         guard let url = URL(string: address), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Self.defaultServer); got \"\(address)\"")
         }
-        return AnnouncementsClient(baseURL: url, version: version, token: token ?? environment["ANNOUNCEMENTS_TOKEN"])
+        // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
+        let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
+        return AnnouncementsClient(baseURL: url, version: version, token: token)
     }
 }
 
