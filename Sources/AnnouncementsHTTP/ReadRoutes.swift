@@ -19,7 +19,9 @@ struct ReadRoutes: Sendable {
             let group = router.group(RouterPath(prefix))
             group.get("announcements") { request, _ in try list(request, forced: version) }
             group.get("announcements/:id") { request, context in try item(request, context, forced: version) }
+            group.get("announcements/:id/history") { request, context in try history(request, context, forced: version) }
         }
+        router.get("events") { request, _ in try events(request) }
     }
 
     // MARK: - Handlers
@@ -49,13 +51,14 @@ struct ReadRoutes: Sendable {
 
     private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
         let version = try self.version(of: request, forced: forced)
-        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
-            throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
+        let id = try self.id(request, context)
+        let media = try MediaType.negotiate(request)
+        if let asOf = try asOf(request) {
+            return try item(id, asOf: asOf, request, version, media)
         }
         guard let announcement = store.snapshot.announcement(id: id) else {
             throw APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
         }
-        let media = try MediaType.negotiate(request)
         let etag = "\"\(id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
         let body = cache.item(announcement, media: media) { Self.encode(announcement, media) }
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
@@ -104,14 +107,14 @@ struct ReadRoutes: Sendable {
     // MARK: - Negotiation
 
     /// The version a request asks for: the path prefix, else `Accept-Version`, else the default.
-    private func version(of request: Request, forced: APIVersion?) throws(APIError) -> APIVersion {
+    func version(of request: Request, forced: APIVersion?) throws(APIError) -> APIVersion {
         if let forced { return forced }
         guard let header = request.headers[.acceptVersion] else { return defaultVersion }
         guard let version = APIVersion(header: header) else { throw .unsupportedVersion(header) }
         return version
     }
 
-    private func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
+    func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
         var response = response
         response.headers[.vary] = "Accept-Version, Accept"
         response.headers[.apiVersion] = version.rawValue
@@ -120,7 +123,7 @@ struct ReadRoutes: Sendable {
     }
 
     /// A 304 when `If-None-Match` names the current ETag (or `*`).
-    private func conditional(_ request: Request, etag: String) -> Response? {
+    func conditional(_ request: Request, etag: String) -> Response? {
         guard let header = request.headers[.ifNoneMatch] else { return nil }
         let tags = header.split(separator: ",").map { $0.trimmingPrefix(" ").replacing("W/", with: "") }
         guard tags.contains(where: { $0 == etag || $0 == "*" }) else { return nil }

@@ -4,13 +4,15 @@ enum RouteTable {
     /// The methods `path` accepts, or nil when no resource lives there.
     static func allowedMethods(for path: String) -> [String]? {
         var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if components == ["health"] { return ["GET"] }
+        if components == ["health"] || components == ["events"] { return ["GET"] }
         if let first = components.first, first == "v1" || first == "v2" { components.removeFirst() }
         switch components.count {
         case 1 where components[0] == "announcements":
             return ["GET", "POST"]
         case 2 where components[0] == "announcements":
             return ["GET", "PUT", "PATCH", "DELETE"]
+        case 3 where components[0] == "announcements" && components[2] == "history":
+            return ["GET"]
         default:
             return nil
         }

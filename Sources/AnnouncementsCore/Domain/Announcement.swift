@@ -13,6 +13,19 @@ public struct Announcement: Sendable, Hashable {
         self.revision = revision
     }
 
+    /// Applies an edit made by the event with seq `revision`; returns the old title if it changed.
+    @discardableResult
+    mutating func apply(_ patch: AnnouncementPatch, revision: Int) -> String? {
+        var oldTitle: String?
+        if let title = patch.title, !title.utf8.elementsEqual(self.title.utf8) {
+            oldTitle = self.title
+            self.title = title
+        }
+        if let body = patch.body { self.body = body.value }
+        self.revision = revision
+        return oldTitle
+    }
+
     /// The v2 (summary) view of this announcement.
     public var summary: AnnouncementSummary { AnnouncementSummary(id: id, title: title) }
 }

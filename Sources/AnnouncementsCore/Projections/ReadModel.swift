@@ -56,14 +56,7 @@ public struct ReadModel: Sendable {
             maxId = id
         case .edited(let patch):
             var oldTitle: String?
-            let found = byId.modify(id) { announcement in
-                if let title = patch.title, !title.utf8.elementsEqual(announcement.title.utf8) {
-                    oldTitle = announcement.title
-                    announcement.title = title
-                }
-                if let body = patch.body { announcement.body = body.value }
-                announcement.revision = eventSeq
-            }
+            let found = byId.modify(id) { oldTitle = $0.apply(patch, revision: eventSeq) }
             guard found else { throw missing(id, verb: "edits") }
             if let oldTitle, let title = patch.title, byTitle != nil {
                 byTitle?.remove(TitleKey(title: oldTitle, id: id))

@@ -33,16 +33,20 @@ public struct Replay: Sendable {
     public var lastHash: LineHash?
     /// The bytes after the last good line, if the log ends in a torn line.
     public var tornTail: TornTail?
+    /// Where each applied event's line is, when the replay was asked to index.
+    public var index = EventIndex()
 }
 
 extension LogReader {
     /// Rebuilds the state from the log, up to `bound` when given.
     ///
+    /// With `indexing`, the result's `index` locates every applied line (for a server).
     /// The result has no title index (`ReadModel.buildTitleIndex()` builds it when it is wanted).
     /// A torn end (bytes with no newline, or a last line that is not JSON) is not applied and is
     /// returned in `tornTail`; any other bad line throws an error naming its line.
     public func replay(
         until bound: ReplayBound? = nil,
+        indexing: Bool = false,
         progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(LogError) -> Replay {
         var replay = Replay()
@@ -66,12 +70,14 @@ extension LogReader {
                 throw LogError(.invalidLine, path: path, line: number, message: problem.message)
             }
             if let bound, !bound.includes(event) { return .stop }
+            let (seq, id) = (event.seq, event.id)
             do throws(ApplyProblem) {
                 try replay.model.apply(event)
             } catch {
                 throw LogError(.invalidLine, path: path, line: number, message: error.message)
             }
             lastLine = (offset, count)
+            if indexing { replay.index.add(seq: seq, id: id, offset: offset, length: count) }
             return .continue
         }
         if torn == nil, let tail = summary.tail {

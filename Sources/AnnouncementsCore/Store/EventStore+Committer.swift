@@ -18,6 +18,8 @@ extension EventStore {
         var outcomes: [Outcome]
         /// The indices (in `outcomes`) of the requests that appended a line.
         var appended: [Int]
+        /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
+        var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
         var lines: [UInt8]
         /// The state once the batch is durable, and the hash of its last line.
         var model: ReadModel
@@ -133,6 +135,7 @@ extension EventStore {
                     throw .invalid([FieldProblem(field: "event", message: error.message)])
                 }
                 batch.hash = LineHash(of: batch.lines[start...])
+                batch.located.append((event.seq, event.id, start, batch.lines.count - start))
                 batch.lines.append(UInt8(ascii: "\n"))
                 batch.appended.append(index)
                 batch.outcomes.append(.success(batch.model.announcement(id: event.id)))
@@ -197,6 +200,14 @@ extension EventStore {
         }
         committer.log?.markDurable(upTo: oldest.end)
         committer.lastHash = oldest.batch.hash
+        // Index before publishing: whoever sees an event in the snapshot finds its line.
+        if !oldest.batch.located.isEmpty {
+            index.withLock { index in
+                for line in oldest.batch.located {
+                    index.add(seq: line.seq, id: line.id, offset: oldest.start + Int64(line.start), length: line.length)
+                }
+            }
+        }
         published.withLock { $0 = oldest.batch.model }
         if !oldest.batch.appended.isEmpty {
             syncedBatches.add(1, ordering: .relaxed)

@@ -24,6 +24,10 @@ public final class EventStore: Sendable {
     let rules: ValidationRules
     let logger: Logger
     let published: Mutex<ReadModel>
+    /// Where each durable event's line is (see EventStore+Audit.swift).
+    let index: Mutex<EventIndex>
+    /// The log opened for reading durable lines back.
+    let lines: ReadOnlyFile
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
@@ -91,7 +95,7 @@ public final class EventStore: Sendable {
         let log: LogFile
         do throws(LogError) {
             log = try LogFile(path: path, operations: operations)
-            replay = try LogReader(path: path).replay()
+            replay = try LogReader(path: path).replay(indexing: true)
             if let torn = replay.tornTail {
                 let side = try log.setAside(from: torn.offset)
                 logger.warning("moved a torn last line aside", metadata: [
@@ -103,7 +107,14 @@ public final class EventStore: Sendable {
             throw .log(error)
         }
         replay.model.buildTitleIndex()
-        let store = EventStore(path: path, log: log, replay: replay, rules: rules, logger: logger)
+        let lines: ReadOnlyFile
+        do throws(LogError) {
+            lines = try ReadOnlyFile(path: path)
+        } catch {
+            log.close()
+            throw .log(error)
+        }
+        let store = EventStore(path: path, log: log, lines: lines, replay: replay, rules: rules, logger: logger)
         logger.debug("replayed the log", metadata: ["log.path": "\(path)", "event.seq": "\(replay.model.seq)"])
         if replay.model.seq == 0, !seed.isEmpty {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
@@ -120,11 +131,13 @@ public final class EventStore: Sendable {
         return store
     }
 
-    private init(path: String, log: LogFile, replay: Replay, rules: ValidationRules, logger: Logger) {
+    private init(path: String, log: LogFile, lines: ReadOnlyFile, replay: Replay, rules: ValidationRules, logger: Logger) {
         self.path = path
         self.rules = rules
         self.logger = logger
         self.published = Mutex(replay.model)
+        self.index = Mutex(replay.index)
+        self.lines = lines
         self.committer = Committer(log: log, lastHash: replay.lastHash)
     }
 

@@ -1,0 +1,60 @@
+/// Reading the log back through the store: the feed, an announcement's history, and an
+/// announcement as it was. Only durable lines are read (the index covers nothing else), with
+/// `pread` on a read-only descriptor, so these never wait for a write or a sync.
+extension EventStore {
+    /// The most lines `events(after:limit:)` returns at once.
+    public static let maxFeedPage = 1000
+
+    /// The stored lines (exact bytes, without newlines) of the events after `seq`, oldest first:
+    /// at most `limit` of them.
+    public func eventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
+        let span = index.withLock { index -> (offset: Int64, count: Int)? in
+            let first = max(seq, 0) + 1
+            let last = min(index.lastSeq, first + min(max(limit, 0), Self.maxFeedPage) - 1)
+            return first <= last ? index.span(first...last) : nil
+        }
+        guard let span else { return [] }
+        return try read(span).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { $0 }
+    }
+
+    /// Announcement `id`'s events, deleted ones included, oldest first: the stored lines and the
+    /// events they hold. Nil when no announcement `id` was ever created.
+    public func history(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
+        let spans = index.withLock { index in index.seqs(of: id)?.compactMap { index.span($0...$0) } }
+        guard let spans else { return nil }
+        var entries: [(line: ArraySlice<UInt8>, event: Event)] = []
+        for span in spans {
+            let bytes = try read(span)
+            let line = bytes[..<(bytes.endIndex - 1)]
+            do throws(LineProblem) {
+                entries.append((line, try EventParser.parse(line)))
+            } catch {
+                throw .log(LogError(.invalidLine, path: path, message: "a line at byte \(span.offset) no longer reads as an event: \(error.message)"))
+            }
+        }
+        return entries
+    }
+
+    /// Announcement `id` as it was at `point` (counting the events at exactly that seq or time),
+    /// or nil when it did not exist then. Throws `notFound` when it was never created.
+    public func announcement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
+        guard let history = try history(id: id) else { throw .notFound(id: id) }
+        var announcement: Announcement?
+        for (_, event) in history where point.isAtOrAfter(event) {
+            switch event.change {
+            case .created(let draft): announcement = Announcement(id: id, title: draft.title, body: draft.body, revision: event.seq)
+            case .edited(let patch): announcement?.apply(patch, revision: event.seq)
+            case .deleted: announcement = nil
+            }
+        }
+        return announcement
+    }
+
+    private func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
+        do throws(LogError) {
+            return try lines.bytes(from: span.offset, count: span.count)[...]
+        } catch {
+            throw .log(error)
+        }
+    }
+}

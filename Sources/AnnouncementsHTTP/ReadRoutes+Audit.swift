@@ -1,0 +1,86 @@
+import AnnouncementsCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The audit side of the read API: an announcement's history, an announcement as it was, and the
+/// feed of stored events. Each event is sent exactly as its log line holds it.
+extension ReadRoutes {
+    /// The most events one feed request returns, and how many it returns by default.
+    static let feedDefault = 100
+
+    /// `GET /announcements/{id}/history`: the announcement's events, oldest first (deleted ones too).
+    func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
+        let version = try self.version(of: request, forced: forced)
+        let id = try self.id(request, context)
+        try Self.requireJSON(request, "an announcement's history")
+        guard let entries = try store.history(id: id) else {
+            throw APIError(.notFound, "announcement \(id) was never created")
+        }
+        let etag = "\"history-\(id)-\(entries.last?.event.seq ?? 0)\""
+        return versioned(conditional(request, etag: etag) ?? .json(Self.array(entries.map(\.line))), version, etag: etag)
+    }
+
+    /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
+    func item(_ id: Int, asOf point: LogPoint, _ request: Request, _ version: APIVersion, _ media: MediaType) throws -> Response {
+        guard let announcement = try store.announcement(id: id, asOf: point) else {
+            throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
+        }
+        let etag = "\"\(id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+        return versioned(conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
+    }
+
+    /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first.
+    func events(_ request: Request) throws -> Response {
+        try Self.requireJSON(request, "the event feed")
+        let parameters = request.uri.queryParameters
+        let after = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
+        let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
+        let lines = try store.eventLines(after: after, limit: min(limit, EventStore.maxFeedPage))
+        return .json(Self.array(lines))
+    }
+
+    /// The `id` path parameter: a positive whole number, else 404.
+    func id(_ request: Request, _ context: BasicRequestContext) throws(APIError) -> Int {
+        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
+            throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
+        }
+        return id
+    }
+
+    /// The `asOf` query parameter: an RFC 3339 time or a seq; nil when absent.
+    func asOf(_ request: Request) throws(APIError) -> LogPoint? {
+        guard let text = request.uri.queryParameters["asOf"].map(String.init) else { return nil }
+        guard let point = LogPoint(text) else {
+            throw APIError(.badRequest, "query parameter `asOf` must be an RFC 3339 time (2026-11-21T09:30:00Z) or a seq (42), not \"\(text)\"")
+        }
+        return point
+    }
+
+    private static func wholeNumber(_ text: String?, name: String, default value: Int, minimum: Int) throws(APIError) -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), number >= minimum else {
+            throw APIError(.badRequest, "query parameter `\(name)` must be a whole number of at least \(minimum), not \"\(text)\"")
+        }
+        return number
+    }
+
+    /// Events exist only as JSON: an XML-only `Accept` is 406.
+    private static func requireJSON(_ request: Request, _ what: String) throws(APIError) {
+        if try MediaType.negotiate(request) != .json {
+            throw APIError(.notAcceptable, "\(what) is JSON only: ask for application/json")
+        }
+    }
+
+    /// `[line,line,…]`: stored lines are JSON objects already.
+    private static func array(_ lines: [ArraySlice<UInt8>]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(lines.reduce(2) { $0 + $1.count + 1 })
+        for (index, line) in lines.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: line)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+}

@@ -1,0 +1,125 @@
+@testable import AnnouncementsCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import AnnouncementsHTTP
+
+/// The log's lines, exactly as stored.
+private func storedLines(_ store: EventStore) throws -> [String] {
+    try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n").map(String.init)
+}
+
+@Suite struct AuditAPITests {
+    /// Announcement 2 edited by alice, then deleted by bob: seqs 7 and 8.
+    private func editAndDelete(_ client: any TestClientProtocol) async throws {
+        try await client.execute(uri: "/announcements/2", method: .patch, headers: alice, body: body(#"{"title":"Renamed"}"#)) { #expect($0.status == .ok) }
+        let bob: HTTPFields = [.authorization: "Bearer bob-secret"]
+        try await client.execute(uri: "/announcements/2", method: .delete, headers: bob) { #expect($0.status == .noContent) }
+    }
+
+    @Test("GET /announcements/{id}/history: every event of the announcement as stored, oldest first, deleted ones too")
+    func history() async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            let stored = try storedLines(store)
+            for path in ["/announcements/2/history", "/v1/announcements/2/history"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                    #expect(response.objects.map { $0["type"] as? String } == ["created", "edited", "deleted"])
+                    #expect(response.objects.map { $0["by"] as? String } == ["seed", "alice", "bob"])
+                    #expect(String(buffer: response.body) == "[" + [stored[1], stored[6], stored[7]].joined(separator: ",") + "]")
+                }
+            }
+            try await client.execute(uri: "/announcements/99/history", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.object["message"] as? String == "announcement 99 was never created")
+            }
+        }
+    }
+
+    @Test("GET /announcements/{id}?asOf= gives the announcement as it was, counting events at exactly that point")
+    func asOf() async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            for (asOf, title) in [("6", "Grails Quickcast #2: JSON Views"), ("7", "Renamed")] {
+                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get, headers: [acceptVersion: "1.0"]) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.object["title"] as? String == title)
+                    #expect(response.headers[.eTag] == "\"2-\(asOf == "6" ? 2 : 7)\"")
+                }
+            }
+            // A time counts the events at exactly that time.
+            let editedAt = try #require(try store.history(id: 2)?[1].event.at)
+            try await client.execute(uri: "/announcements/2?asOf=\(editedAt.description)", method: .get) { response in
+                #expect(response.object["title"] as? String == "Renamed")
+            }
+            for asOf in ["8", "0"] {
+                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    #expect((response.object["message"] as? String)?.hasPrefix("announcement 2 did not exist at \(asOf)") == true)
+                }
+            }
+            try await client.execute(uri: "/announcements/99?asOf=3", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/announcements/2?asOf=yesterday", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect((response.object["message"] as? String)?.contains("`asOf`") == true)
+            }
+        }
+    }
+
+    @Test("GET /events: stored events after a seq, oldest first, exactly as stored; limit defaults to 100 and stops at 1000")
+    func feed() async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            let stored = try storedLines(store)
+            try await client.execute(uri: "/events", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "[" + stored.joined(separator: ",") + "]")
+            }
+            try await client.execute(uri: "/events?after=2&limit=2", method: .get) { response in
+                #expect(String(buffer: response.body) == "[" + stored[2...3].joined(separator: ",") + "]")
+            }
+            try await client.execute(uri: "/events?after=8", method: .get) { #expect(String(buffer: $0.body) == "[]") }
+            for query in ["after=-1", "after=x", "limit=0"] {
+                try await client.execute(uri: "/events?\(query)", method: .get) { #expect($0.status == .badRequest) }
+            }
+            try await client.execute(uri: "/events", method: .get, headers: [.accept: "application/xml"]) { #expect($0.status == .notAcceptable) }
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<1100 {
+                    group.addTask { _ = try await store.create(AnnouncementDraft(title: "Bulk \(index)"), by: "alice") }
+                }
+                try await group.waitForAll()
+            }
+            try await client.execute(uri: "/events", method: .get) { #expect($0.objects.count == 100) }
+            try await client.execute(uri: "/events?limit=5000", method: .get) { response in
+                #expect(response.objects.count == 1000)
+                #expect(response.objects.first?["seq"] as? Int == 1)
+            }
+            try await client.execute(uri: "/events?after=1000&limit=5000", method: .get) { response in
+                #expect(response.objects.map { $0["seq"] as? Int } == (1001...1108).map { $0 })
+            }
+        }
+    }
+
+    @Test("history, asOf and the feed come back after a restart: the index is rebuilt by replay")
+    func afterRestart() async throws {
+        let folder = NSTemporaryDirectory() + "audit-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await withServer(folder: folder) { client, _ in try await editAndDelete(client) }
+        try await withServer(folder: folder) { client, store in
+            try await client.execute(uri: "/announcements/2/history", method: .get) { response in
+                #expect(response.objects.map { $0["seq"] as? Int } == [2, 7, 8])
+            }
+            try await client.execute(uri: "/announcements/2?asOf=7", method: .get) { #expect($0.object["title"] as? String == "Renamed") }
+            let stored = try storedLines(store)
+            try await client.execute(uri: "/events?after=6", method: .get) { response in
+                #expect(String(buffer: response.body) == "[" + stored[6...7].joined(separator: ",") + "]")
+            }
+        }
+    }
+}
