@@ -37,6 +37,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
         case .revisionMismatch(let id, _, let current):
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
+        case .keyReused:
+            APIError(.unprocessableContent, "Idempotency-Key: \(error)")
         case .log, .closed:
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
         }

@@ -8,6 +8,7 @@ extension HTTPField.Name {
     static let totalCount = Self("X-Total-Count")!
     static let requestID = Self("X-Request-ID")!
     static let link = Self("Link")!
+    static let idempotencyKey = Self("Idempotency-Key")!
 }
 
 extension Response {

@@ -29,7 +29,7 @@ struct WriteRoutes: Sendable {
         let media = try MediaType.negotiate(request)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
-        let created = try await store.create(draft, by: writer)
+        let created = try await store.create(draft, by: writer, key: try idempotencyKey(request))
         context.logger.info("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
@@ -42,7 +42,10 @@ struct WriteRoutes: Sendable {
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
-        let replaced = try await store.update(id: id, AnnouncementPatch(replacingWith: draft), by: writer, expectedRevision: try revision(request, id: id))
+        let replaced = try await store.update(
+            id: id, AnnouncementPatch(replacingWith: draft), by: writer,
+            expectedRevision: try revision(request, id: id), key: try idempotencyKey(request)
+        )
         context.logger.info("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
     }
@@ -53,7 +56,7 @@ struct WriteRoutes: Sendable {
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
-        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id))
+        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id), key: try idempotencyKey(request))
         context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
@@ -61,7 +64,7 @@ struct WriteRoutes: Sendable {
     private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
         let id = try self.id(context)
-        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id))
+        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id), key: try idempotencyKey(request))
         context.logger.info("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return Response(status: .noContent)
     }
@@ -94,6 +97,15 @@ struct WriteRoutes: Sendable {
             throw APIError(.notFound, "no such announcement: ids are positive whole numbers")
         }
         return id
+    }
+
+    /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters; nil without the header.
+    private func idempotencyKey(_ request: Request) throws(APIError) -> String? {
+        guard let key = request.headers[.idempotencyKey] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+            throw APIError(.badRequest, "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good key)")
+        }
+        return key
     }
 
     /// The revision an `If-Match` header names (`"<id>-<revision>"`); nil without the header.

@@ -185,3 +185,36 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         #expect(try FileManager.default.attributesOfItem(atPath: folder + "/log.jsonl")[.size] as? Int == 0)
     }
 }
+
+@Suite struct IdempotencyAPITests {
+    @Test("Idempotency-Key: a repeated POST gets the same 201 and id and appends nothing; a different request with the key is 422")
+    func repeatedPost() async throws {
+        try await withServer { client, store in
+            var headers = alice
+            headers[.idempotencyKey] = "0b6f3c1e-retry"
+            for _ in 0..<2 {
+                try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"Once","body":"<p>x</p>"}"#)) { response in
+                    #expect(response.status == .created)
+                    #expect(response.headers[.location] == "/announcements/7")
+                    #expect(response.object["id"] as? Int == 7)
+                }
+            }
+            #expect(store.snapshot.seq == 7)
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"Another"}"#)) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect((response.object["message"] as? String)?.contains(#"idempotency key "0b6f3c1e-retry" was already used for a different request (event 7)"#) == true)
+            }
+            headers[.idempotencyKey] = "d1"
+            for _ in 0..<2 {
+                try await client.execute(uri: "/announcements/7", method: .delete, headers: headers) { #expect($0.status == .noContent) }
+            }
+            #expect(store.snapshot.seq == 8)
+            headers[.idempotencyKey] = "has space"
+            try await client.execute(uri: "/announcements/1", method: .delete, headers: headers) { response in
+                #expect(response.status == .badRequest)
+                #expect((response.object["message"] as? String)?.hasPrefix("Idempotency-Key must be") == true)
+            }
+            #expect(store.snapshot.seq == 8)
+        }
+    }
+}

@@ -1,6 +1,7 @@
 extension Event {
     /// The event as one log line, without its newline, in the field order the store writes:
-    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","data":{…},"prev":"…"}`.
+    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","key":"…","data":{…},"prev":"…"}`
+    /// (`key` only when the writer sent one).
     public func encodedLine() -> [UInt8] {
         var line = [UInt8]()
         encodeLine(into: &line)
@@ -19,6 +20,10 @@ extension Event {
         line.append(contentsOf: at.description.utf8)
         line.append(contentsOf: #"","by":"#.utf8)
         line.appendJSONString(by)
+        if let key {
+            line.append(contentsOf: #","key":"#.utf8)
+            line.appendJSONString(key)
+        }
         switch change {
         case .created(let draft):
             line.append(contentsOf: #","data":{"title":"#.utf8)

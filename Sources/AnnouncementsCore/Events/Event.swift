@@ -8,16 +8,19 @@ public struct Event: Sendable, Hashable {
     public var at: Timestamp
     /// Who made the change: a token's name, or `seed` for seed data.
     public var by: String
+    /// The writer's idempotency key for the request that made this event, if it sent one.
+    public var key: String?
     /// What changed.
     public var change: Change
     /// The SHA-256 of the previous line's bytes; nil on line 1 and on unsealed (hand-made) lines.
     public var prev: LineHash?
 
-    public init(seq: Int, id: Int, at: Timestamp, by: String, change: Change, prev: LineHash? = nil) {
+    public init(seq: Int, id: Int, at: Timestamp, by: String, key: String? = nil, change: Change, prev: LineHash? = nil) {
         self.seq = seq
         self.id = id
         self.at = at
         self.by = by
+        self.key = key
         self.change = change
         self.prev = prev
     }

@@ -46,7 +46,7 @@ extension JSONScanner {
     }
 
     mutating func event() throws(LineProblem) -> Event {
-        var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, prev: LineHash?
+        var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, idempotencyKey: String?, prev: LineHash?
         var data: DataFields?
         var seen: UInt8 = 0
         func once(_ bit: UInt8, _ name: StaticString) throws(LineProblem) {
@@ -81,6 +81,11 @@ extension JSONScanner {
                 let name = try scanner.string(field: "by")
                 guard !name.isEmpty else { throw LineProblem("field `by` must not be empty") }
                 by = name
+            case .key:
+                try once(128, "key")
+                let text = try scanner.string(field: "key")
+                guard !text.isEmpty else { throw LineProblem("field `key` must not be empty") }
+                idempotencyKey = text
             case .data:
                 try once(32, "data")
                 data = try scanner.dataFields()
@@ -105,7 +110,7 @@ extension JSONScanner {
         guard let id else { throw LineProblem("missing field `id`") }
         guard let at else { throw LineProblem("missing field `at`") }
         guard let by else { throw LineProblem("missing field `by`") }
-        return Event(seq: seq, id: id, at: at, by: by, change: try change(type, data), prev: prev)
+        return Event(seq: seq, id: id, at: at, by: by, key: idempotencyKey, change: try change(type, data), prev: prev)
     }
 
     private func change(_ type: EventType, _ data: DataFields?) throws(LineProblem) -> Event.Change {

@@ -31,7 +31,7 @@ struct JSONScanner {
 
     /// The field names the event schema knows; everything else is `.other`.
     enum Key {
-        case seq, type, id, at, by, data, prev, title, body, other
+        case seq, type, id, at, by, key, data, prev, title, body, other
     }
 
     /// Reads an object whose `{` is the current byte, calling `field` with the scanner positioned
@@ -73,7 +73,11 @@ struct JSONScanner {
                 default: return .other
                 }
             case 3:
-                return byte(0) == UInt8(ascii: "s") && byte(1) == UInt8(ascii: "e") && byte(2) == UInt8(ascii: "q") ? .seq : .other
+                switch (byte(0), byte(1), byte(2)) {
+                case (UInt8(ascii: "s"), UInt8(ascii: "e"), UInt8(ascii: "q")): return .seq
+                case (UInt8(ascii: "k"), UInt8(ascii: "e"), UInt8(ascii: "y")): return .key
+                default: return .other
+                }
             case 4:
                 // Four ASCII bytes as one little-endian word.
                 switch name.loadUnaligned(as: UInt32.self) {

@@ -35,6 +35,8 @@ public struct Replay: Sendable {
     public var tornTail: TornTail?
     /// Where each applied event's line is, when the replay was asked to index.
     public var index = EventIndex()
+    /// The seq of the event each idempotency key made, when the replay was asked to index.
+    public var keys: [String: Int] = [:]
 }
 
 extension LogReader {
@@ -70,14 +72,17 @@ extension LogReader {
                 throw LogError(.invalidLine, path: path, line: number, message: problem.message)
             }
             if let bound, !bound.includes(event) { return .stop }
-            let (seq, id) = (event.seq, event.id)
+            let (seq, id, key) = (event.seq, event.id, event.key)
             do throws(ApplyProblem) {
                 try replay.model.apply(event)
             } catch {
                 throw LogError(.invalidLine, path: path, line: number, message: error.message)
             }
             lastLine = (offset, count)
-            if indexing { replay.index.add(seq: seq, id: id, offset: offset, length: count) }
+            if indexing {
+                replay.index.add(seq: seq, id: id, offset: offset, length: count)
+                if let key { replay.keys[key] = seq }
+            }
             return .continue
         }
         if torn == nil, let tail = summary.tail {

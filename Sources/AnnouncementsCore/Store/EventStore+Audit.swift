@@ -26,11 +26,7 @@ extension EventStore {
         for span in spans {
             let bytes = try read(span)
             let line = bytes[..<(bytes.endIndex - 1)]
-            do throws(LineProblem) {
-                entries.append((line, try EventParser.parse(line)))
-            } catch {
-                throw .log(LogError(.invalidLine, path: path, message: "a line at byte \(span.offset) no longer reads as an event: \(error.message)"))
-            }
+            entries.append((line, try parse(line, at: span.offset)))
         }
         return entries
     }
@@ -48,6 +44,23 @@ extension EventStore {
             }
         }
         return announcement
+    }
+
+    /// The durable event with `seq`, read back from the log.
+    func storedEvent(seq: Int) throws(StoreError) -> Event {
+        guard let span = index.withLock({ $0.span(seq...seq) }) else {
+            throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index"))
+        }
+        let bytes = try read(span)
+        return try parse(bytes[..<(bytes.endIndex - 1)], at: span.offset)
+    }
+
+    private func parse(_ line: ArraySlice<UInt8>, at offset: Int64) throws(StoreError) -> Event {
+        do throws(LineProblem) {
+            return try EventParser.parse(line)
+        } catch {
+            throw .log(LogError(.invalidLine, path: path, message: "the line at byte \(offset) no longer reads as an event: \(error.message)"))
+        }
     }
 
     private func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {

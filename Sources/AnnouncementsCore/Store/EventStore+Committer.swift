@@ -20,6 +20,8 @@ extension EventStore {
         var appended: [Int]
         /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
         var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
+        /// The appended events that carry an idempotency key, by key.
+        var keyed: [String: Event] = [:]
         var lines: [UInt8]
         /// The state once the batch is durable, and the hash of its last line.
         var model: ReadModel
@@ -83,7 +85,8 @@ extension EventStore {
             lastBatchSize = waiters.reduce(0) { $0 + $1.requests.count }
 
             let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
-            let prepared = prepare(waiters, on: base.0, after: base.1)
+            let pending = inFlight.reduce(into: [String: Event]()) { $0.merge($1.batch.keyed) { $1 } }
+            let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: pending)
             var retried: Int?
             while let oldest = inFlight.first, inFlight.count >= Self.pipelineDepth || oldest.ticket?.isDone.load(ordering: .acquiring) != false {
                 if let count = finishOldest(&inFlight) { retried = count }
@@ -115,11 +118,17 @@ extension EventStore {
     }
 
     /// Decides, encodes and applies a batch on top of `model`, whose last line hashes to `hash`.
-    private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?) -> PreparedBatch {
+    /// `keyedInFlight` holds the keyed events of the batches written but not yet durable.
+    private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?, keyedInFlight: [String: Event]) -> PreparedBatch {
         var batch = PreparedBatch(waiters: waiters, outcomes: [], appended: [], lines: [], model: model, hash: hash)
         let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
         for (index, request) in waiters.flatMap(\.requests).enumerated() {
             do throws(StoreError) {
+                if let key = request.key, let original = try keyedEvent(key, batch.keyed, keyedInFlight) {
+                    guard request.isRepeat(of: original) else { throw .keyReused(key: key, seq: original.seq) }
+                    batch.outcomes.append(Self.outcome(repeating: original, in: batch.model))
+                    continue
+                }
                 guard var event = try batch.model.event(for: request, at: now, rules: rules) else {
                     if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
                     continue
@@ -136,6 +145,7 @@ extension EventStore {
                 }
                 batch.hash = LineHash(of: batch.lines[start...])
                 batch.located.append((event.seq, event.id, start, batch.lines.count - start))
+                if let key = event.key { batch.keyed[key] = event }
                 batch.lines.append(UInt8(ascii: "\n"))
                 batch.appended.append(index)
                 batch.outcomes.append(.success(batch.model.announcement(id: event.id)))
@@ -144,6 +154,26 @@ extension EventStore {
             }
         }
         return batch
+    }
+
+    /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
+    private func keyedEvent(_ key: String, _ batch: [String: Event], _ inFlight: [String: Event]) throws(StoreError) -> Event? {
+        if let event = batch[key] ?? inFlight[key] { return event }
+        guard let seq = committer.keys[key] else { return nil }
+        return try storedEvent(seq: seq)
+    }
+
+    /// What a repeat of the request that made `original` gets: the first one's outcome. A
+    /// created announcement as it was created; an edited one as it is now; nothing for a delete.
+    private static func outcome(repeating original: Event, in model: ReadModel) -> Outcome {
+        switch original.change {
+        case .created(let draft):
+            .success(Announcement(id: original.id, title: draft.title, body: draft.body, revision: original.seq))
+        case .edited:
+            model.announcement(id: original.id).map { .success($0) } ?? .failure(.notFound(id: original.id))
+        case .deleted:
+            .success(nil)
+        }
     }
 
     /// What became of a batch handed to `write`.
@@ -200,6 +230,7 @@ extension EventStore {
         }
         committer.log?.markDurable(upTo: oldest.end)
         committer.lastHash = oldest.batch.hash
+        committer.keys.merge(oldest.batch.keyed.mapValues(\.seq)) { $1 }
         // Index before publishing: whoever sees an event in the snapshot finds its line.
         if !oldest.batch.located.isEmpty {
             index.withLock { index in

@@ -64,10 +64,13 @@ public final class EventStore: Sendable {
     final class Committer: @unchecked Sendable {
         var log: LogFile?
         var lastHash: LineHash?
+        /// The seq of the durable event each idempotency key made.
+        var keys: [String: Int]
 
-        init(log: LogFile, lastHash: LineHash?) {
+        init(log: LogFile, lastHash: LineHash?, keys: [String: Int]) {
             self.log = log
             self.lastHash = lastHash
+            self.keys = keys
         }
     }
 
@@ -138,7 +141,7 @@ public final class EventStore: Sendable {
         self.published = Mutex(replay.model)
         self.index = Mutex(replay.index)
         self.lines = lines
-        self.committer = Committer(log: log, lastHash: replay.lastHash)
+        self.committer = Committer(log: log, lastHash: replay.lastHash, keys: replay.keys)
     }
 
     // MARK: - Reading
@@ -156,8 +159,9 @@ public final class EventStore: Sendable {
     // MARK: - Writing
 
     /// Creates an announcement with the next id; returns it once its event is durable.
-    public func create(_ draft: AnnouncementDraft, by writer: String) async throws(StoreError) -> Announcement {
-        try await announcement(from: submit(WriteRequest(action: .create(draft), by: writer)))
+    /// With `key`, a repeat of the same request appends nothing and returns the first outcome.
+    public func create(_ draft: AnnouncementDraft, by writer: String, key: String? = nil) async throws(StoreError) -> Announcement {
+        try await announcement(from: submit(WriteRequest(action: .create(draft), by: writer, key: key)))
     }
 
     /// Changes the fields `patch` sets. An update that changes nothing appends nothing and returns
@@ -166,15 +170,16 @@ public final class EventStore: Sendable {
         id: Int,
         _ patch: AnnouncementPatch,
         by writer: String,
-        expectedRevision: Int? = nil
+        expectedRevision: Int? = nil,
+        key: String? = nil
     ) async throws(StoreError) -> Announcement {
-        let request = WriteRequest(action: .update(id: id, patch), by: writer, expectedRevision: expectedRevision)
+        let request = WriteRequest(action: .update(id: id, patch), by: writer, expectedRevision: expectedRevision, key: key)
         return try await announcement(from: submit(request))
     }
 
     /// Deletes an announcement; its id is never reused.
-    public func delete(id: Int, by writer: String, expectedRevision: Int? = nil) async throws(StoreError) {
-        _ = try await submit(WriteRequest(action: .delete(id: id), by: writer, expectedRevision: expectedRevision)).get()
+    public func delete(id: Int, by writer: String, expectedRevision: Int? = nil, key: String? = nil) async throws(StoreError) {
+        _ = try await submit(WriteRequest(action: .delete(id: id), by: writer, expectedRevision: expectedRevision, key: key)).get()
     }
 
     /// Finishes the writes already queued, refuses new ones, and releases the log's lock.

@@ -6,6 +6,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notFound(id: Int)
     /// The writer expected another revision: someone changed the announcement meanwhile.
     case revisionMismatch(id: Int, expected: Int, current: Int)
+    /// The idempotency key was already used, by the event with this seq, for a different request.
+    case keyReused(key: String, seq: Int)
     /// The log could not be written; the store still serves its previous state.
     case log(LogError)
     /// The store has been closed and takes no more writes.
@@ -17,6 +19,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound(let id): "announcement \(id) does not exist"
         case .revisionMismatch(let id, let expected, let current):
             "announcement \(id) is at revision \(current), not \(expected): it changed since it was read"
+        case .keyReused(let key, let seq):
+            "idempotency key \"\(key)\" was already used for a different request (event \(seq)): send a new key with a new write"
         case .log(let error): error.description
         case .closed: "the store is closed"
         }

@@ -11,6 +11,37 @@ struct WriteRequest: Sendable {
     var by: String
     /// When set, the write goes ahead only if the announcement is at this revision.
     var expectedRevision: Int?
+    /// The writer's idempotency key: a repeat of a request with a key already in the log appends
+    /// nothing and gets the first one's outcome.
+    var key: String?
+
+    /// Whether this request is a repeat of the one that made `event`: the same action on the
+    /// same announcement with the same content. An edit's event holds only the fields that
+    /// changed, so a field the request sets but the event lacks is taken as the same (it was
+    /// already so when the first request ran).
+    func isRepeat(of event: Event) -> Bool {
+        switch (action, event.change) {
+        case (.create(let draft), .created(let created)):
+            return Self.same(draft.title, created.title) && Self.same(draft.body, created.body)
+        case (.update(let id, let patch), .edited(let edited)):
+            guard id == event.id else { return false }
+            if let title = edited.title, !Self.same(patch.title, title) { return false }
+            if let body = edited.body, !Self.same(patch.body?.value, body.value) || patch.body == nil { return false }
+            return true
+        case (.delete(let id), .deleted):
+            return id == event.id
+        default:
+            return false
+        }
+    }
+
+    static func same(_ lhs: String?, _ rhs: String?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (let lhs?, let rhs?): lhs.utf8.elementsEqual(rhs.utf8)
+        default: false
+        }
+    }
 }
 
 extension ReadModel {
@@ -21,27 +52,19 @@ extension ReadModel {
         case .create(let draft):
             let problems = rules.problems(draft)
             guard problems.isEmpty else { throw .invalid(problems) }
-            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, change: .created(draft))
+            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft))
         case .update(let id, var patch):
             let current = try existing(id, expectedRevision: request.expectedRevision)
             let problems = rules.problems(patch)
             guard problems.isEmpty else { throw .invalid(problems) }
             // Byte for byte: a change to a canonically equal spelling is still a change.
             if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
-            if let body = patch.body, Self.sameBytes(body.value, current.body) { patch.body = nil }
+            if let body = patch.body, WriteRequest.same(body.value, current.body) { patch.body = nil }
             guard patch.title != nil || patch.body != nil else { return nil }
-            return Event(seq: seq, id: id, at: time, by: request.by, change: .edited(patch))
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch))
         case .delete(let id):
             _ = try existing(id, expectedRevision: request.expectedRevision)
-            return Event(seq: seq, id: id, at: time, by: request.by, change: .deleted)
-        }
-    }
-
-    private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
-        switch (lhs, rhs) {
-        case (nil, nil): true
-        case (let lhs?, let rhs?): lhs.utf8.elementsEqual(rhs.utf8)
-        default: false
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .deleted)
         }
     }
 

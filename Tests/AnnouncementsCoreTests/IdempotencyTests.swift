@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import Testing
+@testable import AnnouncementsCore
+
+@Suite struct IdempotencyTests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("a key is stored in its event, after `by`, and read back")
+    func keyInTheLine() throws {
+        var event = created(1, id: 1, "Hi")
+        event.key = "7f9c-retry"
+        let line = String(decoding: event.encodedLine(), as: UTF8.self)
+        #expect(line.contains(#""by":"alice","key":"7f9c-retry","data":"#))
+        #expect(try EventParser.parse(Array(line.utf8)) == event)
+        #expect(throws: LineProblem.self) { try EventParser.parse(Array(line.replacing("7f9c-retry", with: "").utf8)) }
+    }
+
+    @Test("a repeat of a keyed write appends nothing and gets the first outcome, also after a restart")
+    func repeats() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var store = try await EventStore.open(path: path, logger: quiet)
+        let draft = AnnouncementDraft(title: "Fire drill", body: "<p>10:00</p>")
+        let first = try await store.create(draft, by: "alice", key: "k1")
+        let again = try await store.create(draft, by: "alice", key: "k1")
+        #expect(again == first)
+        let edited = try await store.update(id: first.id, AnnouncementPatch(title: "Fire drill moved"), by: "alice", key: "k2")
+        // The repeat sets the body too, as it already was: still the same request.
+        let editedAgain = try await store.update(id: first.id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>10:00</p>")), by: "alice", key: "k2")
+        #expect(editedAgain == edited)
+        #expect(store.snapshot.seq == 2)
+        await store.close()
+
+        store = try await EventStore.open(path: path, logger: quiet)
+        #expect(try await store.create(draft, by: "alice", key: "k1") == first)
+        try await store.delete(id: first.id, by: "alice", key: "k3")
+        try await store.delete(id: first.id, by: "alice", key: "k3")
+        #expect(store.snapshot.seq == 3)
+        // The created announcement is gone, but a repeat of its creation still answers as the first did.
+        #expect(try await store.create(draft, by: "alice", key: "k1") == first)
+        await store.close()
+        #expect(try lines(of: path).count == 3)
+        #expect(try lines(of: path)[0].contains(#""key":"k1""#))
+    }
+
+    @Test("the same key with a different request is refused, naming the key and its event")
+    func reused() async throws {
+        let folder = TemporaryFolder()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice", key: "k")
+        await #expect(throws: StoreError.keyReused(key: "k", seq: 1)) {
+            try await store.create(AnnouncementDraft(title: "Two"), by: "alice", key: "k")
+        }
+        await #expect(throws: StoreError.keyReused(key: "k", seq: 1)) {
+            try await store.delete(id: 1, by: "alice", key: "k")
+        }
+        #expect(store.snapshot.seq == 1)
+        await store.close()
+    }
+
+    @Test("concurrent repeats of one keyed write append it once")
+    func concurrentRepeats() async throws {
+        let folder = TemporaryFolder()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
+        let ids = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await store.create(AnnouncementDraft(title: "Once"), by: "alice", key: "same").id }
+            }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(ids == [1])
+        #expect(store.snapshot.seq == 1)
+        await store.close()
+    }
+}
