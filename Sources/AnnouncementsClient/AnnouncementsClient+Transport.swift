@@ -37,9 +37,36 @@ extension AnnouncementsClient {
 
     /// Sends one request and returns a 2xx response, or throws what went wrong.
     /// With `cached`, a remembered ETag goes out as `If-None-Match` and a 304 returns what was remembered.
+    /// A write gets a fresh `Idempotency-Key` and is sent again with it, up to
+    /// `configuration.writeRetries` times, when the network fails under it.
     func send(
         _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
         ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false
+    ) async throws(ClientError) -> Received {
+        guard method != .get else {
+            return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached)
+        }
+        let key = UUID().uuidString
+        var retries = 0
+        while true {
+            do {
+                return try await attempt(method, path: path, body: body, ifMatch: ifMatch, version: version, key: key)
+            } catch .unreachable(let url, let underlying) where retries < configuration.writeRetries && Self.isTransient(underlying) {
+                retries += 1
+                try? await Task.sleep(for: .milliseconds(200 * retries))
+                if Task.isCancelled { throw .unreachable(url: url, underlying: underlying) }
+            }
+        }
+    }
+
+    /// Failures after which a write may have reached the server, or may reach it if sent again.
+    private static func isTransient(_ error: URLError) -> Bool {
+        [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed, .cannotFindHost].contains(error.code)
+    }
+
+    private func attempt(
+        _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query }
@@ -53,6 +80,7 @@ extension AnnouncementsClient {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try? JSONEncoder().encode(body)

@@ -32,12 +32,17 @@ public final class AnnouncementsClient: Sendable {
         public var token: String?
         /// How long a request may wait for the server, in seconds.
         public var timeout: TimeInterval
+        /// How many times a write is sent again after the network failed under it (a dropped
+        /// connection, a timeout). Each write carries one `Idempotency-Key` through all its
+        /// attempts, so the server applies it once however many arrive.
+        public var writeRetries: Int
 
-        public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5) {
+        public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
             self.baseURL = baseURL
             self.version = version
             self.token = token
             self.timeout = timeout
+            self.writeRetries = writeRetries
         }
     }
 
@@ -65,8 +70,8 @@ public final class AnnouncementsClient: Sendable {
         session = URLSession(configuration: sessionConfiguration)
     }
 
-    public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5) {
-        self.init(configuration: Configuration(baseURL: baseURL, version: version, token: token, timeout: timeout))
+    public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
+        self.init(configuration: Configuration(baseURL: baseURL, version: version, token: token, timeout: timeout, writeRetries: writeRetries))
     }
 
     public var statistics: Statistics { cache.statistics }

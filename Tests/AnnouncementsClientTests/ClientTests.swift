@@ -1,5 +1,6 @@
 import AnnouncementsClient
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct ClientTests {
@@ -149,6 +150,25 @@ import Testing
             guard case .unreachable(let url, let underlying) = error as? ClientError else { return false }
             return url.port == 1 && underlying.code != .unknown
                 && (error as? ClientError)?.description.hasPrefix("cannot reach the server at 127.0.0.1:1") == true
+        }
+    }
+
+    @Test("a write that times out is sent again with the same Idempotency-Key; the next write gets a new key")
+    func retriedWrite() async throws {
+        try await withFakeServer { url in
+            // The fake server answers the first write after 1 s: the first attempt times out, and
+            // a retry that arrives after that second gets the answer.
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 0.4, writeRetries: 5)
+            let saved = try await client.create(title: "Saved", body: nil)
+            #expect(saved.id == 9)
+            let attempts = fakeWriteKeys.withLock { $0 }
+            #expect(attempts.count >= 2, "the write was sent again")
+            #expect(Set(attempts).count == 1, "with the same key each time")
+            #expect(UUID(uuidString: attempts[0]) != nil)
+            _ = try await client.create(title: "Saved", body: nil)
+            let keys = fakeWriteKeys.withLock { $0 }
+            #expect(keys.count == attempts.count + 1)
+            #expect(keys.last != attempts[0], "a new write gets a new key")
         }
     }
 

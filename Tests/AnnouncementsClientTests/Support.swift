@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 
 let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -32,9 +33,21 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
+    // Records each write's Idempotency-Key; the first write is answered too late (after 1 s).
+    router.post("announcements") { request, _ in
+        let first = fakeWriteKeys.withLock { keys in
+            keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
+            return keys.count == 1
+        }
+        if first { try await Task.sleep(for: .seconds(1)) }
+        return json(#"{"id":9,"title":"Saved","body":null}"#)
+    }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
     try await app.test(.live) { client in try await test(try baseURL(client)) }
 }
+
+/// The `Idempotency-Key` of each write the fake server received.
+let fakeWriteKeys = Mutex<[String]>([])
 
 private func json(_ text: String) -> Response {
     Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
