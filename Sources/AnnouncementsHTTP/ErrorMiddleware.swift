@@ -38,7 +38,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .revisionMismatch(let id, _, let current):
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
         case .keyReused:
-            APIError(.unprocessableContent, "Idempotency-Key: \(error)")
+            APIError(.unprocessableContent, "\(error)")
         case .log, .closed:
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
         }
