@@ -75,9 +75,9 @@ struct ServerProcess {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Sends SIGTERM and returns the exit status.
-    func stop() -> Int32 {
-        process.terminate()
+    /// Sends SIGTERM (or SIGINT with `interrupt`) and returns the exit status.
+    func stop(interrupt: Bool = false) -> Int32 {
+        if interrupt { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -244,6 +244,21 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5}"#)
         #expect(server.stop() == 0)
+        let again = try CLI.run(["init"], in: folder)
+        #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
+    }
+
+    @Test("serve stops cleanly on SIGINT (Ctrl-C) too: a write acknowledged before it is kept, and the lock released")
+    func serveInterrupted() async throws {
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        let posted = try CLI.run(["post", "--title", "Before Ctrl-C", "--server", server.url, "--token", "alice-secret"])
+        #expect(posted.status == 0, "\(posted.stderr)")
+        #expect(server.stop(interrupt: true) == 0)
+        #expect(server.process.terminationReason == .exit, "it exited by itself, not killed by the signal")
+        let replayed = try CLI.run(["replay", "--format", "json"], in: folder)
+        #expect(replayed.stdout.contains(#""title":"Before Ctrl-C""#))
         let again = try CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
