@@ -45,7 +45,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-            ]
+            ],
+            // The API's OpenAPI document, served at GET /openapi.yaml.
+            resources: [.copy("Resources/openapi.yaml")]
         ),
         // The client library for apps (iOS, macOS, Linux): Foundation only, nothing of the server.
         .target(name: "AnnouncementsClient"),
@@ -80,6 +82,7 @@ let package = Package(
             name: "AnnouncementsHTTPTests",
             dependencies: [
                 "AnnouncementsHTTP",
+                "AnnouncementsConfig",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -35,6 +35,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<B
     router.add(middleware: ErrorMiddleware())
     ReadRoutes(store: store, defaultVersion: settings.defaultVersion).add(to: router)
     WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
+    OpenAPIDocument.add(to: router)
     return router
 }
 

@@ -4,7 +4,7 @@ enum RouteTable {
     /// The methods `path` accepts, or nil when no resource lives there.
     static func allowedMethods(for path: String) -> [String]? {
         var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if components == ["health"] || components == ["events"] { return ["GET"] }
+        if components == ["health"] || components == ["events"] || components == ["openapi.yaml"] { return ["GET"] }
         if let first = components.first, first == "v1" || first == "v2" { components.removeFirst() }
         switch components.count {
         case 1 where components[0] == "announcements":

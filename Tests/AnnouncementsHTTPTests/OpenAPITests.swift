@@ -1,0 +1,67 @@
+@testable import AnnouncementsConfig
+import AnnouncementsCore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import AnnouncementsHTTP
+
+/// The document in the repository, as the server bundles it.
+private let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Sources/AnnouncementsHTTP/Resources/openapi.yaml").standardized.path
+
+/// The (method, path) pairs the document describes.
+private func documentedRoutes() throws -> Set<String> {
+    let text = try String(contentsOfFile: documentPath, encoding: .utf8)
+    guard case .mapping(let root, _)? = try YAMLParser.parse(text) else { throw CocoaError(.fileReadCorruptFile) }
+    func value(_ pairs: [(key: YAMLNode, value: YAMLNode)], _ name: String) -> YAMLNode? {
+        pairs.first { if case .scalar(name, _, _) = $0.key { true } else { false } }?.value
+    }
+    guard case .mapping(let paths, _)? = value(root, "paths"),
+          case .mapping(let components, _)? = value(root, "components"),
+          case .mapping(let pathItems, _)? = value(components, "pathItems")
+    else { throw CocoaError(.fileReadCorruptFile) }
+    var routes = Set<String>()
+    for (key, item) in paths {
+        guard case .scalar(let path, _, _) = key, case .mapping(var operations, _) = item else { continue }
+        // A path item may be a reference to one in components/pathItems.
+        if case .scalar(let reference, _, _)? = value(operations, "$ref"),
+           case .mapping(let referenced, _)? = value(pathItems, String(reference.split(separator: "/").last ?? "")) {
+            operations = referenced
+        }
+        for (method, _) in operations {
+            guard case .scalar(let name, _, _) = method, ["get", "put", "post", "patch", "delete"].contains(name) else { continue }
+            routes.insert("\(name.uppercased()) \(path)")
+        }
+    }
+    return routes
+}
+
+@Suite struct OpenAPITests {
+    @Test("every route the server has is in the OpenAPI document, and the document describes no route the server lacks")
+    func everyRouteDocumented() async throws {
+        let folder = NSTemporaryDirectory() + "openapi-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try await EventStore.open(path: folder + "/log.jsonl", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let router = buildRouter(store: store, settings: ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([]), maxRequestBytes: 4096))
+        let served = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" })
+        await store.close()
+        let documented = try documentedRoutes()
+        #expect(served.count > 20, "the router lists its routes: \(served.sorted())")
+        #expect(served.subtracting(documented).sorted() == [], "routes the document does not describe")
+        #expect(documented.subtracting(served).sorted() == [], "documented routes the server does not have")
+    }
+
+    @Test("GET /openapi.yaml serves the document as it is in the repository")
+    func served() async throws {
+        let document = try String(contentsOfFile: documentPath, encoding: .utf8)
+        try await withServer { client, _ in
+            try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/yaml")
+                #expect(String(buffer: response.body) == document)
+            }
+        }
+    }
+}
