@@ -15,3 +15,15 @@ public enum APIVersion: String, Sendable, Hashable, CaseIterable {
     /// The supported versions, as a client writes them.
     public static var supported: [String] { allCases.map(\.rawValue) }
 }
+
+import HTTPTypes
+import Hummingbird
+
+extension APIVersion {
+    /// The version a request's `Accept-Version` names; nil without the header, 406 for an unsupported one.
+    init?(of request: Request) throws(APIError) {
+        guard let header = request.headers[.acceptVersion] else { return nil }
+        guard let version = APIVersion(header: header) else { throw .unsupportedVersion(header) }
+        self = version
+    }
+}

@@ -107,11 +107,10 @@ struct ReadRoutes: Sendable {
     // MARK: - Negotiation
 
     /// The version a request asks for: the path prefix, else `Accept-Version`, else the default.
+    /// An `Accept-Version` that names no version is a 406 even under a prefix.
     func version(of request: Request, forced: APIVersion?) throws(APIError) -> APIVersion {
-        if let forced { return forced }
-        guard let header = request.headers[.acceptVersion] else { return defaultVersion }
-        guard let version = APIVersion(header: header) else { throw .unsupportedVersion(header) }
-        return version
+        let asked = try APIVersion(of: request)
+        return forced ?? asked ?? defaultVersion
     }
 
     func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
@@ -169,7 +168,8 @@ struct ReadRoutes: Sendable {
             "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)>"
         }
         var links: [String] = []
-        if query.offset + query.limit < total { links.append("\(url(query.offset + query.limit)); rel=\"next\"") }
+        // Written so that an offset near Int.max cannot overflow.
+        if query.offset < total - query.limit { links.append("\(url(query.offset + query.limit)); rel=\"next\"") }
         if query.offset > 0 { links.append("\(url(max(0, query.offset - query.limit))); rel=\"prev\"") }
         return links.isEmpty ? nil : links.joined(separator: ", ")
     }

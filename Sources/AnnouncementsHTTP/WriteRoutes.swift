@@ -26,10 +26,10 @@ struct WriteRoutes: Sendable {
 
     private func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
-        let media = try MediaType.negotiate(request)
+        let (media, key) = try headers(request)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
-        let created = try await store.create(draft, by: writer, key: try idempotencyKey(request))
+        let created = try await store.create(draft, by: writer, key: key)
         context.logger.info("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
@@ -38,13 +38,13 @@ struct WriteRoutes: Sendable {
 
     private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
-        let media = try MediaType.negotiate(request)
+        let (media, key) = try headers(request)
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let replaced = try await store.update(
             id: id, AnnouncementPatch(replacingWith: draft), by: writer,
-            expectedRevision: try revision(request, id: id), key: try idempotencyKey(request)
+            expectedRevision: try revision(request, id: id), key: key
         )
         context.logger.info("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
@@ -52,19 +52,21 @@ struct WriteRoutes: Sendable {
 
     private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
-        let media = try MediaType.negotiate(request)
+        let (media, key) = try headers(request)
         let id = try self.id(context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
-        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id), key: try idempotencyKey(request))
+        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id), key: key)
         context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
 
     private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
+        _ = try APIVersion(of: request)
+        let key = try idempotencyKey(request)
         let id = try self.id(context)
-        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id), key: try idempotencyKey(request))
+        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id), key: key)
         context.logger.info("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return Response(status: .noContent)
     }
@@ -97,6 +99,14 @@ struct WriteRoutes: Sendable {
             throw APIError(.notFound, "no such announcement: ids are positive whole numbers")
         }
         return id
+    }
+
+    /// The headers a write with a body to answer checks before anything else: `Accept-Version`
+    /// (406 if unsupported; writes answer the full announcement in every version), `Accept`, and
+    /// `Idempotency-Key`.
+    private func headers(_ request: Request) throws(APIError) -> (MediaType, key: String?) {
+        _ = try APIVersion(of: request)
+        return (try MediaType.negotiate(request), try idempotencyKey(request))
     }
 
     /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters; nil without the header.

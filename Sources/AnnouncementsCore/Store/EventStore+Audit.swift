@@ -9,9 +9,11 @@ extension EventStore {
     /// at most `limit` of them.
     public func eventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
         let span = index.withLock { index -> (offset: Int64, count: Int)? in
-            let first = max(seq, 0) + 1
-            let last = min(index.lastSeq, first + min(max(limit, 0), Self.maxFeedPage) - 1)
-            return first <= last ? index.span(first...last) : nil
+            // No arithmetic on `seq` until it is known to be below the last seq: any Int may come in.
+            let after = max(seq, 0)
+            let count = min(max(limit, 0), Self.maxFeedPage)
+            guard after < index.lastSeq, count > 0 else { return nil }
+            return index.span((after + 1)...min(index.lastSeq, after + count))
         }
         guard let span else { return [] }
         return try read(span).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { $0 }
