@@ -35,6 +35,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.unprocessableContent, "the announcement is not valid: " + problems.map(\.description).joined(separator: "; "), fieldErrors: problems)
         case .notFound(let id):
             APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
+        case .revisionMismatch(let id, let expected, let current) where expected <= 0:
+            APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (its ETag is \"\(id)-\(current)\"): fetch it again and retry")
         case .revisionMismatch(let id, _, let current):
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
         case .keyReused:

@@ -118,14 +118,15 @@ struct WriteRoutes: Sendable {
         return key
     }
 
-    /// The revision an `If-Match` header names (`"<id>-<revision>"`); nil without the header.
+    /// The revision an `If-Match` header names (`"<id>-<revision>"`), 0 for one that names none of
+    /// this announcement's; nil without the header.
     private func revision(_ request: Request, id: Int) throws(APIError) -> Int? {
         guard let header = request.headers[.ifMatch] else { return nil }
         let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
         let parts = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: "-")
-        guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]) else {
-            throw APIError(.preconditionFailed, "If-Match \(header) is not this announcement's ETag: fetch it again and retry")
-        }
+        // An ETag that is not one of this announcement's can never match: the store checks the
+        // request itself first (a 422 before a 412), then refuses it as stale.
+        guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }
         return revision
     }
 

@@ -54,9 +54,10 @@ extension ReadModel {
             guard problems.isEmpty else { throw .invalid(problems) }
             return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft))
         case .update(let id, var patch):
-            let current = try existing(id, expectedRevision: request.expectedRevision)
+            // The request's own problems first: they are the writer's to fix whatever the state.
             let problems = rules.problems(patch)
             guard problems.isEmpty else { throw .invalid(problems) }
+            let current = try existing(id, expectedRevision: request.expectedRevision)
             // Byte for byte: a change to a canonically equal spelling is still a change.
             if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
             if let body = patch.body, WriteRequest.same(body.value, current.body) { patch.body = nil }
