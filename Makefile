@@ -6,7 +6,7 @@ CONFIG ?= config.yaml
 BENCH_DIR ?= .bench
 BENCH_EVENTS ?= 1000000
 
-.PHONY: serve test bench build release deps clean
+.PHONY: serve test fuzz bench build release deps clean
 
 deps:
 	@if ! pkg-config --exists yaml-0.1 2>/dev/null; then \
@@ -31,6 +31,10 @@ serve: release
 
 test: deps
 	$(SWIFT) test
+
+# schemathesis against a live release server and the OpenAPI document; then the log must verify.
+fuzz: release
+	scripts/api-fuzz.sh
 
 bench: release
 	@mkdir -p $(BENCH_DIR)
