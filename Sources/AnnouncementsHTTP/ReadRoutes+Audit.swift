@@ -30,11 +30,17 @@ extension ReadRoutes {
         return versioned(conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
     }
 
-    /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first.
+    /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
+    /// `Accept: text/event-stream`, a stream of them that follows the log (see `EventStream`).
     func events(_ request: Request) throws -> Response {
-        try Self.requireJSON(request, "the event feed")
         let parameters = request.uri.queryParameters
-        let after = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
+        // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
+        let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
+        let after = try Self.wholeNumber(request.headers[.lastEventID], name: "Last-Event-ID", default: afterParameter, minimum: 0)
+        if EventStream.isRequested(by: request) {
+            return EventStream(store: store, after: after).response()
+        }
+        try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
         let lines = try store.eventLines(after: after, limit: min(limit, EventStore.maxFeedPage))
         return .json(Self.array(lines))
@@ -57,10 +63,10 @@ extension ReadRoutes {
         return point
     }
 
-    private static func wholeNumber(_ text: String?, name: String, default value: Int, minimum: Int) throws(APIError) -> Int {
+    static func wholeNumber(_ text: String?, name: String, default value: Int, minimum: Int) throws(APIError) -> Int {
         guard let text else { return value }
         guard let number = Int(text), number >= minimum else {
-            throw APIError(.badRequest, "query parameter `\(name)` must be a whole number of at least \(minimum), not \"\(text)\"")
+            throw APIError(.badRequest, "`\(name)` must be a whole number of at least \(minimum), not \"\(text)\"")
         }
         return number
     }

@@ -9,6 +9,7 @@ extension HTTPField.Name {
     static let requestID = Self("X-Request-ID")!
     static let link = Self("Link")!
     static let idempotencyKey = Self("Idempotency-Key")!
+    static let lastEventID = Self("Last-Event-ID")!
 }
 
 extension Response {

@@ -156,9 +156,9 @@ import Testing
     @Test("a write that times out is sent again with the same Idempotency-Key; the next write gets a new key")
     func retriedWrite() async throws {
         try await withFakeServer { url in
-            // The fake server answers the first write after 1 s: the first attempt times out, and
+            // The fake server answers the first write after 2 s: the first attempt times out, and
             // a retry that arrives after that second gets the answer.
-            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 0.4, writeRetries: 5)
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 1, writeRetries: 5)
             let saved = try await client.create(title: "Saved", body: nil)
             #expect(saved.id == 9)
             let attempts = fakeWriteKeys.withLock { $0 }

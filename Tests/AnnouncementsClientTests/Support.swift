@@ -33,13 +33,13 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
-    // Records each write's Idempotency-Key; the first write is answered too late (after 1 s).
+    // Records each write's Idempotency-Key; the first write is answered too late (after 2 s).
     router.post("announcements") { request, _ in
         let first = fakeWriteKeys.withLock { keys in
             keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
             return keys.count == 1
         }
-        if first { try await Task.sleep(for: .seconds(1)) }
+        if first { try await Task.sleep(for: .seconds(2)) }
         return json(#"{"id":9,"title":"Saved","body":null}"#)
     }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)

@@ -240,6 +240,7 @@ extension EventStore {
             }
         }
         published.withLock { $0 = oldest.batch.model }
+        if !oldest.batch.located.isEmpty { followers.published(oldest.batch.model.seq) }
         if !oldest.batch.appended.isEmpty {
             syncedBatches.add(1, ordering: .relaxed)
             syncedEvents.add(oldest.batch.appended.count, ordering: .relaxed)

@@ -28,6 +28,8 @@ public final class EventStore: Sendable {
     let index: Mutex<EventIndex>
     /// The log opened for reading durable lines back.
     let lines: ReadOnlyFile
+    /// Readers following the log (see EventStore+Feed.swift).
+    let followers = Followers()
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// Following the log: a reader waits for events after the last one it has, then reads them back
+/// with `eventLines(after:limit:)`. Waiting costs a writer nothing but one wake-up per batch, and a
+/// reader holds no events in memory: however slow it is, it reads from the log at its own pace.
+extension EventStore {
+    /// Readers waiting for events, each until the store has an event after its seq.
+    final class Followers: Sendable {
+        private struct Waiting {
+            var after: Int
+            var continuation: CheckedContinuation<Void, Never>
+        }
+
+        private struct State {
+            var nextID = 0
+            var waiting: [Int: Waiting] = [:]
+        }
+
+        private let state = Mutex(State())
+
+        /// Wakes the readers waiting for events after a seq below `seq`.
+        func published(_ seq: Int) {
+            let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                let ready = state.waiting.filter { $0.value.after < seq }
+                for id in ready.keys { state.waiting[id] = nil }
+                return ready.values.map(\.continuation)
+            }
+            for continuation in woken { continuation.resume() }
+        }
+
+        /// Returns once `current()` is above `seq`, or when the task is cancelled.
+        func wait(after seq: Int, current: () -> Int) async {
+            let id = state.withLock { state in
+                defer { state.nextID += 1 }
+                return state.nextID
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    // Checked under the lock that `published` takes, so no event slips between.
+                    let resumeNow = state.withLock { state -> Bool in
+                        if current() > seq || Task.isCancelled { return true }
+                        state.waiting[id] = Waiting(after: seq, continuation: continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+            }
+        }
+    }
+
+    /// Returns once the log has a durable event after `seq` (at once if it has one already), or when
+    /// the calling task is cancelled.
+    public func waitForEvents(after seq: Int) async {
+        await followers.wait(after: seq) { index.withLock { $0.lastSeq } }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A bare HTTP/1.1 client on a socket, for a response that never ends: it sends one GET and reads
+/// what has arrived so far.
+final class StreamingConnection {
+    private let fd: Int32
+    private(set) var received = ""
+
+    init(port: Int, path: String, headers: [String: String]) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1"] + headers.map { "\($0.key): \($0.value)" }).joined(separator: "\r\n") + "\r\n\r\n"
+        _ = head.withCString { send(fd, $0, strlen($0), 0) }
+    }
+
+    deinit { close(fd) }
+
+    /// Reads until `received` satisfies `done` or `seconds` pass; returns whether it did.
+    @discardableResult
+    func read(for seconds: Double = 5, until done: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !done(received), Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += String(decoding: buffer[..<count], as: UTF8.self)
+        }
+        return done(received)
+    }
+}
+
+@Suite struct EventStreamTests {
+    static let config = "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nseed:\n  - title: One\n  - title: Two\n"
+
+    /// The `id:` lines of a stream, in order (the chunked framing's "\r\n" is one Character in
+    /// Swift, so it is made a plain newline first).
+    static func ids(_ text: String) -> [Int] {
+        text.replacing("\r\n", with: "\n").split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int($0.dropFirst(4)) : nil }
+    }
+
+    @Test("GET /events as text/event-stream: stored events after `after`, then each new one, with id, event and data")
+    func follows() async throws {
+        let folder = try makeFolder(config: Self.config)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        let stream = try StreamingConnection(port: server.port, path: "/events?after=1", headers: ["Accept": "text/event-stream"])
+        #expect(stream.read { Self.ids($0) == [2] })
+        #expect(stream.received.contains("content-type: text/event-stream") || stream.received.contains("Content-Type: text/event-stream"))
+        let posted = try CLI.run(["post", "--title", "Live", "--server", server.url, "--token", "alice-secret"])
+        #expect(posted.status == 0)
+        #expect(stream.read { Self.ids($0) == [2, 3] })
+        #expect(stream.received.contains("id: 3\nevent: created\ndata: {\"seq\":3,\"type\":\"created\",\"id\":3,"))
+
+        // Reconnecting with Last-Event-ID resumes after it: nothing missed, nothing repeated.
+        _ = try CLI.run(["delete", "1", "--server", server.url, "--token", "alice-secret"])
+        let resumed = try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Last-Event-ID": "3"])
+        #expect(resumed.read { Self.ids($0) == [4] })
+        #expect(resumed.received.contains("id: 4\nevent: deleted\n"))
+        #expect(stream.read { Self.ids($0) == [2, 3, 4] }, "the first stream got the delete too")
+
+        // An open stream does not hold up a graceful shutdown.
+        #expect(server.stop() == 0)
+        #expect(stream.read(for: 2) { _ in false } == false)
+    }
+}
