@@ -78,4 +78,37 @@ final class StreamingConnection {
         #expect(server.stop() == 0)
         #expect(stream.read(for: 2) { _ in false } == false)
     }
+
+    @Test("history --follow --server prints the feed's events as they happen, filtered")
+    func historyFollow() async throws {
+        let folder = try makeFolder(config: Self.config)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let follower = Process()
+        follower.executableURL = CLI.binary
+        follower.arguments = ["history", "--follow", "--server", server.url, "--by", "alice"]
+        let out = Pipe()
+        follower.standardOutput = out
+        follower.standardError = Pipe()
+        try follower.run()
+        defer { follower.terminate(); follower.waitUntilExit() }
+        var printed = ""
+        func readLines(_ count: Int) {
+            while printed.filter({ $0 == "\n" }).count < count {
+                let byte = out.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty { return }
+                printed += String(decoding: byte, as: UTF8.self)
+            }
+        }
+        readLines(1)
+        #expect(printed.hasPrefix("SEQ  TIME"))
+        let posted = try CLI.run(["post", "--title", "Fire drill", "--server", server.url, "--token", "alice-secret"])
+        #expect(posted.status == 0)
+        readLines(2)
+        let row = printed.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(row.hasPrefix("3  2026-") || row.hasPrefix("3  20"), "\(printed)")
+        #expect(row.hasSuffix("  created  alice  3  \"Fire drill\""), "\(printed)")
+        #expect(!printed.contains("seed"), "the seed's events are filtered out by --by alice")
+    }
 }

@@ -1,4 +1,4 @@
-import AnnouncementsClient
+@testable import AnnouncementsClient
 import Foundation
 import Synchronization
 import Testing
@@ -170,6 +170,44 @@ import Testing
             #expect(keys.count == attempts.count + 1)
             #expect(keys.last != attempts[0], "a new write gets a new key")
         }
+    }
+
+    @Test("events(after:) follows the feed: stored events, then new ones as they are written")
+    func followsTheFeed() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let seen = try await withThrowingTaskGroup(of: [FeedEvent].self) { group in
+                group.addTask {
+                    var seen: [FeedEvent] = []
+                    for try await event in client.events(after: 1) {
+                        seen.append(event)
+                        if seen.count == 2 { _ = try await client.create(title: "Live", body: nil) }
+                        if seen.count == 3 { break }
+                    }
+                    return seen
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(20))
+                    throw CancellationError()
+                }
+                let seen = try await group.next() ?? []
+                group.cancelAll()
+                return seen
+            }
+            #expect(seen.map(\.seq) == [2, 3, 4])
+            #expect(seen.map(\.type) == ["created", "created", "created"])
+            #expect(seen.last?.line.hasPrefix(#"{"seq":4,"type":"created","id":4,"#) == true)
+            #expect(seen.last?.line.contains(#""by":"alice""#) == true)
+        }
+    }
+
+    @Test("the event-stream parser reads blocks split anywhere, and skips heartbeats")
+    func eventStreamParser() {
+        var parser = EventStreamParser()
+        let text = ": following the log after 0\n\nid: 1\nevent: created\ndata: {\"seq\":1}\n\n: heartbeat\n\nid: 2\nevent: deleted\ndata: {\"seq\":2}\n\n"
+        var events: [FeedEvent] = []
+        for byte in Data(text.utf8) { events += parser.feed(Data([byte])) }
+        #expect(events == [FeedEvent(seq: 1, type: "created", line: #"{"seq":1}"#), FeedEvent(seq: 2, type: "deleted", line: #"{"seq":2}"#)])
     }
 
     @Test("errors: an answer that is not JSON, and JSON that lacks or mistypes a field, are told apart")

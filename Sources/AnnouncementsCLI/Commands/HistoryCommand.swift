@@ -2,13 +2,16 @@ import AnnouncementsCore
 import ArgumentParser
 
 /// `announcements history`: the audit trail of one announcement or of all.
-struct HistoryCommand: ParsableCommand {
+struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Show who changed what, and when.",
         discussion: """
             Lists the events of one announcement (deleted ones too) or of all, oldest first. \
-            A TIME is an RFC 3339 time or a seq. With --format jsonl, prints the log's lines unchanged.
+            A TIME is an RFC 3339 time or a seq. With --format jsonl, prints the log's lines unchanged. \
+            With --follow, reads a running server's event feed instead of the log (--server, default \
+            $ANNOUNCEMENTS_SERVER or http://127.0.0.1:8080) and prints events as they happen, until \
+            interrupted.
             """
     )
 
@@ -32,6 +35,11 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: "Output format: table, json or jsonl.")
     var format: Format = .table
 
+    @Flag(help: "Follow a running server's event feed and print events as they happen.")
+    var follow = false
+
+    @OptionGroup var remote: ServerOptions
+
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json, jsonl
     }
@@ -45,15 +53,27 @@ struct HistoryCommand: ParsableCommand {
         if let type, EventType(rawValue: type) == nil {
             throw ValidationError("--type takes created, edited or deleted; got \"\(type)\".")
         }
+        if follow, format == .json { throw ValidationError("--follow prints a table or jsonl, not json (it never ends).") }
+        if follow, options.log != nil || options.config != nil {
+            throw ValidationError("--follow reads a running server (--server), not a log file (--log, --config).")
+        }
     }
 
-    func run() throws {
+    var filter: HistoryFilter {
+        HistoryFilter(
+            id: id, since: since.flatMap(LogPoint.init), until: until.flatMap(LogPoint.init),
+            by: by, type: type.flatMap(EventType.init(rawValue:))
+        )
+    }
+
+    func run() async throws {
+        if follow {
+            try await reportingErrors { () async throws(CLIError) in try await followServer() }
+            return
+        }
         try reportingErrors { () throws(CLIError) in
             let path = try options.logPath()
-            let filter = HistoryFilter(
-                id: id, since: since.flatMap(LogPoint.init), until: until.flatMap(LogPoint.init),
-                by: by, type: type.flatMap(EventType.init(rawValue:))
-            )
+            let filter = self.filter
             var entries: [HistoryEntry] = []
             let summary: LogReader.Summary
             do throws(LogError) {

@@ -64,7 +64,8 @@ public struct HistoryFilter: Sendable, Hashable {
         self.type = type
     }
 
-    func matches(_ event: Event) -> Bool {
+    /// Whether `event` passes every filter that is set.
+    public func matches(_ event: Event) -> Bool {
         (id.map { $0 == event.id } ?? true)
             && (since.map { $0.isAtOrBefore(event) } ?? true)
             && (until.map { $0.isAtOrAfter(event) } ?? true)

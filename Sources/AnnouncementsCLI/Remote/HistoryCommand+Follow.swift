@@ -1,0 +1,57 @@
+import AnnouncementsClient
+import AnnouncementsCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension HistoryCommand {
+    /// `history --follow`: the server's feed, filtered, one line per event, until interrupted.
+    func followServer() async throws(CLIError) {
+        let client = try remote.client()
+        let filter = self.filter
+        // A seq in --since starts the feed there; anything else is filtered as events arrive.
+        var after = 0
+        if case .seq(let seq)? = filter.since { after = max(0, seq - 1) }
+        if format == .table {
+            Output.line("SEQ  TIME                      EVENT    BY  ID  CHANGE")
+            fflush(nil)
+        }
+        do {
+            for try await feedEvent in client.events(after: after) {
+                guard let event = try? EventParser.parse(Array(feedEvent.line.utf8)), filter.matches(event) else { continue }
+                if case .seq(let last)? = filter.until, event.seq > last { return }
+                if case .time(let last)? = filter.until, event.at > last { return }
+                Output.line(format == .jsonl ? feedEvent.line : Self.row(event))
+                fflush(nil)  // each event as it happens, also into a pipe
+            }
+        } catch let error as ClientError {
+            throw CLIError(error)
+        } catch {
+            throw CLIError(.failure, "the event feed stopped: \(error)")
+        }
+    }
+
+    /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells.
+    static func row(_ event: Event) -> String {
+        let change: String
+        switch event.change {
+        case .created(let draft): change = "\"\(draft.title)\"\(draft.body.map { " (body \($0.utf8.count) bytes)" } ?? "")"
+        case .edited(let patch):
+            var parts: [String] = []
+            if let title = patch.title { parts.append("title → \"\(title)\"") }
+            switch patch.body {
+            case .set(let body)?: parts.append("body → \(body.utf8.count) bytes")
+            case .clear?: parts.append("body cleared")
+            case nil: break
+            }
+            change = parts.joined(separator: "; ")
+        case .deleted: change = "deleted"
+        }
+        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(event.by)  \(event.id)  \(change)"
+    }
+}

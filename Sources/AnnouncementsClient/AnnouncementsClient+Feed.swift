@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One event from the server's feed: a line of its log.
+public struct FeedEvent: Sendable, Hashable {
+    /// Its position in the log.
+    public var seq: Int
+    /// `created`, `edited` or `deleted`.
+    public var type: String
+    /// The log line, exactly as stored (JSON: `seq`, `type`, `id`, `at`, `by`, `data`, …).
+    public var line: String
+}
+
+extension AnnouncementsClient {
+    /// The server's events after `seq`, then each new one as it is appended, for as long as the
+    /// sequence is iterated. When the connection drops it reconnects (after `retryDelay`) with
+    /// `Last-Event-ID`, so no event is missed or repeated. It ends when the iterating task is
+    /// cancelled, or with a `ClientError` when the server refuses the feed.
+    public func events(after seq: Int = 0, retryDelay: Duration = .seconds(1)) -> AsyncThrowingStream<FeedEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var last = seq
+                while !Task.isCancelled {
+                    do {
+                        try await follow(after: last) { event in
+                            last = event.seq
+                            continuation.yield(event)
+                        }
+                    } catch let error as ClientError {
+                        if case .unreachable = error {} else {
+                            continuation.finish(throwing: error)
+                            return
+                        }
+                    } catch {}
+                    try? await Task.sleep(for: retryDelay)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// One connection to the stream: delivers its events until it ends.
+    private func follow(after seq: Int, _ deliver: (FeedEvent) -> Void) async throws {
+        var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue(String(seq), forHTTPHeaderField: "Last-Event-ID")
+        // Longer than the server's 15-second heartbeat, so an idle stream is not taken for a dead one.
+        request.timeoutInterval = max(configuration.timeout, 45)
+        let chunks = StreamDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: chunks, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: request).resume()
+        var parser = EventStreamParser()
+        for try await chunk in chunks.stream {
+            for event in parser.feed(chunk) { deliver(event) }
+        }
+    }
+}
+
+/// Turns a URLSession data task's callbacks into an async sequence of received chunks.
+///
+/// `@unchecked Sendable`: its only state is the stream's continuation, which is thread-safe.
+private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let stream: AsyncThrowingStream<Data, any Error>
+    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+
+    override init() {
+        (stream, continuation) = AsyncThrowingStream.makeStream()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            continuation.finish(throwing: ClientError.status(code: http.statusCode, message: "the event feed answered \(http.statusCode)", fieldErrors: []))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        continuation.yield(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error = error as? URLError, let url = task.originalRequest?.url {
+            continuation.finish(throwing: ClientError.unreachable(url: url, underlying: error))
+        } else {
+            continuation.finish()
+        }
+    }
+}
+
+/// Reads `text/event-stream`: blocks separated by a blank line, with `id:`, `event:` and `data:`
+/// fields; comment lines (`:`) are heartbeats.
+struct EventStreamParser {
+    private var pending = Data()
+
+    /// The events completed by `chunk`.
+    mutating func feed(_ chunk: Data) -> [FeedEvent] {
+        pending.append(chunk)
+        var events: [FeedEvent] = []
+        let separator = Data("\n\n".utf8)
+        while let end = pending.range(of: separator) {
+            let block = String(decoding: pending[pending.startIndex..<end.lowerBound], as: UTF8.self)
+            pending.removeSubrange(pending.startIndex..<end.upperBound)
+            var seq: Int?, type = "message", data: [Substring] = []
+            for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("id:") { seq = Int(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
+                if line.hasPrefix("event:") { type = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+                if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
+            }
+            if let seq { events.append(FeedEvent(seq: seq, type: type, line: data.joined(separator: "\n"))) }
+        }
+        return events
+    }
+}
