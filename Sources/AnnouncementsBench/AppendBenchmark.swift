@@ -18,6 +18,7 @@ struct AppendBenchmark {
     var folder: String
     var writers: [Int]
     var seconds: Double
+    var followers = 100
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -60,6 +61,61 @@ struct AppendBenchmark {
         }
         let full = try diskCeiling(linesPerSync: 64, lineBytes: 1100)
         print(String(format: "disk alone, all 64 writers' lines in every sync: %8.0f lines/s", full))
+
+        // The event feed's cost to writers: 64 writers with 0 and with 100 followers, side by side.
+        if let most = writers.max() {
+            let alone = try await rate(writers: most, followers: 0)
+            let followed = try await rate(writers: most, followers: followers)
+            print(String(format: "%3d writers with %d feed followers: %8.0f durable appends/s, %.2f of the %.0f without (each follower read %.0f%% of the events)",
+                         most, followers, followed.rate, followed.rate / alone.rate, alone.rate, followed.readShare * 100))
+        }
+    }
+
+    /// Appends/s with `writers` writers while `followers` readers follow the log as the SSE feed
+    /// does (wait for events, read them back from the log), and the share of events they read.
+    private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, readShare: Double) {
+        let path = "\(folder)/feed-\(followers).jsonl"
+        try? FileManager.default.removeItem(atPath: path)
+        let store = try await EventStore.open(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+        let start = clock.now
+        let body = String(repeating: "<p>An announcement body of a typical length.</p>", count: 20)
+        let followerTasks = (0..<followers).map { _ in
+            Task {
+                var last = 0
+                while !Task.isCancelled {
+                    let lines = (try? await store.followerLines(after: last)) ?? []
+                    last += lines.count
+                    if lines.count < EventStore.maxFeedPage {
+                        // Caught up: gather events for a moment, as the SSE stream does.
+                        try? await Task.sleep(for: EventStore.followerPause)
+                        await store.waitForEvents(after: last)
+                    }
+                }
+                return last
+            }
+        }
+        let written = try await withThrowingTaskGroup(of: Int.self) { group in
+            for writer in 0..<count {
+                group.addTask {
+                    var done = 0
+                    while clock.now < deadline {
+                        _ = try await store.create(AnnouncementDraft(title: "Writer \(writer) note \(done)", body: body), by: "bench")
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = (clock.now - start).seconds
+        for task in followerTasks { task.cancel() }
+        var read = 0
+        for task in followerTasks { read += await task.value }
+        await store.close()
+        try? FileManager.default.removeItem(atPath: path)
+        return (Double(written) / elapsed, followers == 0 ? 1 : Double(read) / Double(followers) / Double(max(written, 1)))
     }
 
     /// Lines per second of a bare loop writing `linesPerSync` lines and syncing, for one second.

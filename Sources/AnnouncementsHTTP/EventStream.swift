@@ -30,7 +30,7 @@ struct EventStream: Sendable {
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))
             following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                let lines = try store.eventLines(after: last, limit: EventStore.maxFeedPage)
+                let lines = try await store.followerLines(after: last)
                 if !lines.isEmpty {
                     var buffer = ByteBuffer()
                     for line in lines {
@@ -38,6 +38,9 @@ struct EventStream: Sendable {
                         Self.append(line, seq: last, to: &buffer)
                     }
                     try await writer.write(buffer)
+                    if lines.count == EventStore.maxFeedPage { continue }
+                    // Caught up: let new events gather before reading again (see followerPause).
+                    try? await Task.sleep(for: EventStore.followerPause)
                     continue
                 }
                 switch await next(after: last) {

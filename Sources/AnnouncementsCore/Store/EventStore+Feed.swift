@@ -1,9 +1,15 @@
+import Dispatch
 import Synchronization
 
 /// Following the log: a reader waits for events after the last one it has, then reads them back
 /// with `eventLines(after:limit:)`. Waiting costs a writer nothing but one wake-up per batch, and a
 /// reader holds no events in memory: however slow it is, it reads from the log at its own pace.
 extension EventStore {
+    /// How long a follower that has caught up lets new events gather before it reads again: it
+    /// bounds each follower to a few reads a second however fast writers go, so that a hundred
+    /// followers cost writers little, for at most this much added delay.
+    public static let followerPause = Duration.milliseconds(50)
+
     /// Readers waiting for events, each until the store has an event after its seq.
     final class Followers: Sendable {
         private struct Waiting {
@@ -48,6 +54,18 @@ extension EventStore {
                 state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
             }
         }
+    }
+
+    /// `eventLines(after:limit:)` for followers: run on one serial queue shared by all of them, off
+    /// Swift's cooperative threads, so that followers' reads (however many) never hold up the
+    /// tasks of writers and use at most one core between them.
+    public func followerLines(after seq: Int) async throws(StoreError) -> [ArraySlice<UInt8>] {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[ArraySlice<UInt8>], StoreError>, Never>) in
+            feedQueue.async {
+                continuation.resume(returning: Result { () throws(StoreError) in try self.eventLines(after: seq, limit: Self.maxFeedPage) })
+            }
+        }
+        return try result.get()
     }
 
     /// Returns once the log has a durable event after `seq` (at once if it has one already), or when

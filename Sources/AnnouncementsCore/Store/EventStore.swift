@@ -28,8 +28,9 @@ public final class EventStore: Sendable {
     let index: Mutex<EventIndex>
     /// The log opened for reading durable lines back.
     let lines: ReadOnlyFile
-    /// Readers following the log (see EventStore+Feed.swift).
+    /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
     let followers = Followers()
+    let feedQueue = DispatchQueue(label: "announcements.feed")
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
