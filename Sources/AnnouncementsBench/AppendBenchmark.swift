@@ -24,34 +24,10 @@ struct AppendBenchmark {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var baseline: Double?
         for count in writers {
-            let path = "\(folder)/append-\(count).jsonl"
-            try? FileManager.default.removeItem(atPath: path)
-            let store = try await EventStore.open(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
-            let clock = ContinuousClock()
-            let deadline = clock.now + .milliseconds(Int(seconds * 1000))
-            let start = clock.now
-            let body = String(repeating: "<p>An announcement body of a typical length.</p>", count: 20)
-            let written = try await withThrowingTaskGroup(of: Int.self) { group in
-                for writer in 0..<count {
-                    group.addTask {
-                        var done = 0
-                        while clock.now < deadline {
-                            _ = try await store.create(AnnouncementDraft(title: "Writer \(writer) note \(done)", body: body), by: "bench")
-                            done += 1
-                        }
-                        return done
-                    }
-                }
-                return try await group.reduce(0, +)
-            }
-            let elapsed = (clock.now - start).seconds
-            let (batches, events) = store.appendCounts
-            await store.close()
-            try? FileManager.default.removeItem(atPath: path)
-            let rate = Double(written) / elapsed
+            let run = try await rate(writers: count, followers: 0)
+            let (rate, written, perSync) = (run.rate, run.written, run.perSync)
             let ratio = baseline.map { String(format: "  %.1fx the 1-writer rate", rate / $0) } ?? ""
             if baseline == nil { baseline = rate }
-            let perSync = Double(events) / Double(max(batches, 1))
             print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per fsync)%@",
                          count, rate, written, perSync, ratio))
             let linesPerSync = max(1, Int(perSync.rounded()))
@@ -72,9 +48,10 @@ struct AppendBenchmark {
     }
 
     /// Appends/s with `writers` writers while `followers` readers follow the log as the SSE feed
-    /// does (wait for events, read them back from the log), and the share of events they read.
-    private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, readShare: Double) {
-        let path = "\(folder)/feed-\(followers).jsonl"
+    /// does (wait for events, read them back from the log), the appends, the lines per sync, and
+    /// the share of the events the followers read.
+    private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, written: Int, perSync: Double, readShare: Double) {
+        let path = "\(folder)/append-\(count)-\(followers).jsonl"
         try? FileManager.default.removeItem(atPath: path)
         let store = try await EventStore.open(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
         let clock = ContinuousClock()
@@ -110,12 +87,14 @@ struct AppendBenchmark {
             return try await group.reduce(0, +)
         }
         let elapsed = (clock.now - start).seconds
+        let (batches, events) = store.appendCounts
         for task in followerTasks { task.cancel() }
         var read = 0
         for task in followerTasks { read += await task.value }
         await store.close()
         try? FileManager.default.removeItem(atPath: path)
-        return (Double(written) / elapsed, followers == 0 ? 1 : Double(read) / Double(followers) / Double(max(written, 1)))
+        let readShare = followers == 0 ? 1 : Double(read) / Double(followers) / Double(max(written, 1))
+        return (Double(written) / elapsed, written, Double(events) / Double(max(batches, 1)), readShare)
     }
 
     /// Lines per second of a bare loop writing `linesPerSync` lines and syncing, for one second.
