@@ -46,6 +46,7 @@ extension AnnouncementsClient {
     private func follow(after seq: Int, _ deliver: (FeedEvent) -> Void) async throws {
         var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
         request.setValue(String(seq), forHTTPHeaderField: "Last-Event-ID")
         // Longer than the server's 15-second heartbeat, so an idle stream is not taken for a dead one.
         request.timeoutInterval = max(configuration.timeout, 45)

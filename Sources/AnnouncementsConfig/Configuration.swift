@@ -14,6 +14,8 @@ public struct Configuration: Sendable, Hashable {
     public var writers: [Writer] = []
     /// The rules announcements must follow.
     public var rules = ValidationRules()
+    /// Seconds between the heartbeat comments of an idle event stream (`feed_heartbeat_seconds`).
+    public var feedHeartbeatSeconds = 15
 
     public init() {}
 

@@ -12,19 +12,23 @@ public struct ServerSettings: Sendable {
     public var writers: Writers
     /// The largest request body accepted, in bytes.
     public var maxRequestBytes: Int
+    /// The time between heartbeat comments on an idle event stream.
+    public var feedHeartbeat: Duration
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         defaultVersion: APIVersion = .v2,
         writers: Writers = Writers([]),
-        maxRequestBytes: Int = 2 << 20
+        maxRequestBytes: Int = 2 << 20,
+        feedHeartbeat: Duration = .seconds(15)
     ) {
         self.host = host
         self.port = port
         self.defaultVersion = defaultVersion
         self.writers = writers
         self.maxRequestBytes = maxRequestBytes
+        self.feedHeartbeat = feedHeartbeat
     }
 }
 
@@ -33,7 +37,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<B
     let router = Router()
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
-    ReadRoutes(store: store, defaultVersion: settings.defaultVersion).add(to: router)
+    ReadRoutes(store: store, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
     WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
     return router

@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// `GET /events` as Server-Sent Events: every stored event after a seq, then each new one as it is
 /// appended; `id:` is the seq (so a client resumes with `Last-Event-ID`), `event:` the type, `data:`
-/// the line exactly as stored. A comment line every 15 seconds keeps idle connections open.
+/// the line exactly as stored. A comment line every `heartbeat` (15 seconds by default) keeps idle
+/// connections open.
 ///
 /// The stream reads every event back from the log (at most a page at a time), so it holds nothing
 /// in memory for a slow client and never slows writers or other clients: a client that cannot keep
@@ -15,9 +16,8 @@ import ServiceLifecycle
 struct EventStream: Sendable {
     let store: EventStore
     let after: Int
-
     /// Idle time between heartbeats.
-    static let heartbeat = Duration.seconds(15)
+    let heartbeat: Duration
 
     static func isRequested(by request: Request) -> Bool {
         request.headers[.accept]?.lowercased().contains("text/event-stream") == true
@@ -59,7 +59,7 @@ struct EventStream: Sendable {
 
     /// Waits for events after `seq`, at most a heartbeat's time; `stop` when the server shuts down.
     private func next(after seq: Int) async -> Wake {
-        let store = self.store
+        let (store, heartbeat) = (self.store, self.heartbeat)
         let wake = try? await cancelWhenGracefulShutdown { () async throws -> Wake in
             try await withThrowingTaskGroup(of: Wake.self) { group in
                 group.addTask {
@@ -67,7 +67,7 @@ struct EventStream: Sendable {
                     return .events
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.heartbeat)
+                    try await Task.sleep(for: heartbeat)
                     return .heartbeat
                 }
                 let first = try await group.next() ?? .stop

@@ -8,6 +8,7 @@ import NIOCore
 struct ReadRoutes: Sendable {
     let store: EventStore
     let defaultVersion: APIVersion
+    let feedHeartbeat: Duration
     let cache = RepresentationCache()
 
     /// The largest page a client may ask for.

@@ -79,6 +79,17 @@ final class StreamingConnection {
         #expect(stream.read(for: 2) { _ in false } == false)
     }
 
+    @Test("an idle stream sends a heartbeat comment every feed_heartbeat_seconds")
+    func heartbeat() async throws {
+        let folder = try makeFolder(config: Self.config + "feed_heartbeat_seconds: 1\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let stream = try StreamingConnection(port: server.port, path: "/events?after=2", headers: ["Accept": "text/event-stream"])
+        #expect(stream.read(for: 5) { $0.components(separatedBy: ": heartbeat\n\n").count == 3 }, "two heartbeats in about 2 seconds")
+        #expect(Self.ids(stream.received) == [], "and no events")
+    }
+
     @Test("history --follow --server prints the feed's events as they happen, filtered")
     func historyFollow() async throws {
         let folder = try makeFolder(config: Self.config)

@@ -201,6 +201,20 @@ import Testing
         }
     }
 
+    @Test("events(after:) reconnects when the stream ends, resuming after the last event with Last-Event-ID")
+    func feedReconnects() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url)
+            var seqs: [Int] = []
+            for try await event in client.events(after: 4, retryDelay: .milliseconds(20)) {
+                seqs.append(event.seq)
+                if seqs.count == 3 { break }
+            }
+            #expect(seqs == [5, 6, 7], "nothing missed, nothing repeated")
+            #expect(fakeFeedResumes.withLock { Array($0.prefix(3)) } == [4, 5, 6])
+        }
+    }
+
     @Test("the event-stream parser reads blocks split anywhere, and skips heartbeats")
     func eventStreamParser() {
         var parser = EventStreamParser()

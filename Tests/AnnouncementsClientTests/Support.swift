@@ -42,9 +42,19 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         if first { try await Task.sleep(for: .seconds(2)) }
         return json(#"{"id":9,"title":"Saved","body":null}"#)
     }
+    // A feed that ends after one event, each time: the client must reconnect with Last-Event-ID.
+    router.get("events") { request, _ in
+        let last = Int(request.headers[HTTPField.Name("Last-Event-ID")!] ?? "") ?? -1
+        fakeFeedResumes.withLock { $0.append(last) }
+        let block = "id: \(last + 1)\nevent: created\ndata: {\"seq\":\(last + 1)}\n\n"
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: block)))
+    }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
     try await app.test(.live) { client in try await test(try baseURL(client)) }
 }
+
+/// The `Last-Event-ID` of each feed request the fake server received.
+let fakeFeedResumes = Mutex<[Int]>([])
 
 /// The `Idempotency-Key` of each write the fake server received.
 let fakeWriteKeys = Mutex<[String]>([])

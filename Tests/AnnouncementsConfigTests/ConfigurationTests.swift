@@ -26,6 +26,7 @@ import Testing
             port: 0
             log: data/log.jsonl
             max_body_bytes: 2048
+            feed_heartbeat_seconds: 5
             tokens:
               alice: env:ALICE_TOKEN
               bob: env:BOB_TOKEN
@@ -41,6 +42,7 @@ import Testing
         #expect(configuration.port == 0)
         #expect(configuration.logPath == "data/log.jsonl")
         #expect(configuration.rules.maxBodyBytes == 2048)
+        #expect(configuration.feedHeartbeatSeconds == 5)
         #expect(configuration.writers == [
             .init(name: "alice", token: "a-token", source: "env:ALICE_TOKEN"),
             .init(name: "bob", token: nil, source: "env:BOB_TOKEN"),
@@ -58,7 +60,7 @@ import Testing
         ("port: eighty", "config.yaml:1:7: port: expected an integer, found a scalar"),
         ("port: \"8080\"", "config.yaml:1:7: port: expected an integer, found a quoted string"),
         ("port: 70000", "config.yaml:1:7: port: must be between 0 and 65535, not 70000"),
-        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, max_body_bytes)"),
+        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, max_body_bytes, feed_heartbeat_seconds)"),
         ("host: a\nhost: b", "config.yaml:2:1: host: appears twice"),
         ("seed:\n  - title: ok\n  - title: fine\n  - title: [1, 2]", "config.yaml:4:12: seed[2].title: expected a string, found a list"),
         ("seed:\n  - body: <p>no title</p>", "config.yaml:2:5: seed[0]: missing `title`"),

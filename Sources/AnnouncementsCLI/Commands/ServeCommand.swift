@@ -49,7 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
             host: host ?? configuration.host,
             port: port ?? configuration.port,
             writers: Writers(configuration.writers.map { ($0.name, $0.token) }),
-            maxRequestBytes: configuration.rules.maxBodyBytes + 64 * 1024
+            maxRequestBytes: configuration.rules.maxBodyBytes + 64 * 1024,
+            feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds)
         )
         if configuration.enabledWriters.isEmpty {
             logger.warning("no writer has a token: the API is read-only (see `tokens` in the config)")
