@@ -29,12 +29,17 @@ extension AnnouncementsClient {
                             continuation.yield(event)
                         }
                     } catch let error as ClientError {
-                        if case .unreachable = error {} else {
+                        // The network, a restarting server or a busy proxy: try again. Anything
+                        // else (401, 404, 406…) will not change by retrying.
+                        switch error {
+                        case .unreachable: break
+                        case .status(let code, _, _) where code >= 500 || code == 429: break
+                        default:
                             continuation.finish(throwing: error)
                             return
                         }
                     } catch {}
-                    try? await Task.sleep(for: retryDelay)
+                    try? await Task.sleep(for: max(retryDelay, .milliseconds(10)))
                 }
                 continuation.finish()
             }

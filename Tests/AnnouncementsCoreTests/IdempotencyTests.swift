@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 @testable import AnnouncementsCore
 
@@ -72,5 +73,48 @@ import Testing
         #expect(ids == [1])
         #expect(store.snapshot.seq == 1)
         await store.close()
+    }
+
+    @Test("repeats of a keyed write that fails with its batch fail too: no success without an event in the log")
+    func repeatsFailWithTheirBatch() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let failNext = Mutex(false)
+        var operations = FileOperations.system
+        let system = FileOperations.system
+        operations.sync = { fd in
+            guard failNext.withLock({ fail in defer { fail = false }; return fail }) else { return system.sync(fd) }
+            errno = EIO
+            return -1
+        }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
+        failNext.withLock { $0 = true }
+        let outcomes = await withTaskGroup(of: Announcement?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? await store.create(AnnouncementDraft(title: "Retried"), by: "alice", key: "k") }
+            }
+            return await group.reduce(into: [Announcement?]()) { $0.append($1) }
+        }
+        await store.close()
+        let logged = try lines(of: path).filter { $0.contains(#""key":"k""#) }
+        #expect(logged.count <= 1, "the key made at most one event")
+        for case let announcement? in outcomes {
+            #expect(logged.count == 1 && logged[0].contains(#""id":\#(announcement.id),"#), "a success is in the log")
+        }
+    }
+
+    @Test("a cut back never lengthens the file, even to an offset an earlier cut removed")
+    func cutBackNeverExtends() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let log = try LogFile(path: path, operations: .system)
+        _ = try Array("{\"a\":1}\n".utf8).withBytes(log.write)
+        log.markDurable(upTo: 8)
+        _ = try Array("{\"b\":2}\n{\"c\":3}\n".utf8).withBytes(log.write)
+        log.cutBack(to: 8)
+        log.cutBack(to: 16)
+        log.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"a\":1}\n", "no zero bytes after the last line")
     }
 }

@@ -104,7 +104,9 @@ final class LogFile: @unchecked Sendable {
     /// Cuts the file back to `offset` (never below its durable length) after a failed write or sync,
     /// and makes the cut durable; marks the file unusable if even that fails.
     func cutBack(to offset: Int64) {
-        let offset = max(offset, length)
+        // Never below the durable length, and never past what is written: a cut to an offset an
+        // earlier cut already removed must not lengthen the file (ftruncate would fill it with zeros).
+        let offset = min(max(offset, length), writtenEnd)
         writtenEnd = offset
         if ftruncate(fd, off_t(offset)) != 0 || operations.sync(fd) != 0 {
             isUnusable = true

@@ -22,6 +22,9 @@ extension EventStore {
         var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
         /// The appended events that carry an idempotency key, by key.
         var keyed: [String: Event] = [:]
+        /// The indices (in `outcomes`) of repeats answered from an event of this same batch: they
+        /// stand or fall with it.
+        var repeats: [Int] = []
         var lines: [UInt8]
         /// The state once the batch is durable, and the hash of its last line.
         var model: ReadModel
@@ -126,6 +129,7 @@ extension EventStore {
             do throws(StoreError) {
                 if let key = request.key, let original = try keyedEvent(key, batch.keyed, keyedInFlight) {
                     guard request.isRepeat(of: original) else { throw .keyReused(key: key, seq: original.seq) }
+                    if batch.keyed[key] != nil { batch.repeats.append(index) }
                     batch.outcomes.append(Self.outcome(repeating: original, in: batch.model))
                     continue
                 }
@@ -252,7 +256,7 @@ extension EventStore {
     private func answer(_ batch: PreparedBatch, failingAppendedWith error: StoreError? = nil) {
         var outcomes = batch.outcomes
         if let error {
-            for index in batch.appended { outcomes[index] = .failure(error) }
+            for index in batch.appended + batch.repeats { outcomes[index] = .failure(error) }
         }
         var start = 0
         for waiter in batch.waiters {

@@ -20,6 +20,8 @@ struct WriteRequest: Sendable {
     /// changed, so a field the request sets but the event lacks is taken as the same (it was
     /// already so when the first request ran).
     func isRepeat(of event: Event) -> Bool {
+        // A key is its writer's: another writer's request with it is never a repeat.
+        guard event.by == by else { return false }
         switch (action, event.change) {
         case (.create(let draft), .created(let created)):
             return Self.same(draft.title, created.title) && Self.same(draft.body, created.body)
