@@ -20,8 +20,8 @@ extension EventStore {
         var appended: [Int]
         /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
         var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
-        /// The appended events that carry an idempotency key, by key.
-        var keyed: [String: Event] = [:]
+        /// The appended events that carry an idempotency key, with their requests' fingerprints, by key.
+        var keyed: [String: KeyedWrite] = [:]
         /// The indices (in `outcomes`) of repeats answered from an event of this same batch: they
         /// stand or fall with it.
         var repeats: [Int] = []
@@ -29,6 +29,13 @@ extension EventStore {
         /// The state once the batch is durable, and the hash of its last line.
         var model: ReadModel
         var hash: LineHash?
+    }
+
+    /// An event made by a request with an idempotency key, and that request's fingerprint (nil
+    /// when the event was read back from the log at start-up).
+    struct KeyedWrite {
+        var event: Event
+        var fingerprint: LineHash?
     }
 
     /// A written batch and its sync.
@@ -88,7 +95,7 @@ extension EventStore {
             lastBatchSize = waiters.reduce(0) { $0 + $1.requests.count }
 
             let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
-            let pending = inFlight.reduce(into: [String: Event]()) { $0.merge($1.batch.keyed) { $1 } }
+            let pending = inFlight.reduce(into: [String: KeyedWrite]()) { $0.merge($1.batch.keyed) { $1 } }
             let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: pending)
             var retried: Int?
             while let oldest = inFlight.first, inFlight.count >= Self.pipelineDepth || oldest.ticket?.isDone.load(ordering: .acquiring) != false {
@@ -122,15 +129,17 @@ extension EventStore {
 
     /// Decides, encodes and applies a batch on top of `model`, whose last line hashes to `hash`.
     /// `keyedInFlight` holds the keyed events of the batches written but not yet durable.
-    private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?, keyedInFlight: [String: Event]) -> PreparedBatch {
+    private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?, keyedInFlight: [String: KeyedWrite]) -> PreparedBatch {
         var batch = PreparedBatch(waiters: waiters, outcomes: [], appended: [], lines: [], model: model, hash: hash)
         let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
         for (index, request) in waiters.flatMap(\.requests).enumerated() {
             do throws(StoreError) {
-                if let key = request.key, let original = try keyedEvent(key, batch.keyed, keyedInFlight) {
-                    guard request.isRepeat(of: original) else { throw .keyReused(key: key, seq: original.seq) }
+                if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
+                    guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
+                        throw .keyReused(key: key, seq: original.event.seq)
+                    }
                     if batch.keyed[key] != nil { batch.repeats.append(index) }
-                    batch.outcomes.append(Self.outcome(repeating: original, in: batch.model))
+                    batch.outcomes.append(Self.outcome(repeating: original.event, in: batch.model))
                     continue
                 }
                 guard var event = try batch.model.event(for: request, at: now, rules: rules) else {
@@ -149,7 +158,7 @@ extension EventStore {
                 }
                 batch.hash = LineHash(of: batch.lines[start...])
                 batch.located.append((event.seq, event.id, start, batch.lines.count - start))
-                if let key = event.key { batch.keyed[key] = event }
+                if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, fingerprint: request.fingerprint) }
                 batch.lines.append(UInt8(ascii: "\n"))
                 batch.appended.append(index)
                 batch.outcomes.append(.success(batch.model.announcement(id: event.id)))
@@ -161,10 +170,10 @@ extension EventStore {
     }
 
     /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
-    private func keyedEvent(_ key: String, _ batch: [String: Event], _ inFlight: [String: Event]) throws(StoreError) -> Event? {
-        if let event = batch[key] ?? inFlight[key] { return event }
-        guard let seq = committer.keys[key] else { return nil }
-        return try storedEvent(seq: seq)
+    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [String: KeyedWrite]) throws(StoreError) -> KeyedWrite? {
+        if let write = batch[key] ?? inFlight[key] { return write }
+        guard let durable = committer.keys[key] else { return nil }
+        return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
     }
 
     /// What a repeat of the request that made `original` gets: the first one's outcome. A
@@ -234,7 +243,7 @@ extension EventStore {
         }
         committer.log?.markDurable(upTo: oldest.end)
         committer.lastHash = oldest.batch.hash
-        committer.keys.merge(oldest.batch.keyed.mapValues(\.seq)) { $1 }
+        committer.keys.merge(oldest.batch.keyed.mapValues { ($0.event.seq, $0.fingerprint) }) { $1 }
         // Index before publishing: whoever sees an event in the snapshot finds its line.
         if !oldest.batch.located.isEmpty {
             index.withLock { index in

@@ -67,13 +67,14 @@ public final class EventStore: Sendable {
     final class Committer: @unchecked Sendable {
         var log: LogFile?
         var lastHash: LineHash?
-        /// The seq of the durable event each idempotency key made.
-        var keys: [String: Int]
+        /// The seq of the durable event each idempotency key made, and the fingerprint of its
+        /// request when this process took it.
+        var keys: [String: (seq: Int, fingerprint: LineHash?)]
 
         init(log: LogFile, lastHash: LineHash?, keys: [String: Int]) {
             self.log = log
             self.lastHash = lastHash
-            self.keys = keys
+            self.keys = keys.mapValues { ($0, nil) }
         }
     }
 

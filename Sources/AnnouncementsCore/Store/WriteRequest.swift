@@ -15,6 +15,40 @@ struct WriteRequest: Sendable {
     /// nothing and gets the first one's outcome.
     var key: String?
 
+    /// A digest of what the request asks for, byte for byte: its writer and its action. A repeat
+    /// with the same idempotency key must match it exactly while the server that took the first
+    /// request runs (after a restart, `isRepeat(of:)` compares with the stored event instead).
+    var fingerprint: LineHash {
+        var bytes = Array(by.utf8) + [0]
+        func text(_ value: String?) {
+            if let value { bytes += [1] + Array(value.utf8) + [0] } else { bytes.append(2) }
+        }
+        switch action {
+        case .create(let draft):
+            bytes.append(UInt8(ascii: "c"))
+            text(draft.title)
+            text(draft.body)
+        case .update(let id, let patch):
+            bytes += Array("u\(id)".utf8) + [0]
+            text(patch.title)
+            switch patch.body {
+            case nil: bytes.append(3)
+            case .clear?: bytes.append(4)
+            case .set(let body)?: text(body)
+            }
+        case .delete(let id):
+            bytes += Array("d\(id)".utf8)
+        }
+        return LineHash(of: bytes)
+    }
+
+    /// Whether this request is a repeat of the one that made `event`, which had `fingerprint`
+    /// when it was taken by this process (nil for an event read back from the log at start-up).
+    func isRepeat(of event: Event, fingerprint original: LineHash?) -> Bool {
+        if let original { return original == fingerprint }
+        return isRepeat(of: event)
+    }
+
     /// Whether this request is a repeat of the one that made `event`: the same action on the
     /// same announcement with the same content. An edit's event holds only the fields that
     /// changed, so a field the request sets but the event lacks is taken as the same (it was
