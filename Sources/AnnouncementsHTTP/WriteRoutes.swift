@@ -123,7 +123,12 @@ struct WriteRoutes: Sendable {
     private func revision(_ request: Request, id: Int) throws(APIError) -> Int? {
         guard let header = request.headers[.ifMatch] else { return nil }
         let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-        let parts = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: "-")
+        // `*` matches any current representation: the store still answers 404 if there is none.
+        if tag == "*" { return nil }
+        // The XML representation's ETag names the same revision.
+        var quoted = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
+        let parts = quoted.split(separator: "-")
         // An ETag that is not one of this announcement's can never match: the store checks the
         // request itself first (a 422 before a 412), then refuses it as stale.
         guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }

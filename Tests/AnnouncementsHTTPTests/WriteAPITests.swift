@@ -218,3 +218,21 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 }
+
+@Suite struct IfMatchTests {
+    @Test("If-Match: * and the XML ETag match the current revision")
+    func starAndXML() async throws {
+        try await withServer { client, store in
+            var headers = alice
+            headers[.ifMatch] = "*"
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Star"}"#)) { #expect($0.status == .ok) }
+            headers[.ifMatch] = "\"1-7-xml\""
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"XML"}"#)) { #expect($0.status == .ok) }
+            headers[.ifMatch] = "\"1-7-xml\""
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Stale"}"#)) { #expect($0.status == .preconditionFailed) }
+            headers[.ifMatch] = "*"
+            try await client.execute(uri: "/announcements/99", method: .delete, headers: headers) { #expect($0.status == .notFound) }
+            #expect(store.snapshot.seq == 8)
+        }
+    }
+}
