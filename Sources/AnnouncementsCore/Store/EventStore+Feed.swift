@@ -59,13 +59,30 @@ extension EventStore {
     /// `eventLines(after:limit:)` for followers: run on one serial queue shared by all of them, off
     /// Swift's cooperative threads, so that followers' reads (however many) never hold up the
     /// tasks of writers and use at most one core between them.
+    /// Followers that are caught up ask for the same events: the last page read is kept and
+    /// handed to each of them (slices of one buffer) until the log grows.
     public func followerLines(after seq: Int) async throws(StoreError) -> [ArraySlice<UInt8>] {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[ArraySlice<UInt8>], StoreError>, Never>) in
             feedQueue.async {
-                continuation.resume(returning: Result { () throws(StoreError) in try self.eventLines(after: seq, limit: Self.maxFeedPage) })
+                continuation.resume(returning: Result { () throws(StoreError) in
+                    let lastSeq = self.index.withLock { $0.lastSeq }
+                    if let page = self.lastFeedPage.withLock({ $0 }), page.after == seq, page.lastSeq == lastSeq {
+                        return page.lines
+                    }
+                    let lines = try self.eventLines(after: seq, limit: Self.maxFeedPage)
+                    self.lastFeedPage.withLock { $0 = FeedPage(after: seq, lastSeq: lastSeq, lines: lines) }
+                    return lines
+                })
             }
         }
         return try result.get()
+    }
+
+    /// A page of the feed as last read: the lines after `after` when the log ended at `lastSeq`.
+    struct FeedPage: Sendable {
+        var after: Int
+        var lastSeq: Int
+        var lines: [ArraySlice<UInt8>]
     }
 
     /// Returns once the log has a durable event after `seq` (at once if it has one already), or when

@@ -31,6 +31,8 @@ public final class EventStore: Sendable {
     /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
     let followers = Followers()
     let feedQueue = DispatchQueue(label: "announcements.feed")
+    /// The feed page followers read last (only touched on `feedQueue`; the lock makes that checkable).
+    let lastFeedPage = Mutex<FeedPage?>(nil)
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
