@@ -23,8 +23,10 @@ struct AppendBenchmark {
     func run() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var baseline: Double?
+        var rates: [Int: Double] = [:]
         for count in writers {
             let run = try await rate(writers: count, followers: 0)
+            rates[count] = run.rate
             let (rate, written, perSync) = (run.rate, run.written, run.perSync)
             let ratio = baseline.map { String(format: "  %.1fx the 1-writer rate", rate / $0) } ?? ""
             if baseline == nil { baseline = rate }
@@ -35,16 +37,14 @@ struct AppendBenchmark {
             print(String(format: "             disk alone, write + fdatasync of %d lines: %8.0f lines/s  (store = %.2f of it)",
                          linesPerSync, ceiling, rate / ceiling))
         }
-        let full = try diskCeiling(linesPerSync: 64, lineBytes: 1100)
-        print(String(format: "disk alone, all 64 writers' lines in every sync: %8.0f lines/s", full))
+        guard let most = writers.max(), let alone = rates[most] else { return }
+        let full = try diskCeiling(linesPerSync: most, lineBytes: 1100)
+        print(String(format: "disk alone, all %d writers' lines in every sync: %8.0f lines/s", most, full))
 
-        // The event feed's cost to writers: 64 writers with 0 and with 100 followers, side by side.
-        if let most = writers.max() {
-            let alone = try await rate(writers: most, followers: 0)
-            let followed = try await rate(writers: most, followers: followers)
-            print(String(format: "%3d writers with %d feed followers: %8.0f durable appends/s, %.2f of the %.0f without (each follower read %.0f%% of the events)",
-                         most, followers, followed.rate, followed.rate / alone.rate, alone.rate, followed.readShare * 100))
-        }
+        // The event feed's cost to writers: the most writers with and without followers, side by side.
+        let followed = try await rate(writers: most, followers: followers)
+        print(String(format: "%3d writers with %d feed followers: %8.0f durable appends/s, %.2f of the %.0f without (each follower read %.0f%% of the events)",
+                     most, followers, followed.rate, followed.rate / alone, alone, followed.readShare * 100))
     }
 
     /// Appends/s with `writers` writers while `followers` readers follow the log as the SSE feed

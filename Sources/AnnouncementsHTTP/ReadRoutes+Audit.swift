@@ -12,13 +12,15 @@ extension ReadRoutes {
     /// `GET /announcements/{id}/history`: the announcement's events, oldest first (deleted ones too).
     func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
         let version = try self.version(of: request, forced: forced)
-        let id = try self.id(request, context)
+        let id = try AnnouncementTag.id(request, context)
         try Self.requireJSON(request, "an announcement's history")
-        guard let entries = try store.history(id: id) else {
-            throw APIError(.notFound, "announcement \(id) was never created")
-        }
-        let etag = "\"history-\(id)-\(entries.last?.event.seq ?? 0)\""
-        return versioned(conditional(request, etag: etag) ?? .json(Self.array(entries.map(\.line))), version, etag: etag)
+        let notFound = APIError(.notFound, "announcement \(id) was never created")
+        // The ETag comes from the index: a 304 reads nothing from the log.
+        guard let last = store.lastEventSeq(of: id) else { throw notFound }
+        let etag = "\"history-\(id)-\(last)\""
+        if let notModified = conditional(request, etag: etag) { return versioned(notModified, version, etag: etag) }
+        guard let lines = try store.historyLines(id: id) else { throw notFound }
+        return versioned(.json(Self.array(lines)), version, etag: etag)
     }
 
     /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
@@ -26,7 +28,7 @@ extension ReadRoutes {
         guard let announcement = try store.announcement(id: id, asOf: point) else {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
-        let etag = "\"\(id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+        let etag = AnnouncementTag.etag(announcement, media)
         return versioned(conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
     }
 
@@ -42,16 +44,8 @@ extension ReadRoutes {
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
-        let lines = try store.eventLines(after: after, limit: min(limit, EventStore.maxFeedPage))
+        let lines = try store.eventLines(after: after, limit: limit)
         return .json(Self.array(lines))
-    }
-
-    /// The `id` path parameter: a positive whole number, else 404.
-    func id(_ request: Request, _ context: BasicRequestContext) throws(APIError) -> Int {
-        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
-            throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
-        }
-        return id
     }
 
     /// The `asOf` query parameter: an RFC 3339 time or a seq; nil when absent.

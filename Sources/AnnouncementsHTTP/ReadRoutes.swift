@@ -52,15 +52,13 @@ struct ReadRoutes: Sendable {
 
     private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
         let version = try self.version(of: request, forced: forced)
-        let id = try self.id(request, context)
+        let id = try AnnouncementTag.id(request, context)
         let media = try MediaType.negotiate(request)
         if let asOf = try asOf(request) {
             return try item(id, asOf: asOf, request, version, media)
         }
-        guard let announcement = store.snapshot.announcement(id: id) else {
-            throw APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
-        }
-        let etag = "\"\(id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+        guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
+        let etag = AnnouncementTag.etag(announcement, media)
         let body = cache.item(announcement, media: media) { Self.encode(announcement, media) }
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }

@@ -39,12 +39,12 @@ struct WriteRoutes: Sendable {
     private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
         let (media, key) = try headers(request)
-        let id = try self.id(context)
+        let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
         let replaced = try await store.update(
             id: id, AnnouncementPatch(replacingWith: draft), by: writer,
-            expectedRevision: try revision(request, id: id), key: key
+            expectedRevision: revision(request, id: id), key: key
         )
         context.logger.info("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
@@ -53,10 +53,10 @@ struct WriteRoutes: Sendable {
     private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let writer = try authenticate(request)
         let (media, key) = try headers(request)
-        let id = try self.id(context)
+        let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
-        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: try revision(request, id: id), key: key)
+        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: revision(request, id: id), key: key)
         context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
@@ -65,8 +65,8 @@ struct WriteRoutes: Sendable {
         let writer = try authenticate(request)
         _ = try APIVersion(of: request)
         let key = try idempotencyKey(request)
-        let id = try self.id(context)
-        try await store.delete(id: id, by: writer, expectedRevision: try revision(request, id: id), key: key)
+        let id = try AnnouncementTag.id(request, context)
+        try await store.delete(id: id, by: writer, expectedRevision: revision(request, id: id), key: key)
         context.logger.info("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return Response(status: .noContent)
     }
@@ -75,7 +75,7 @@ struct WriteRoutes: Sendable {
 
     private func representation(_ announcement: Announcement, _ media: MediaType, status: HTTPResponse.Status) -> Response {
         var response = Response.encoded(ReadRoutes.encode(announcement, media), media, status: status)
-        response.headers[.eTag] = "\"\(announcement.id)-\(announcement.revision)\""
+        response.headers[.eTag] = AnnouncementTag.etag(announcement, media)
         return response
     }
 
@@ -92,13 +92,6 @@ struct WriteRoutes: Sendable {
             throw APIError(.unauthorized, "the bearer token is not one of the configured writers' tokens", headers: challenge)
         }
         return name
-    }
-
-    private func id(_ context: BasicRequestContext) throws(APIError) -> Int {
-        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
-            throw APIError(.notFound, "no such announcement: ids are positive whole numbers")
-        }
-        return id
     }
 
     /// The headers a write with a body to answer checks before anything else: `Accept-Version`
@@ -118,21 +111,9 @@ struct WriteRoutes: Sendable {
         return key
     }
 
-    /// The revision an `If-Match` header names (`"<id>-<revision>"`), 0 for one that names none of
-    /// this announcement's; nil without the header.
-    private func revision(_ request: Request, id: Int) throws(APIError) -> Int? {
-        guard let header = request.headers[.ifMatch] else { return nil }
-        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-        // `*` matches any current representation: the store still answers 404 if there is none.
-        if tag == "*" { return nil }
-        // The XML representation's ETag names the same revision.
-        var quoted = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
-        let parts = quoted.split(separator: "-")
-        // An ETag that is not one of this announcement's can never match: the store checks the
-        // request itself first (a 422 before a 412), then refuses it as stale.
-        guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }
-        return revision
+    /// The revision the request's `If-Match` names (see `AnnouncementTag.revision`); nil without one.
+    private func revision(_ request: Request, id: Int) -> Int? {
+        request.headers[.ifMatch].flatMap { AnnouncementTag.revision(ifMatch: $0, id: id) }
     }
 
     /// The request's body as a JSON object, checking its type and size.

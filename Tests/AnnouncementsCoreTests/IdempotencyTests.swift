@@ -34,6 +34,9 @@ import Testing
 
         store = try await EventStore.open(path: path, logger: quiet)
         #expect(try await store.create(draft, by: "alice", key: "k1") == first)
+        await #expect(throws: StoreError.keyReused(key: "k1", seq: 1), "after a restart too, a key is its writer's") {
+            try await store.create(draft, by: "bob", key: "k1")
+        }
         // After a restart the repeat is compared with the stored event, which holds only what
         // changed: a field set as it already was still counts as the same request.
         let editedAfterRestart = try await store.update(id: first.id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>10:00</p>")), by: "alice", key: "k2")
@@ -109,6 +112,7 @@ import Testing
             return await group.reduce(into: [Announcement?]()) { $0.append($1) }
         }
         await store.close()
+        #expect(outcomes.contains { $0 == nil }, "the failed sync failed some of them")
         let logged = try lines(of: path).filter { $0.contains(#""key":"k""#) }
         #expect(logged.count <= 1, "the key made at most one event")
         for case let announcement? in outcomes {

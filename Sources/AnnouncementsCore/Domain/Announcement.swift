@@ -13,6 +13,11 @@ public struct Announcement: Sendable, Hashable {
         self.revision = revision
     }
 
+    /// The announcement a `created` event with seq `revision` makes.
+    init(id: Int, created draft: AnnouncementDraft, revision: Int) {
+        self.init(id: id, title: draft.title, body: draft.body, revision: revision)
+    }
+
     /// Applies an edit made by the event with seq `revision`; returns the old title if it changed.
     @discardableResult
     mutating func apply(_ patch: AnnouncementPatch, revision: Int) -> String? {

@@ -50,7 +50,7 @@ public struct ReadModel: Sendable {
             guard id == maxId + 1 else {
                 throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
             }
-            let created = Announcement(id: id, title: draft.title, body: draft.body, revision: eventSeq)
+            let created = Announcement(id: id, created: draft, revision: eventSeq)
             byId.upsert(created)
             byTitle?.upsert(TitleKey(created))
             maxId = id

@@ -19,18 +19,33 @@ extension EventStore {
         return try read(span).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { $0 }
     }
 
-    /// Announcement `id`'s events, deleted ones included, oldest first: the stored lines and the
-    /// events they hold. Nil when no announcement `id` was ever created.
+    /// The seq of announcement `id`'s last event (from the index, no I/O); nil when it was never created.
+    public func lastEventSeq(of id: Int) -> Int? {
+        index.withLock { $0.seqs(of: id)?.last }
+    }
+
+    /// Announcement `id`'s events, deleted ones included, oldest first, as stored (without
+    /// parsing them). Nil when no announcement `id` was ever created.
+    public func historyLines(id: Int) throws(StoreError) -> [ArraySlice<UInt8>]? {
+        try historySpans(id: id)?.map { span throws(StoreError) in try line(at: span) }
+    }
+
+    /// `historyLines(id:)` with the event each line holds.
     public func history(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
-        let spans = index.withLock { index in index.seqs(of: id)?.compactMap { index.span($0...$0) } }
-        guard let spans else { return nil }
-        var entries: [(line: ArraySlice<UInt8>, event: Event)] = []
-        for span in spans {
-            let bytes = try read(span)
-            let line = bytes[..<(bytes.endIndex - 1)]
-            entries.append((line, try parse(line, at: span.offset)))
+        try historySpans(id: id)?.map { span throws(StoreError) in
+            let line = try line(at: span)
+            return (line, try parse(line, at: span.offset))
         }
-        return entries
+    }
+
+    private func historySpans(id: Int) -> [(offset: Int64, count: Int)]? {
+        index.withLock { index in index.seqs(of: id)?.compactMap { index.span($0...$0) } }
+    }
+
+    /// The line in `span` (which ends with its newline), without the newline.
+    private func line(at span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
+        let bytes = try read(span)
+        return bytes[..<(bytes.endIndex - 1)]
     }
 
     /// Announcement `id` as it was at `point` (counting the events at exactly that seq or time),
@@ -40,7 +55,7 @@ extension EventStore {
         var announcement: Announcement?
         for (_, event) in history where point.isAtOrAfter(event) {
             switch event.change {
-            case .created(let draft): announcement = Announcement(id: id, title: draft.title, body: draft.body, revision: event.seq)
+            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq)
             case .edited(let patch): announcement?.apply(patch, revision: event.seq)
             case .deleted: announcement = nil
             }
@@ -53,8 +68,7 @@ extension EventStore {
         guard let span = index.withLock({ $0.span(seq...seq) }) else {
             throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index"))
         }
-        let bytes = try read(span)
-        return try parse(bytes[..<(bytes.endIndex - 1)], at: span.offset)
+        return try parse(try line(at: span), at: span.offset)
     }
 
     private func parse(_ line: ArraySlice<UInt8>, at offset: Int64) throws(StoreError) -> Event {

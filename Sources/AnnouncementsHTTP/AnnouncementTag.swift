@@ -1,0 +1,33 @@
+import AnnouncementsCore
+import Foundation
+import Hummingbird
+
+/// How an announcement is named over HTTP: its `{id}` path parameter, and its ETag
+/// `"<id>-<revision>"` (`-xml` appended for the XML representation), written by reads and writes
+/// and read back from `If-Match`.
+enum AnnouncementTag {
+    /// The ETag of `announcement` in `media`.
+    static func etag(_ announcement: Announcement, _ media: MediaType) -> String {
+        "\"\(announcement.id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+    }
+
+    /// The revision an `If-Match` header names for announcement `id`: nil for `*` (any current
+    /// revision), 0 for a tag that names none of this announcement's revisions (it can never match).
+    static func revision(ifMatch header: String, id: Int) -> Int? {
+        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+        if tag == "*" { return nil }
+        var quoted = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
+        let parts = quoted.split(separator: "-")
+        guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }
+        return revision
+    }
+
+    /// The `{id}` path parameter: a positive whole number, else 404.
+    static func id(_ request: Request, _ context: BasicRequestContext) throws(APIError) -> Int {
+        guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
+            throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
+        }
+        return id
+    }
+}
