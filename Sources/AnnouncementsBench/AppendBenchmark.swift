@@ -40,12 +40,24 @@ struct AppendBenchmark {
         guard let most = writers.max(), let alone = rates[most] else { return }
         let full = try diskCeiling(linesPerSync: most, lineBytes: 1100)
         print(String(format: "disk alone, all %d writers' lines in every sync: %8.0f lines/s", most, full))
+        guard followers > 0 else { return }
 
-        // The event feed's cost to writers: the most writers with and without followers, side by side.
-        let followed = try await rate(writers: most, followers: followers)
-        print(String(format: "%3d writers with %d feed followers: %8.0f durable appends/s, %.2f of the %.0f without (each follower read %.0f%% of the events)",
-                     most, followers, followed.rate, followed.rate / alone, alone, followed.readShare * 100))
+        // The event feed's cost to writers: the most writers with and without followers, in
+        // alternating runs so that the machine's drift falls on both alike.
+        var with: [Double] = [], without = [alone]
+        for pair in 1...Self.followerPairs {
+            let followed = try await rate(writers: most, followers: followers)
+            with.append(followed.rate)
+            if pair > 1 { without.append(try await rate(writers: most, followers: 0).rate) }
+            print(String(format: "%3d writers with %d feed followers: %8.0f durable appends/s, %.2f of the %.0f without (each follower read %.0f%% of the events)",
+                         most, followers, followed.rate, followed.rate / without[pair - 1], without[pair - 1], followed.readShare * 100))
+        }
+        let total = with.reduce(0, +) / without.reduce(0, +)
+        print(String(format: "with %d followers, over %d alternating runs: %.2f of the rate without", followers, with.count, total))
     }
+
+    /// How many runs with followers alternate with runs without.
+    static let followerPairs = 3
 
     /// Appends/s with `writers` writers while `followers` readers follow the log as the SSE feed
     /// does (wait for events, read them back from the log), the appends, the lines per sync, and
@@ -62,9 +74,9 @@ struct AppendBenchmark {
             Task {
                 var last = 0
                 while !Task.isCancelled {
-                    let lines = (try? await store.followerLines(after: last)) ?? []
-                    last += lines.count
-                    if lines.count < EventStore.maxFeedPage {
+                    let read = try? await store.followerLines(after: last)
+                    last += read?.lines.count ?? 0
+                    if read?.isCaughtUp != false {
                         // Caught up: gather events for a moment, as the SSE stream does.
                         try? await Task.sleep(for: EventStore.followerPause)
                         await store.waitForEvents(after: last)

@@ -47,9 +47,10 @@ extension Bench {
         @Option(help: "A folder for the logs (on the disk being measured).") var dir: String
         @Option(parsing: .upToNextOption, help: "Concurrent writer counts.") var writers: [Int] = [1, 16, 64]
         @Option(help: "Seconds to write for, per writer count.") var seconds = 3.0
+        @Option(help: "Feed followers in the last run, beside the most writers (0: no such run).") var followers = 100
 
         func run() async throws {
-            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds).run()
+            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers).run()
         }
     }
 }

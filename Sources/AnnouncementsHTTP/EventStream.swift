@@ -30,15 +30,15 @@ struct EventStream: Sendable {
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))
             following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                let lines = try await store.followerLines(after: last)
-                if !lines.isEmpty {
+                let read = try await store.followerLines(after: last)
+                if !read.lines.isEmpty {
                     var buffer = ByteBuffer()
-                    for line in lines {
+                    for line in read.lines {
                         last += 1
                         Self.append(line, seq: last, to: &buffer)
                     }
                     try await writer.write(buffer)
-                    if lines.count == EventStore.maxFeedPage { continue }
+                    if !read.isCaughtUp { continue }
                     // Caught up: let new events gather before reading again (see followerPause).
                     try? await Task.sleep(for: EventStore.followerPause)
                     continue

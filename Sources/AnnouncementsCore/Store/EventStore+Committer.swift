@@ -70,8 +70,7 @@ extension EventStore {
             gatherStragglers(expecting: lastBatchSize, whileSyncing: inFlight.first?.ticket)
             let idle = inFlight.isEmpty
             let (waiters, closers) = queue.withLock { queue in
-                let waiters = queue.waiting
-                queue.waiting = []
+                let waiters = queue.takeAll()
                 var closers: [CheckedContinuation<Void, Never>] = []
                 if waiters.isEmpty, idle {
                     queue.isCommitting = false
@@ -104,7 +103,7 @@ extension EventStore {
             if let retried {
                 // A batch this one was prepared on failed: prepare it again, after the batches
                 // that were behind the failed one, on the state as it really is.
-                queue.withLock { $0.waiting.insert(contentsOf: waiters, at: retried) }
+                queue.withLock { $0.insert(waiters, at: retried) }
                 continue
             }
             switch write(prepared) {
@@ -119,7 +118,7 @@ extension EventStore {
                 }
                 committer.log?.cutBack(to: start)
                 if let retried {
-                    queue.withLock { $0.waiting.insert(contentsOf: waiters, at: retried) }
+                    queue.withLock { $0.insert(waiters, at: retried) }
                 } else {
                     answer(prepared, failingAppendedWith: .log(error))
                 }
@@ -237,7 +236,7 @@ extension EventStore {
             committer.log?.cutBack(to: oldest.start)
             let retried = inFlight.flatMap(\.batch.waiters)
             inFlight.removeAll()
-            queue.withLock { $0.waiting.insert(contentsOf: retried, at: 0) }
+            queue.withLock { $0.insert(retried, at: 0) }
             answer(oldest.batch, failingAppendedWith: .log(error))
             return retried.count
         }

@@ -24,14 +24,20 @@ extension EventStore {
 
         private let state = Mutex(State())
 
-        /// Wakes the readers waiting for events after a seq below `seq`.
+        /// Wakes the readers waiting for events after a seq below `seq`. The committer calls this:
+        /// the wake-ups (one per follower, a hundred or more) are made on another thread, so that
+        /// they do not delay the writers the committer answers next.
         func published(_ seq: Int) {
             let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                guard !state.waiting.isEmpty else { return [] }
                 let ready = state.waiting.filter { $0.value.after < seq }
                 for id in ready.keys { state.waiting[id] = nil }
                 return ready.values.map(\.continuation)
             }
-            for continuation in woken { continuation.resume() }
+            guard !woken.isEmpty else { return }
+            DispatchQueue.global().async {
+                for continuation in woken { continuation.resume() }
+            }
         }
 
         /// Returns once `current()` is above `seq`, or when the task is cancelled.
@@ -56,33 +62,33 @@ extension EventStore {
         }
     }
 
-    /// `eventLines(after:limit:)` for followers: run on one serial queue shared by all of them, off
-    /// Swift's cooperative threads, so that followers' reads (however many) never hold up the
-    /// tasks of writers and use at most one core between them.
-    /// Followers that are caught up ask for the same events: the last page read is kept and
-    /// handed to each of them (slices of one buffer) until the log grows.
-    public func followerLines(after seq: Int) async throws(StoreError) -> [ArraySlice<UInt8>] {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[ArraySlice<UInt8>], StoreError>, Never>) in
-            feedQueue.async {
+    /// What a follower gets from `followerLines(after:)`: the next lines, and whether they reach
+    /// the end of the log as it is now.
+    public struct FollowerRead: Sendable {
+        public var lines: [ArraySlice<UInt8>]
+        public var isCaughtUp: Bool
+    }
+
+    /// The durable lines after `seq`, to the end of the page of the log `seq` is in, for followers.
+    ///
+    /// Followers' reads run one at a time on `feedWorker`, a thread at the lowest CPU priority, so
+    /// that however many followers there are they never take CPU time from writers, and they share
+    /// what they read (see `FeedPages`): a hundred followers read each page of the log once.
+    public func followerLines(after seq: Int) async throws(StoreError) -> FollowerRead {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FollowerRead, StoreError>, Never>) in
+            feedWorker.async {
                 continuation.resume(returning: Result { () throws(StoreError) in
                     let lastSeq = self.index.withLock { $0.lastSeq }
-                    if let page = self.lastFeedPage.withLock({ $0 }), page.after == seq, page.lastSeq == lastSeq {
-                        return page.lines
+                    let lines = try self.feedPages.withLock { pages throws(StoreError) in
+                        try pages.lines(after: seq, lastSeq: lastSeq) { after, limit throws(StoreError) in
+                            try self.eventLines(after: after, limit: limit)
+                        }
                     }
-                    let lines = try self.eventLines(after: seq, limit: Self.maxFeedPage)
-                    self.lastFeedPage.withLock { $0 = FeedPage(after: seq, lastSeq: lastSeq, lines: lines) }
-                    return lines
+                    return FollowerRead(lines: lines, isCaughtUp: max(seq, 0) + lines.count >= lastSeq)
                 })
             }
         }
         return try result.get()
-    }
-
-    /// A page of the feed as last read: the lines after `after` when the log ended at `lastSeq`.
-    struct FeedPage: Sendable {
-        var after: Int
-        var lastSeq: Int
-        var lines: [ArraySlice<UInt8>]
     }
 
     /// Returns once the log has a durable event after `seq` (at once if it has one already), or when

@@ -30,9 +30,9 @@ public final class EventStore: Sendable {
     let lines: ReadOnlyFile
     /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
     let followers = Followers()
-    let feedQueue = DispatchQueue(label: "announcements.feed")
-    /// The feed page followers read last (only touched on `feedQueue`; the lock makes that checkable).
-    let lastFeedPage = Mutex<FeedPage?>(nil)
+    let feedWorker = IdleWorker()
+    /// The pages followers read last (only touched on `feedWorker`; the lock makes that checkable).
+    let feedPages = Mutex(FeedPages(size: maxFeedPage))
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
@@ -50,15 +50,34 @@ public final class EventStore: Sendable {
     typealias Waiter = (requests: [WriteRequest], continuation: CheckedContinuation<[Outcome], Never>)
 
     struct Queue: ~Copyable {
-        var waiting: [Waiter] = []
+        private var waiting: [Waiter] = []
         /// The number of requests in `waiting`.
-        var requestCount: Int { waiting.reduce(0) { $0 + $1.requests.count } }
+        private(set) var requestCount = 0
         var isCommitting = false
         /// How many queued requests make a submitter signal `arrivals`: the batch size the committer
         /// is gathering for, so that it wakes once for a batch, not once per writer.
         var wakeAt = 1
         var isClosed = false
         var closers: [CheckedContinuation<Void, Never>] = []
+
+        mutating func append(_ waiter: Waiter) {
+            waiting.append(waiter)
+            requestCount += waiter.requests.count
+        }
+
+        /// Puts waiters back at `index` (a position in `waiting`), to go before those queued since.
+        mutating func insert(_ waiters: [Waiter], at index: Int) {
+            waiting.insert(contentsOf: waiters, at: index)
+            requestCount += waiters.reduce(0) { $0 + $1.requests.count }
+        }
+
+        /// Takes every waiter, leaving the queue empty.
+        mutating func takeAll() -> [Waiter] {
+            requestCount = 0
+            var taken: [Waiter] = []
+            swap(&taken, &waiting)
+            return taken
+        }
     }
 
     /// What only the committer touches: the open log and the hash of its last line.
@@ -220,7 +239,7 @@ public final class EventStore: Sendable {
         await withCheckedContinuation { continuation in
             let next = queue.withLock { queue -> Next in
                 guard !queue.isClosed else { return .refuse }
-                queue.waiting.append((requests, continuation))
+                queue.append((requests, continuation))
                 defer { queue.isCommitting = true }
                 if !queue.isCommitting { return .startCommitter }
                 return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait
