@@ -111,4 +111,19 @@ import Testing
         #expect(draft.body == data["body"] as? String)
         #expect(draft.title == data["title"] as? String)
     }
+
+    @Test("escapes every control character, quote and backslash wherever it falls in an eight-byte word")
+    func escapesAtEveryPosition() throws {
+        let specials = (0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) } + ["\"", "\\"]
+        for special in specials {
+            for position in 0..<17 {
+                let text = String(repeating: "a", count: position) + String(special) + String(repeating: "é", count: 9 - position % 9)
+                var bytes: [UInt8] = []
+                bytes.appendJSONString(text)
+                let decoded = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) as? String
+                #expect(decoded == text, "\(special.unicodeScalars.first?.value ?? 0) at \(position)")
+                #expect(bytes.count == text.utf8.count + 2 + (special.asciiValue.map { $0 < 0x20 && !"\n\r\t\u{8}\u{c}".contains(special) ? 5 : 1 } ?? 1))
+            }
+        }
+    }
 }

@@ -95,7 +95,13 @@ extension EventStore {
 
             let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
             let pending = inFlight.reduce(into: [String: KeyedWrite]()) { $0.merge($1.batch.keyed) { $1 } }
-            let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: pending)
+            let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: pending) {
+                // Writers whose sync has ended are answered at once, not once this batch is ready:
+                // the sooner they have their answer, the sooner they send their next write.
+                while let oldest = inFlight.first, oldest.ticket?.isDone.load(ordering: .acquiring) != false, oldest.ticket?.error == nil {
+                    finishOldest(&inFlight)
+                }
+            }
             var retried: Int?
             while let oldest = inFlight.first, inFlight.count >= Self.pipelineDepth || oldest.ticket?.isDone.load(ordering: .acquiring) != false {
                 if let count = finishOldest(&inFlight) { retried = count }
@@ -128,10 +134,19 @@ extension EventStore {
 
     /// Decides, encodes and applies a batch on top of `model`, whose last line hashes to `hash`.
     /// `keyedInFlight` holds the keyed events of the batches written but not yet durable.
-    private func prepare(_ waiters: [Waiter], on model: ReadModel, after hash: LineHash?, keyedInFlight: [String: KeyedWrite]) -> PreparedBatch {
+    /// Calls `between` after each request, to finish batches whose syncs end meanwhile (a failed
+    /// one is left to the caller, for it changes what this batch was prepared on).
+    private func prepare(
+        _ waiters: [Waiter],
+        on model: ReadModel,
+        after hash: LineHash?,
+        keyedInFlight: [String: KeyedWrite],
+        between: () -> Void
+    ) -> PreparedBatch {
         var batch = PreparedBatch(waiters: waiters, outcomes: [], appended: [], lines: [], model: model, hash: hash)
         let now = max(Timestamp.now(), model.lastAt ?? Timestamp(millisecondsSince1970: 0))
         for (index, request) in waiters.flatMap(\.requests).enumerated() {
+            if index > 0 { between() }
             do throws(StoreError) {
                 if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
                     guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
