@@ -113,4 +113,47 @@ import Testing
         let titles = model.announcements(all).items.map { $0.title.lowercased() }
         #expect(titles == titles.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
     }
+
+    @Test("titles alike in their first 56 bytes are ordered by the rest of the title, through creates, renames and deletes")
+    func longTitlesInOrder() throws {
+        // 60 bytes of a shared beginning: keys tie on their first 56 bytes, the rest decides.
+        let stem = "Quarterly all-hands meeting of the engineering department: "
+        let endings = ["part 2", "Part 1", "part 10", "", "PART 3", "part 1", "écoute", "Part 2", "part 1 (again)"]
+        var model = ReadModel()
+        var seq = 0
+        var state: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        func title() -> String {
+            switch next(4) {
+            case 0: String(stem.prefix(56)) + endings[next(endings.count)]
+            case 1: String(stem.prefix(50 + next(10)))
+            default: (next(2) == 0 ? stem : stem.uppercased()) + endings[next(endings.count)]
+            }
+        }
+        for id in 1...200 {
+            seq += 1
+            try model.apply(created(seq, id: id, title()))
+        }
+        for _ in 0..<300 {
+            let id = 1 + next(200)
+            guard model.announcement(id: id) != nil else { continue }
+            seq += 1
+            try model.apply(next(5) == 0 ? deleted(seq, id: id) : edited(seq, id: id, title: title()))
+        }
+        let reference = model.announcements.sorted {
+            let (a, b) = (Array($0.title.lowercased().utf8), Array($1.title.lowercased().utf8))
+            return a == b ? $0.id < $1.id : a.lexicographicallyPrecedes(b)
+        }.map(\.id)
+        let all = PageQuery(limit: 500, sort: .title)
+        #expect(model.announcements(all).items.map(\.id) == reference)
+        var rebuilt = model
+        rebuilt.deferTitleIndex()
+        #expect(rebuilt.announcements(all).items.map(\.id) == reference)
+        rebuilt.buildTitleIndex()
+        #expect(rebuilt.announcements(all).items.map(\.id) == reference)
+        #expect(rebuilt.announcements(PageQuery(limit: 500, sort: .title, order: .desc)).items.map(\.id) == reference.reversed())
+    }
 }

@@ -39,9 +39,9 @@ extension ReadModel {
             if let byTitle {
                 ids = byTitle.slice(offset: query.offset, limit: query.limit, descending: descending).map(\.id)
             } else {
-                let sorted = byId.elements.map(TitleKey.init).sorted()
+                let sorted = byId.elements.map(TitleProbe.init).sorted()
                 let ordered = descending ? Array(sorted.reversed()) : sorted
-                ids = ordered.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)).map(\.id)
+                ids = ordered.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)).map(\.key.id)
             }
             return Page(items: ids.compactMap { byId.element(for: $0) }, total: count)
         }

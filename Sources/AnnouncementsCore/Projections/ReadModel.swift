@@ -52,22 +52,38 @@ public struct ReadModel: Sendable {
             }
             let created = Announcement(id: id, created: draft, revision: eventSeq)
             byId.upsert(created)
-            byTitle?.upsert(TitleKey(created))
+            indexTitle(created.title, id: id)
             maxId = id
         case .edited(let patch):
             var oldTitle: String?
             let found = byId.modify(id) { oldTitle = $0.apply(patch, revision: eventSeq) }
             guard found else { throw missing(id, verb: "edits") }
-            if let oldTitle, let title = patch.title, byTitle != nil {
-                byTitle?.remove(TitleKey(title: oldTitle, id: id))
-                byTitle?.upsert(TitleKey(title: title, id: id))
+            if let oldTitle, let title = patch.title {
+                indexTitle(oldTitle, id: id, removing: true)
+                indexTitle(title, id: id)
             }
         case .deleted:
             guard let old = byId.remove(id) else { throw missing(id, verb: "deletes") }
-            byTitle?.remove(TitleKey(old))
+            indexTitle(old.title, id: id, removing: true)
         }
         seq = eventSeq
         lastAt = at
+    }
+
+    /// Adds to the title index (when it is kept) the key of announcement `id` titled `title`, or
+    /// with `removing` removes it. Stored keys' titles, when needed, are looked up in `byId`.
+    private mutating func indexTitle(_ title: String, id: Int, removing: Bool = false) {
+        guard var titles = byTitle else { return }
+        byTitle = nil  // `titles` now holds the only reference, and changes in place
+        let byId = self.byId
+        let probe = TitleProbe(title: title, id: id)
+        let place: SortedChunks<TitleOrder>.Probe = { probe.order(of: $0) { byId.element(for: $0)?.title } }
+        if removing {
+            titles.remove(place)
+        } else {
+            titles.upsert(probe.key, place)
+        }
+        byTitle = titles
     }
 
     private func missing(_ id: Int, verb: String) -> ApplyProblem {
@@ -83,9 +99,9 @@ public struct ReadModel: Sendable {
         let byId = self.byId
         let middle = byId.chunkCount / 2
         let halves = [0..<middle, middle..<byId.chunkCount]
-        let sorted = Mutex<[[TitleKey]]>([[], []])
+        let sorted = Mutex<[[TitleProbe]]>([[], []])
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let entries = byId.elements(inChunks: halves[half]).map(TitleKey.init).sorted()
+            let entries = byId.elements(inChunks: halves[half]).map(TitleProbe.init).sorted()
             sorted.withLock { $0[half] = entries }
         }
         let (left, right) = sorted.withLock { ($0[0], $0[1]) }
@@ -93,10 +109,10 @@ public struct ReadModel: Sendable {
         merged.reserveCapacity(left.count + right.count)
         var l = 0, r = 0
         while l < left.count, r < right.count {
-            if right[r] < left[l] { merged.append(right[r]); r += 1 } else { merged.append(left[l]); l += 1 }
+            if right[r] < left[l] { merged.append(right[r].key); r += 1 } else { merged.append(left[l].key); l += 1 }
         }
-        merged.append(contentsOf: left[l...])
-        merged.append(contentsOf: right[r...])
+        merged.append(contentsOf: left[l...].map(\.key))
+        merged.append(contentsOf: right[r...].map(\.key))
         byTitle = SortedChunks(sorted: merged)
     }
 

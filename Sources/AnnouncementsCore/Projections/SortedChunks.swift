@@ -1,14 +1,16 @@
-/// How the elements of a `SortedChunks` are ordered.
+/// How the elements of a `SortedChunks` are ordered: by their keys.
 protocol ChunkOrder {
     associatedtype Element: Sendable
-    associatedtype Key: Comparable, Sendable
+    associatedtype Key: Sendable
     static func key(of element: Element) -> Key
 }
 
 /// A sorted collection kept as a list of sorted chunks (a two-level B-tree).
 ///
 /// Finding an element is two binary searches; inserting or removing one moves at most a chunk's worth
-/// of elements. Copies share chunks, and a mutation of a shared copy copies only the chunk list and the
+/// of elements. A search is guided by a *probe*: a function that tells where a stored key stands
+/// relative to the key sought (negative: before it; zero: it is the one; positive: after it), so
+/// that keys need not carry everything their order depends on (see `TitleKey`). Copies share chunks, and a mutation of a shared copy copies only the chunk list and the
 /// one chunk it touches, so an immutable snapshot for readers costs O(n / chunk size) per write batch,
 /// not O(n). Appending past the end (new ids) is O(1).
 struct SortedChunks<Order: ChunkOrder>: Sendable {
@@ -45,31 +47,40 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
         count = elements.count
     }
 
+    /// Where a stored key stands relative to the key sought: negative before, zero at, positive after.
+    typealias Probe = (Key) -> Int
+
     // MARK: - Lookup
 
-    /// The element with `key`, if any.
-    func element(for key: Key) -> Element? {
-        guard let (chunk, index) = position(of: key), index < chunks[chunk].count,
-              Order.key(of: chunks[chunk][index]) == key
-        else { return nil }
+    /// The element `probe` finds, if any.
+    func element(_ probe: Probe) -> Element? {
+        guard let (chunk, index) = found(probe) else { return nil }
         return chunks[chunk][index]
     }
 
-    /// The chunk that would hold `key`, and the index in it of the first element not before `key`.
-    private func position(of key: Key) -> (chunk: Int, index: Int)? {
+    /// The chunk that would hold the key sought, and the index in it of the first element not before it.
+    private func position(_ probe: Probe) -> (chunk: Int, index: Int)? {
         guard !chunks.isEmpty else { return nil }
         var low = 0, high = chunks.count - 1
         while low < high {
             let mid = (low + high) / 2
-            if lastKeys[mid] < key { low = mid + 1 } else { high = mid }
+            if probe(lastKeys[mid]) < 0 { low = mid + 1 } else { high = mid }
         }
         let chunk = chunks[low]
         var first = 0, end = chunk.count
         while first < end {
             let mid = (first + end) / 2
-            if Order.key(of: chunk[mid]) < key { first = mid + 1 } else { end = mid }
+            if probe(Order.key(of: chunk[mid])) < 0 { first = mid + 1 } else { end = mid }
         }
         return (low, first)
+    }
+
+    /// The position of the element with the key sought, if there is one.
+    private func found(_ probe: Probe) -> (chunk: Int, index: Int)? {
+        guard let (chunk, index) = position(probe), index < chunks[chunk].count,
+              probe(Order.key(of: chunks[chunk][index])) == 0
+        else { return nil }
+        return (chunk, index)
     }
 
     /// Up to `limit` elements starting at `offset`, in ascending or descending order.
@@ -115,33 +126,31 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
 
     // MARK: - Mutation
 
-    /// Changes the element with `key` in place (its key must not change); false when there is none.
+    /// Changes the element `probe` finds in place (its key must not change); false when there is none.
     @discardableResult
-    mutating func modify(_ key: Key, _ change: (inout Element) -> Void) -> Bool {
-        guard let (chunk, index) = position(of: key), index < chunks[chunk].count,
-              Order.key(of: chunks[chunk][index]) == key
-        else { return false }
+    mutating func modify(_ probe: Probe, _ change: (inout Element) -> Void) -> Bool {
+        guard let (chunk, index) = found(probe) else { return false }
         change(&chunks[chunk][index])
         return true
     }
 
-    /// Inserts `element`, or replaces the element with the same key.
-    mutating func upsert(_ element: Element) {
+    /// Inserts `element`, or replaces the element with the same key; `probe` places its key.
+    mutating func upsert(_ element: Element, _ probe: Probe) {
         let key = Order.key(of: element)
-        if let lastKey = lastKeys.last, lastKey < key, chunks[chunks.count - 1].count < Self.chunkCapacity {
+        if let lastKey = lastKeys.last, probe(lastKey) < 0, chunks[chunks.count - 1].count < Self.chunkCapacity {
             // The common case for ids: a new largest key, with room in the last chunk.
             chunks[chunks.count - 1].append(element)
             lastKeys[lastKeys.count - 1] = key
             count += 1
             return
         }
-        guard let (chunk, index) = position(of: key) else {
+        guard let (chunk, index) = position(probe) else {
             chunks = [[element]]
             lastKeys = [key]
             count = 1
             return
         }
-        if index < chunks[chunk].count, Order.key(of: chunks[chunk][index]) == key {
+        if index < chunks[chunk].count, probe(Order.key(of: chunks[chunk][index])) == 0 {
             chunks[chunk][index] = element
             return
         }
@@ -158,12 +167,10 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
         }
     }
 
-    /// Removes and returns the element with `key`, if any.
+    /// Removes and returns the element `probe` finds, if any.
     @discardableResult
-    mutating func remove(_ key: Key) -> Element? {
-        guard let (chunk, index) = position(of: key), index < chunks[chunk].count,
-              Order.key(of: chunks[chunk][index]) == key
-        else { return nil }
+    mutating func remove(_ probe: Probe) -> Element? {
+        guard let (chunk, index) = found(probe) else { return nil }
         let removed = chunks[chunk].remove(at: index)
         count -= 1
         if chunks[chunk].isEmpty {
@@ -182,5 +189,30 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
             lastKeys.remove(at: chunk)
         }
         return removed
+    }
+}
+
+extension SortedChunks where Key: Comparable {
+    /// A probe for `key` in the keys' own order.
+    static func probe(_ key: Key) -> Probe {
+        { $0 < key ? -1 : ($0 == key ? 0 : 1) }
+    }
+
+    func element(for key: Key) -> Element? {
+        element(Self.probe(key))
+    }
+
+    @discardableResult
+    mutating func modify(_ key: Key, _ change: (inout Element) -> Void) -> Bool {
+        modify(Self.probe(key), change)
+    }
+
+    mutating func upsert(_ element: Element) {
+        upsert(element, Self.probe(Order.key(of: element)))
+    }
+
+    @discardableResult
+    mutating func remove(_ key: Key) -> Element? {
+        remove(Self.probe(key))
     }
 }

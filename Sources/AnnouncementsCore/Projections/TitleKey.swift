@@ -1,66 +1,120 @@
 /// An announcement's place in title order: the title ignoring case, then the id.
 ///
 /// Case is folded by lower-casing ASCII letters (and, for titles with other letters, with
-/// `lowercased()`); folded titles compare by their UTF-8 bytes. The first 56 folded bytes are kept
-/// inline as seven big-endian words, so that comparing and copying keys (the title index copies
-/// chunks of them on every write batch) touches no reference counts for almost every title: only
-/// a title longer than 56 bytes keeps the rest of its bytes in an array.
-struct TitleKey: Comparable, Sendable {
-    private var head: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-    private var tail: [UInt8]?
+/// `lowercased()`); folded titles compare by their UTF-8 bytes. A key keeps the first 56 folded
+/// bytes inline, as seven big-endian words, and nothing else that needs a reference count: the
+/// title index copies chunks of keys on every write batch, and copying plain bytes is a `memcpy`.
+/// Two titles that fold to the same first 56 bytes and both go on are ordered by the rest of their
+/// titles, which a `TitleProbe` looks up (see `TitleProbe.order(of:title:)`).
+struct TitleKey: Sendable {
+    fileprivate var head: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
     let id: Int
+    /// Whether the folded title goes on past the head.
+    let isLong: Bool
 
-    private static let headBytes = 56
+    fileprivate static let headBytes = 56
 
     init(_ announcement: Announcement) {
         self.init(title: announcement.title, id: announcement.id)
     }
 
     init(title: String, id: Int) {
+        if Self.isASCII(title) {
+            self.init(folded: title.utf8.lazy.map(Self.foldASCII), id: id)
+        } else {
+            self.init(folded: Self.folded(title), id: id)
+        }
+    }
+
+    fileprivate init(folded: some Collection<UInt8>, id: Int) {
         self.id = id
-        let isASCII = title.utf8.allSatisfy { $0 < 0x80 }
-        let folded = isASCII ? title : title.lowercased()
         var head: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
-        var tail: [UInt8] = []
         withUnsafeMutableBytes(of: &head) { words in
-            for (index, byte) in folded.utf8.enumerated() {
-                let lower = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-                if index < Self.headBytes {
-                    // Big-endian within each word, so that word order is byte order.
-                    words[index / 8 * 8 + (7 - index % 8)] = lower
-                } else {
-                    tail.append(lower)
-                }
+            for (index, byte) in folded.prefix(Self.headBytes).enumerated() {
+                // Big-endian within each word, so that word order is byte order.
+                words[index / 8 * 8 + (7 - index % 8)] = byte
             }
         }
         self.head = head
-        self.tail = tail.isEmpty ? nil : tail
+        self.isLong = folded.count > Self.headBytes
     }
 
-    static func < (lhs: TitleKey, rhs: TitleKey) -> Bool {
-        let order = compare(lhs, rhs)
-        return order != 0 ? order < 0 : lhs.id < rhs.id
+    /// The title's bytes with case folded.
+    static func folded(_ title: String) -> [UInt8] {
+        (isASCII(title) ? title : title.lowercased()).utf8.map(foldASCII)
     }
 
-    static func == (lhs: TitleKey, rhs: TitleKey) -> Bool {
-        lhs.id == rhs.id && compare(lhs, rhs) == 0
+    fileprivate static func isASCII(_ title: String) -> Bool {
+        title.utf8.allSatisfy { $0 < 0x80 }
     }
 
-    /// -1, 0 or 1 by folded title alone.
-    private static func compare(_ lhs: TitleKey, _ rhs: TitleKey) -> Int {
+    private static func foldASCII(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
+    /// The folded bytes past the head.
+    static func tail(of title: String) -> ArraySlice<UInt8> {
+        folded(title).dropFirst(headBytes)
+    }
+
+    /// -1, 0 or 1 by the heads alone.
+    fileprivate static func compareHeads(_ lhs: TitleKey, _ rhs: TitleKey) -> Int {
         @inline(__always) func words(_ a: UInt64, _ b: UInt64) -> Int? { a == b ? nil : (a < b ? -1 : 1) }
-        if let order = words(lhs.head.0, rhs.head.0) ?? words(lhs.head.1, rhs.head.1) ?? words(lhs.head.2, rhs.head.2)
+        return words(lhs.head.0, rhs.head.0) ?? words(lhs.head.1, rhs.head.1) ?? words(lhs.head.2, rhs.head.2)
             ?? words(lhs.head.3, rhs.head.3) ?? words(lhs.head.4, rhs.head.4) ?? words(lhs.head.5, rhs.head.5)
-            ?? words(lhs.head.6, rhs.head.6) {
-            return order
+            ?? words(lhs.head.6, rhs.head.6) ?? 0
+    }
+}
+
+/// A title being placed in (or looked up in) the title index: its key and the rest of its folded
+/// bytes. Probes compare with each other completely, so sorting them gives title order.
+struct TitleProbe: Comparable, Sendable {
+    let key: TitleKey
+    /// The folded bytes past the key's head (empty for a title that fits in it).
+    let tail: ArraySlice<UInt8>
+
+    init(_ announcement: Announcement) {
+        self.init(title: announcement.title, id: announcement.id)
+    }
+
+    init(title: String, id: Int) {
+        if title.utf8.count <= TitleKey.headBytes, TitleKey.isASCII(title) {
+            key = TitleKey(title: title, id: id)
+            tail = []
+        } else {
+            let folded = TitleKey.folded(title)
+            key = TitleKey(folded: folded, id: id)
+            tail = folded.dropFirst(TitleKey.headBytes)
         }
-        switch (lhs.tail, rhs.tail) {
-        case (nil, nil): return 0
-        case (nil, _): return -1
-        case (_, nil): return 1
-        case (let a?, let b?):
-            if a == b { return 0 }
-            return a.lexicographicallyPrecedes(b) ? -1 : 1
+    }
+
+    /// Where `stored` stands relative to this title: -1 before it, 0 when it is this title's key,
+    /// 1 after it. `title` gives the current title of a stored key's announcement; it is asked only
+    /// when the two titles tie on their first 56 folded bytes and both go on. A stored key with
+    /// this probe's id is taken to be this title's own key (an id is in the index at most once).
+    func order(of stored: TitleKey, title: (Int) -> String?) -> Int {
+        if stored.id == key.id { return 0 }
+        let heads = TitleKey.compareHeads(stored, key)
+        if heads != 0 { return heads }
+        switch (stored.isLong, key.isLong) {
+        case (false, true): return -1
+        case (true, false): return 1
+        case (false, false): return stored.id < key.id ? -1 : 1
+        case (true, true):
+            let storedTail = title(stored.id).map(TitleKey.tail(of:)) ?? []
+            if storedTail.elementsEqual(tail) { return stored.id < key.id ? -1 : 1 }
+            return storedTail.lexicographicallyPrecedes(tail) ? -1 : 1
         }
+    }
+
+    static func < (lhs: TitleProbe, rhs: TitleProbe) -> Bool {
+        let heads = TitleKey.compareHeads(lhs.key, rhs.key)
+        if heads != 0 { return heads < 0 }
+        if !lhs.tail.elementsEqual(rhs.tail) { return lhs.tail.lexicographicallyPrecedes(rhs.tail) }
+        return lhs.key.id < rhs.key.id
+    }
+
+    static func == (lhs: TitleProbe, rhs: TitleProbe) -> Bool {
+        lhs.key.id == rhs.key.id && TitleKey.compareHeads(lhs.key, rhs.key) == 0 && lhs.tail.elementsEqual(rhs.tail)
     }
 }
