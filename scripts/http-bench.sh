@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # HTTP figures for `make bench`: wrk against a release server on 127.0.0.1, each read route as a
-# ratio of the server's own ceiling (GET /health, the cheapest route), and durable POSTs.
+# ratio of the server's own ceiling (GET /health, the cheapest route), durable POSTs, and durable
+# POSTs while 100 clients follow the log's Server-Sent Events stream.
 # The server runs with LOG_LEVEL=warning: no access-log line per request.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,3 +43,27 @@ for row in "GET /health (ceiling):$ceiling" "GET /announcements v2 (10 items):$v
   name=${row%:*}; value=${row##*:}
   awk -v name="$name" -v value="$value" -v ceiling="$ceiling" 'BEGIN { printf "%-40s %12.0f %10.2f\n", name, value, value / ceiling }'
 done
+
+# Durable POSTs with followers of the event stream (curl, reading as fast as it can), between two
+# runs without them, so that the machine's drift falls on both sides alike.
+FOLLOWERS=${HTTP_BENCH_FOLLOWERS:-100}
+seq_now() { curl -s "$URL/health" | sed 's/.*"seq":\([0-9]*\).*/\1/'; }
+size() { stat -c %s "$DIR/log.jsonl"; }
+alone_before=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
+after=$(seq_now)
+for _ in $(seq "$FOLLOWERS"); do
+  nice -n 19 curl -sN -o /dev/null --max-time $((SECONDS_EACH + 3)) -w '%{size_download}\n' \
+    -H 'Accept: text/event-stream' "$URL/events?after=$after" >> "$DIR/followers" &
+done
+sleep 1
+start_bytes=$(size)
+followed=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
+end_bytes=$(size)
+wait $(jobs -p | grep -v "^$SERVER\$") 2>/dev/null || true
+alone_after=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
+awk -v followed="$followed" -v a="$alone_before" -v b="$alone_after" -v n="$FOLLOWERS" \
+    -v appended=$((end_bytes - start_bytes)) -v got="$(awk '{ s += $1 } END { print s / NR }' "$DIR/followers")" 'BEGIN {
+  printf "%-40s %12.0f %10s\n", "POST /announcements, " n " SSE followers", followed, sprintf("%.2f", followed / ((a + b) / 2))
+  printf "  (of the %.0f and %.0f POSTs/s without followers just before and after; each follower\n", a, b
+  printf "   received %.0f MB while %.0f MB were appended, and caught up once writes stopped)\n", got / 1e6, appended / 1e6
+}'

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// `GET /events` as Server-Sent Events: every stored event after a seq, then each new one as it is
 /// appended; `id:` is the seq (so a client resumes with `Last-Event-ID`), `event:` the type, `data:`
@@ -18,6 +19,8 @@ struct EventStream: Sendable {
     let after: Int
     /// Idle time between heartbeats.
     let heartbeat: Duration
+    /// Pages already framed by other streams.
+    let frames: Frames
 
     static func isRequested(by request: Request) -> Bool {
         request.headers[.accept]?.lowercased().contains("text/event-stream") == true
@@ -32,12 +35,8 @@ struct EventStream: Sendable {
             following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let read = try await store.followerLines(after: last)
                 if !read.lines.isEmpty {
-                    var buffer = ByteBuffer()
-                    for line in read.lines {
-                        last += 1
-                        Self.append(line, seq: last, to: &buffer)
-                    }
-                    try await writer.write(buffer)
+                    try await writer.write(frames.framed(read.lines, after: last))
+                    last += read.lines.count
                     if !read.isCaughtUp { continue }
                     // Caught up: let new events gather before reading again (see followerPause).
                     try? await Task.sleep(for: EventStore.followerPause)
@@ -80,19 +79,66 @@ struct EventStream: Sendable {
 
     /// `id: <seq>\nevent: <type>\ndata: <line>\n\n`. A stored line is one line of JSON, so one
     /// `data:` field holds it.
-    private static func append(_ line: ArraySlice<UInt8>, seq: Int, to buffer: inout ByteBuffer) {
-        buffer.writeString("id: \(seq)\nevent: \(type(of: line))\ndata: ")
-        buffer.writeBytes(line)
-        buffer.writeString("\n\n")
+    /// The Server-Sent Events framing of the feed's pages, kept for the streams that send the same
+    /// page (followers at the same place, see `EventStore.followerLines`): each page is framed once.
+    final class Frames: Sendable {
+        private struct Page: Hashable {
+            var after: Int
+            var count: Int
+        }
+
+        private struct State {
+            var pages: [Page: ByteBuffer] = [:]
+            var order: [Page] = []
+        }
+
+        private let state = Mutex(State())
+        /// At most this many pages are kept, each at most `pageBytes`.
+        static let pages = 16
+        static let pageBytes = 8 << 20
+
+        /// `lines`, the events after `after`, as Server-Sent Events.
+        func framed(_ lines: [ArraySlice<UInt8>], after: Int) -> ByteBuffer {
+            let page = Page(after: after, count: lines.count)
+            if let kept = state.withLock({ $0.pages[page] }) { return kept }
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(lines.reduce(0) { $0 + $1.count + 48 })
+            for (offset, line) in lines.enumerated() {
+                EventStream.append(line, seq: after + offset + 1, to: &buffer)
+            }
+            guard buffer.readableBytes <= Self.pageBytes else { return buffer }
+            state.withLock { state in
+                if state.pages.updateValue(buffer, forKey: page) == nil { state.order.append(page) }
+                if state.order.count > Self.pages { state.pages[state.order.removeFirst()] = nil }
+            }
+            return buffer
+        }
     }
 
-    /// The event's type: found where the store writes it, else parsed (a hand-made line).
-    private static func type(of line: ArraySlice<UInt8>) -> String {
-        let marker = Array(#","type":""#.utf8)
-        if let start = line.firstRange(of: marker)?.upperBound,
-           let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) {
-            return String(decoding: line[start..<end], as: UTF8.self)
+    fileprivate static func append(_ line: ArraySlice<UInt8>, seq: Int, to buffer: inout ByteBuffer) {
+        buffer.writeStaticString("id: ")
+        buffer.writeString(String(seq))
+        buffer.writeStaticString("\nevent: ")
+        if let type = storedType(of: line) {
+            buffer.writeBytes(type)
+        } else {
+            buffer.writeString((try? EventParser.parse(line))?.type.rawValue ?? "message")
         }
-        return (try? EventParser.parse(line))?.type.rawValue ?? "message"
+        buffer.writeStaticString("\ndata: ")
+        buffer.writeBytes(line)
+        buffer.writeStaticString("\n\n")
+    }
+
+    /// The event's type where the store writes it, right after the seq: `{"seq":12,"type":"edited",…`;
+    /// nil for a line laid out otherwise (a hand-made one), which is then parsed.
+    private static func storedType(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let opening = #"{"seq":"#.utf8, marker = #","type":""#.utf8
+        guard line.starts(with: opening) else { return nil }
+        var index = line.index(line.startIndex, offsetBy: opening.count)
+        while index < line.endIndex, line[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        guard line[index...].starts(with: marker) else { return nil }
+        let start = index + marker.count
+        guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return line[start..<end]
     }
 }

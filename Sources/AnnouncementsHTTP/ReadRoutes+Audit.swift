@@ -40,7 +40,7 @@ extension ReadRoutes {
         let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
         let after = try Self.wholeNumber(request.headers[.lastEventID], name: "Last-Event-ID", default: afterParameter, minimum: 0)
         if EventStream.isRequested(by: request) {
-            return EventStream(store: store, after: after, heartbeat: feedHeartbeat).response()
+            return EventStream(store: store, after: after, heartbeat: feedHeartbeat, frames: frames).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)

@@ -10,6 +10,7 @@ struct ReadRoutes: Sendable {
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
     let cache = RepresentationCache()
+    let frames = EventStream.Frames()
 
     /// The largest page a client may ask for.
     static let maxPageSize = 100

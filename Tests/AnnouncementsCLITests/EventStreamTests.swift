@@ -54,6 +54,31 @@ final class StreamingConnection {
         text.replacing("\r\n", with: "\n").split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int($0.dropFirst(4)) : nil }
     }
 
+    @Test("streams name each event's type, also for hand-made lines laid out differently, and streams at one place get the same bytes")
+    func handMadeLines() async throws {
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/events", withIntermediateDirectories: true)
+        let lines = [
+            #"{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":{"title":"One"}}"#,
+            #"{"type":"edited","seq":2,"id":1,"at":"2026-11-21T09:31:00.000Z","by":"bob","data":{"title":"Uno"}}"#,
+            #"{ "seq": 3, "type": "deleted", "id": 1, "at": "2026-11-21T09:32:00.000Z", "by": "carol" }"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/events/announcements.jsonl", atomically: true, encoding: .utf8)
+        let server = try ServerProcess(in: folder)
+        let streams = try (0..<2).map { _ in
+            try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream"])
+        }
+        for stream in streams {
+            #expect(stream.read { Self.ids($0) == [1, 2, 3] })
+            let text = stream.received.replacing("\r\n", with: "\n")
+            for (seq, type) in [(1, "created"), (2, "edited"), (3, "deleted")] {
+                #expect(text.contains("id: \(seq)\nevent: \(type)\ndata: \(lines[seq - 1])\n\n"))
+            }
+        }
+        #expect(server.stop() == 0)
+    }
+
     @Test("GET /events as text/event-stream: stored events after `after`, then each new one, with id, event and data")
     func follows() async throws {
         let folder = try makeFolder(config: Self.config)

@@ -16,7 +16,14 @@ extension EventStore {
             return index.span((after + 1)...min(index.lastSeq, after + count))
         }
         guard let span else { return [] }
-        return try read(span).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { $0 }
+        let bytes = try read(span)
+        var lines: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(bytes[start..<end])
+            start = end + 1
+        }
+        return lines
     }
 
     /// The seq of announcement `id`'s last event (from the index, no I/O); nil when it was never created.
