@@ -76,9 +76,9 @@ struct AppendBenchmark {
                 while !Task.isCancelled {
                     let read = try? await store.followerLines(after: last)
                     last += read?.lines.count ?? 0
-                    if read?.isCaughtUp != false {
+                    if let pause = read.map({ $0.pause }) ?? EventStore.followerPause {
                         // Caught up: gather events for a moment, as the SSE stream does.
-                        try? await Task.sleep(for: EventStore.followerPause)
+                        try? await Task.sleep(for: pause)
                         await store.waitForEvents(after: last)
                     }
                 }

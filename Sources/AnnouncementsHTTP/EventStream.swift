@@ -37,9 +37,9 @@ struct EventStream: Sendable {
                 if !read.lines.isEmpty {
                     try await writer.write(frames.framed(read.lines, after: last))
                     last += read.lines.count
-                    if !read.isCaughtUp { continue }
                     // Caught up: let new events gather before reading again (see followerPause).
-                    try? await Task.sleep(for: EventStore.followerPause)
+                    guard let pause = read.pause else { continue }
+                    try? await Task.sleep(for: pause)
                     continue
                 }
                 switch await next(after: last) {

@@ -7,8 +7,11 @@ import Synchronization
 extension EventStore {
     /// How long a follower that has caught up lets new events gather before it reads again: it
     /// bounds each follower to a few reads a second however fast writers go, so that a hundred
-    /// followers cost writers little, for at most this much added delay.
+    /// followers cost writers little, for at most this much added delay. While writers are busy
+    /// (a read brings `busyRead` events or more) it waits `busyFollowerPause`: fewer, larger reads.
     public static let followerPause = Duration.milliseconds(50)
+    public static let busyFollowerPause = Duration.milliseconds(200)
+    static let busyRead = 100
 
     /// Readers waiting for events, each until the store has an event after its seq.
     final class Followers: Sendable {
@@ -67,6 +70,12 @@ extension EventStore {
     public struct FollowerRead: Sendable {
         public var lines: [ArraySlice<UInt8>]
         public var isCaughtUp: Bool
+
+        /// How long to let events gather before the next read: nil while behind (read on at once).
+        public var pause: Duration? {
+            guard isCaughtUp else { return nil }
+            return lines.count >= EventStore.busyRead ? EventStore.busyFollowerPause : EventStore.followerPause
+        }
     }
 
     /// The durable lines after `seq`, to the end of the page of the log `seq` is in, for followers.
