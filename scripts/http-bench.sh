@@ -60,6 +60,10 @@ start_bytes=$(size)
 followed=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
 end_bytes=$(size)
 wait $(jobs -p | grep -v "^$SERVER\$") 2>/dev/null || true
+# A stream notices that its client left when it next sends: one more event ends them all.
+curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
+  -d '{"title":"Followers gone"}' "$URL/announcements"
+sleep 2
 alone_after=$(rate post 64 -s "$DIR/post.lua" "$URL/announcements")
 awk -v followed="$followed" -v a="$alone_before" -v b="$alone_after" -v n="$FOLLOWERS" \
     -v appended=$((end_bytes - start_bytes)) -v got="$(awk '{ s += $1 } END { print s / NR }' "$DIR/followers")" 'BEGIN {
