@@ -131,7 +131,9 @@ import Glibc
                 worker.async { done.resume() }
             }
             #expect(worker.threadsStarted.load(ordering: .relaxed) == round)
-            try await Task.sleep(for: .milliseconds(300))
+            // A thread this low may wait a while for the CPU under a busy test run: up to 10 s.
+            for _ in 0..<1000 where !worker.isIdle { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(worker.isIdle)
         }
     }
 }

@@ -37,7 +37,8 @@ struct FeedPages: Sendable {
         guard lastSeq - first >= size else {
             // The last page, still growing: shared while the log stays as it is.
             if let partial, partial.after == seq, partial.lastSeq == lastSeq { return partial.lines }
-            let lines = try read(seq, size)
+            // To the end of the page only: followers reading on then meet on its boundary.
+            let lines = try read(seq, first + size - seq)
             partial = (seq, lastSeq, lines)
             return lines
         }

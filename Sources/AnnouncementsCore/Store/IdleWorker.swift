@@ -14,10 +14,11 @@ import Darwin
 /// while writers keep both cores busy the followers fall behind instead of slowing the writers.
 ///
 /// The thread starts with the first job and ends after `idleTimeout` (a second) without one.
+/// Jobs should hold locks shared with writers only briefly: a thread this low may be preempted
+/// while it holds one.
 final class IdleWorker: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
-        var next = 0
         var isRunning = false
     }
 
@@ -51,17 +52,14 @@ final class IdleWorker: Sendable {
     private func run(ownThread: Bool) {
         if ownThread { lowerPriority() }
         while true {
-            let job = state.withLock { state -> (@Sendable () -> Void)? in
-                guard state.next < state.jobs.count else {
-                    state.jobs.removeAll(keepingCapacity: true)
-                    state.next = 0
-                    return nil
-                }
-                defer { state.next += 1 }
-                return state.jobs[state.next]
+            // Everything queued so far, taken at once: nothing that has run stays in the queue.
+            let jobs = state.withLock { state in
+                var jobs: [@Sendable () -> Void] = []
+                swap(&jobs, &state.jobs)
+                return jobs
             }
-            if let job {
-                job()
+            if !jobs.isEmpty {
+                for job in jobs { job() }
                 continue
             }
             if queued.wait(timeout: .now() + idleTimeout) == .timedOut {
@@ -74,8 +72,12 @@ final class IdleWorker: Sendable {
         }
     }
 
+    /// Whether no thread runs (for tests).
+    var isIdle: Bool { state.withLock { !$0.isRunning } }
+
     private func startThread() {
         threadsStarted.add(1, ordering: .relaxed)
+        #if canImport(Darwin) || canImport(Glibc)
         let context = Unmanaged.passRetained(self).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -99,14 +101,17 @@ final class IdleWorker: Sendable {
         #else
         pthread_detach(thread)
         #endif
+        #else
+        DispatchQueue.global().async { self.run(ownThread: false) }
+        #endif
     }
 
-    /// Nice 19 for this thread alone (on Linux a thread's nice value is its own); background
-    /// quality of service on Darwin.
+    /// Nice 19 for this thread alone (on Linux a thread's nice value is its own); utility
+    /// quality of service on Darwin (background would also throttle its reads of the log).
     private func lowerPriority() {
         #if canImport(Darwin)
-        pthread_set_qos_class_self_np(QOS_CLASS_BACKGROUND, 0)
-        #else
+        pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0)
+        #elseif canImport(Glibc)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif
     }
