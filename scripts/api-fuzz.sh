@@ -7,12 +7,18 @@ cd "$(dirname "$0")/.."
 
 if ! command -v schemathesis >/dev/null; then
   echo "installing schemathesis (pip)…"
-  python3 -m pip install --quiet schemathesis || { echo "schemathesis is missing: pip install schemathesis"; exit 1; }
+  python3 -m pip install --quiet schemathesis || true
+  command -v schemathesis >/dev/null || {
+    echo "schemathesis is missing and pip could not install it on the PATH: run 'pipx install schemathesis'"
+    echo "(or 'pip install schemathesis' in a virtualenv, or add ~/.local/bin to PATH), then 'make fuzz' again"
+    exit 1
+  }
 fi
 
 BIN=.build/release/announcements
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-fuzz-XXXXXX")
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DIR"' EXIT
+SERVER=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
+trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi; rm -rf "$DIR"' EXIT
 
 cat > "$DIR/config.yaml" <<'YAML'
 port: 0

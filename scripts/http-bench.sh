@@ -10,7 +10,8 @@ command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 
 BIN=.build/release/announcements
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-bench-XXXXXX")
 SECONDS_EACH=${HTTP_BENCH_SECONDS:-5}
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DIR"' EXIT
+SERVER=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
+trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi; rm -rf "$DIR"' EXIT
 
 # The shipped seed, a writer token, and a fresh log in a temporary folder.
 sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"

@@ -35,11 +35,13 @@ public struct ServerSettings: Sendable {
 /// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
 public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<BasicRequestContext> {
     let router = Router()
+    let routes = RouteTable()
     router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: ErrorMiddleware(routes: routes))
     ReadRoutes(store: store, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
     WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
+    routes.load(router.routes)
     return router
 }
 

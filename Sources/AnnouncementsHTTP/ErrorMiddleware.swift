@@ -5,6 +5,9 @@ import Logging
 
 /// The one place where errors become responses: every error leaves as an `APIError`'s JSON.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, for the `Allow` of a 405.
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -13,7 +16,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as StoreError {
             return try Self.apiError(error).response(from: request, context: context)
         } catch let error as HTTPResponseError {
-            if error.status == .notFound, let allowed = RouteTable.allowedMethods(for: request.uri.path) {
+            if error.status == .notFound, let allowed = routes.allowedMethods(for: request.uri.path) {
                 let allow = allowed.joined(separator: ", ")
                 return try APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow])
                     .response(from: request, context: context)
@@ -36,11 +39,14 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound(let id):
             APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
         case .revisionMismatch(let id, let expected, let current) where expected <= 0:
-            APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (its ETag is \"\(id)-\(current)\"): fetch it again and retry")
+            APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (it is at revision \(current)): fetch it again for its ETag and retry")
         case .revisionMismatch(let id, _, let current):
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
         case .keyReused:
             APIError(.unprocessableContent, "\(error)")
+        case .log(let problem) where problem.kind == .unreadable || problem.kind == .invalidLine:
+            // Reading a durable line back failed (history, the feed, an idempotent repeat).
+            APIError(.serviceUnavailable, "the log cannot be read back right now; lists and single announcements still work. \(error)")
         case .log, .closed:
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
         }

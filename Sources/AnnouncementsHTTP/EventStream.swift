@@ -77,8 +77,6 @@ struct EventStream: Sendable {
         return wake ?? .stop
     }
 
-    /// `id: <seq>\nevent: <type>\ndata: <line>\n\n`. A stored line is one line of JSON, so one
-    /// `data:` field holds it.
     /// The Server-Sent Events framing of the feed's pages, kept for the streams that send the same
     /// page (followers at the same place, see `EventStore.followerLines`): each page is framed once.
     final class Frames: Sendable {
@@ -90,12 +88,12 @@ struct EventStream: Sendable {
         private struct State {
             var pages: [Page: ByteBuffer] = [:]
             var order: [Page] = []
+            var bytes = 0
         }
 
         private let state = Mutex(State())
-        /// At most this many pages are kept, each at most `pageBytes`.
-        static let pages = 16
-        static let pageBytes = 8 << 20
+        /// At most this many bytes of framed pages are kept (a larger page is not kept at all).
+        static let byteLimit = 32 << 20
 
         /// `lines`, the events after `after`, as Server-Sent Events.
         func framed(_ lines: [ArraySlice<UInt8>], after: Int) -> ByteBuffer {
@@ -106,20 +104,28 @@ struct EventStream: Sendable {
             for (offset, line) in lines.enumerated() {
                 EventStream.append(line, seq: after + offset + 1, to: &buffer)
             }
-            guard buffer.readableBytes <= Self.pageBytes else { return buffer }
+            let size = buffer.readableBytes
+            guard size <= Self.byteLimit else { return buffer }
             state.withLock { state in
-                if state.pages.updateValue(buffer, forKey: page) == nil { state.order.append(page) }
-                if state.order.count > Self.pages { state.pages[state.order.removeFirst()] = nil }
+                guard state.pages[page] == nil else { return }
+                while state.bytes + size > Self.byteLimit, !state.order.isEmpty {
+                    state.bytes -= state.pages.removeValue(forKey: state.order.removeFirst())?.readableBytes ?? 0
+                }
+                state.pages[page] = buffer
+                state.order.append(page)
+                state.bytes += size
             }
             return buffer
         }
     }
 
+    /// Appends one event's frame, `id: <seq>\nevent: <type>\ndata: <line>\n\n`. A stored line is
+    /// one line of JSON, so one `data:` field holds it.
     fileprivate static func append(_ line: ArraySlice<UInt8>, seq: Int, to buffer: inout ByteBuffer) {
         buffer.writeStaticString("id: ")
         buffer.writeString(String(seq))
         buffer.writeStaticString("\nevent: ")
-        if let type = storedType(of: line) {
+        if let type = Event.storedType(inLine: line) {
             buffer.writeBytes(type)
         } else {
             buffer.writeString((try? EventParser.parse(line))?.type.rawValue ?? "message")
@@ -127,18 +133,5 @@ struct EventStream: Sendable {
         buffer.writeStaticString("\ndata: ")
         buffer.writeBytes(line)
         buffer.writeStaticString("\n\n")
-    }
-
-    /// The event's type where the store writes it, right after the seq: `{"seq":12,"type":"edited",…`;
-    /// nil for a line laid out otherwise (a hand-made one), which is then parsed.
-    private static func storedType(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        let opening = #"{"seq":"#.utf8, marker = #","type":""#.utf8
-        guard line.starts(with: opening) else { return nil }
-        var index = line.index(line.startIndex, offsetBy: opening.count)
-        while index < line.endIndex, line[index] &- UInt8(ascii: "0") < 10 { index += 1 }
-        guard line[index...].starts(with: marker) else { return nil }
-        let start = index + marker.count
-        guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-        return line[start..<end]
     }
 }

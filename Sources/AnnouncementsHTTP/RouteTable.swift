@@ -1,20 +1,35 @@
-/// The API's resources and the methods each accepts: what a 405 names in `Allow`.
-/// `ReadRoutes` and `WriteRoutes` register exactly these.
-enum RouteTable {
-    /// The methods `path` accepts, or nil when no resource lives there.
-    static func allowedMethods(for path: String) -> [String]? {
-        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if components == ["health"] || components == ["events"] || components == ["openapi.yaml"] { return ["GET"] }
-        if let first = components.first, first == "v1" || first == "v2" { components.removeFirst() }
-        switch components.count {
-        case 1 where components[0] == "announcements":
-            return ["GET", "POST"]
-        case 2 where components[0] == "announcements":
-            return ["GET", "PUT", "PATCH", "DELETE"]
-        case 3 where components[0] == "announcements" && components[2] == "history":
-            return ["GET"]
-        default:
-            return nil
+import Hummingbird
+import Synchronization
+
+/// The API's routes and the methods each accepts: what a 405 names in `Allow`.
+///
+/// Loaded from the router once every route is registered (see `buildRouter`), so that it cannot
+/// drift from the routes themselves.
+final class RouteTable: Sendable {
+    /// Each route's path components (nil for a parameter such as `{id}`) and method.
+    private let routes = Mutex<[(components: [Substring?], method: String)]>([])
+
+    /// The order methods are named in `Allow`.
+    private static let methodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+
+    func load(_ routes: [Router<BasicRequestContext>.RouteDescription]) {
+        let loaded = routes.map { route in
+            let components = route.path.description.split(separator: "/").map { $0.first == "{" ? nil : $0 }
+            return (components, route.method.rawValue)
         }
+        self.routes.withLock { $0 = loaded }
+    }
+
+    /// The methods `path` accepts, or nil when no resource lives there.
+    func allowedMethods(for path: String) -> [String]? {
+        let parts = path.split(separator: "/")
+        let methods = routes.withLock { routes in
+            routes.filter { route in
+                route.components.count == parts.count
+                    && zip(route.components, parts).allSatisfy { component, part in component.map { $0 == part } ?? true }
+            }.map(\.method)
+        }
+        guard !methods.isEmpty else { return nil }
+        return Set(methods).sorted { (Self.methodOrder.firstIndex(of: $0) ?? .max, $0) < (Self.methodOrder.firstIndex(of: $1) ?? .max, $1) }
     }
 }

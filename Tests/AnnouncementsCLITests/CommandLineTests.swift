@@ -23,7 +23,9 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil) throws -> Result {
+    /// Runs the CLI to its end; with `timeout`, a run still going after that many seconds is
+    /// terminated (its status then tells the test it hung).
+    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -42,6 +44,9 @@ struct CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

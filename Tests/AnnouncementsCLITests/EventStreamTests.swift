@@ -12,6 +12,8 @@ import Darwin
 final class StreamingConnection {
     private let fd: Int32
     private(set) var received = ""
+    /// Whether the server has closed the connection.
+    private(set) var isClosed = false
 
     init(port: Int, path: String, headers: [String: String]) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -38,7 +40,10 @@ final class StreamingConnection {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
             let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
+            if count <= 0 {
+                isClosed = true
+                break
+            }
             received += String(decoding: buffer[..<count], as: UTF8.self)
         }
         return done(received)
@@ -101,7 +106,8 @@ final class StreamingConnection {
 
         // An open stream does not hold up a graceful shutdown.
         #expect(server.stop() == 0)
-        #expect(stream.read(for: 2) { _ in false } == false)
+        stream.read(for: 5) { _ in false }
+        #expect(stream.isClosed, "the stream ended with the server")
     }
 
     @Test("an idle stream sends a heartbeat comment every feed_heartbeat_seconds")
@@ -146,5 +152,13 @@ final class StreamingConnection {
         #expect(row.hasPrefix("3  2026-") || row.hasPrefix("3  20"), "\(printed)")
         #expect(row.hasSuffix("  created  alice  3  \"Fire drill\""), "\(printed)")
         #expect(!printed.contains("seed"), "the seed's events are filtered out by --by alice")
+
+        // --until ends the follow at its seq, also when the other filters drop that event.
+        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl"], timeout: 10)
+        #expect(bounded.status == 0, "\(bounded.stderr)")
+        #expect(bounded.stdout.split(separator: "\n").map { $0.contains(#""by":"seed""#) } == [true, true], "\(bounded.stdout)")
+        // An unreachable server is an error at once, not an endless wait.
+        let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 10)
+        #expect(nowhere.status == 69 && nowhere.stderr.contains("cannot reach the server"), "\(nowhere.stderr)")
     }
 }

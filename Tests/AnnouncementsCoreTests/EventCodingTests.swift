@@ -126,4 +126,15 @@ import Testing
             }
         }
     }
+
+    @Test("finds the type in a line the store wrote without parsing it, and only there")
+    func storedType() {
+        for event in sampleEvents {
+            let line = event.encodedLine()[...]
+            #expect(Event.storedType(inLine: line).map { String(decoding: $0, as: UTF8.self) } == event.type.rawValue)
+        }
+        for other in [#"{"type":"edited","seq":2}"#, #"{ "seq": 3, "type": "deleted" }"#, #"{"seq":123"#, #"{"seq":1,"type":"cr"#, ""] {
+            #expect(Event.storedType(inLine: Array(other.utf8)[...]) == nil, "\(other)")
+        }
+    }
 }

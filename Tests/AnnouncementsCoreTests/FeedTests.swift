@@ -74,12 +74,14 @@ import Glibc
         let count = EventStore.maxFeedPage * 2 + 500
         try writeLog((1...count).map { created($0, id: $0, "Note \($0)") }, to: path)
         let store = try await EventStore.open(path: path, logger: quiet)
+        // The file's own lines, to compare with (not the store's reading of them).
+        let stored = try lines(of: path).map { Array($0.utf8) }
         var read = try await store.followerLines(after: 0)
         #expect(read.lines.count == EventStore.maxFeedPage && !read.isCaughtUp)
-        #expect(read.lines == (try store.eventLines(after: 0, limit: EventStore.maxFeedPage)))
+        #expect(read.lines.map(Array.init) == Array(stored[0..<1000]))
         read = try await store.followerLines(after: 1500)
         #expect(read.lines.count == 500 && !read.isCaughtUp)
-        #expect(read.lines == (try store.eventLines(after: 1500, limit: 500)))
+        #expect(read.lines.map(Array.init) == Array(stored[1500..<2000]))
         read = try await store.followerLines(after: 2400)
         #expect(read.lines.count == 100 && read.isCaughtUp)
         #expect(read.lines.last.map { Array($0) } == Array(try lines(of: path)[count - 1].utf8))

@@ -51,6 +51,29 @@ import Testing
         #expect(try lines(of: path)[0].contains(#""key":"k1""#))
     }
 
+    @Test("a repeated keyed edit appends nothing, even after another edit changed the announcement back")
+    func editRepeatAfterAnotherEdit() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var store = try await EventStore.open(path: path, logger: quiet)
+        let id = try await store.create(AnnouncementDraft(title: "Fire drill"), by: "alice").id
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved"), by: "alice", key: "e1")
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill"), by: "bob")
+        // Without its key this would be a change again (and append); with it, it is the first one's repeat.
+        let repeated = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved"), by: "alice", key: "e1")
+        #expect(repeated.title == "Fire drill", "a repeat answers with the announcement as it is now")
+        #expect(store.snapshot.seq == 3)
+        await store.close()
+
+        store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved"), by: "alice", key: "e1")
+        #expect(store.snapshot.seq == 3, "after a restart too")
+        await #expect(throws: StoreError.keyReused(key: "e1", seq: 2)) {
+            try await store.update(id: id, AnnouncementPatch(title: "Fire drill cancelled"), by: "alice", key: "e1")
+        }
+        await store.close()
+    }
+
     @Test("the same key with a different request is refused, naming the key and its event")
     func reused() async throws {
         let folder = TemporaryFolder()
@@ -111,7 +134,16 @@ import Testing
             }
             return await group.reduce(into: [Announcement?]()) { $0.append($1) }
         }
+        // Queued together, so surely one batch: the first makes the event, the rest repeat it; the
+        // sync fails, and so must every one of them.
+        failNext.withLock { $0 = true }
+        let together = await store.submit((0..<8).map { _ in
+            WriteRequest(action: .create(AnnouncementDraft(title: "Together")), by: "alice", key: "k2")
+        })
+        #expect(together.count == 8)
+        #expect(together.allSatisfy { if case .failure(.log) = $0 { true } else { false } }, "\(together)")
         await store.close()
+        #expect(try !lines(of: path).contains { $0.contains(#""key":"k2""#) })
         #expect(outcomes.contains { $0 == nil }, "the failed sync failed some of them")
         let logged = try lines(of: path).filter { $0.contains(#""key":"k""#) }
         #expect(logged.count <= 1, "the key made at most one event")

@@ -243,6 +243,14 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
                 #expect(response.status == .methodNotAllowed)
                 #expect(response.headers[.allow] == "GET, PUT, PATCH, DELETE")
             }
+            // Every registered route is in the table: the audit routes and the document too.
+            for path in ["/announcements/1/history", "/v2/announcements/1/history", "/events", "/openapi.yaml", "/health"] {
+                try await client.execute(uri: path, method: .put) { response in
+                    #expect(response.status == .methodNotAllowed, "\(path)")
+                    #expect(response.headers[.allow] == "GET", "\(path)")
+                }
+            }
+            try await client.execute(uri: "/announcements/1/history/2", method: .get) { #expect($0.status == .notFound) }
         }
     }
 

@@ -226,10 +226,21 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
             var headers = alice
             headers[.ifMatch] = "*"
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Star"}"#)) { #expect($0.status == .ok) }
-            headers[.ifMatch] = "\"1-7-xml\""
+            // The ETag a GET of the XML representation gives is one a write takes back.
+            var xmlTag: String?
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.accept: "application/xml"]) { xmlTag = $0.headers[.eTag] }
+            #expect(xmlTag == "\"1-7-xml\"")
+            headers[.ifMatch] = xmlTag
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"XML"}"#)) { #expect($0.status == .ok) }
-            headers[.ifMatch] = "\"1-7-xml\""
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Stale"}"#)) { #expect($0.status == .preconditionFailed) }
+            // A tag of another announcement, or no tag of ours at all, matches nothing.
+            for foreign in ["\"2-8\"", "\"garbage\""] {
+                headers[.ifMatch] = foreign
+                try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Foreign"}"#)) { response in
+                    #expect(response.status == .preconditionFailed)
+                    #expect((response.object["message"] as? String)?.contains("If-Match names no revision of announcement 1") == true)
+                }
+            }
             headers[.ifMatch] = "*"
             try await client.execute(uri: "/announcements/99", method: .delete, headers: headers) { #expect($0.status == .notFound) }
             #expect(store.snapshot.seq == 8)

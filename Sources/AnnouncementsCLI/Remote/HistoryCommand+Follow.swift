@@ -10,10 +10,18 @@ import Darwin
 #endif
 
 extension HistoryCommand {
-    /// `history --follow`: the server's feed, filtered, one line per event, until interrupted.
+    /// `history --follow`: the server's feed, filtered, one line per event, until interrupted or
+    /// `--until` is reached: its seq, or the first event after its time (the store's times never
+    /// go back, so no later event can match).
     func followServer() async throws(CLIError) {
         let client = try remote.client()
         let filter = self.filter
+        // The feed retries an unreachable server forever: fail at once when it is not there to start with.
+        do {
+            _ = try await client.health()
+        } catch {
+            throw CLIError(error)
+        }
         // A seq in --since starts the feed there; anything else is filtered as events arrive.
         var after = 0
         if case .seq(let seq)? = filter.since { after = max(0, seq - 1) }
@@ -23,11 +31,13 @@ extension HistoryCommand {
         }
         do {
             for try await feedEvent in client.events(after: after) {
-                guard let event = try? EventParser.parse(Array(feedEvent.line.utf8)), filter.matches(event) else { continue }
-                if case .seq(let last)? = filter.until, event.seq > last { return }
+                guard let event = try? EventParser.parse(Array(feedEvent.line.utf8)) else { continue }
                 if case .time(let last)? = filter.until, event.at > last { return }
-                Output.line(format == .jsonl ? feedEvent.line : Self.row(event))
-                fflush(nil)  // each event as it happens, also into a pipe
+                if filter.matches(event) {
+                    Output.line(format == .jsonl ? feedEvent.line : Self.row(event))
+                    fflush(nil)  // each event as it happens, also into a pipe
+                }
+                if case .seq(let last)? = filter.until, event.seq >= last { return }
             }
         } catch let error as ClientError {
             throw CLIError(error)

@@ -16,9 +16,13 @@ public struct EventIndex: Sendable {
     public var lastSeq: Int { starts.count }
 
     /// Records the event with `seq` (the next one), about announcement `id`, whose line of `length`
-    /// bytes (without its newline) starts at `offset`.
+    /// bytes (without its newline) starts at `offset`. Replay and the committer add events in
+    /// order, after the fold accepted them; anything else is a bug in this module.
     mutating func add(seq: Int, id: Int, offset: Int64, length: Int) {
-        guard seq == starts.count + 1, id >= 1 else { return }
+        guard seq == starts.count + 1, id >= 1 else {
+            assertionFailure("event \(seq) (id \(id)) added to an index that ends at \(starts.count)")
+            return
+        }
         starts.append(offset)
         end = offset + Int64(length) + 1
         if seqsByID.count < id { seqsByID.append(contentsOf: repeatElement([], count: id - seqsByID.count)) }

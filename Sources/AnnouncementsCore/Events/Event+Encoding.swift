@@ -57,6 +57,22 @@ extension Event {
     }
 }
 
+extension Event {
+    /// The type's bytes in a line laid out as `encodeLine` writes it, right after the seq
+    /// (`{"seq":12,"type":"edited",…`), found without parsing the line; nil for a line laid out
+    /// otherwise (a hand-made one), which must then be parsed.
+    public static func storedType(inLine line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let opening = #"{"seq":"#.utf8, marker = #","type":""#.utf8
+        guard line.starts(with: opening) else { return nil }
+        var index = line.index(line.startIndex, offsetBy: opening.count)
+        while index < line.endIndex, line[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        guard line[index...].starts(with: marker) else { return nil }
+        let start = index + marker.count
+        guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return line[start..<end]
+    }
+}
+
 extension [UInt8] {
     /// Appends a non-negative or negative integer in decimal.
     mutating func appendDecimal(_ value: Int) {

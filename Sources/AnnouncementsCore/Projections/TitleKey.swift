@@ -14,10 +14,6 @@ struct TitleKey: Sendable {
 
     fileprivate static let headBytes = 56
 
-    init(_ announcement: Announcement) {
-        self.init(title: announcement.title, id: announcement.id)
-    }
-
     init(title: String, id: Int) {
         if Self.isASCII(title) {
             self.init(folded: title.utf8.lazy.map(Self.foldASCII), id: id)
@@ -48,7 +44,7 @@ struct TitleKey: Sendable {
         title.utf8.allSatisfy { $0 < 0x80 }
     }
 
-    private static func foldASCII(_ byte: UInt8) -> UInt8 {
+    fileprivate static func foldASCII(_ byte: UInt8) -> UInt8 {
         byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 
@@ -79,7 +75,7 @@ struct TitleProbe: Comparable, Sendable {
 
     init(title: String, id: Int) {
         if title.utf8.count <= TitleKey.headBytes, TitleKey.isASCII(title) {
-            key = TitleKey(title: title, id: id)
+            key = TitleKey(folded: title.utf8.lazy.map(TitleKey.foldASCII), id: id)
             tail = []
         } else {
             let folded = TitleKey.folded(title)

@@ -73,7 +73,7 @@ extension EventStore {
     /// The durable event with `seq`, read back from the log.
     func storedEvent(seq: Int) throws(StoreError) -> Event {
         guard let span = index.withLock({ $0.span(seq...seq) }) else {
-            throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index"))
+            throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index; the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
         }
         return try parse(try line(at: span), at: span.offset)
     }
@@ -82,7 +82,7 @@ extension EventStore {
         do throws(LineProblem) {
             return try EventParser.parse(line)
         } catch {
-            throw .log(LogError(.invalidLine, path: path, message: "the line at byte \(offset) no longer reads as an event: \(error.message)"))
+            throw .log(LogError(.invalidLine, path: path, message: "the line at byte \(offset) no longer reads as an event (\(error.message)); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
         }
     }
 

@@ -50,8 +50,9 @@ extension EventStore {
 
     /// A sync running on `syncQueue`.
     ///
-    /// `@unchecked Sendable`: `error` is written once, by the sync, before `isDone` and
-    /// `done.signal()`; it is read only after `done.wait()`, and the semaphore orders the two.
+    /// `@unchecked Sendable`: `error` is written once, by the sync, before `isDone` (released) and
+    /// `done.signal()`; it is read only after `done.wait()` or an acquiring load of `isDone`
+    /// that saw true, which order the two.
     final class SyncTicket: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         /// Set with `done`, for a look that does not wait.
@@ -94,8 +95,7 @@ extension EventStore {
             lastBatchSize = waiters.reduce(0) { $0 + $1.requests.count }
 
             let base = inFlight.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
-            let pending = inFlight.reduce(into: [String: KeyedWrite]()) { $0.merge($1.batch.keyed) { $1 } }
-            let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: pending) {
+            let prepared = prepare(waiters, on: base.0, after: base.1, keyedInFlight: inFlight.map(\.batch.keyed)) {
                 // Writers whose sync has ended are answered at once, not once this batch is ready:
                 // the sooner they have their answer, the sooner they send their next write.
                 while let oldest = inFlight.first, oldest.ticket?.isDone.load(ordering: .acquiring) != false, oldest.ticket?.error == nil {
@@ -115,14 +115,15 @@ extension EventStore {
             switch write(prepared) {
             case .written(let written):
                 inFlight.append(written)
-            case .failed(let error, let start):
+            case .failed(let error):
                 // Settle the batches before this one first: their syncs must report their own errors,
                 // and this batch was prepared on their state.
                 var retried: Int?
                 while !inFlight.isEmpty {
                     if let count = finishOldest(&inFlight) { retried = count }
                 }
-                committer.log?.cutBack(to: start)
+                // `LogFile.write` has already cut the file back to `start` (and a failed batch
+                // before it, further back).
                 if let retried {
                     queue.withLock { $0.insert(waiters, at: retried) }
                 } else {
@@ -133,14 +134,14 @@ extension EventStore {
     }
 
     /// Decides, encodes and applies a batch on top of `model`, whose last line hashes to `hash`.
-    /// `keyedInFlight` holds the keyed events of the batches written but not yet durable.
+    /// `keyedInFlight` holds the keyed events of the batches written but not yet durable, oldest first.
     /// Calls `between` after each request, to finish batches whose syncs end meanwhile (a failed
     /// one is left to the caller, for it changes what this batch was prepared on).
     private func prepare(
         _ waiters: [Waiter],
         on model: ReadModel,
         after hash: LineHash?,
-        keyedInFlight: [String: KeyedWrite],
+        keyedInFlight: [[String: KeyedWrite]],
         between: () -> Void
     ) -> PreparedBatch {
         var batch = PreparedBatch(waiters: waiters, outcomes: [], appended: [], lines: [], model: model, hash: hash)
@@ -184,8 +185,8 @@ extension EventStore {
     }
 
     /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
-    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [String: KeyedWrite]) throws(StoreError) -> KeyedWrite? {
-        if let write = batch[key] ?? inFlight[key] { return write }
+    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]]) throws(StoreError) -> KeyedWrite? {
+        if let write = batch[key] ?? inFlight.reversed().lazy.compactMap({ $0[key] }).first { return write }
         guard let durable = committer.keys[key] else { return nil }
         return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
     }
@@ -207,17 +208,17 @@ extension EventStore {
     enum WriteResult {
         /// Written (or with nothing to write), its sync started: it is answered in its turn.
         case written(InFlight)
-        /// The write failed at `start`; the caller settles the batches before it, then cuts back.
-        case failed(LogError, start: Int64)
+        /// The write failed, and `LogFile.write` cut the file back to where it began; the caller
+        /// settles the batches before it.
+        case failed(LogError)
     }
 
     /// Writes a prepared batch and starts its sync on `syncQueue`. A batch that appends nothing
     /// goes in flight without a sync.
     private func write(_ batch: PreparedBatch) -> WriteResult {
         guard let log = committer.log else {
-            // The log is closed only once nothing is queued or in flight, so this is a safeguard;
-            // with no log there is nothing to cut back, whatever `start` says.
-            return .failed(LogError(.unusable, path: path, message: "the log is closed; restart the server"), start: 0)
+            // The log is closed only once nothing is queued or in flight, so this is a safeguard.
+            return .failed(LogError(.unusable, path: path, message: "the log is closed; restart the server"))
         }
         let start = log.writtenEnd
         guard !batch.lines.isEmpty else { return .written(InFlight(batch: batch, start: start, end: start, ticket: nil)) }
@@ -226,7 +227,7 @@ extension EventStore {
             end = try batch.lines.withBytes(log.write)
         } catch {
             logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(error)"])
-            return .failed(error, start: start)
+            return .failed(error)
         }
         let ticket = SyncTicket()
         syncQueue.async {

@@ -235,7 +235,7 @@ public final class EventStore: Sendable {
 
     /// Queues requests together, so that they go into one batch (one write and one sync: all
     /// durable or none), and waits for their outcomes.
-    private func submit(_ requests: [WriteRequest]) async -> [Outcome] {
+    func submit(_ requests: [WriteRequest]) async -> [Outcome] {
         await withCheckedContinuation { continuation in
             let next = queue.withLock { queue -> Next in
                 guard !queue.isClosed else { return .refuse }

@@ -6,19 +6,29 @@ struct WriteRequest: Sendable {
         case delete(id: Int)
     }
 
-    var action: Action
+    let action: Action
     /// The writer's name, the event's `by`.
-    var by: String
+    let by: String
     /// When set, the write goes ahead only if the announcement is at this revision.
-    var expectedRevision: Int?
+    let expectedRevision: Int?
     /// The writer's idempotency key: a repeat of a request with a key already in the log appends
     /// nothing and gets the first one's outcome.
-    var key: String?
+    let key: String?
+    /// For a request with a key, a digest of what it asks for, byte for byte: its writer and its
+    /// action. A repeat with the same key must match it exactly while the server that took the
+    /// first request runs (after a restart, `isRepeat(of:)` compares with the stored event instead).
+    /// Computed once, on the writer's task, not on the committer's.
+    let fingerprint: LineHash?
 
-    /// A digest of what the request asks for, byte for byte: its writer and its action. A repeat
-    /// with the same idempotency key must match it exactly while the server that took the first
-    /// request runs (after a restart, `isRepeat(of:)` compares with the stored event instead).
-    var fingerprint: LineHash {
+    init(action: Action, by: String, expectedRevision: Int? = nil, key: String? = nil) {
+        self.action = action
+        self.by = by
+        self.expectedRevision = expectedRevision
+        self.key = key
+        self.fingerprint = key == nil ? nil : Self.fingerprint(of: action, by: by)
+    }
+
+    private static func fingerprint(of action: Action, by: String) -> LineHash {
         var bytes = Array(by.utf8) + [0]
         func text(_ value: String?) {
             if let value { bytes += [1] + Array(value.utf8) + [0] } else { bytes.append(2) }
