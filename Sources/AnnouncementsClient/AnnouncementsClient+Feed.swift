@@ -82,7 +82,11 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            continuation.finish(throwing: ClientError.status(code: http.statusCode, message: "the event feed answered \(http.statusCode)", fieldErrors: []))
+            continuation.finish(throwing: ClientError.status(
+                code: http.statusCode,
+                message: "GET /events did not open an event stream; check that the URL is this API's",
+                fieldErrors: []
+            ))
             completionHandler(.cancel)
             return
         }
@@ -106,23 +110,38 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked
 /// fields; comment lines (`:`) are heartbeats.
 struct EventStreamParser {
     private var pending = Data()
+    /// How far `pending` has been searched for a blank line without finding one.
+    private var searched = 0
 
-    /// The events completed by `chunk`.
+    /// The events completed by `chunk`. Each byte is searched once, and what the events used is
+    /// dropped once per chunk, so a long backlog costs time in proportion to its length.
     mutating func feed(_ chunk: Data) -> [FeedEvent] {
         pending.append(chunk)
         var events: [FeedEvent] = []
         let separator = Data("\n\n".utf8)
-        while let end = pending.range(of: separator) {
-            let block = String(decoding: pending[pending.startIndex..<end.lowerBound], as: UTF8.self)
-            pending.removeSubrange(pending.startIndex..<end.upperBound)
-            var seq: Int?, type = "message", data: [Substring] = []
-            for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix("id:") { seq = Int(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
-                if line.hasPrefix("event:") { type = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
-                if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
+        var start = pending.startIndex
+        // A separator may straddle the old end: look again from one byte before it.
+        var from = max(start, pending.startIndex + searched - 1)
+        while let end = pending.range(of: separator, in: from..<pending.endIndex) {
+            if let event = Self.event(in: String(decoding: pending[start..<end.lowerBound], as: UTF8.self)) {
+                events.append(event)
             }
-            if let seq { events.append(FeedEvent(seq: seq, type: type, line: data.joined(separator: "\n"))) }
+            start = end.upperBound
+            from = start
         }
+        pending.removeSubrange(pending.startIndex..<start)
+        searched = pending.count
         return events
+    }
+
+    /// The event in one block; nil for a block without an `id:` (a heartbeat, a comment).
+    private static func event(in block: String) -> FeedEvent? {
+        var seq: Int?, type = "message", data: [Substring] = []
+        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("id:") { seq = Int(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
+            if line.hasPrefix("event:") { type = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
+        }
+        return seq.map { FeedEvent(seq: $0, type: type, line: data.joined(separator: "\n")) }
     }
 }

@@ -47,10 +47,12 @@ extension AnnouncementsClient {
             return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached)
         }
         let key = UUID().uuidString
+        // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
+        let payload = body.flatMap { try? JSONEncoder().encode($0) }
         var retries = 0
         while true {
             do {
-                return try await attempt(method, path: path, body: body, ifMatch: ifMatch, version: version, key: key)
+                return try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key)
             } catch .unreachable(let url, let underlying) where retries < configuration.writeRetries && Self.isTransient(underlying) {
                 retries += 1
                 try? await Task.sleep(for: .milliseconds(200 * retries))
@@ -65,7 +67,7 @@ extension AnnouncementsClient {
     }
 
     private func attempt(
-        _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
+        _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil,
         ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
@@ -81,12 +83,12 @@ extension AnnouncementsClient {
         if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
-        if let body {
+        if let payload {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try? JSONEncoder().encode(body)
+            request.httpBody = payload
         }
-        let key = cached ? "\(version.rawValue) \(url.absoluteString)" : nil
-        let remembered = key.flatMap(cache.entry)
+        let cacheKey = cached ? "\(version.rawValue) \(url.absoluteString)" : nil
+        let remembered = cacheKey.flatMap(cache.entry)
         if let remembered { request.setValue(remembered.etag, forHTTPHeaderField: "If-None-Match") }
 
         let data: Data, response: HTTPURLResponse
@@ -107,7 +109,7 @@ extension AnnouncementsClient {
         switch response.statusCode {
         case 200..<300:
             let received = Received(data: data, headers: headers)
-            if let key, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: key) }
+            if let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received
         case 412:
             throw .changedBySomeoneElse(message: Self.message(in: data, status: 412).message)

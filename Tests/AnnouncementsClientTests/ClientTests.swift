@@ -35,6 +35,10 @@ import Testing
             let announcements = try await v1.announcements()
             #expect(summaries.items.first?.title == "2.0")
             #expect(announcements.items.first?.title == "1.0")
+            #expect(try await v1.announcement(id: 4).title == "1.0")
+            #expect(try await v1.health().status == "1.0")
+            let v2 = AnnouncementsClient(baseURL: url, version: .v2)
+            #expect(try await v2.announcement(id: 4).title == "2.0")
         }
     }
 
@@ -221,7 +225,13 @@ import Testing
         let text = ": following the log after 0\n\nid: 1\nevent: created\ndata: {\"seq\":1}\n\n: heartbeat\n\nid: 2\nevent: deleted\ndata: {\"seq\":2}\n\n"
         var events: [FeedEvent] = []
         for byte in Data(text.utf8) { events += parser.feed(Data([byte])) }
-        #expect(events == [FeedEvent(seq: 1, type: "created", line: #"{"seq":1}"#), FeedEvent(seq: 2, type: "deleted", line: #"{"seq":2}"#)])
+        let expected = [FeedEvent(seq: 1, type: "created", line: #"{"seq":1}"#), FeedEvent(seq: 2, type: "deleted", line: #"{"seq":2}"#)]
+        #expect(events == expected)
+        var whole = EventStreamParser()
+        #expect(whole.feed(Data(text.utf8)) == expected, "all at once")
+        var halves = EventStreamParser()
+        let bytes = Data(text.utf8), middle = bytes.count / 2 + 1
+        #expect(halves.feed(bytes[..<middle]) + halves.feed(bytes[middle...]) == expected, "in two chunks")
     }
 
     @Test("errors: an answer that is not JSON, and JSON that lacks or mistypes a field, are told apart")

@@ -30,6 +30,12 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     router.get("announcements") { request, _ in
         json(#"[{"id":1,"title":"\#(request.headers[HTTPField.Name("Accept-Version")!] ?? "none")"}]"#)
     }
+    router.get("announcements/4") { request, _ in
+        json(#"{"id":4,"title":"\#(request.headers[HTTPField.Name("Accept-Version")!] ?? "none")","body":null}"#)
+    }
+    router.get("health") { request, _ in
+        json(#"{"status":"\#(request.headers[HTTPField.Name("Accept-Version")!] ?? "none")","seq":0}"#)
+    }
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }

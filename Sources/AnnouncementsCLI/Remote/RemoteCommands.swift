@@ -23,7 +23,7 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let client = try server.client(version: apiVersion)
+            let client = try server.client()
             switch apiVersion {
             case .v1: RemoteOutput.print(try await request { () async throws(ClientError) in try await client.announcements(offset: offset, max: max) }, format: format)
             case .v2: RemoteOutput.print(try await request { () async throws(ClientError) in try await client.summaries(offset: offset, max: max) }, format: format)

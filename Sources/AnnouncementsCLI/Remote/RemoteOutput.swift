@@ -1,13 +1,14 @@
 import AnnouncementsClient
 import struct AnnouncementsCore.JSONBytes
 
-/// How remote commands print announcements.
+/// How remote commands print announcements: JSON in the forms the server and `replay --format
+/// json` write (through the same `JSONBytes`).
 enum RemoteOutput {
     static func print(_ announcement: Announcement, format: RemoteFormat) {
         switch format {
         case .json:
             var json = JSONBytes()
-            write(announcement, to: &json)
+            json.announcement(id: announcement.id, title: announcement.title, body: announcement.body)
             Output.line(json.text)
         case .table:
             var lines = ["id:       \(announcement.id)", "title:    \(announcement.title)"]
@@ -20,11 +21,7 @@ enum RemoteOutput {
     static func print(_ page: Page<AnnouncementSummary>, format: RemoteFormat) {
         switch format {
         case .json:
-            Output.line(json(page) { json, item in
-                json.raw(#"{"id":"#); json.integer(item.id)
-                json.raw(#","title":"#); json.string(item.title)
-                json.raw("}")
-            })
+            Output.line(json(page) { $0.summary(id: $1.id, title: $1.title) })
         case .table:
             var table = TextTable("ID", "TITLE")
             for item in page.items { table.add(String(item.id), item.title) }
@@ -34,20 +31,12 @@ enum RemoteOutput {
 
     static func print(_ page: Page<Announcement>, format: RemoteFormat) {
         switch format {
-        case .json: Output.line(json(page) { write($1, to: &$0) })
+        case .json: Output.line(json(page) { $0.announcement(id: $1.id, title: $1.title, body: $1.body) })
         case .table:
             var table = TextTable("ID", "TITLE", "BODY")
             for item in page.items { table.add(String(item.id), item.title, item.body.map { "\($0.utf8.count) bytes" } ?? "-") }
             Output.line(rendered(table, page))
         }
-    }
-
-    /// `{"id":…,"title":…,"body":…}`, as the server and `replay --format json` write it.
-    private static func write(_ announcement: Announcement, to json: inout JSONBytes) {
-        json.raw(#"{"id":"#); json.integer(announcement.id)
-        json.raw(#","title":"#); json.string(announcement.title)
-        json.raw(#","body":"#); json.string(announcement.body)
-        json.raw("}")
     }
 
     /// `{"total":…,"offset":…,"announcements":[…]}`.

@@ -15,14 +15,14 @@ struct ServerOptions: ParsableArguments {
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// A client for the server, speaking `version`.
-    func client(version: AnnouncementsClient.APIVersion = .v2) throws(CLIError) -> AnnouncementsClient {
+    func client() throws(CLIError) -> AnnouncementsClient {
         let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Self.defaultServer
         guard let url = URL(string: address), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Self.defaultServer); got \"\(address)\"")
         }
         // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
         let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
-        return AnnouncementsClient(baseURL: url, version: version, token: token)
+        return AnnouncementsClient(baseURL: url, token: token)
     }
 }
 

@@ -28,16 +28,26 @@ public struct JSONBytes: Sendable {
 
     /// Appends `{"id":…,"title":…,"body":…}`: the v1 form (body `null` when absent).
     public mutating func announcement(_ announcement: Announcement) {
-        raw(#"{"id":"#); integer(announcement.id)
-        raw(#","title":"#); string(announcement.title)
-        raw(#","body":"#); string(announcement.body)
+        self.announcement(id: announcement.id, title: announcement.title, body: announcement.body)
+    }
+
+    /// The v1 form from its fields, for announcements held in other types (the client's).
+    public mutating func announcement(id: Int, title: String, body: String?) {
+        raw(#"{"id":"#); integer(id)
+        raw(#","title":"#); string(title)
+        raw(#","body":"#); string(body)
         raw("}")
     }
 
     /// Appends `{"id":…,"title":…}`: the v2 form.
     public mutating func summary(_ summary: AnnouncementSummary) {
-        raw(#"{"id":"#); integer(summary.id)
-        raw(#","title":"#); string(summary.title)
+        self.summary(id: summary.id, title: summary.title)
+    }
+
+    /// The v2 form from its fields.
+    public mutating func summary(id: Int, title: String) {
+        raw(#"{"id":"#); integer(id)
+        raw(#","title":"#); string(title)
         raw("}")
     }
 
