@@ -15,6 +15,11 @@ trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2
 
 # The shipped seed, a writer token, and a fresh log in a temporary folder.
 sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
+# Without the token every POST below would be a 401, measured as if it were a write.
+grep -q 'bench: bench-token' "$DIR/config.yaml" || {
+  echo "config.yaml has no 'editor: env:ANNOUNCEMENTS_TOKEN' line for the bench token to replace; update scripts/http-bench.sh"
+  exit 1
+}
 LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/out" 2> "$DIR/err" &
 SERVER=$!
 for _ in $(seq 50); do grep -q listening "$DIR/out" && break; sleep 0.1; done

@@ -11,12 +11,19 @@ enum AnnouncementTag {
         "\"\(announcement.id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
     }
 
+    /// The entity tags in an `If-Match` or `If-None-Match` header: a comma-separated list, weak
+    /// tags (`W/"…"`) taken as strong.
+    static func tags(in header: String) -> [String] {
+        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
+    }
+
     /// The revision an `If-Match` header names for announcement `id`: nil for `*` (any current
     /// revision), 0 for a tag that names none of this announcement's revisions (it can never match).
+    /// Of a list, the first tag counts (the store checks one revision).
     static func revision(ifMatch header: String, id: Int) -> Int? {
-        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-        if tag == "*" { return nil }
-        var quoted = tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        let tags = tags(in: header)
+        if tags.contains("*") { return nil }
+        var quoted = (tags.first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
         let parts = quoted.split(separator: "-")
         guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }

@@ -20,7 +20,7 @@ public struct ServerSettings: Sendable {
         port: Int = 8080,
         defaultVersion: APIVersion = .v2,
         writers: Writers = Writers([]),
-        maxRequestBytes: Int = 2 << 20,
+        maxRequestBytes: Int = ServerSettings.requestLimit(forBodyBytes: ValidationRules.defaultMaxBodyBytes),
         feedHeartbeat: Duration = .seconds(15)
     ) {
         self.host = host
@@ -29,6 +29,12 @@ public struct ServerSettings: Sendable {
         self.writers = writers
         self.maxRequestBytes = maxRequestBytes
         self.feedHeartbeat = feedHeartbeat
+    }
+
+    /// The largest request that still lets through every body within `maxBodyBytes` however JSON
+    /// spells it (a byte may take six, `\u00XX`), with room for the title and the rest.
+    public static func requestLimit(forBodyBytes maxBodyBytes: Int) -> Int {
+        maxBodyBytes * 6 + 64 * 1024
     }
 }
 

@@ -124,7 +124,7 @@ struct ReadRoutes: Sendable {
     /// A 304 when `If-None-Match` names the current ETag (or `*`).
     func conditional(_ request: Request, etag: String) -> Response? {
         guard let header = request.headers[.ifNoneMatch] else { return nil }
-        let tags = header.split(separator: ",").map { $0.trimmingPrefix(" ").replacing("W/", with: "") }
+        let tags = AnnouncementTag.tags(in: header)
         guard tags.contains(where: { $0 == etag || $0 == "*" }) else { return nil }
         return Response(status: .notModified)
     }

@@ -126,7 +126,7 @@ struct WriteRoutes: Sendable {
         do {
             buffer = try await request.body.collect(upTo: maxRequestBytes)
         } catch {
-            throw APIError(.contentTooLarge, "the request body is larger than \(maxRequestBytes) bytes")
+            throw APIError(.contentTooLarge, "the request body is larger than \(maxRequestBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed]) else {
             throw APIError(.badRequest, "the request body is not valid JSON")
@@ -148,7 +148,7 @@ struct JSONFields {
     /// The title, when present; 400 when it is not a string.
     func title() throws(APIError) -> String? {
         guard let value = fields["title"] else { return nil }
-        guard let title = value as? String, !(value is NSNull) else {
+        guard let title = value as? String else {
             throw APIError(.badRequest, "field `title` must be a string")
         }
         return title

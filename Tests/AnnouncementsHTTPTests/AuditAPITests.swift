@@ -38,6 +38,18 @@ private func storedLines(_ store: EventStore) throws -> [String] {
                 #expect(response.status == .notFound)
                 #expect(response.object["message"] as? String == "announcement 99 was never created")
             }
+            // The ETag names the last event: unchanged history is a 304, a new event makes it a 200.
+            var tag: String?
+            try await client.execute(uri: "/announcements/1/history", method: .get) { tag = $0.headers[.eTag] }
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
+                #expect(tag != nil && response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: alice, body: ByteBuffer(string: #"{"title":"Again"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
+                #expect(response.status == .ok)
+                #expect(response.objects.last?["title"] == nil && (response.objects.last?["data"] as? [String: Any])?["title"] as? String == "Again")
+            }
         }
     }
 

@@ -149,6 +149,9 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
             try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Durable"}"#)) { response in
                 #expect(response.status == .created)
             }
+            // Acknowledged means on disk already, not at the next close.
+            let logged = try String(contentsOfFile: folder + "/log.jsonl", encoding: .utf8)
+            #expect(logged.hasSuffix("\n") && logged.split(separator: "\n").last?.contains(#""title":"Durable""#) == true)
         }
         try await withServer(folder: folder) { client, _ in
             try await client.execute(uri: "/announcements/7", method: .get) { response in
@@ -241,9 +244,14 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
                     #expect((response.object["message"] as? String)?.contains("If-Match names no revision of announcement 1") == true)
                 }
             }
+            // A list (weak tags taken as strong), read the way If-None-Match is.
+            var current: String?
+            try await client.execute(uri: "/announcements/1", method: .get) { current = $0.headers[.eTag] }
+            headers[.ifMatch] = "W/\(current ?? ""), \"1-1\""
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Listed"}"#)) { #expect($0.status == .ok) }
             headers[.ifMatch] = "*"
             try await client.execute(uri: "/announcements/99", method: .delete, headers: headers) { #expect($0.status == .notFound) }
-            #expect(store.snapshot.seq == 8)
+            #expect(store.snapshot.seq == 9, "three writes went through: *, the XML tag, the list")
         }
     }
 }

@@ -49,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
             host: host ?? configuration.host,
             port: port ?? configuration.port,
             writers: Writers(configuration.writers.map { ($0.name, $0.token) }),
-            maxRequestBytes: configuration.rules.maxBodyBytes + 64 * 1024,
+            maxRequestBytes: ServerSettings.requestLimit(forBodyBytes: configuration.rules.maxBodyBytes),
             feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds)
         )
         if configuration.enabledWriters.isEmpty {

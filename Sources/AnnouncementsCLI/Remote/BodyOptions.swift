@@ -23,7 +23,10 @@ struct BodyOptions: ParsableArguments {
         } else {
             data = FileManager.default.contents(atPath: bodyFile)
         }
-        guard let data else { throw CLIError(.noInput, "\(bodyFile): cannot read the body file") }
+        guard let data else {
+            let reason = FileManager.default.fileExists(atPath: bodyFile) ? "it cannot be read (check its permissions)" : "no such file"
+            throw CLIError(.noInput, "\(bodyFile): cannot read the body file: \(reason)")
+        }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CLIError(.dataError, "\(bodyFile == "-" ? "stdin" : bodyFile): the body is not UTF-8 text")
         }

@@ -31,7 +31,13 @@ extension HistoryCommand {
         }
         do {
             for try await feedEvent in client.events(after: after) {
-                guard let event = try? EventParser.parse(Array(feedEvent.line.utf8)) else { continue }
+                let event: Event
+                do throws(LineProblem) {
+                    event = try EventParser.parse(Array(feedEvent.line.utf8))
+                } catch {
+                    Output.note("event \(feedEvent.seq) skipped: the server sent a line that is not an event (\(error.message))")
+                    continue
+                }
                 if case .time(let last)? = filter.until, event.at > last { return }
                 if filter.matches(event) {
                     Output.line(format == .jsonl ? feedEvent.line : Self.row(event))
