@@ -74,13 +74,8 @@ extension ReadRoutes {
 
     /// `[line,line,…]`: stored lines are JSON objects already.
     private static func array(_ lines: [ArraySlice<UInt8>]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(lines.reduce(2) { $0 + $1.count + 1 })
-        for (index, line) in lines.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: line)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
+        var json = JSONBytes()
+        json.array(lines) { $0.raw($1) }
+        return json.bytes
     }
 }

@@ -67,27 +67,28 @@ struct ReadRoutes: Sendable {
     // MARK: - Encoding
 
     static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) -> (ByteBuffer, total: Int) {
-        switch (version, media) {
-        case (.v1, .json):
+        switch version {
+        case .v1: render(snapshot.announcements(query), media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
+        case .v2: render(snapshot.summaries(query), media, json: { $0.summary($1) }, xml: XMLRepresentation.summary)
+        }
+    }
+
+    /// A page as a JSON array or an XML `<announcements>` list, each item written by `json` or `xml`.
+    private static func render<Item>(
+        _ page: Page<Item>,
+        _ media: MediaType,
+        json element: (inout JSONBytes, Item) -> Void,
+        xml: (Item, inout String) -> Void
+    ) -> (ByteBuffer, total: Int) {
+        switch media {
+        case .json:
             var json = JSONBytes()
-            let page = snapshot.announcements(query)
-            json.array(page.items) { $0.announcement($1) }
+            json.array(page.items, element)
             return (ByteBuffer(bytes: json.bytes), page.total)
-        case (.v2, .json):
-            var json = JSONBytes()
-            let page = snapshot.summaries(query)
-            json.array(page.items) { $0.summary($1) }
-            return (ByteBuffer(bytes: json.bytes), page.total)
-        case (.v1, .xml):
-            var xml = XMLRepresentation.declaration + "<announcements>"
-            let page = snapshot.announcements(query)
-            for item in page.items { XMLRepresentation.announcement(item, into: &xml) }
-            return (ByteBuffer(string: xml + "</announcements>"), page.total)
-        case (.v2, .xml):
-            var xml = XMLRepresentation.declaration + "<announcements>"
-            let page = snapshot.summaries(query)
-            for item in page.items { XMLRepresentation.summary(item, into: &xml) }
-            return (ByteBuffer(string: xml + "</announcements>"), page.total)
+        case .xml:
+            var text = XMLRepresentation.declaration + "<announcements>"
+            for item in page.items { xml(item, &text) }
+            return (ByteBuffer(string: text + "</announcements>"), page.total)
         }
     }
 

@@ -11,6 +11,11 @@ public struct JSONBytes: Sendable {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// Appends raw JSON bytes: an already-encoded value (a stored log line).
+    public mutating func raw(_ json: some Collection<UInt8>) {
+        bytes.append(contentsOf: json)
+    }
+
     /// Appends a string literal, escaped.
     public mutating func string(_ text: String) {
         bytes.appendJSONString(text)
