@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -150,6 +151,59 @@ import Testing
         for case let announcement? in outcomes {
             #expect(logged.count == 1 && logged[0].contains(#""id":\#(announcement.id),"#), "a success is in the log")
         }
+    }
+
+    @Test("when one sync holds several batches and fails, a repeat in a later batch fails too")
+    func repeatInALaterBatchOfAFailedSync() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let syncs = Atomic(0)
+        let inFirstSync = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        var operations = FileOperations.system
+        let system = FileOperations.system
+        operations.sync = { fd in
+            switch syncs.add(1, ordering: .relaxed).newValue {
+            case 1:
+                inFirstSync.signal()
+                release.wait()
+            case 2:
+                errno = EIO
+                return -1
+            default:
+                break
+            }
+            return system.sync(fd)
+        }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        async let first = store.create(AnnouncementDraft(title: "First"), by: "alice")
+        await Task.detached { inFirstSync.wait() }.value
+
+        // While the first sync runs, two batches are handed over: one makes the key's event, the
+        // next repeats it. The second sync takes both, and fails.
+        func handedOver(beyond end: Int64) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while store.syncer.end <= end, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        let afterFirst = store.syncer.end
+        async let made = store.submit([WriteRequest(action: .create(AnnouncementDraft(title: "Keyed")), by: "alice", key: "k")])
+        try await handedOver(beyond: afterFirst)
+        let afterMade = store.syncer.end
+        async let repeated = store.submit([
+            WriteRequest(action: .create(AnnouncementDraft(title: "Keyed")), by: "alice", key: "k"),
+            WriteRequest(action: .create(AnnouncementDraft(title: "Other")), by: "bob"),
+        ])
+        try await handedOver(beyond: afterMade)
+        release.signal()
+
+        _ = try await first
+        let outcomes = await made + repeated
+        #expect(outcomes.count == 3)
+        #expect(outcomes.allSatisfy { if case .failure(.log) = $0 { true } else { false } }, "\(outcomes)")
+        #expect(store.snapshot.count == 1)
+        let again = try await store.create(AnnouncementDraft(title: "Keyed"), by: "alice", key: "k")
+        await store.close()
+        #expect(again.id == 2, "the key's first event was lost with the sync, so this one is made anew")
+        #expect(try lines(of: path).count == 2)
     }
 
     @Test("a cut back never lengthens the file, even to an offset an earlier cut removed")

@@ -10,8 +10,9 @@ import Darwin
 
 /// The log opened for appending. It holds the log's exclusive write lock until it is closed.
 ///
-/// `@unchecked Sendable`: a `LogFile` is created by `EventStore.open` and from then on used only by
-/// the store's committer, which runs one batch at a time (see `EventStore`); nothing else touches it.
+/// `@unchecked Sendable`: a `LogFile` is created by `EventStore.open` (which recovers a torn line
+/// with it) and from then on written, synced and cut back only by the store's `LogSyncer`, on its
+/// serial queue; `close()` (atomic, touching only the descriptor) comes once that queue is idle.
 final class LogFile: @unchecked Sendable {
     let path: String
     private let fd: Int32
@@ -88,8 +89,7 @@ final class LogFile: @unchecked Sendable {
         return writtenEnd
     }
 
-    /// Flushes what has been written to the disk. Safe to call from another thread while the owner
-    /// prepares its next write: it touches nothing but the file descriptor.
+    /// Flushes what has been written to the disk.
     func sync() throws(LogError) {
         guard operations.sync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno)

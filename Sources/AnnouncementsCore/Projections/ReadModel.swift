@@ -97,11 +97,11 @@ public struct ReadModel: Sendable {
     public mutating func buildTitleIndex() {
         guard byTitle == nil else { return }
         let byId = self.byId
-        let middle = byId.chunkCount / 2
-        let halves = [0..<middle, middle..<byId.chunkCount]
+        let middle = byId.count / 2
+        let halves = [0..<middle, middle..<byId.count]
         let sorted = Mutex<[[TitleProbe]]>([[], []])
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let entries = byId.elements(inChunks: halves[half]).map(TitleProbe.init).sorted()
+            let entries = byId.elements(in: halves[half]).map(TitleProbe.init).sorted()
             sorted.withLock { $0[half] = entries }
         }
         let (left, right) = sorted.withLock { ($0[0], $0[1]) }

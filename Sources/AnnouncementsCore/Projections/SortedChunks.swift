@@ -5,24 +5,56 @@ protocol ChunkOrder {
     static func key(of element: Element) -> Key
 }
 
-/// A sorted collection kept as a list of sorted chunks (a two-level B-tree).
+/// A sorted collection kept as segments of sorted chunks (a three-level B-tree).
 ///
-/// Finding an element is two binary searches; inserting or removing one moves at most a chunk's worth
-/// of elements. A search is guided by a *probe*: a function that tells where a stored key stands
-/// relative to the key sought (negative: before it; zero: it is the one; positive: after it), so
-/// that keys need not carry everything their order depends on (see `TitleKey`). Copies share chunks, and a mutation of a shared copy copies only the chunk list and the
-/// one chunk it touches, so an immutable snapshot for readers costs O(n / chunk size) per write batch,
-/// not O(n). Appending past the end (new ids) is O(1).
+/// Finding an element is three binary searches; inserting or removing one moves at most a chunk's
+/// worth of elements. A search is guided by a *probe*: a function that tells where a stored key
+/// stands relative to the key sought (negative: before it; zero: it is the one; positive: after it),
+/// so that keys need not carry everything their order depends on (see `TitleKey`).
+///
+/// Copies share storage, and a mutation of a shared copy copies only the path to what it touches:
+/// the segment list, the segment, and the chunk. So the immutable snapshot readers get after each
+/// write batch costs O(n / (chunk × segment capacity)) plus the touched segments and chunks, not
+/// O(n). Appending past the end (new ids) touches only the last segment and chunk.
 struct SortedChunks<Order: ChunkOrder>: Sendable {
     typealias Element = Order.Element
     typealias Key = Order.Key
 
-    /// Small enough that copying a shared chunk (retaining each element) is cheap on the write
-    /// path, large enough that the chunk list stays short.
+    /// Small enough that copying a shared chunk (retaining each element) is cheap on the write path.
     static var chunkCapacity: Int { 128 }
+    /// Chunks per segment: small enough that copying a shared segment's chunk list is cheap, large
+    /// enough that the segment list stays short.
+    static var segmentCapacity: Int { 64 }
 
-    private var chunks: [[Element]] = []
-    /// Each chunk's last key, kept beside the chunks so that finding a chunk is a search of one array.
+    private struct Segment: Sendable {
+        var chunks: [[Element]]
+        /// Each chunk's last key, kept beside the chunks so that finding a chunk searches one array.
+        var lastKeys: [Key]
+        var count: Int
+
+        /// Splits a chunk that has grown past its capacity into two halves.
+        mutating func split(chunk: Int) {
+            let half = SortedChunks.chunkCapacity / 2
+            let upper = Array(chunks[chunk][half...])
+            chunks[chunk].removeSubrange(half...)
+            chunks.insert(upper, at: chunk + 1)
+            lastKeys.insert(lastKeys[chunk], at: chunk + 1)
+            lastKeys[chunk] = Order.key(of: chunks[chunk][half - 1])
+        }
+
+        /// Merges a small chunk into the next one, so that deletes cannot leave many tiny chunks.
+        mutating func mergeIfSmall(chunk: Int) {
+            guard chunks[chunk].count < SortedChunks.chunkCapacity / 4, chunk + 1 < chunks.count,
+                  chunks[chunk].count + chunks[chunk + 1].count <= SortedChunks.chunkCapacity
+            else { return }
+            chunks[chunk].append(contentsOf: chunks[chunk + 1])
+            chunks.remove(at: chunk + 1)
+            lastKeys.remove(at: chunk)
+        }
+    }
+
+    private var segments: [Segment] = []
+    /// Each segment's last key.
     private var lastKeys: [Key] = []
     private(set) var count = 0
 
@@ -30,20 +62,29 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
 
     /// Builds from elements already sorted by key, with no duplicate keys.
     init(sorted elements: some Collection<Element>) {
+        var segment = Segment(chunks: [], lastKeys: [], count: 0)
         var chunk = [Element]()
         chunk.reserveCapacity(Self.chunkCapacity)
+        func closeChunk() {
+            guard let last = chunk.last else { return }
+            segment.chunks.append(chunk)
+            segment.lastKeys.append(Order.key(of: last))
+            segment.count += chunk.count
+            chunk.removeAll(keepingCapacity: true)
+            if segment.chunks.count == Self.segmentCapacity { closeSegment() }
+        }
+        func closeSegment() {
+            guard let last = segment.lastKeys.last else { return }
+            segments.append(segment)
+            lastKeys.append(last)
+            segment = Segment(chunks: [], lastKeys: [], count: 0)
+        }
         for element in elements {
             chunk.append(element)
-            if chunk.count == Self.chunkCapacity {
-                chunks.append(chunk)
-                lastKeys.append(Order.key(of: element))
-                chunk.removeAll(keepingCapacity: true)
-            }
+            if chunk.count == Self.chunkCapacity { closeChunk() }
         }
-        if let last = chunk.last {
-            chunks.append(chunk)
-            lastKeys.append(Order.key(of: last))
-        }
+        closeChunk()
+        closeSegment()
         count = elements.count
     }
 
@@ -54,141 +95,179 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
 
     /// The element `probe` finds, if any.
     func element(_ probe: Probe) -> Element? {
-        guard let (chunk, index) = found(probe) else { return nil }
-        return chunks[chunk][index]
+        guard let (segment, chunk, index) = found(probe) else { return nil }
+        return segments[segment].chunks[chunk][index]
     }
 
-    /// The chunk that would hold the key sought, and the index in it of the first element not before it.
-    private func position(_ probe: Probe) -> (chunk: Int, index: Int)? {
-        guard !chunks.isEmpty else { return nil }
-        var low = 0, high = chunks.count - 1
+    /// The index of the first of `keys` not before the key sought, or the last index when all are.
+    private static func lowerBound(_ keys: [Key], _ probe: Probe) -> Int {
+        var low = 0, high = keys.count - 1
         while low < high {
             let mid = (low + high) / 2
-            if probe(lastKeys[mid]) < 0 { low = mid + 1 } else { high = mid }
+            if probe(keys[mid]) < 0 { low = mid + 1 } else { high = mid }
         }
-        let chunk = chunks[low]
-        var first = 0, end = chunk.count
+        return low
+    }
+
+    /// The segment and chunk that would hold the key sought, and the index in the chunk of the
+    /// first element not before it.
+    private func position(_ probe: Probe) -> (segment: Int, chunk: Int, index: Int)? {
+        guard !segments.isEmpty else { return nil }
+        let segment = Self.lowerBound(lastKeys, probe)
+        let chunk = Self.lowerBound(segments[segment].lastKeys, probe)
+        let elements = segments[segment].chunks[chunk]
+        var first = 0, end = elements.count
         while first < end {
             let mid = (first + end) / 2
-            if probe(Order.key(of: chunk[mid])) < 0 { first = mid + 1 } else { end = mid }
+            if probe(Order.key(of: elements[mid])) < 0 { first = mid + 1 } else { end = mid }
         }
-        return (low, first)
+        return (segment, chunk, first)
     }
 
     /// The position of the element with the key sought, if there is one.
-    private func found(_ probe: Probe) -> (chunk: Int, index: Int)? {
-        guard let (chunk, index) = position(probe), index < chunks[chunk].count,
-              probe(Order.key(of: chunks[chunk][index])) == 0
-        else { return nil }
-        return (chunk, index)
+    private func found(_ probe: Probe) -> (segment: Int, chunk: Int, index: Int)? {
+        guard let (segment, chunk, index) = position(probe) else { return nil }
+        let elements = segments[segment].chunks[chunk]
+        guard index < elements.count, probe(Order.key(of: elements[index])) == 0 else { return nil }
+        return (segment, chunk, index)
     }
 
     /// Up to `limit` elements starting at `offset`, in ascending or descending order.
     func slice(offset: Int, limit: Int, descending: Bool) -> [Element] {
         let offset = max(0, offset), limit = max(0, limit)
         guard offset < count, limit > 0 else { return [] }
+        let wanted = min(limit, count - offset)
+        // Descending from `offset` is ascending over the mirrored range, read backwards.
+        let first = descending ? count - offset - wanted : offset
         var result = [Element]()
-        result.reserveCapacity(min(limit, count - offset))
-        if descending {
-            var skip = offset
-            for chunk in chunks.reversed() {
-                if skip >= chunk.count { skip -= chunk.count; continue }
-                for element in chunk[..<(chunk.count - skip)].reversed() {
-                    result.append(element)
-                    if result.count == limit { return result }
-                }
-                skip = 0
-            }
-        } else {
-            var skip = offset
-            for chunk in chunks {
-                if skip >= chunk.count { skip -= chunk.count; continue }
-                for element in chunk[skip...] {
-                    result.append(element)
-                    if result.count == limit { return result }
-                }
-                skip = 0
-            }
-        }
+        result.reserveCapacity(wanted)
+        for part in parts(first..<(first + wanted)) { result.append(contentsOf: part) }
+        if descending { result.reverse() }
         return result
     }
 
-    /// Every element, in order.
-    var elements: some Sequence<Element> { chunks.joined() }
-
-    /// The elements in chunks `range`, in order (for work split across threads).
-    func elements(inChunks range: Range<Int>) -> FlattenSequence<ArraySlice<[Element]>> {
-        chunks[range].joined()
+    /// The elements at positions `range`, as slices of chunks, in order.
+    private func parts(_ range: Range<Int>) -> [ArraySlice<Element>] {
+        var parts: [ArraySlice<Element>] = []
+        var skip = range.lowerBound, remaining = range.count
+        for segment in segments where remaining > 0 {
+            if skip >= segment.count { skip -= segment.count; continue }
+            for chunk in segment.chunks where remaining > 0 {
+                if skip >= chunk.count { skip -= chunk.count; continue }
+                let end = min(chunk.count, skip + remaining)
+                parts.append(chunk[skip..<end])
+                remaining -= end - skip
+                skip = 0
+            }
+        }
+        return parts
     }
 
-    /// The number of chunks.
-    var chunkCount: Int { chunks.count }
+    /// Every element, in order.
+    var elements: some Sequence<Element> { segments.lazy.flatMap { $0.chunks.joined() } }
+
+    /// The elements at positions `range`, in order (for work split across threads).
+    func elements(in range: Range<Int>) -> FlattenSequence<[ArraySlice<Element>]> {
+        parts(range).joined()
+    }
 
     // MARK: - Mutation
 
     /// Changes the element `probe` finds in place (its key must not change); false when there is none.
     @discardableResult
     mutating func modify(_ probe: Probe, _ change: (inout Element) -> Void) -> Bool {
-        guard let (chunk, index) = found(probe) else { return false }
-        change(&chunks[chunk][index])
+        guard let (segment, chunk, index) = found(probe) else { return false }
+        change(&segments[segment].chunks[chunk][index])
         return true
     }
 
     /// Inserts `element`, or replaces the element with the same key; `probe` places its key.
     mutating func upsert(_ element: Element, _ probe: Probe) {
         let key = Order.key(of: element)
-        if let lastKey = lastKeys.last, probe(lastKey) < 0, chunks[chunks.count - 1].count < Self.chunkCapacity {
+        if let lastKey = lastKeys.last, probe(lastKey) < 0,
+           segments[segments.count - 1].chunks[segments[segments.count - 1].chunks.count - 1].count < Self.chunkCapacity {
             // The common case for ids: a new largest key, with room in the last chunk.
-            chunks[chunks.count - 1].append(element)
-            lastKeys[lastKeys.count - 1] = key
+            let segment = segments.count - 1
+            let chunk = segments[segment].chunks.count - 1
+            segments[segment].chunks[chunk].append(element)
+            segments[segment].lastKeys[chunk] = key
+            segments[segment].count += 1
+            lastKeys[segment] = key
             count += 1
             return
         }
-        guard let (chunk, index) = position(probe) else {
-            chunks = [[element]]
+        guard let (segment, chunk, index) = position(probe) else {
+            segments = [Segment(chunks: [[element]], lastKeys: [key], count: 1)]
             lastKeys = [key]
             count = 1
             return
         }
-        if index < chunks[chunk].count, probe(Order.key(of: chunks[chunk][index])) == 0 {
-            chunks[chunk][index] = element
+        if index < segments[segment].chunks[chunk].count, probe(Order.key(of: segments[segment].chunks[chunk][index])) == 0 {
+            segments[segment].chunks[chunk][index] = element
             return
         }
-        chunks[chunk].insert(element, at: index)
+        segments[segment].chunks[chunk].insert(element, at: index)
+        segments[segment].count += 1
         count += 1
-        if index == chunks[chunk].count - 1 { lastKeys[chunk] = key }
-        if chunks[chunk].count > Self.chunkCapacity {
-            let half = Self.chunkCapacity / 2
-            let upper = Array(chunks[chunk][half...])
-            chunks[chunk].removeSubrange(half...)
-            chunks.insert(upper, at: chunk + 1)
-            lastKeys.insert(lastKeys[chunk], at: chunk + 1)
-            lastKeys[chunk] = Order.key(of: chunks[chunk][half - 1])
+        if index == segments[segment].chunks[chunk].count - 1 {
+            segments[segment].lastKeys[chunk] = key
+            if chunk == segments[segment].chunks.count - 1 { lastKeys[segment] = key }
+        }
+        if segments[segment].chunks[chunk].count > Self.chunkCapacity {
+            segments[segment].split(chunk: chunk)
+            if segments[segment].chunks.count > Self.segmentCapacity { split(segment: segment) }
         }
     }
 
     /// Removes and returns the element `probe` finds, if any.
     @discardableResult
     mutating func remove(_ probe: Probe) -> Element? {
-        guard let (chunk, index) = found(probe) else { return nil }
-        let removed = chunks[chunk].remove(at: index)
+        guard let (segment, chunk, index) = found(probe) else { return nil }
+        let removed = segments[segment].chunks[chunk].remove(at: index)
+        segments[segment].count -= 1
         count -= 1
-        if chunks[chunk].isEmpty {
-            chunks.remove(at: chunk)
-            lastKeys.remove(at: chunk)
-            return removed
+        if segments[segment].chunks[chunk].isEmpty {
+            segments[segment].chunks.remove(at: chunk)
+            segments[segment].lastKeys.remove(at: chunk)
+            if segments[segment].chunks.isEmpty {
+                segments.remove(at: segment)
+                lastKeys.remove(at: segment)
+                return removed
+            }
+        } else {
+            if let last = segments[segment].chunks[chunk].last, index == segments[segment].chunks[chunk].count {
+                segments[segment].lastKeys[chunk] = Order.key(of: last)
+            }
+            segments[segment].mergeIfSmall(chunk: chunk)
         }
-        if let last = chunks[chunk].last, index == chunks[chunk].count {
-            lastKeys[chunk] = Order.key(of: last)
-        }
-        if chunks[chunk].count < Self.chunkCapacity / 4, chunk + 1 < chunks.count,
-           chunks[chunk].count + chunks[chunk + 1].count <= Self.chunkCapacity {
-            // Merge a small chunk into its neighbour, so that deletes cannot leave many tiny chunks.
-            chunks[chunk].append(contentsOf: chunks[chunk + 1])
-            chunks.remove(at: chunk + 1)
-            lastKeys.remove(at: chunk)
+        if let last = segments[segment].lastKeys.last { lastKeys[segment] = last }
+        if segments[segment].chunks.count < Self.segmentCapacity / 4, segment + 1 < segments.count,
+           segments[segment].chunks.count + segments[segment + 1].chunks.count <= Self.segmentCapacity {
+            // Merge a small segment into its neighbour, so that deletes cannot leave many tiny segments.
+            let next = segments.remove(at: segment + 1)
+            segments[segment].chunks += next.chunks
+            segments[segment].lastKeys += next.lastKeys
+            segments[segment].count += next.count
+            lastKeys.remove(at: segment)
         }
         return removed
+    }
+
+    /// Splits a segment that has grown past its capacity into two halves.
+    private mutating func split(segment: Int) {
+        let half = Self.segmentCapacity / 2
+        let upperChunks = Array(segments[segment].chunks[half...])
+        let upper = Segment(
+            chunks: upperChunks,
+            lastKeys: Array(segments[segment].lastKeys[half...]),
+            count: upperChunks.reduce(0) { $0 + $1.count }
+        )
+        segments[segment].chunks.removeSubrange(half...)
+        segments[segment].lastKeys.removeSubrange(half...)
+        segments[segment].count -= upper.count
+        segments.insert(upper, at: segment + 1)
+        lastKeys.insert(lastKeys[segment], at: segment + 1)
+        lastKeys[segment] = segments[segment].lastKeys[half - 1]
     }
 }
 

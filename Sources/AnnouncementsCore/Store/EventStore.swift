@@ -13,11 +13,11 @@ import Darwin
 /// The announcements: the read models for readers, and durable writes through the log.
 ///
 /// Readers take `snapshot`, an immutable value, and never wait for a disk sync. Writers' requests
-/// queue up; one committer, on its own thread, takes everything queued, turns it into events and
-/// appends them with one write and one sync (group commit), then publishes the new state and
-/// answers each writer. It prepares the next batch while the last one syncs (see
-/// EventStore+Committer.swift). A failed write or sync fails that whole batch, leaves no partial
-/// line, and leaves the previous state in place.
+/// queue up; one committer, on its own thread, takes everything queued and turns it into events
+/// and lines, which the log's syncer, on another, appends: everything prepared while its last sync
+/// ran, with one write and one sync (group commit). Once they are durable the committer publishes
+/// the new state and answers each writer (see EventStore+Committer.swift). A failed write or sync
+/// fails every write it held, leaves no partial line, and leaves the previous state in place.
 public final class EventStore: Sendable {
     /// The log's path.
     public let path: String
@@ -36,11 +36,11 @@ public final class EventStore: Sendable {
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
-    let syncQueue = DispatchQueue(label: "announcements.sync")
-    /// Signalled when a write is queued while the committer runs, and when a sync ends: what the
-    /// committer waits on while it gathers a batch.
-    let arrivals = DispatchSemaphore(value: 0)
-    let syncedBatches = Atomic<Int>(0)
+    /// Writes and syncs the lines the committer prepares.
+    let syncer: LogSyncer
+    /// Signalled when writes are queued while the committer waits, and when a sync ends: what the
+    /// committer waits on.
+    let arrivals: DispatchSemaphore
     let syncedEvents = Atomic<Int>(0)
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
@@ -65,9 +65,9 @@ public final class EventStore: Sendable {
             requestCount += waiter.requests.count
         }
 
-        /// Puts waiters back at `index` (a position in `waiting`), to go before those queued since.
-        mutating func insert(_ waiters: [Waiter], at index: Int) {
-            waiting.insert(contentsOf: waiters, at: index)
+        /// Puts waiters back at the front of the queue, to go before those queued since.
+        mutating func putBack(_ waiters: [Waiter]) {
+            waiting.insert(contentsOf: waiters, at: 0)
             requestCount += waiters.reduce(0) { $0 + $1.requests.count }
         }
 
@@ -80,20 +80,17 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// What only the committer touches: the open log and the hash of its last line.
+    /// What only the committer touches: the hash of the last durable line, and the idempotency keys.
     ///
     /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs on the
-    /// serial `committerQueue` while `Queue.isCommitting` is set, and by the sync it starts on
-    /// `syncQueue`, which `drain` waits for before it touches the log again: never two at once.
+    /// serial `committerQueue` while `Queue.isCommitting` is set: never two at once.
     final class Committer: @unchecked Sendable {
-        var log: LogFile?
         var lastHash: LineHash?
         /// The seq of the durable event each idempotency key made, and the fingerprint of its
         /// request when this process took it.
         var keys: [String: (seq: Int, fingerprint: LineHash?)]
 
-        init(log: LogFile, lastHash: LineHash?, keys: [String: Int]) {
-            self.log = log
+        init(lastHash: LineHash?, keys: [String: Int]) {
             self.lastHash = lastHash
             self.keys = keys.mapValues { ($0, nil) }
         }
@@ -166,7 +163,10 @@ public final class EventStore: Sendable {
         self.published = Mutex(replay.model)
         self.index = Mutex(replay.index)
         self.lines = lines
-        self.committer = Committer(log: log, lastHash: replay.lastHash, keys: replay.keys)
+        self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
+        let arrivals = DispatchSemaphore(value: 0)
+        self.arrivals = arrivals
+        self.syncer = LogSyncer(log: log) { arrivals.signal() }
     }
 
     // MARK: - Reading
@@ -178,7 +178,7 @@ public final class EventStore: Sendable {
 
     /// How many write batches (one write and one sync each) and events this store has appended.
     public var appendCounts: (batches: Int, events: Int) {
-        (syncedBatches.load(ordering: .relaxed), syncedEvents.load(ordering: .relaxed))
+        (syncer.syncs.load(ordering: .relaxed), syncedEvents.load(ordering: .relaxed))
     }
 
     // MARK: - Writing
