@@ -69,7 +69,7 @@ struct ReplayCommand: ParsableCommand {
                 String(announcement.id),
                 String(announcement.revision),
                 announcement.title.truncated(to: 60),
-                announcement.body.map { "\(Output.count($0.utf8.count)) bytes" } ?? "-"
+                announcement.bodyText.map { "\(Output.count($0.utf8Count)) bytes" } ?? "-"
             )
         }
         let noun = model.count == 1 ? "announcement" : "announcements"

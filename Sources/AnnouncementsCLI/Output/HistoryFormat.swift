@@ -18,16 +18,16 @@ enum HistoryFormat {
     static func change(_ entry: HistoryEntry) -> String {
         switch entry.event.change {
         case .created(let draft):
-            return "\(quoted(draft.title)) (\(bodySize(draft.body)))"
+            return "\(quoted(draft.title)) (\(bodySize(draft.bodyText)))"
         case .deleted:
-            return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.body)))" } ?? ""
+            return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.bodyText)))" } ?? ""
         case .edited(let patch):
             var parts: [String] = []
             if let title = patch.title {
                 parts.append("title \(quoted(entry.before?.title ?? "")) → \(quoted(title))")
             }
             if let body = patch.body {
-                let old = entry.before?.body?.utf8.count, new = body.value?.utf8.count
+                let old = entry.before?.bodyText?.utf8Count, new = body.text?.utf8Count
                 switch (old, new) {
                 case (nil, nil): parts.append("body stays empty")
                 case (nil, let new?): parts.append("body added (\(Output.count(new)) bytes)")
@@ -57,8 +57,8 @@ enum HistoryFormat {
                 json.raw(#","title":{"from":"#); json.string(entry.before?.title)
                 json.raw(#","to":"#); json.string(entry.after?.title); json.raw("}")
             }
-            let oldLength = entry.before?.body?.utf8.count, newLength = entry.after?.body?.utf8.count
-            if oldLength != newLength || entry.before?.body != entry.after?.body {
+            let oldLength = entry.before?.bodyText?.utf8Count, newLength = entry.after?.bodyText?.utf8Count
+            if oldLength != newLength || entry.before?.bodyText != entry.after?.bodyText {
                 json.raw(#","bodyLength":{"from":"#); json.integer(oldLength)
                 json.raw(#","to":"#); json.integer(newLength); json.raw("}")
             }
@@ -71,7 +71,7 @@ enum HistoryFormat {
         "\"\(title.truncated(to: 50))\""
     }
 
-    private static func bodySize(_ body: String?) -> String {
-        body.map { "body \(Output.count($0.utf8.count)) bytes" } ?? "no body"
+    private static func bodySize(_ body: JSONText?) -> String {
+        body.map { "body \(Output.count($0.utf8Count)) bytes" } ?? "no body"
     }
 }

@@ -56,12 +56,12 @@ extension HistoryCommand {
     static func row(_ event: Event) -> String {
         let change: String
         switch event.change {
-        case .created(let draft): change = "\"\(draft.title)\"\(draft.body.map { " (body \($0.utf8.count) bytes)" } ?? "")"
+        case .created(let draft): change = "\"\(draft.title)\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
         case .edited(let patch):
             var parts: [String] = []
             if let title = patch.title { parts.append("title → \"\(title)\"") }
             switch patch.body {
-            case .set(let body)?: parts.append("body → \(body.utf8.count) bytes")
+            case .set(let body)?: parts.append("body → \(body.utf8Count) bytes")
             case .clear?: parts.append("body cleared")
             case nil: break
             }

@@ -2,20 +2,31 @@
 public struct Announcement: Sendable, Hashable {
     public var id: Int
     public var title: String
-    public var body: String?
+    /// The body as JSON text: held as the log has it, decoded only when asked (see `body`).
+    public var bodyText: JSONText?
     /// The seq of the last event that changed it: its revision, for conditional requests.
     public var revision: Int
 
     public init(id: Int, title: String, body: String?, revision: Int) {
+        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision)
+    }
+
+    public init(id: Int, title: String, bodyText: JSONText?, revision: Int) {
         self.id = id
         self.title = title
-        self.body = body
+        self.bodyText = bodyText
         self.revision = revision
     }
 
     /// The announcement a `created` event with seq `revision` makes.
     init(id: Int, created draft: AnnouncementDraft, revision: Int) {
-        self.init(id: id, title: draft.title, body: draft.body, revision: revision)
+        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision)
+    }
+
+    /// The body (HTML), decoded, or nil.
+    public var body: String? {
+        get { bodyText?.string }
+        set { bodyText = newValue.map(JSONText.init) }
     }
 
     /// Applies an edit made by the event with seq `revision`; returns the old title if it changed.
@@ -26,7 +37,7 @@ public struct Announcement: Sendable, Hashable {
             oldTitle = self.title
             self.title = title
         }
-        if let body = patch.body { self.body = body.value }
+        if let body = patch.body { bodyText = body.text }
         self.revision = revision
         return oldTitle
     }

@@ -1,11 +1,22 @@
 /// What a writer supplies to create an announcement (or to replace one wholesale).
 public struct AnnouncementDraft: Sendable, Hashable {
     public var title: String
-    public var body: String?
+    /// The body as JSON text (see `body`).
+    public var bodyText: JSONText?
 
     public init(title: String, body: String? = nil) {
+        self.init(title: title, bodyText: body.map(JSONText.init))
+    }
+
+    public init(title: String, bodyText: JSONText?) {
         self.title = title
-        self.body = body
+        self.bodyText = bodyText
+    }
+
+    /// The body (HTML), decoded, or nil.
+    public var body: String? {
+        get { bodyText?.string }
+        set { bodyText = newValue.map(JSONText.init) }
     }
 }
 
@@ -23,20 +34,30 @@ public struct AnnouncementPatch: Sendable, Hashable {
 
     /// The patch that replaces both fields, as a PUT does.
     public init(replacingWith draft: AnnouncementDraft) {
-        self.init(title: draft.title, body: draft.body.map(BodyChange.set) ?? .clear)
+        self.init(title: draft.title, body: draft.bodyText.map(BodyChange.set) ?? .clear)
     }
 }
 
 /// A change to an announcement's optional body.
 public enum BodyChange: Sendable, Hashable {
-    case set(String)
+    case set(JSONText)
     case clear
 
-    /// The body after the change.
-    public var value: String? {
+    /// A new body.
+    public static func set(_ body: String) -> BodyChange {
+        .set(JSONText(body))
+    }
+
+    /// The body after the change, as JSON text.
+    public var text: JSONText? {
         switch self {
         case .set(let body): body
         case .clear: nil
         }
+    }
+
+    /// The body after the change, decoded.
+    public var value: String? {
+        text?.string
     }
 }

@@ -25,19 +25,22 @@ public struct ValidationRules: Sendable, Hashable {
     }
 
     /// The problems with a body, or an empty list when it is acceptable.
-    public func problems(body: String?) -> [FieldProblem] {
-        guard let body, body.utf8.count > maxBodyBytes else { return [] }
-        return [FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(body.utf8.count))")]
+    public func problems(body: JSONText?) -> [FieldProblem] {
+        // Escapes only lengthen text: count the decoded bytes only when the escaped ones are too many.
+        guard let body, body.escaped.count > maxBodyBytes else { return [] }
+        let length = body.utf8Count
+        guard length > maxBodyBytes else { return [] }
+        return [FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(length))")]
     }
 
     /// The problems with a whole draft.
     public func problems(_ draft: AnnouncementDraft) -> [FieldProblem] {
-        problems(title: draft.title) + problems(body: draft.body)
+        problems(title: draft.title) + problems(body: draft.bodyText)
     }
 
     /// The problems with the fields a patch sets.
     public func problems(_ patch: AnnouncementPatch) -> [FieldProblem] {
-        (patch.title.map { problems(title: $0) } ?? []) + problems(body: patch.body?.value)
+        (patch.title.map { problems(title: $0) } ?? []) + problems(body: patch.body?.text)
     }
 }
 

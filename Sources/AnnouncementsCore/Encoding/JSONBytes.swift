@@ -31,13 +31,22 @@ public struct JSONBytes: Sendable {
         if let value { bytes.appendDecimal(value) } else { raw("null") }
     }
 
+    /// Appends a string literal from JSON text (its bytes as they are), or `null`.
+    public mutating func string(_ text: JSONText?) {
+        if let text { bytes.appendJSONString(text) } else { raw("null") }
+    }
+
     /// Appends `{"id":…,"title":…,"body":…}`: the v1 form (body `null` when absent).
     public mutating func announcement(_ announcement: Announcement) {
-        self.announcement(id: announcement.id, title: announcement.title, body: announcement.body)
+        self.announcement(id: announcement.id, title: announcement.title, body: announcement.bodyText)
     }
 
     /// The v1 form from its fields, for announcements held in other types (the client's).
     public mutating func announcement(id: Int, title: String, body: String?) {
+        announcement(id: id, title: title, body: body.map(JSONText.init))
+    }
+
+    private mutating func announcement(id: Int, title: String, body: JSONText?) {
         raw(#"{"id":"#); integer(id)
         raw(#","title":"#); string(title)
         raw(#","body":"#); string(body)

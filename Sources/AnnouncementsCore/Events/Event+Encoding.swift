@@ -28,7 +28,7 @@ extension Event {
         case .created(let draft):
             line.append(contentsOf: #","data":{"title":"#.utf8)
             line.appendJSONString(draft.title)
-            if let body = draft.body {
+            if let body = draft.bodyText {
                 line.append(contentsOf: #","body":"#.utf8)
                 line.appendJSONString(body)
             }
@@ -42,7 +42,7 @@ extension Event {
             if let body = patch.body {
                 if patch.title != nil { line.append(UInt8(ascii: ",")) }
                 line.append(contentsOf: #""body":"#.utf8)
-                if let text = body.value { line.appendJSONString(text) } else { line.append(contentsOf: "null".utf8) }
+                if let text = body.text { line.appendJSONString(text) } else { line.append(contentsOf: "null".utf8) }
             }
             line.append(UInt8(ascii: "}"))
         case .deleted:
@@ -77,62 +77,5 @@ extension [UInt8] {
     /// Appends a non-negative or negative integer in decimal.
     mutating func appendDecimal(_ value: Int) {
         append(contentsOf: String(value).utf8)
-    }
-
-    /// Appends `text` as a JSON string literal: quotes, backslashes and control characters escaped,
-    /// everything else as UTF-8. Text with nothing to escape is checked eight bytes at a time.
-    mutating func appendJSONString(_ text: String) {
-        var text = text
-        text.withUTF8 { appendJSONString(bytes: $0) }
-    }
-
-    private mutating func appendJSONString(bytes: UnsafeBufferPointer<UInt8>) {
-        append(UInt8(ascii: "\""))
-        defer { append(UInt8(ascii: "\"")) }
-        guard let base = bytes.baseAddress else { return }
-        let count = bytes.count
-        var runStart = 0, index = 0
-        while index < count {
-            while index + 8 <= count, !Self.needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-            }
-            let end = Swift.min(index + 8, count)
-            while index < end, !Self.needsEscaping(bytes[index]) { index += 1 }
-            guard index < end else { continue }
-            append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            appendEscaped(bytes[index])
-            index += 1
-            runStart = index
-        }
-        append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
-    }
-
-    private static func needsEscaping(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    }
-
-    /// Whether any of the eight bytes in `word` is a control character, a quote or a backslash.
-    private static func needsEscaping(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-        let belowSpace = (word &- ones &* 0x20) & ~word & highs != 0
-        return belowSpace || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
-    }
-
-    private mutating func appendEscaped(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""): append(contentsOf: #"\""#.utf8)
-        case UInt8(ascii: "\\"): append(contentsOf: #"\\"#.utf8)
-        case UInt8(ascii: "\n"): append(contentsOf: #"\n"#.utf8)
-        case UInt8(ascii: "\r"): append(contentsOf: #"\r"#.utf8)
-        case UInt8(ascii: "\t"): append(contentsOf: #"\t"#.utf8)
-        case 0x08: append(contentsOf: #"\b"#.utf8)
-        case 0x0c: append(contentsOf: #"\f"#.utf8)
-        default:
-            let hex = "0123456789abcdef".utf8
-            append(contentsOf: #"\u00"#.utf8)
-            append(hex[hex.index(hex.startIndex, offsetBy: Int(byte >> 4))])
-            append(hex[hex.index(hex.startIndex, offsetBy: Int(byte & 0x0f))])
-        }
     }
 }

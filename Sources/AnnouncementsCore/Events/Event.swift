@@ -28,6 +28,16 @@ public struct Event: Sendable, Hashable {
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }
 
+    /// Moves the change out of the event, leaving `.deleted`: unlike a copy, this does not retain
+    /// the change's strings (replay applies every event this way).
+    mutating func takeChange() -> Change {
+        withUnsafeMutablePointer(to: &change) { pointer in
+            let taken = pointer.move()
+            pointer.initialize(to: .deleted)
+            return taken
+        }
+    }
+
     /// What an event does to its announcement.
     public enum Change: Sendable, Hashable {
         /// The announcement came into being with this title and body.

@@ -37,11 +37,11 @@ public struct LineProblem: Error, Sendable, Hashable, CustomStringConvertible {
 extension JSONScanner {
     /// The fields of an event's `data` object.
     private struct DataFields {
-        var title: Field = .absent
-        var body: Field = .absent
+        var title: Field<String> = .absent
+        var body: Field<JSONText> = .absent
 
-        enum Field {
-            case absent, null, text(String)
+        enum Field<Text> {
+            case absent, null, text(Text)
         }
     }
 
@@ -123,8 +123,8 @@ extension JSONScanner {
             case .null: throw LineProblem("field `data.title`: expected a string")
             case .text(let text): title = text
             }
-            if case .text(let body) = data.body { return .created(AnnouncementDraft(title: title, body: body)) }
-            return .created(AnnouncementDraft(title: title, body: nil))
+            if case .text(let body) = data.body { return .created(AnnouncementDraft(title: title, bodyText: body)) }
+            return .created(AnnouncementDraft(title: title, bodyText: nil))
         case .edited:
             guard let data else { throw LineProblem("an edited event needs `data` with `title`, `body` or both") }
             var patch = AnnouncementPatch()
@@ -161,7 +161,7 @@ extension JSONScanner {
             case .body:
                 guard !seen.body else { throw LineProblem("field `data.body` appears twice") }
                 seen.body = true
-                fields.body = scanner.null() ? .null : .text(try scanner.string(field: "data.body"))
+                fields.body = scanner.null() ? .null : .text(try scanner.text(field: "data.body"))
             default:
                 try scanner.skipValue(depth: 2)
             }

@@ -42,7 +42,7 @@ public struct ReadModel: Sendable {
                 ? "seq \(eventSeq) repeats or goes back (the previous line has seq \(seq))"
                 : "seq \(eventSeq) leaves a gap (expected \(seq + 1))")
         }
-        switch (consume event).change {
+        switch event.takeChange() {
         case .created(let draft):
             guard id > maxId else {
                 throw ApplyProblem("created reuses id \(id) (ids are never reused; the next id is \(maxId + 1))")

@@ -94,13 +94,15 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
     // MARK: - Lookup
 
     /// The element `probe` finds, if any.
+    @inline(__always)
     func element(_ probe: Probe) -> Element? {
         guard let (segment, chunk, index) = found(probe) else { return nil }
         return segments[segment].chunks[chunk][index]
     }
 
     /// The index of the first of `keys` not before the key sought, or the last index when all are.
-    private static func lowerBound(_ keys: [Key], _ probe: Probe) -> Int {
+    @inline(__always)
+    private static func lowerBound(_ keys: UnsafeBufferPointer<Key>, _ probe: Probe) -> Int {
         var low = 0, high = keys.count - 1
         while low < high {
             let mid = (low + high) / 2
@@ -110,26 +112,36 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
     }
 
     /// The segment and chunk that would hold the key sought, and the index in the chunk of the
-    /// first element not before it.
+    /// first element not before it. (Always inlined, with buffers rather than array copies: an id
+    /// lookup, with its probe inlined too, is then three plain binary searches.)
+    @inline(__always)
     private func position(_ probe: Probe) -> (segment: Int, chunk: Int, index: Int)? {
         guard !segments.isEmpty else { return nil }
-        let segment = Self.lowerBound(lastKeys, probe)
-        let chunk = Self.lowerBound(segments[segment].lastKeys, probe)
-        let elements = segments[segment].chunks[chunk]
-        var first = 0, end = elements.count
-        while first < end {
-            let mid = (first + end) / 2
-            if probe(Order.key(of: elements[mid])) < 0 { first = mid + 1 } else { end = mid }
+        let segment = lastKeys.withUnsafeBufferPointer { Self.lowerBound($0, probe) }
+        return segments.withUnsafeBufferPointer { segments in
+            let chunk = segments[segment].lastKeys.withUnsafeBufferPointer { Self.lowerBound($0, probe) }
+            let first = segments[segment].chunks.withUnsafeBufferPointer { chunks in
+                chunks[chunk].withUnsafeBufferPointer { elements in
+                    var first = 0, end = elements.count
+                    while first < end {
+                        let mid = (first + end) / 2
+                        if probe(Order.key(of: elements[mid])) < 0 { first = mid + 1 } else { end = mid }
+                    }
+                    return first
+                }
+            }
+            return (segment, chunk, first)
         }
-        return (segment, chunk, first)
     }
 
     /// The position of the element with the key sought, if there is one.
+    @inline(__always)
     private func found(_ probe: Probe) -> (segment: Int, chunk: Int, index: Int)? {
         guard let (segment, chunk, index) = position(probe) else { return nil }
-        let elements = segments[segment].chunks[chunk]
-        guard index < elements.count, probe(Order.key(of: elements[index])) == 0 else { return nil }
-        return (segment, chunk, index)
+        let isFound = segments[segment].chunks[chunk].withUnsafeBufferPointer { elements in
+            index < elements.count && probe(Order.key(of: elements[index])) == 0
+        }
+        return isFound ? (segment, chunk, index) : nil
     }
 
     /// Up to `limit` elements starting at `offset`, in ascending or descending order.
@@ -174,7 +186,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
     // MARK: - Mutation
 
     /// Changes the element `probe` finds in place (its key must not change); false when there is none.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func modify(_ probe: Probe, _ change: (inout Element) -> Void) -> Bool {
         guard let (segment, chunk, index) = found(probe) else { return false }
         change(&segments[segment].chunks[chunk][index])
@@ -220,7 +232,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
     }
 
     /// Removes and returns the element `probe` finds, if any.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func remove(_ probe: Probe) -> Element? {
         guard let (segment, chunk, index) = found(probe) else { return nil }
         let removed = segments[segment].chunks[chunk].remove(at: index)
@@ -271,27 +283,24 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
     }
 }
 
+/// Keys in their own order. Each probe is a closure literal, so that it is inlined with the search.
 extension SortedChunks where Key: Comparable {
-    /// A probe for `key` in the keys' own order.
-    static func probe(_ key: Key) -> Probe {
-        { $0 < key ? -1 : ($0 == key ? 0 : 1) }
-    }
-
     func element(for key: Key) -> Element? {
-        element(Self.probe(key))
+        element { $0 < key ? -1 : ($0 == key ? 0 : 1) }
     }
 
     @discardableResult
     mutating func modify(_ key: Key, _ change: (inout Element) -> Void) -> Bool {
-        modify(Self.probe(key), change)
+        modify({ $0 < key ? -1 : ($0 == key ? 0 : 1) }, change)
     }
 
     mutating func upsert(_ element: Element) {
-        upsert(element, Self.probe(Order.key(of: element)))
+        let key = Order.key(of: element)
+        upsert(element) { $0 < key ? -1 : ($0 == key ? 0 : 1) }
     }
 
     @discardableResult
     mutating func remove(_ key: Key) -> Element? {
-        remove(Self.probe(key))
+        remove { $0 < key ? -1 : ($0 == key ? 0 : 1) }
     }
 }

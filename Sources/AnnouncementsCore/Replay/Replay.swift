@@ -59,11 +59,20 @@ extension LogReader {
         let path = self.path
         let summary = try read(progress: progress) { line throws(LogError) in
             let (number, offset, count, isLast) = (line.number, line.offset, line.bytes.count, line.isLast)
-            let parsed = line.takeParsed()
-            let event: Event
-            switch consume parsed {
-            case .success(let parsed):
-                event = parsed
+            // The event is moved from the line into the model, never copied (a copy retains each string).
+            switch line.takeParsed() {
+            case .success(let event):
+                if let bound, !bound.includes(event) { return .stop }
+                let (seq, id) = (event.seq, event.id)
+                if indexing {
+                    replay.index.add(seq: seq, id: id, offset: offset, length: count)
+                    if let key = event.key { replay.keys[key] = seq }
+                }
+                do throws(ApplyProblem) {
+                    try replay.model.apply(event)
+                } catch {
+                    throw LogError(.invalidLine, path: path, line: number, message: error.message)
+                }
             case .failure(let problem):
                 if isLast, problem.isMalformedJSON {
                     torn = (offset, number, "the last line is not JSON (\(problem.message))")
@@ -71,18 +80,7 @@ extension LogReader {
                 }
                 throw LogError(.invalidLine, path: path, line: number, message: problem.message)
             }
-            if let bound, !bound.includes(event) { return .stop }
-            let (seq, id, key) = (event.seq, event.id, event.key)
-            do throws(ApplyProblem) {
-                try replay.model.apply(event)
-            } catch {
-                throw LogError(.invalidLine, path: path, line: number, message: error.message)
-            }
             lastLine = (offset, count)
-            if indexing {
-                replay.index.add(seq: seq, id: id, offset: offset, length: count)
-                if let key { replay.keys[key] = seq }
-            }
             return .continue
         }
         if torn == nil, let tail = summary.tail {

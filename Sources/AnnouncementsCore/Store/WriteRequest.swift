@@ -33,11 +33,14 @@ struct WriteRequest: Sendable {
         func text(_ value: String?) {
             if let value { bytes += [1] + Array(value.utf8) + [0] } else { bytes.append(2) }
         }
+        func text(_ value: JSONText?) {
+            if let value { bytes += [1] + value.escaped + [0] } else { bytes.append(2) }
+        }
         switch action {
         case .create(let draft):
             bytes.append(UInt8(ascii: "c"))
             text(draft.title)
-            text(draft.body)
+            text(draft.bodyText)
         case .update(let id, let patch):
             bytes += Array("u\(id)".utf8) + [0]
             text(patch.title)
@@ -68,11 +71,11 @@ struct WriteRequest: Sendable {
         guard event.by == by else { return false }
         switch (action, event.change) {
         case (.create(let draft), .created(let created)):
-            return Self.same(draft.title, created.title) && Self.same(draft.body, created.body)
+            return Self.same(draft.title, created.title) && draft.bodyText == created.bodyText
         case (.update(let id, let patch), .edited(let edited)):
             guard id == event.id else { return false }
             if let title = edited.title, !Self.same(patch.title, title) { return false }
-            if let body = edited.body, !Self.same(patch.body?.value, body.value) || patch.body == nil { return false }
+            if let body = edited.body, patch.body == nil || patch.body?.text != body.text { return false }
             return true
         case (.delete(let id), .deleted):
             return id == event.id
@@ -106,7 +109,7 @@ extension ReadModel {
             let current = try existing(id, expectedRevision: request.expectedRevision)
             // Byte for byte: a change to a canonically equal spelling is still a change.
             if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
-            if let body = patch.body, WriteRequest.same(body.value, current.body) { patch.body = nil }
+            if let body = patch.body, body.text == current.bodyText { patch.body = nil }
             guard patch.title != nil || patch.body != nil else { return nil }
             return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch))
         case .delete(let id):

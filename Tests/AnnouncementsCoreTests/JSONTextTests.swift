@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import AnnouncementsCore
+
+@Suite struct JSONTextTests {
+    /// A created event's line with `body` spelled as the JSON string literal `literal` (its bytes).
+    static func line(bodyLiteral literal: [UInt8]) -> [UInt8] {
+        Array(#"{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00Z","by":"a","data":{"title":"T","body":"#.utf8)
+            + literal + Array("}}".utf8)
+    }
+
+    static func body(of line: [UInt8]) throws -> JSONText? {
+        guard case .created(let draft) = try EventParser.parse(line).change else { return nil }
+        return draft.bodyText
+    }
+
+    @Test("text is kept in the store's escaping, read back byte for byte, and decodes to itself", arguments: [
+        "", "plain", "with \"quotes\" and \\ backslashes", "tab\tnew\nline\r\u{8}\u{c}", "\u{0}\u{1}\u{1f}\u{7f}",
+        "é ü “curly” 😀 ✓ </script>", String(repeating: "<p class=\"x\">café</p>", count: 50),
+    ])
+    func roundTrip(text: String) throws {
+        let json = JSONText(text)
+        #expect(json.string == text)
+        #expect(json.utf8Count == text.utf8.count)
+        var literal: [UInt8] = []
+        literal.appendJSONString(text)
+        #expect([UInt8(ascii: "\"")] + json.escaped + [UInt8(ascii: "\"")] == literal)
+        // Foundation reads the same text from those bytes.
+        #expect(try JSONSerialization.jsonObject(with: Data(literal), options: .fragmentsAllowed) as? String == text)
+        // The parser keeps the line's own bytes.
+        #expect(try Self.body(of: Self.line(bodyLiteral: literal))?.escaped == json.escaped)
+    }
+
+    @Test("other spellings of a text are read as the text they spell, in the store's escaping", arguments: [
+        (#""a\/b""#, "a/b"), (#""caf\u00e9""#, "café"), (#""\u0041\u0042""#, "AB"), (#""line\u000a""#, "line\n"),
+        (#""\u001F""#, "\u{1f}"), (#""\ud83d\ude00 ok""#, "😀 ok"), (#""\u0022\u005c""#, "\"\\"),
+    ])
+    func otherSpellings(literal: String, text: String) throws {
+        let body = try #require(try Self.body(of: Self.line(bodyLiteral: Array(literal.utf8))))
+        #expect(body == JSONText(text))
+        #expect(body.string == text)
+    }
+
+    @Test("a body that is not UTF-8, or holds a raw control character, is rejected wherever it falls", arguments: [
+        [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0x80],
+        [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0x80], [0xE2, 0x82], [0xC3, 0x41], [0x01],
+    ] as [[UInt8]])
+    func rejectsBadBytes(bad: [UInt8]) {
+        for position in 0..<17 {
+            let literal = [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "a"), count: position) + bad
+                + Array("tail text".utf8) + [UInt8(ascii: "\"")]
+            do {
+                _ = try EventParser.parse(Self.line(bodyLiteral: literal))
+                Issue.record("accepted \(bad) at \(position)")
+            } catch {
+                #expect(error.message.contains("not valid UTF-8") || error.message.contains("control character"), "\(bad) at \(position): \(error)")
+            }
+        }
+    }
+
+    @Test("bodies of random bytes are accepted exactly when they are UTF-8, and read as Foundation reads them")
+    func agreesWithTheStandardLibrary() throws {
+        // Bytes that matter to UTF-8: ASCII, continuation bytes and every kind of lead byte.
+        let pool: [UInt8] = [0x41, 0x7E, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF]
+        var generator = SystemRandomNumberGenerator()
+        var accepted = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...12, using: &generator)
+            let bytes = (0..<count).map { _ in pool.randomElement(using: &generator) ?? 0x41 }
+            let expected = String(validating: bytes, as: UTF8.self)
+            let literal = [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")]
+            let body = try? Self.body(of: Self.line(bodyLiteral: literal))
+            #expect(body?.string == expected, "\(bytes.map { String($0, radix: 16) })")
+            if expected != nil { accepted += 1 }
+        }
+        // Both outcomes were exercised.
+        #expect(accepted > 1_000)
+        #expect(accepted < 19_000)
+    }
+
+    @Test("a body's length limit counts decoded bytes, not escaped ones")
+    func lengthLimit() {
+        let rules = ValidationRules(maxBodyBytes: 10)
+        #expect(rules.problems(body: JSONText(String(repeating: "\"", count: 10))).isEmpty)
+        #expect(rules.problems(body: JSONText(String(repeating: "\u{1}", count: 10))).isEmpty)
+        let tooLong = rules.problems(body: JSONText(String(repeating: "\"", count: 11)))
+        #expect(tooLong.map(\.message) == ["must be at most 10 bytes (it has 11)"])
+    }
+}
