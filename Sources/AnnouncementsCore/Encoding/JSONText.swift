@@ -20,6 +20,9 @@ public struct JSONText: Sendable, Hashable {
         self.escaped = escaped
     }
 
+    /// What a parser that defers texts returns in place of one, until its reader puts it in.
+    static let deferred = JSONText(escaped: [])
+
     /// The text, decoded.
     public var string: String {
         guard escaped.contains(UInt8(ascii: "\\")) else { return String(decoding: escaped, as: UTF8.self) }

@@ -28,6 +28,31 @@ public struct Event: Sendable, Hashable {
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }
 
+    /// An event that stands for none, where an array needs one.
+    static let placeholder = Event(seq: 0, id: 0, at: Timestamp(millisecondsSince1970: 0), by: "", change: .deleted)
+
+    /// Moves the event out of `pointer`, leaving `placeholder`: unlike a copy, this does not retain
+    /// each of its strings.
+    static func take(from pointer: UnsafeMutablePointer<Event>) -> Event {
+        let taken = pointer.move()
+        pointer.initialize(to: .placeholder)
+        return taken
+    }
+
+    /// Puts in the body of a created or edited event (where a parser deferred it).
+    mutating func setBody(_ text: JSONText) {
+        switch takeChange() {
+        case .created(var draft):
+            draft.bodyText = text
+            change = .created(draft)
+        case .edited(var patch):
+            patch.body = .set(text)
+            change = .edited(patch)
+        case .deleted:
+            change = .deleted
+        }
+    }
+
     /// Moves the change out of the event, leaving `.deleted`: unlike a copy, this does not retain
     /// the change's strings (replay applies every event this way).
     mutating func takeChange() -> Change {

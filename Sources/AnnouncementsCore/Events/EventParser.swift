@@ -11,6 +11,15 @@ public enum EventParser {
         return try scanner.event()
     }
 
+    /// Parses one line, leaving a body in the store's escaping in the line rather than copying it:
+    /// the event holds `JSONText.deferred` in its place, and the result says where it is in `line`.
+    /// The reader then copies it on the thread that keeps it (see `LogReader`).
+    static func parseDeferringBody(_ line: UnsafeRawBufferPointer) throws(LineProblem) -> (event: Event, body: Range<Int>?) {
+        var scanner = JSONScanner(line, defersText: true)
+        let event = try scanner.event()
+        return (event, scanner.deferredText)
+    }
+
     /// Parses one line given as bytes.
     public static func parse(_ line: some Collection<UInt8>) throws(LineProblem) -> Event {
         try Array(line).withBytes { bytes throws(LineProblem) in try parse(bytes) }

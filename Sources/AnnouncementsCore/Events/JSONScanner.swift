@@ -2,9 +2,14 @@
 struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     var index = 0
+    /// Whether `text(field:)` leaves a string in the store's escaping where it is, recording its
+    /// place in `deferredText` and returning `JSONText.deferred`, rather than copying it.
+    let defersText: Bool
+    var deferredText: Range<Int>?
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, defersText: Bool = false) {
         self.bytes = bytes
+        self.defersText = defersText
     }
 
     var isAtEnd: Bool { index >= bytes.count }
@@ -123,9 +128,12 @@ struct JSONScanner {
         let quote = index
         index += 1
         if try scanStoredEscaping(field: field) {
-            let text = JSONText(escaped: [UInt8](UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<index])))
-            index += 1
-            return text
+            defer { index += 1 }
+            if defersText {
+                deferredText = (quote + 1)..<index
+                return .deferred
+            }
+            return JSONText(escaped: [UInt8](UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<index])))
         }
         index = quote
         return JSONText(try string(field: field))

@@ -91,9 +91,19 @@ public struct LogReader: Sendable {
             slot.done.wait()
             var chunk = slot.takeResult()
             if let error = chunk.error { throw LogError.system(.unreadable, path: path, "cannot read the log", errno: error) }
-            for index in chunk.parsed.indices {
+            for index in chunk.events.indices {
+                if let body = chunk.bodies[index] {
+                    // Bodies are copied out of the chunk here, on the thread that keeps them (and
+                    // frees the ones they replace), not on the parsing threads: the allocator then
+                    // serves and takes back a body's memory on one thread, without contention.
+                    chunk.events[index].setBody(JSONText(escaped: Array(chunk.buffer[body])))
+                }
                 // Move the event out rather than copy it: a copy retains each of its strings.
-                let parsed = chunk.parsed.withUnsafeMutableBufferPointer { LogLine.take(from: $0.baseAddress! + index) }
+                let parsed: Result<Event, LineProblem> = if let problem = chunk.problems[index] {
+                    .failure(problem)
+                } else {
+                    .success(chunk.events.withUnsafeMutableBufferPointer { Event.take(from: $0.baseAddress! + index) })
+                }
                 lineNumber += 1
                 let start = chunk.starts[index]
                 let end = chunk.starts[index + 1] - 1
@@ -194,7 +204,11 @@ private final class ChunkSlot: @unchecked Sendable {
         var offset: Int64 = 0
         /// Where each line starts in `buffer`, and one more: where the line after the last would.
         var starts: [Int] = []
-        var parsed: [Result<Event, LineProblem>] = []
+        /// Each line's event (`Event.placeholder` for a line with a problem), and its problem.
+        var events: [Event] = []
+        var problems: [LineProblem?] = []
+        /// Where each line's body is in `buffer`, when the parser left it there (see `read`).
+        var bodies: [Range<Int>?] = []
         var hashes: [LineHash] = []
         var error: Int32?
     }
@@ -278,9 +292,14 @@ private final class ChunkSlot: @unchecked Sendable {
                 let line = UnsafeRawBufferPointer(rebasing: raw[start..<end])
                 result.starts.append(start)
                 do throws(LineProblem) {
-                    result.parsed.append(.success(try EventParser.parse(line)))
+                    let (event, body) = try EventParser.parseDeferringBody(line)
+                    result.events.append(event)
+                    result.problems.append(nil)
+                    result.bodies.append(body.map { (start + $0.lowerBound)..<(start + $0.upperBound) })
                 } catch {
-                    result.parsed.append(.failure(error))
+                    result.events.append(.placeholder)
+                    result.problems.append(error)
+                    result.bodies.append(nil)
                 }
                 if hashes { result.hashes.append(LineHash(of: line)) }
                 start = end + 1
