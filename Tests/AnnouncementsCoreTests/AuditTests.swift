@@ -103,4 +103,24 @@ import Testing
         #expect(report.partialTail == 9)
         #expect(report.events == 7)
     }
+
+    @Test("the event index finds each announcement's events, interleaved with others', and each line's bytes")
+    func eventIndex() throws {
+        var index = EventIndex()
+        // seq: id — 1: 1, 2: 2, 3: 1, 4: 3, 5: 2, 6: 1; each line 10 bytes and its newline.
+        for (seq, id) in [1, 2, 1, 3, 2, 1].enumerated() {
+            index.add(seq: seq + 1, id: id, offset: Int64(seq * 11), length: 10)
+        }
+        #expect(index.seqs(of: 1) == [1, 3, 6])
+        #expect(index.seqs(of: 2) == [2, 5])
+        #expect(index.seqs(of: 3) == [4])
+        #expect(index.lastSeq(of: 1) == 6)
+        #expect(index.seqs(of: 4) == nil)
+        #expect(index.lastSeq(of: 0) == nil)
+        #expect(index.lastSeq == 6)
+        let one = try #require(index.span(3...3)), two = try #require(index.span(5...6))
+        #expect(one == (offset: 22, count: 11))
+        #expect(two == (offset: 44, count: 22))
+        #expect(index.span(6...7) == nil)
+    }
 }

@@ -1,14 +1,17 @@
 /// Where each event's line is in the log, and which events touched each announcement: what lets
 /// a server answer history, point-in-time and feed requests without scanning the log.
 ///
-/// About 8 bytes per event plus one small array per announcement. It covers durable lines only.
+/// Two words per event and one per announcement, in flat arrays: an announcement's events are a
+/// chain from its last one back, so adding an event never allocates per announcement.
 public struct EventIndex: Sendable {
     /// The offset of each line, by seq - 1.
     private var starts: [Int64] = []
     /// The offset just past the last indexed line's newline.
     private var end: Int64 = 0
-    /// The seqs of each announcement's events, by id - 1 (ids are dense from 1).
-    private var seqsByID: [[Int]] = []
+    /// The seq of the previous event about the same announcement, by seq - 1 (0 for none).
+    private var previousOfSameID: [Int] = []
+    /// The seq of each announcement's last event, by id - 1 (ids are dense from 1; 0 for none).
+    private var lastSeqByID: [Int] = []
 
     public init() {}
 
@@ -25,8 +28,9 @@ public struct EventIndex: Sendable {
         }
         starts.append(offset)
         end = offset + Int64(length) + 1
-        if seqsByID.count < id { seqsByID.append(contentsOf: repeatElement([], count: id - seqsByID.count)) }
-        seqsByID[id - 1].append(seq)
+        if lastSeqByID.count < id { lastSeqByID.append(contentsOf: repeatElement(0, count: id - lastSeqByID.count)) }
+        previousOfSameID.append(lastSeqByID[id - 1])
+        lastSeqByID[id - 1] = seq
     }
 
     /// The bytes that hold the lines of the events in `seqs` (each line with its newline).
@@ -36,9 +40,20 @@ public struct EventIndex: Sendable {
         return (starts[seqs.lowerBound - 1], Int(spanEnd - starts[seqs.lowerBound - 1]))
     }
 
+    /// The seq of announcement `id`'s last event; nil when it was never created.
+    func lastSeq(of id: Int) -> Int? {
+        guard id >= 1, id <= lastSeqByID.count, lastSeqByID[id - 1] > 0 else { return nil }
+        return lastSeqByID[id - 1]
+    }
+
     /// The seqs of announcement `id`'s events, oldest first; nil when it was never created.
     func seqs(of id: Int) -> [Int]? {
-        guard id >= 1, id <= seqsByID.count, !seqsByID[id - 1].isEmpty else { return nil }
-        return seqsByID[id - 1]
+        guard var seq = lastSeq(of: id) else { return nil }
+        var seqs: [Int] = []
+        while seq > 0 {
+            seqs.append(seq)
+            seq = previousOfSameID[seq - 1]
+        }
+        return seqs.reversed()
     }
 }

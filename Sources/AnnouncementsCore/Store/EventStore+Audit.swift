@@ -28,7 +28,7 @@ extension EventStore {
 
     /// The seq of announcement `id`'s last event (from the index, no I/O); nil when it was never created.
     public func lastEventSeq(of id: Int) -> Int? {
-        index.withLock { $0.seqs(of: id)?.last }
+        index.withLock { $0.lastSeq(of: id) }
     }
 
     /// Announcement `id`'s events, deleted ones included, oldest first, as stored (without
