@@ -119,6 +119,9 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
         guard !segments.isEmpty else { return nil }
         let segment = lastKeys.withUnsafeBufferPointer { Self.lowerBound($0, probe) }
         return segments.withUnsafeBufferPointer { segments in
+            // Unchecked buffers: no segment is ever left without chunks (removing its last chunk
+            // removes it); this guard keeps a broken invariant from reading out of bounds.
+            guard segment < segments.count, !segments[segment].chunks.isEmpty else { return nil }
             let chunk = segments[segment].lastKeys.withUnsafeBufferPointer { Self.lowerBound($0, probe) }
             let first = segments[segment].chunks.withUnsafeBufferPointer { chunks in
                 chunks[chunk].withUnsafeBufferPointer { elements in
