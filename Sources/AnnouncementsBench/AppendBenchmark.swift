@@ -30,8 +30,8 @@ struct AppendBenchmark {
             let (rate, written, perSync) = (run.rate, run.written, run.perSync)
             let ratio = baseline.map { String(format: "  %.1fx the 1-writer rate", rate / $0) } ?? ""
             if baseline == nil { baseline = rate }
-            print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per fsync)%@",
-                         count, rate, written, perSync, ratio))
+            print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per fsync, %.1f µs of CPU each)%@",
+                         count, rate, written, perSync, run.cpuPerAppend * 1e6, ratio))
             let linesPerSync = max(1, Int(perSync.rounded()))
             let ceiling = try diskCeiling(linesPerSync: linesPerSync, lineBytes: 1100)
             print(String(format: "             disk alone, write + fdatasync of %d lines: %8.0f lines/s  (store = %.2f of it)",
@@ -62,13 +62,14 @@ struct AppendBenchmark {
     /// Appends/s with `writers` writers while `followers` readers follow the log as the SSE feed
     /// does (wait for events, read them back from the log), the appends, the lines per sync, and
     /// the share of the events the followers read.
-    private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, written: Int, perSync: Double, readShare: Double) {
+    private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, written: Int, perSync: Double, readShare: Double, cpuPerAppend: Double) {
         let path = "\(folder)/append-\(count)-\(followers).jsonl"
         try? FileManager.default.removeItem(atPath: path)
         let store = try await EventStore.open(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(seconds * 1000))
         let start = clock.now
+        let cpuStart = Self.processCPUSeconds()
         // One body for every write, escaped once: the request's own work (decoding and escaping
         // it) is the HTTP layer's, measured by scripts/http-bench.sh, not the store's.
         let body = JSONText(String(repeating: "<p>An announcement body of a typical length.</p>", count: 20))
@@ -101,6 +102,7 @@ struct AppendBenchmark {
             return try await group.reduce(0, +)
         }
         let elapsed = (clock.now - start).seconds
+        let cpu = Self.processCPUSeconds() - cpuStart
         let (batches, events) = store.appendCounts
         for task in followerTasks { task.cancel() }
         var read = 0
@@ -108,7 +110,20 @@ struct AppendBenchmark {
         await store.close()
         try? FileManager.default.removeItem(atPath: path)
         let readShare = followers == 0 ? 1 : Double(read) / Double(followers) / Double(max(written, 1))
-        return (Double(written) / elapsed, written, Double(events) / Double(max(batches, 1)), readShare)
+        return (Double(written) / elapsed, written, Double(events) / Double(max(batches, 1)), readShare, cpu / Double(max(written, 1)))
+    }
+
+    /// The CPU time (user and system, all threads) this process has used: the store's cost per
+    /// append, which depends less than the rate on how fast the disk syncs that day.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Lines per second of a bare loop writing `linesPerSync` lines and syncing, for one second.
