@@ -268,6 +268,19 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
 
+    @Test("serve on a port already in use says so in one line, with the setting that fixes it")
+    func portInUse() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let other = try makeFolder(config: "log: log.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let result = try CLI.run(["serve", "--port", String(server.port)], in: other)
+        #expect(result.status == 69)
+        #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
+    }
+
     @Test("a folder without config.yaml gets a clear error")
     func noConfig() throws {
         let result = try CLI.run(["verify"], in: NSTemporaryDirectory())

@@ -4,6 +4,7 @@ import AnnouncementsHTTP
 import ArgumentParser
 import Hummingbird
 import Logging
+import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -65,8 +66,24 @@ struct ServeCommand: AsyncParsableCommand {
             try await app.runService()
         } catch {
             await store.close()
-            throw CLIError(.ioError, "the server stopped: \(error)")
+            throw Self.failure(error, host: settings.host, port: settings.port)
         }
         await store.close()
+    }
+
+    /// What stopped the server, in words that say what to do: the common reasons a server cannot
+    /// listen are named, with the setting that fixes them.
+    static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
+        let address = "\(host):\(port)"
+        switch (error as? IOError)?.errnoCode {
+        case EADDRINUSE?:
+            return CLIError(.unavailable, "cannot listen on \(address): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)")
+        case EACCES?:
+            return CLIError(.unavailable, "cannot listen on \(address): permission denied (ports below 1024 need privileges); choose another port with --port or `port` in the config")
+        case EADDRNOTAVAIL?:
+            return CLIError(.unavailable, "cannot listen on \(address): \(host) is not an address of this machine; choose another with --host or `host` in the config")
+        default:
+            return CLIError(.ioError, "the server stopped: \(error)")
+        }
     }
 }
