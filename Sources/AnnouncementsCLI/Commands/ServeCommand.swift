@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// What stopped the server, in words that say what to do: the common reasons a server cannot
     /// listen are named, with the setting that fixes them.
-    static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
+    private static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
         let address = "\(host):\(port)"
         switch (error as? IOError)?.errnoCode {
         case EADDRINUSE?:

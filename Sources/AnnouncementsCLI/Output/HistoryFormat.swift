@@ -58,7 +58,7 @@ enum HistoryFormat {
                 json.raw(#","to":"#); json.string(entry.after?.title); json.raw("}")
             }
             let oldLength = entry.before?.bodyText?.utf8Count, newLength = entry.after?.bodyText?.utf8Count
-            if oldLength != newLength || entry.before?.bodyText != entry.after?.bodyText {
+            if entry.before?.bodyText != entry.after?.bodyText {
                 json.raw(#","bodyLength":{"from":"#); json.integer(oldLength)
                 json.raw(#","to":"#); json.integer(newLength); json.raw("}")
             }

@@ -23,36 +23,17 @@ public struct JSONText: Sendable, Hashable {
     /// What a parser that defers texts returns in place of one, until its reader puts it in.
     static let deferred = JSONText(escaped: [])
 
-    /// The text, decoded.
+    /// The text, decoded (by the scanner that reads the log's strings).
     public var string: String {
         guard escaped.contains(UInt8(ascii: "\\")) else { return String(decoding: escaped, as: UTF8.self) }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(escaped.count)
-        var index = 0
-        while index < escaped.count {
-            let byte = escaped[index]
-            index += 1
-            guard byte == UInt8(ascii: "\\"), index < escaped.count else {
-                decoded.append(byte)
-                continue
-            }
-            let escape = escaped[index]
-            index += 1
-            switch escape {
-            case UInt8(ascii: "n"): decoded.append(UInt8(ascii: "\n"))
-            case UInt8(ascii: "r"): decoded.append(UInt8(ascii: "\r"))
-            case UInt8(ascii: "t"): decoded.append(UInt8(ascii: "\t"))
-            case UInt8(ascii: "b"): decoded.append(0x08)
-            case UInt8(ascii: "f"): decoded.append(0x0c)
-            case UInt8(ascii: "u"):
-                // `\u00XX`, lowercase: a control character (the only `\u` escape the store writes).
-                func nibble(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10 }
-                if index + 4 <= escaped.count { decoded.append(nibble(escaped[index + 2]) << 4 | nibble(escaped[index + 3])) }
-                index += 4
-            default: decoded.append(escape)  // `"` or `\`
-            }
+        let literal = [UInt8(ascii: "\"")] + escaped + [UInt8(ascii: "\"")]
+        return literal.withUnsafeBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            // The bytes are a checked string in the store's escaping, which always decodes; were
+            // that ever broken, the text is shown as it is stored rather than lost.
+            let decoded = try? scanner.stringBytes(field: nil) { String(decoding: $0, as: UTF8.self) }
+            return decoded ?? String(decoding: escaped, as: UTF8.self)
         }
-        return String(decoding: decoded, as: UTF8.self)
     }
 
     /// The decoded text's length in UTF-8 bytes, counted without decoding.

@@ -28,16 +28,9 @@ public struct Event: Sendable, Hashable {
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }
 
-    /// An event that stands for none, where an array needs one.
+    /// An event that stands for none: what a line that holds none keeps, and what an event
+    /// moved out leaves behind.
     static let placeholder = Event(seq: 0, id: 0, at: Timestamp(millisecondsSince1970: 0), by: "", change: .deleted)
-
-    /// Moves the event out of `pointer`, leaving `placeholder`: unlike a copy, this does not retain
-    /// each of its strings.
-    static func take(from pointer: UnsafeMutablePointer<Event>) -> Event {
-        let taken = pointer.move()
-        pointer.initialize(to: .placeholder)
-        return taken
-    }
 
     /// Puts in the body of a created or edited event (where a parser deferred it).
     mutating func setBody(_ text: JSONText) {
@@ -56,11 +49,9 @@ public struct Event: Sendable, Hashable {
     /// Moves the change out of the event, leaving `.deleted`: unlike a copy, this does not retain
     /// the change's strings (replay applies every event this way).
     mutating func takeChange() -> Change {
-        withUnsafeMutablePointer(to: &change) { pointer in
-            let taken = pointer.move()
-            pointer.initialize(to: .deleted)
-            return taken
-        }
+        var taken = Change.deleted
+        swap(&taken, &change)
+        return taken
     }
 
     /// What an event does to its announcement.

@@ -16,13 +16,8 @@ public struct LogLine: Sendable {
     /// Moves `parsed` out of the line, leaving an empty problem behind: unlike a copy, this does not
     /// retain each of the event's strings.
     public mutating func takeParsed() -> Result<Event, LineProblem> {
-        withUnsafeMutablePointer(to: &parsed) { Self.take(from: $0) }
-    }
-
-    /// Moves the value out of `pointer` and leaves an empty problem in its place.
-    static func take(from pointer: UnsafeMutablePointer<Result<Event, LineProblem>>) -> Result<Event, LineProblem> {
-        let taken = pointer.move()
-        pointer.initialize(to: .failure(LineProblem("")))
+        var taken: Result<Event, LineProblem> = .failure(LineProblem(""))
+        swap(&taken, &parsed)
         return taken
     }
 }

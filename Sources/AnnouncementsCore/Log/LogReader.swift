@@ -91,19 +91,17 @@ public struct LogReader: Sendable {
             slot.done.wait()
             var chunk = slot.takeResult()
             if let error = chunk.error { throw LogError.system(.unreadable, path: path, "cannot read the log", errno: error) }
-            for index in chunk.events.indices {
-                if let body = chunk.bodies[index] {
+            for index in chunk.lines.indices {
+                if let body = chunk.lines[index].body {
                     // Bodies are copied out of the chunk here, on the thread that keeps them (and
                     // frees the ones they replace), not on the parsing threads: the allocator then
                     // serves and takes back a body's memory on one thread, without contention.
-                    chunk.events[index].setBody(JSONText(escaped: Array(chunk.buffer[body])))
+                    chunk.lines[index].event.setBody(JSONText(escaped: Array(chunk.buffer[body])))
                 }
                 // Move the event out rather than copy it: a copy retains each of its strings.
-                let parsed: Result<Event, LineProblem> = if let problem = chunk.problems[index] {
-                    .failure(problem)
-                } else {
-                    .success(chunk.events.withUnsafeMutableBufferPointer { Event.take(from: $0.baseAddress! + index) })
-                }
+                var event = Event.placeholder
+                swap(&event, &chunk.lines[index].event)
+                let parsed: Result<Event, LineProblem> = if let problem = chunk.lines[index].problem { .failure(problem) } else { .success(event) }
                 lineNumber += 1
                 let start = chunk.starts[index]
                 let end = chunk.starts[index + 1] - 1
@@ -204,13 +202,18 @@ private final class ChunkSlot: @unchecked Sendable {
         var offset: Int64 = 0
         /// Where each line starts in `buffer`, and one more: where the line after the last would.
         var starts: [Int] = []
-        /// Each line's event (`Event.placeholder` for a line with a problem), and its problem.
-        var events: [Event] = []
-        var problems: [LineProblem?] = []
-        /// Where each line's body is in `buffer`, when the parser left it there (see `read`).
-        var bodies: [Range<Int>?] = []
+        var lines: [ParsedLine] = []
         var hashes: [LineHash] = []
         var error: Int32?
+    }
+
+    /// One line as a worker parsed it.
+    struct ParsedLine {
+        /// The line's event (`Event.placeholder` when it has a problem).
+        var event: Event
+        /// Where its body is in the chunk's buffer, when the parser left it there (see `read`).
+        var body: Range<Int>?
+        var problem: LineProblem?
     }
 
     let file: ReadOnlyFile
@@ -293,13 +296,9 @@ private final class ChunkSlot: @unchecked Sendable {
                 result.starts.append(start)
                 do throws(LineProblem) {
                     let (event, body) = try EventParser.parseDeferringBody(line)
-                    result.events.append(event)
-                    result.problems.append(nil)
-                    result.bodies.append(body.map { (start + $0.lowerBound)..<(start + $0.upperBound) })
+                    result.lines.append(ParsedLine(event: event, body: body.map { (start + $0.lowerBound)..<(start + $0.upperBound) }))
                 } catch {
-                    result.events.append(.placeholder)
-                    result.problems.append(error)
-                    result.bodies.append(nil)
+                    result.lines.append(ParsedLine(event: .placeholder, problem: error))
                 }
                 if hashes { result.hashes.append(LineHash(of: line)) }
                 start = end + 1

@@ -30,24 +30,21 @@ struct WriteRequest: Sendable {
 
     private static func fingerprint(of action: Action, by: String) -> LineHash {
         var bytes = Array(by.utf8) + [0]
-        func text(_ value: String?) {
-            if let value { bytes += [1] + Array(value.utf8) + [0] } else { bytes.append(2) }
-        }
-        func text(_ value: JSONText?) {
-            if let value { bytes += [1] + value.escaped + [0] } else { bytes.append(2) }
+        func text(_ value: (some Sequence<UInt8>)?) {
+            if let value { bytes += [1] + value + [0] } else { bytes.append(2) }
         }
         switch action {
         case .create(let draft):
             bytes.append(UInt8(ascii: "c"))
-            text(draft.title)
-            text(draft.bodyText)
+            text(draft.title.utf8)
+            text(draft.bodyText?.escaped)
         case .update(let id, let patch):
             bytes += Array("u\(id)".utf8) + [0]
-            text(patch.title)
+            text(patch.title?.utf8)
             switch patch.body {
             case nil: bytes.append(3)
             case .clear?: bytes.append(4)
-            case .set(let body)?: text(body)
+            case .set(let body)?: text(body.escaped)
             }
         case .delete(let id):
             bytes += Array("d\(id)".utf8)
@@ -75,7 +72,7 @@ struct WriteRequest: Sendable {
         case (.update(let id, let patch), .edited(let edited)):
             guard id == event.id else { return false }
             if let title = edited.title, !Self.same(patch.title, title) { return false }
-            if let body = edited.body, patch.body == nil || patch.body?.text != body.text { return false }
+            if let body = edited.body, patch.body != body { return false }
             return true
         case (.delete(let id), .deleted):
             return id == event.id
