@@ -10,7 +10,7 @@ import Darwin
 
 extension Configuration {
     /// The keys `config.yaml` may hold.
-    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds"]
+    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http"]
 
     /// Reads and checks a config file. `environment` resolves `env:NAME` tokens.
     public static func load(path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
@@ -57,6 +57,7 @@ extension Configuration {
             case "log": configuration.logPath = try reader.nonEmptyString(value, key: name)
             case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...(1 << 30))
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
+            case "http": configuration.http = try reader.http(value)
             case "tokens": configuration.writers = try reader.writers(value, environment: environment)
             case "seed":
                 for (index, item) in try reader.list(value, key: name).enumerated() {

@@ -16,6 +16,8 @@ public struct Configuration: Sendable, Hashable {
     public var rules = ValidationRules()
     /// Seconds between the heartbeat comments of an idle event stream (`feed_heartbeat_seconds`).
     public var feedHeartbeatSeconds = 15
+    /// Connection limits and browser access (`http:`).
+    public var http = HTTP()
 
     public init() {}
 

@@ -21,6 +21,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = Response.json(jsonBody, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    /// The body: `{"error": <status>, "message": "…"}` and what else the error carries.
+    var jsonBody: [UInt8] {
         var json = JSONBytes()
         json.raw(#"{"error":"#)
         json.integer(status.code)
@@ -35,9 +42,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         }
         if let extraJSON { json.raw(",\(extraJSON)") }
         json.raw("}")
-        var response = Response.json(json.bytes, status: status)
-        response.headers.append(contentsOf: headers)
-        return response
+        return json.bytes
     }
 
     static func unsupportedVersion(_ value: String) -> APIError {

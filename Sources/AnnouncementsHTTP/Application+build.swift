@@ -1,5 +1,6 @@
 import AnnouncementsCore
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// What the HTTP layer needs to know: where to listen, and how to answer.
@@ -14,6 +15,10 @@ public struct ServerSettings: Sendable {
     public var maxRequestBytes: Int
     /// The time between heartbeat comments on an idle event stream.
     public var feedHeartbeat: Duration
+    /// Timeouts and the most connections open at once.
+    public var connections: ConnectionLimits
+    /// Which web pages may call the API.
+    public var cors: CORSPolicy
 
     public init(
         host: String = "127.0.0.1",
@@ -21,7 +26,9 @@ public struct ServerSettings: Sendable {
         defaultVersion: APIVersion = .v2,
         writers: Writers = Writers([]),
         maxRequestBytes: Int = ServerSettings.requestLimit(forBodyBytes: ValidationRules.defaultMaxBodyBytes),
-        feedHeartbeat: Duration = .seconds(15)
+        feedHeartbeat: Duration = .seconds(15),
+        connections: ConnectionLimits = ConnectionLimits(),
+        cors: CORSPolicy = CORSPolicy()
     ) {
         self.host = host
         self.port = port
@@ -29,6 +36,8 @@ public struct ServerSettings: Sendable {
         self.writers = writers
         self.maxRequestBytes = maxRequestBytes
         self.feedHeartbeat = feedHeartbeat
+        self.connections = connections
+        self.cors = cors
     }
 
     /// The largest request that still lets through every body within `maxBodyBytes` however JSON
@@ -40,9 +49,11 @@ public struct ServerSettings: Sendable {
 
 /// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
 public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<BasicRequestContext> {
-    let router = Router()
+    let router = Router(options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
+    router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
     ReadRoutes(store: store, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
     WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
@@ -58,8 +69,12 @@ public func buildApplication(
     logger: Logger,
     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) -> some ApplicationProtocol {
-    Application(
+    let connections = ConnectionCount(maximum: settings.connections.maxConnections)
+    return Application(
         router: buildRouter(store: store, settings: settings),
+        server: HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(responder: responder, limits: settings.connections, connections: connections)
+        },
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "announcements"),
         onServerRunning: { channel in
             await onListening(settings.host, channel.localAddress?.port ?? settings.port)

@@ -3,17 +3,51 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// One access-log line per request (method, path, status, duration, request id). An incoming
-/// `X-Request-ID` is echoed; otherwise one is made.
+/// One access-log line per request: method, path (quoted), status, duration and request id. An
+/// incoming `X-Request-ID` of 1 to 128 visible ASCII characters is kept and echoed; any other is
+/// replaced by one made here, so that a client cannot write into the log what looks like a field.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let id = request.headers[.requestID].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 } ?? UUID().uuidString
+        let id = request.headers[.requestID].flatMap(Self.acceptedID) ?? UUID().uuidString
         var response = try await next(request, context)
         response.headers[.requestID] = id
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.2f", milliseconds))ms", metadata: ["request.id": "\(id)"])
+        let microseconds = Int((ContinuousClock.now - start) / .microseconds(1))
+        context.logger.info(
+            "\(request.method) \(AccessLog.quoted(request.uri.path)) \(response.status.code) \(AccessLog.milliseconds(microseconds))",
+            metadata: ["request.id": "\(id)"]
+        )
         return response
+    }
+
+    /// `id` when it is 1 to 128 visible ASCII characters (no spaces), else nil.
+    static func acceptedID(_ id: String) -> String? {
+        (1...128).contains(id.utf8.count) && id.utf8.allSatisfy { (0x21...0x7E).contains($0) } ? id : nil
+    }
+}
+
+/// How values appear in access-log lines.
+enum AccessLog {
+    /// `text` in double quotes, with `"`, `\` and control characters escaped: a value cannot end
+    /// its field or its line early.
+    static func quoted(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}":
+                quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// `1.25ms` for 1,250 microseconds.
+    static func milliseconds(_ microseconds: Int) -> String {
+        let fraction = microseconds % 1000
+        let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
+        return "\(microseconds / 1000).\(padding)\(fraction)ms"
     }
 }

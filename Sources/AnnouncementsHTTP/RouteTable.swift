@@ -10,7 +10,7 @@ final class RouteTable: Sendable {
     private let routes = Mutex<[(components: [Substring?], method: String)]>([])
 
     /// The order methods are named in `Allow`.
-    private static let methodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+    private static let methodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     func load(_ routes: [Router<BasicRequestContext>.RouteDescription]) {
         let loaded = routes.map { route in
@@ -20,7 +20,8 @@ final class RouteTable: Sendable {
         self.routes.withLock { $0 = loaded }
     }
 
-    /// The methods `path` accepts, or nil when no resource lives there.
+    /// The methods `path` accepts (`HEAD` wherever `GET` is, and `OPTIONS`), or nil when no
+    /// resource lives there.
     func allowedMethods(for path: String) -> [String]? {
         let parts = path.split(separator: "/")
         let methods = routes.withLock { routes in
@@ -30,6 +31,9 @@ final class RouteTable: Sendable {
             }.map(\.method)
         }
         guard !methods.isEmpty else { return nil }
-        return Set(methods).sorted { (Self.methodOrder.firstIndex(of: $0) ?? .max, $0) < (Self.methodOrder.firstIndex(of: $1) ?? .max, $1) }
+        var allowed = Set(methods)
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        allowed.insert("OPTIONS")
+        return allowed.sorted { (Self.methodOrder.firstIndex(of: $0) ?? .max, $0) < (Self.methodOrder.firstIndex(of: $1) ?? .max, $1) }
     }
 }

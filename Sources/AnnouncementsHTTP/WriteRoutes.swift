@@ -104,7 +104,11 @@ struct WriteRoutes: Sendable {
 
     /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters; nil without the header.
     private func idempotencyKey(_ request: Request) throws(APIError) -> String? {
-        guard let key = request.headers[.idempotencyKey] else { return nil }
+        let values = request.headers[values: .idempotencyKey]
+        guard let key = values.first else { return nil }
+        guard values.count == 1 else {
+            throw APIError(.badRequest, "send one Idempotency-Key header, not \(values.count)")
+        }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
             throw APIError(.badRequest, "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good key)")
         }
@@ -118,9 +122,11 @@ struct WriteRoutes: Sendable {
 
     /// The request's body as a JSON object, checking its type and size.
     private func jsonObject(_ request: Request, _ context: BasicRequestContext) async throws -> JSONFields {
-        let type = request.headers[.contentType]?.lowercased() ?? ""
-        guard type.hasPrefix("application/json") else {
+        guard let type = request.headers[.contentType].flatMap(ContentType.init), type.essence == "application/json" else {
             throw APIError(.unsupportedMediaType, "send the announcement as JSON, with Content-Type: application/json")
+        }
+        if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
+            throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: application/json with charset=utf-8 or no charset, not \(charset)")
         }
         let buffer: ByteBuffer
         do {
@@ -133,6 +139,9 @@ struct WriteRoutes: Sendable {
         }
         guard let fields = object as? [String: Any] else {
             throw APIError(.badRequest, "the request body must be a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
+        }
+        if let repeated = buffer.withUnsafeReadableBytes(JSONFieldNames.firstRepeated) {
+            throw APIError(.badRequest, "field `\(repeated)` appears twice in the request body: send each field once")
         }
         if let unknown = fields.keys.sorted().first(where: { $0 != "title" && $0 != "body" }) {
             throw APIError(.badRequest, "unknown field `\(unknown)`: an announcement has `title` and `body`")

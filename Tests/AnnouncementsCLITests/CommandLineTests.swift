@@ -59,13 +59,20 @@ struct ServerProcess {
     let process = Process()
     let port: Int
 
-    init(in folder: String) throws {
-        process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0"]
+    /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" serve --port 0", CLI.binary.path]
+        } else {
+            process.executableURL = CLI.binary
+            process.arguments = ["serve", "--port", "0"]
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = Pipe()
+        process.standardError = FileHandle.nullDevice
         try process.run()
         var firstLine = ""
         while !firstLine.hasSuffix("\n") {

@@ -99,6 +99,21 @@ import Testing
         await again.close()
     }
 
+    @Test("closing the log releases its lock even while a child process still shares the open file")
+    func lockReleasedDespiteSharedFile() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let log = try LogFile(path: path)
+        // A program started by this process shares the open file until it runs: a copy of the
+        // descriptor stands in for it.
+        let childsCopy = dup(log.fd)
+        try #require(childsCopy >= 0)
+        defer { close(childsCopy) }
+        log.close()
+        let reopened = try LogFile(path: path)
+        reopened.close()
+    }
+
     @Test("many concurrent writers share syncs, and every acknowledged write is there after reopening")
     func groupCommit() async throws {
         let folder = TemporaryFolder()

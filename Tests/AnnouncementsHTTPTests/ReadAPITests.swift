@@ -14,14 +14,17 @@ func withServer(
     seed: [AnnouncementDraft] = reference,
     writers: [(name: String, token: String?)] = [("alice", "alice-secret"), ("bob", "bob-secret"), ("carol", nil)],
     folder: String? = nil,
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+    configure: (inout ServerSettings) -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void
 ) async throws {
     let path = folder ?? NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
     defer { if folder == nil { try? FileManager.default.removeItem(atPath: path) } }
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let store = try await EventStore.open(path: path + "/log.jsonl", seed: seed, logger: quiet)
-    let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers(writers), maxRequestBytes: 4096)
-    let app = buildApplication(store: store, settings: settings, logger: quiet)
+    var settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers(writers), maxRequestBytes: 4096)
+    configure(&settings)
+    let app = buildApplication(store: store, settings: settings, logger: logger)
     try await app.test(.live) { client in try await test(client, store) }
     await store.close()
 }
@@ -236,18 +239,18 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         try await withServer { client, _ in
             try await client.execute(uri: "/announcements", method: .delete) { response in
                 #expect(response.status == .methodNotAllowed)
-                #expect(response.headers[.allow] == "GET, POST")
+                #expect(response.headers[.allow] == "GET, HEAD, POST, OPTIONS")
                 #expect(response.object["error"] as? Int == 405)
             }
             try await client.execute(uri: "/v1/announcements/1", method: .post) { response in
                 #expect(response.status == .methodNotAllowed)
-                #expect(response.headers[.allow] == "GET, PUT, PATCH, DELETE")
+                #expect(response.headers[.allow] == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
             }
             // Every registered route is in the table: the audit routes and the document too.
             for path in ["/announcements/1/history", "/v2/announcements/1/history", "/events", "/openapi.yaml", "/health"] {
                 try await client.execute(uri: path, method: .put) { response in
                     #expect(response.status == .methodNotAllowed, "\(path)")
-                    #expect(response.headers[.allow] == "GET", "\(path)")
+                    #expect(response.headers[.allow] == "GET, HEAD, OPTIONS", "\(path)")
                 }
             }
             try await client.execute(uri: "/announcements/1/history/2", method: .get) { #expect($0.status == .notFound) }

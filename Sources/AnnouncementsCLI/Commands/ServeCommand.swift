@@ -45,14 +45,28 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve() async throws(CLIError) {
         let configuration = try options.configuration()
         let logger = Logger(label: "announcements")
+        let descriptors = DescriptorLimit.raise()
+        let maxConnections = try DescriptorLimit.maxConnections(configured: configuration.http.maxConnections, descriptors: descriptors)
         let store = try await options.openStore(configuration, logger: logger)
         let settings = ServerSettings(
             host: host ?? configuration.host,
             port: port ?? configuration.port,
             writers: Writers(configuration.writers.map { ($0.name, $0.token) }),
             maxRequestBytes: ServerSettings.requestLimit(forBodyBytes: configuration.rules.maxBodyBytes),
-            feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds)
+            feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds),
+            connections: ConnectionLimits(
+                idleTimeout: .seconds(configuration.http.idleTimeoutSeconds),
+                readTimeout: .seconds(configuration.http.readTimeoutSeconds),
+                maxConnections: maxConnections,
+                shutdownGrace: .seconds(configuration.http.shutdownGraceSeconds)
+            ),
+            cors: CORSPolicy(origins: configuration.http.corsOrigins)
         )
+        logger.info("connection limits", metadata: [
+            "http.max_connections": "\(maxConnections)", "descriptors": "\(descriptors)",
+            "http.idle_timeout_seconds": "\(configuration.http.idleTimeoutSeconds)",
+            "http.read_timeout_seconds": "\(configuration.http.readTimeoutSeconds)",
+        ])
         if configuration.enabledWriters.isEmpty {
             logger.warning("no writer has a token: the API is read-only (see `tokens` in the config)")
         } else {

@@ -15,7 +15,8 @@ import Darwin
 /// serial queue; `close()` (atomic, touching only the descriptor) comes once that queue is idle.
 final class LogFile: @unchecked Sendable {
     let path: String
-    private let fd: Int32
+    /// The open file (internal so that tests can duplicate it, as a forked child process would).
+    let fd: Int32
     private let isClosed = Atomic(false)
     private let operations: FileOperations
     /// The length of the file up to its last good line: where the next write goes.
@@ -53,9 +54,15 @@ final class LogFile: @unchecked Sendable {
         close()
     }
 
-    /// Closes the file, releasing its lock. Only the first call closes.
+    /// Releases the lock and closes the file. Only the first call closes.
+    ///
+    /// The lock is released explicitly, before the descriptor closes: a lock taken with `flock`
+    /// belongs to the open file, which a child process forked meanwhile (by anything in this
+    /// process that starts a program) shares until it runs its program. Closing alone would leave
+    /// the lock held for that long, and reopening the log right after would find it taken.
     func close() {
         if isClosed.exchange(true, ordering: .acquiringAndReleasing) { return }
+        flock(fd, LOCK_UN)
         FileIO.close(fd)
     }
 

@@ -1,0 +1,67 @@
+/// The `http:` section of `config.yaml`: how long connections may idle or take to send a request,
+/// how many may be open, how long a graceful stop waits, and which web origins may call the API.
+extension Configuration {
+    /// Connection limits and browser access.
+    public struct HTTP: Sendable, Hashable {
+        /// Seconds a keep-alive connection may wait for its next request (`idle_timeout_seconds`).
+        public var idleTimeoutSeconds = 60
+        /// Seconds a client may take to send one request, head and body (`read_timeout_seconds`).
+        public var readTimeoutSeconds = 30
+        /// The most connections open at once (`max_connections`); nil: derived from the process's
+        /// descriptor limit at start-up.
+        public var maxConnections: Int?
+        /// Seconds a graceful stop lets requests in flight finish (`shutdown_grace_seconds`).
+        public var shutdownGraceSeconds = 10
+        /// The web origins whose pages may call the API (`cors_origins`): `scheme://host[:port]`,
+        /// or `*` for any page, reads only. Empty: no CORS headers at all.
+        public var corsOrigins: [String] = []
+
+        public init() {}
+
+        /// The keys the section may hold.
+        static let keys = ["idle_timeout_seconds", "read_timeout_seconds", "max_connections", "shutdown_grace_seconds", "cors_origins"]
+    }
+}
+
+extension ConfigReader {
+    /// The `http:` section.
+    func http(_ node: YAMLNode) throws(ConfigError) -> Configuration.HTTP {
+        var http = Configuration.HTTP()
+        if node.isNull { return http }
+        for (name, value) in try mapping(node, key: "http", allowed: Configuration.HTTP.keys) {
+            let key = "http.\(name)"
+            switch name {
+            case "idle_timeout_seconds": http.idleTimeoutSeconds = try integer(value, key: key, in: 1...86_400)
+            case "read_timeout_seconds": http.readTimeoutSeconds = try integer(value, key: key, in: 1...3_600)
+            case "max_connections": http.maxConnections = try integer(value, key: key, in: 1...1_000_000)
+            case "shutdown_grace_seconds": http.shutdownGraceSeconds = try integer(value, key: key, in: 0...3_600)
+            case "cors_origins":
+                for item in try list(value, key: key) {
+                    let origin = try string(item, key: key)
+                    guard origin == "*" || Self.isOrigin(origin) else {
+                        throw error(item, key: key, "\"\(origin)\" is not an origin: write scheme://host or scheme://host:port (no path, no trailing slash), or * for any page")
+                    }
+                    http.corsOrigins.append(origin)
+                }
+            default: break
+            }
+        }
+        return http
+    }
+
+    /// `http://host`, `https://host:8443`: a scheme, a host and an optional port, nothing more.
+    static func isOrigin(_ text: String) -> Bool {
+        guard let schemeEnd = text.range(of: "://") else { return false }
+        let scheme = text[..<schemeEnd.lowerBound]
+        let authority = text[schemeEnd.upperBound...]
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return false }
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let host = parts.first, !host.isEmpty,
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.[]".contains($0)) })
+        else { return false }
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65535).contains(port), parts[1].allSatisfy(\.isASCII) else { return false }
+        }
+        return true
+    }
+}

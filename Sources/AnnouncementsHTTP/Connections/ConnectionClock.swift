@@ -1,0 +1,114 @@
+import NIOCore
+
+/// When a connection must be closed, decided from what happened on it: a plain value that the
+/// channel handler feeds with events and asks for the next deadline (tested without sockets).
+///
+/// - Idle: nothing owed either way (no request being read, no response being written) for
+///   `idleTimeout`.
+/// - Read: a request's first byte came `readTimeout` ago and its end has not (slowloris heads,
+///   stalled uploads).
+/// - Unread: the client has left what it was sent unread for `idleTimeout` (a response, or an event
+///   stream, whose client stopped reading). Event streams are otherwise exempt from the idle
+///   timeout: a response in progress is not idle.
+/// - Shutdown: a graceful stop began `shutdownGrace` ago and the connection is still open.
+struct ConnectionClock {
+    /// Why a connection was closed.
+    enum Expiry: Equatable, CustomStringConvertible {
+        case idle, read, unread, shutdown
+
+        var description: String {
+            switch self {
+            case .idle: "idle for longer than the idle timeout"
+            case .read: "the request took longer than the read timeout to arrive"
+            case .unread: "the client left its response unread for longer than the idle timeout"
+            case .shutdown: "the server is stopping and the shutdown grace period is over"
+            }
+        }
+    }
+
+    let idleTimeout: TimeAmount
+    let readTimeout: TimeAmount
+    let shutdownGrace: TimeAmount
+
+    /// Since when nothing is owed; nil while a request is being read or answered.
+    private(set) var idleSince: NIODeadline?
+    /// When the request being read sent its first byte; nil between requests.
+    private(set) var readingSince: NIODeadline?
+    /// Requests whose response has not ended.
+    private(set) var responsesOwed = 0
+    /// Since when the client has left output unread (the channel is not writable).
+    private var unreadSince: NIODeadline?
+    /// When a graceful stop began.
+    private var stoppingSince: NIODeadline?
+
+    init(limits: ConnectionLimits, openedAt now: NIODeadline) {
+        idleTimeout = TimeAmount(limits.idleTimeout)
+        readTimeout = TimeAmount(limits.readTimeout)
+        shutdownGrace = TimeAmount(limits.shutdownGrace)
+        idleSince = now
+    }
+
+    // MARK: - Events
+
+    /// Bytes arrived: the first of a request starts its read time.
+    mutating func bytesArrived(at now: NIODeadline) {
+        if readingSince == nil {
+            readingSince = now
+            idleSince = nil
+        }
+    }
+
+    /// A request's head was parsed.
+    mutating func requestBegan(at now: NIODeadline) {
+        bytesArrived(at: now)
+        responsesOwed += 1
+    }
+
+    /// A request's body (or its head, without a body) ended.
+    mutating func requestEnded(at now: NIODeadline) {
+        readingSince = nil
+        if responsesOwed == 0 { idleSince = now }
+    }
+
+    /// A response ended.
+    mutating func responseEnded(at now: NIODeadline) {
+        responsesOwed = max(0, responsesOwed - 1)
+        if responsesOwed == 0, readingSince == nil { idleSince = now }
+    }
+
+    /// The channel became writable again (`true`), or its unsent output passed its bound (`false`).
+    mutating func writabilityChanged(isWritable: Bool, at now: NIODeadline) {
+        unreadSince = isWritable ? nil : (unreadSince ?? now)
+    }
+
+    /// A graceful stop began.
+    mutating func stopping(at now: NIODeadline) {
+        stoppingSince = stoppingSince ?? now
+    }
+
+    // MARK: - Decisions
+
+    /// The earliest moment one of the limits runs out, if any applies.
+    var deadline: NIODeadline? {
+        var earliest: NIODeadline?
+        forEachDeadline { at, _ in earliest = min(earliest ?? at, at) }
+        return earliest
+    }
+
+    /// The limit that has run out at `now`, if any.
+    func expiry(at now: NIODeadline) -> Expiry? {
+        var expired: Expiry?
+        forEachDeadline { at, expiry in
+            if expired == nil, at <= now { expired = expiry }
+        }
+        return expired
+    }
+
+    /// Each limit that applies now and when it runs out (no allocation: this runs per request).
+    private func forEachDeadline(_ body: (NIODeadline, Expiry) -> Void) {
+        if let stoppingSince { body(stoppingSince + shutdownGrace, .shutdown) }
+        if let readingSince { body(readingSince + readTimeout, .read) }
+        if let unreadSince { body(unreadSince + idleTimeout, .unread) }
+        if let idleSince, responsesOwed == 0, readingSince == nil { body(idleSince + idleTimeout, .idle) }
+    }
+}

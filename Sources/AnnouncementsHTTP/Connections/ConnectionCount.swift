@@ -1,0 +1,46 @@
+import Synchronization
+
+/// The connections open now, against the most allowed, and the refused ones still closing.
+final class ConnectionCount: Sendable {
+    /// A connection past the limit (it was answered 503).
+    struct Refused: Error {}
+
+    let maximum: Int
+    private let count = Atomic(0)
+    private let refusals = Atomic(0)
+    /// Refused connections kept open for a moment so that their 503 arrives; past this many they
+    /// are closed at once, so that a flood of them cannot take every descriptor.
+    static let refusalsKept = 64
+
+    init(maximum: Int) {
+        self.maximum = maximum
+    }
+
+    /// Counts a new connection in, if there is room.
+    func open() -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while current < maximum {
+            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Counts a connection out.
+    func close() {
+        count.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts a refused connection that stays open for a moment, if there is room for it.
+    func refusing() -> Bool {
+        if refusals.add(1, ordering: .relaxed).newValue <= Self.refusalsKept { return true }
+        refusals.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// A refused connection closed.
+    func refused() {
+        refusals.subtract(1, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,39 @@
+/// A `Content-Type` value, parsed (RFC 9110 §8.3.1): `type/subtype` and its parameters. Compared
+/// as parsed, never by prefix: `application/jsonfoo` is not JSON.
+struct ContentType: Sendable, Hashable {
+    /// `type/subtype`, lowercased.
+    var essence: String
+    /// Parameter names lowercased, values unquoted.
+    var parameters: [String: String]
+
+    /// nil when `text` is not `type/subtype` followed by `; name=value` parameters.
+    init?(_ text: String) {
+        var parts = text.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
+        guard let essence = parts.next().map(Self.trimmed) else { return nil }
+        let halves = essence.split(separator: "/", omittingEmptySubsequences: false)
+        guard halves.count == 2, halves.allSatisfy({ !$0.isEmpty && $0.allSatisfy(Self.isTokenCharacter) }) else { return nil }
+        self.essence = essence.lowercased()
+        parameters = [:]
+        while let parameter = parts.next().map(Self.trimmed) {
+            guard let equals = parameter.firstIndex(of: "=") else { return nil }
+            let name = parameter[..<equals]
+            var value = parameter[parameter.index(after: equals)...]
+            if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
+            guard !name.isEmpty, name.allSatisfy(Self.isTokenCharacter) else { return nil }
+            parameters[name.lowercased()] = String(value)
+        }
+    }
+
+    /// `text` without the spaces and tabs around it.
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
+    }
+
+    /// The characters of an RFC 9110 token.
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !"\"(),/:;<=>?@[\\]{}".contains(character)
+    }
+}

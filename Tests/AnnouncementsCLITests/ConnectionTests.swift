@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server against clients that misbehave: idle, slow, stalled, too many, or not speaking HTTP.
+/// Each runs a real server with short timeouts (seconds), and each wait is bounded.
+@Suite struct ConnectionTests {
+    /// A folder whose config sets the `http:` section to `http`.
+    static func folder(http: String, extra: String = "") throws -> String {
+        try makeFolder(config: "log: events/announcements.jsonl\nseed:\n  - title: One\nfeed_heartbeat_seconds: 1\n\(extra)http:\n\(http)")
+    }
+
+    @Test("a connection that sends nothing is closed after the idle timeout")
+    func idle() throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let started = Date()
+        let (_, closed) = connection.readUntilClosed(seconds: 20)
+        #expect(closed, "the server closed the idle connection")
+        #expect(Date().timeIntervalSince(started) > 1.5, "not before the idle timeout")
+    }
+
+    @Test("a request head sent a byte at a time is cut off at the read timeout", arguments: [
+        // slowloris: a head that never ends
+        "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ",
+        // a stalled upload: a whole head, then a body that trickles
+        "POST /announcements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\":\"",
+    ])
+    func slowRequest(start: String) throws {
+        // The idle timeout is long: only the read timeout can close these.
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n  read_timeout_seconds: 2\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send(start))
+        let deadline = Date().addingTimeInterval(20)
+        var closed = false
+        while !closed, Date() < deadline {
+            // One byte every quarter of a second keeps the connection from ever being idle.
+            closed = !connection.send("a") || connection.readUntilClosed(seconds: 0.25).closed
+        }
+        #expect(closed, "the server cut the slow request off")
+    }
+
+    @Test("an event stream outlives the idle timeout: its heartbeats keep it open")
+    func streamNotIdle() throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 1\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"))
+        let (text, closed) = connection.readUntilClosed(seconds: 4)
+        #expect(!closed, "four idle timeouts later the stream is still open")
+        #expect(text.contains(": heartbeat"))
+    }
+
+    @Test("past max_connections a new connection is answered 503 at once; those connected are still served")
+    func connectionLimit() throws {
+        // 256 descriptors leave room for 128 connections (128 are kept for the rest).
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder, descriptorLimit: 256)
+        defer { _ = server.stop() }
+        let served = try RawConnection(port: server.port)
+        #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"))
+        // More idle connections than descriptors: before the limit, the server ran out of them.
+        let idle = try (0..<300).map { _ in try RawConnection(port: server.port) }
+        // A new connection is answered at once. (While a flood of them is being refused, some are
+        // closed without an answer, so that refusing cannot take every descriptor: try a few.)
+        var refused = (text: "", closed: false)
+        for _ in 0..<10 where !refused.text.hasPrefix("HTTP/1.1 503") {
+            let late = try RawConnection(port: server.port)
+            #expect(late.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+            refused = late.readUntilClosed(seconds: 5)
+            #expect(refused.closed, "never left waiting")
+            if !refused.text.hasPrefix("HTTP/1.1 503") { Thread.sleep(forTimeInterval: 0.5) }
+        }
+        #expect(refused.text.hasPrefix("HTTP/1.1 503"), "\(refused.text.prefix(300))")
+        #expect(refused.text.contains(#"{"error":503,"message":"the server has as many connections open as it allows (http.max_connections: 128)"#))
+        #expect(refused.closed)
+        #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"), "a connection made before the limit is still served")
+        #if os(Linux)
+        // The event loop does not spin on connections it cannot take.
+        let before = try Self.cpuSeconds(of: server.process.processIdentifier)
+        Thread.sleep(forTimeInterval: 2)
+        let spent = try Self.cpuSeconds(of: server.process.processIdentifier) - before
+        #expect(spent < 0.5, "the server used \(spent) s of CPU in 2 s with \(idle.count) connections waiting")
+        #else
+        print("the CPU check reads /proc, which only Linux has: skipped")
+        #endif
+    }
+
+    /// User and system CPU time of `pid` so far, from /proc.
+    static func cpuSeconds(of pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name (which ends with ')'): utime and stime are the 12th and 13th.
+        let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+        let ticks = try #require(Double(fields[11])) + #require(Double(fields[12]))
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test("SIGTERM with an upload stalled mid-body stops within the grace period, exit 0, lock released")
+    func boundedStop() throws {
+        let folder = try Self.folder(
+            http: "  read_timeout_seconds: 60\n  shutdown_grace_seconds: 1\n",
+            extra: "tokens:\n  editor: env:TEST_TOKEN\n"
+        )
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder, environment: ["TEST_TOKEN": "s3cret"])
+        let write = try RawConnection(port: server.port)
+        let post = #"{"title":"Kept"}"#
+        #expect(write.send("POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\n\r\n\(post)"))
+        #expect(write.readResponse(seconds: 10).hasPrefix("HTTP/1.1 201"))
+        let stalled = try RawConnection(port: server.port)
+        #expect(stalled.send("POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ti"))
+        // The stalled request is being read once a later request on the same server is answered.
+        #expect(write.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(write.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"))
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        server.process.terminate()
+        let killer = DispatchWorkItem { kill(server.process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: killer)
+        server.process.waitUntilExit()
+        killer.cancel()
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 8, "a 1 s grace period, not the stalled client, decides when it stops")
+        let reopened = try CLI.run(["init"], in: folder)
+        #expect(reopened.status == 0, "the lock was released: \(reopened.stderr)")
+        #expect(reopened.stdout.contains("2 events"), "the acknowledged write is kept: \(reopened.stdout)")
+    }
+
+    /// Requests the HTTP parser refuses, built when a test runs (their text is too long to name one).
+    enum Malformed: String, CaseIterable, Sendable {
+        case longURI, longHeaderField, manyLongHeaderFields, notHTTP
+
+        var request: String {
+            switch self {
+            case .longURI: "GET /\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
+            case .longHeaderField: "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n"
+            case .manyLongHeaderFields: "GET /health HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Many: \(String(repeating: "c", count: 1000))\r\n", count: 80) + "\r\n"
+            case .notHTTP: "HELLO THERE\r\n\r\n"
+            }
+        }
+
+        var status: Int {
+            switch self {
+            case .longURI: 414
+            case .longHeaderField, .manyLongHeaderFields: 431
+            case .notHTTP: 400
+            }
+        }
+    }
+
+    @Test("requests the HTTP parser refuses get a JSON error with the right status", arguments: Malformed.allCases)
+    func parserRejections(malformed: Malformed) throws {
+        let status = malformed.status
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(malformed.request)
+        let (text, closed) = connection.readUntilClosed(seconds: 10)
+        #expect(text.hasPrefix("HTTP/1.1 \(status) "), "\(text.prefix(300))")
+        #expect(text.contains("Content-Type: application/json;charset=UTF-8"))
+        #expect(text.contains(#"{"error":\#(status),"message":""#))
+        #expect(closed)
+    }
+
+    @Test("an HTTP/1.0 request without keep-alive is answered in HTTP/1.0 and its connection closed")
+    func http10() throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send("GET /health HTTP/1.0\r\n\r\n"))
+        let (text, closed) = connection.readUntilClosed(seconds: 10)
+        #expect(text.hasPrefix("HTTP/1.0 200"), "\(text)")
+        #expect(text.contains(#""status":"ok""#))
+        #expect(closed, "the connection closes after the answer")
+    }
+}

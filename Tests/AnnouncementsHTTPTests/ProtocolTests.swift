@@ -1,0 +1,212 @@
+import AnnouncementsCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+@testable import AnnouncementsHTTP
+
+/// The HTTP rules every route follows: HEAD and OPTIONS, CORS, media types, strict JSON bodies,
+/// idempotency keys and request ids.
+@Suite struct ProtocolTests {
+    // MARK: - HEAD and OPTIONS
+
+    @Test("HEAD answers every GET route with the same headers and no body", arguments: [
+        "/announcements", "/announcements/2", "/v1/announcements?max=2", "/announcements/2/history", "/events", "/health", "/openapi.yaml", "/announcements/99",
+    ])
+    func head(path: String) async throws {
+        try await withServer { client, _ in
+            let get = try await client.execute(uri: path, method: .get) { $0 }
+            try await client.execute(uri: path, method: .head) { response in
+                #expect(response.status == get.status)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.contentLength] == String(get.body.readableBytes))
+                #expect(response.headers[.contentType] == get.headers[.contentType])
+                #expect(response.headers[.eTag] == get.headers[.eTag])
+            }
+        }
+    }
+
+    @Test("OPTIONS answers 204 with the resource's Allow; an unknown path is 404")
+    func options() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements/1", method: .options) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.allow] == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
+            }
+            try await client.execute(uri: "/health", method: .options) { #expect($0.headers[.allow] == "GET, HEAD, OPTIONS") }
+            try await client.execute(uri: "/nothing", method: .options) { #expect($0.status == .notFound) }
+        }
+    }
+
+    // MARK: - CORS
+
+    static let listed = "https://intranet.example.com"
+
+    @Test("without cors_origins, no response carries CORS headers")
+    func corsOff() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements", method: .get, headers: [.origin: Self.listed]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            try await client.execute(uri: "/announcements", method: .options, headers: [.origin: Self.listed, .accessControlRequestMethod: "POST"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+                #expect(response.headers[.accessControlAllowMethods] == nil)
+            }
+        }
+    }
+
+    @Test("a listed origin may read and write (with Authorization), never with credentials; others get nothing")
+    func corsListed() async throws {
+        try await withServer(configure: { $0.cors = CORSPolicy(origins: [Self.listed]) }) { client, _ in
+            let preflight: HTTPFields = [.origin: Self.listed, .accessControlRequestMethod: "PATCH", .accessControlRequestHeaders: "authorization, content-type"]
+            try await client.execute(uri: "/announcements/1", method: .options, headers: preflight) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowOrigin] == Self.listed)
+                #expect(response.headers[.accessControlAllowMethods]?.contains("PATCH") == true)
+                #expect(response.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+                #expect(response.headers[.accessControlAllowCredentials] == nil)
+                #expect(response.headers[.vary] == "Origin")
+            }
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.origin: Self.listed]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == Self.listed)
+                #expect(response.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
+                #expect(response.headers[values: .vary].contains("Origin"))
+                #expect(response.headers[.accessControlAllowCredentials] == nil)
+            }
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.origin: "https://evil.example"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            try await client.execute(uri: "/announcements/1", method: .options, headers: [.origin: "https://evil.example", .accessControlRequestMethod: "DELETE"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+        }
+    }
+
+    @Test("with *, any page may read, but no page may write")
+    func corsAnyReads() async throws {
+        try await withServer(configure: { $0.cors = CORSPolicy(origins: ["*"]) }) { client, _ in
+            try await client.execute(uri: "/announcements", method: .get, headers: [.origin: "https://any.example"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+            }
+            try await client.execute(uri: "/announcements", method: .options, headers: [.origin: "https://any.example", .accessControlRequestMethod: "GET"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                #expect(response.headers[.accessControlAllowMethods] == "GET, HEAD")
+                #expect(response.headers[.accessControlAllowHeaders]?.contains("Authorization") == false)
+            }
+            try await client.execute(uri: "/announcements", method: .options, headers: [.origin: "https://any.example", .accessControlRequestMethod: "POST"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            var write = alice
+            write[.origin] = "https://any.example"
+            try await client.execute(uri: "/announcements", method: .post, headers: write, body: body(#"{"title":"x"}"#)) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+        }
+    }
+
+    // MARK: - Request bodies and headers
+
+    @Test("Content-Type is parsed: only application/json (in UTF-8) is JSON", arguments: [
+        ("application/jsonfoo", HTTPResponse.Status.unsupportedMediaType),
+        ("application/json-patch", .unsupportedMediaType),
+        ("application/json; charset=latin1", .unsupportedMediaType),
+        ("text/plain", .unsupportedMediaType),
+        ("application/json", .created),
+        ("Application/JSON ; charset=\"UTF-8\"", .created),
+    ])
+    func contentType(type: String, status: HTTPResponse.Status) async throws {
+        try await withServer { client, _ in
+            var headers = alice
+            headers[.contentType] = type
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"x"}"#)) { response in
+                #expect(response.status == status, "\(type)")
+            }
+        }
+    }
+
+    @Test("a request body naming a field twice is a 400 naming it, and appends nothing", arguments: [
+        #"{"title":"a","title":"b"}"#,
+        #"{"title":"a","body":"x","t\u0069tle":"b"}"#,
+    ])
+    func repeatedField(json: String) async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(json)) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.object["message"] as? String == "field `title` appears twice in the request body: send each field once")
+            }
+            #expect(store.snapshot.seq == 6)
+        }
+    }
+
+    @Test("an empty Idempotency-Key, or two of them, is a 400")
+    func emptyKey() async throws {
+        try await withServer { client, store in
+            var empty = alice
+            empty[.idempotencyKey] = ""
+            try await client.execute(uri: "/announcements", method: .post, headers: empty, body: body(#"{"title":"x"}"#)) { response in
+                #expect(response.status == .badRequest)
+            }
+            var twice = alice
+            twice.append(HTTPField(name: .idempotencyKey, value: "a"))
+            twice.append(HTTPField(name: .idempotencyKey, value: "b"))
+            try await client.execute(uri: "/announcements", method: .post, headers: twice, body: body(#"{"title":"x"}"#)) { response in
+                #expect(response.status == .badRequest)
+            }
+            #expect(store.snapshot.seq == 6)
+        }
+    }
+
+    @Test("X-Request-ID is kept only as 1 to 128 visible ASCII characters", arguments: [
+        ("abc-123", true), ("x writer=admin", false), (String(repeating: "a", count: 129), false), ("tab\there", false),
+    ])
+    func requestID(id: String, kept: Bool) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/health", method: .get, headers: [.requestID: id]) { response in
+                let echoed = try #require(response.headers[.requestID])
+                #expect((echoed == id) == kept)
+                #expect(echoed.utf8.allSatisfy { (0x21...0x7E).contains($0) })
+            }
+        }
+    }
+
+    @Test("the access log quotes the path, so a request cannot forge a field or a line")
+    func accessLogQuotes() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test", factory: { _ in lines })
+        try await withServer(logger: logger) { client, _ in
+            try await client.execute(uri: "/announcements/%22%20x=1", method: .get) { #expect($0.status == .notFound) }
+        }
+        let line = try #require(lines.messages.first { $0.hasPrefix("GET ") })
+        #expect(line.hasPrefix(#"GET "/announcements/%22%20x=1" 404 "#), "\(line)")
+        #expect(AccessLog.quoted("a\"b\u{1B}[2K\nc") == #""a\"b\u001b[2K\u000ac""#)
+    }
+}
+
+/// A log handler that keeps every message, for tests that read the log.
+final class LogLines: LogHandler, Sendable {
+    private let kept = Mutex<[String]>([])
+    var messages: [String] { kept.withLock { $0 } }
+
+    func log(event: LogEvent) {
+        kept.withLock { $0.append(event.message.description) }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+}
