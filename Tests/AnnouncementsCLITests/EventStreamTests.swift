@@ -10,41 +10,27 @@ import Darwin
 /// A bare HTTP/1.1 client on a socket, for a response that never ends: it sends one GET and reads
 /// what has arrived so far.
 final class StreamingConnection {
-    private let fd: Int32
+    private let connection: RawConnection
     private(set) var received = ""
     /// Whether the server has closed the connection.
     private(set) var isClosed = false
 
     init(port: Int, path: String, headers: [String: String]) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard fd >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        connection = try RawConnection(port: port)
         let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1"] + headers.map { "\($0.key): \($0.value)" }).joined(separator: "\r\n") + "\r\n\r\n"
-        _ = head.withCString { send(fd, $0, strlen($0), 0) }
+        connection.send(head)
     }
-
-    deinit { close(fd) }
 
     /// Reads until `received` satisfies `done` or `seconds` pass; returns whether it did.
     @discardableResult
     func read(for seconds: Double = 5, until done: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while !done(received), Date() < deadline {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 {
+        while !done(received), !isClosed, Date() < deadline {
+            guard let chunk = connection.read(waiting: 0.1) else {
                 isClosed = true
                 break
             }
-            received += String(decoding: buffer[..<count], as: UTF8.self)
+            received += String(decoding: chunk, as: UTF8.self)
         }
         return done(received)
     }

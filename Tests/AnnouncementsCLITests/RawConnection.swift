@@ -87,7 +87,7 @@ final class RawConnection {
     }
 
     /// What arrives within `seconds`: bytes, `[]` when nothing did, nil once the connection is closed.
-    private func read(waiting seconds: Double) -> [UInt8]? {
+    func read(waiting seconds: Double) -> [UInt8]? {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(max(1, min(seconds, 60) * 1000)))
         guard ready > 0 else { return [] }
