@@ -25,9 +25,10 @@ struct CLI {
 
     /// Runs the CLI to its end; with `timeout`, a run still going after that many seconds is
     /// terminated (its status then tells the test it hung).
-    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil) throws -> Result {
+    /// `executable` runs another program instead (a shell that sets limits, then runs the CLI).
+    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil, executable: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         var inherited = ProcessInfo.processInfo.environment

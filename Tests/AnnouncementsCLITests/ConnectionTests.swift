@@ -1,4 +1,6 @@
+import AnnouncementsCore
 import Foundation
+import Logging
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +61,57 @@ import Glibc
         let (text, closed) = connection.readUntilClosed(seconds: 4)
         #expect(!closed, "four idle timeouts later the stream is still open")
         #expect(text.contains(": heartbeat"))
+    }
+
+    @Test("an event stream whose client stops reading is closed once it has been left unread for the idle timeout")
+    func unreadStream() async throws {
+        #if os(Linux)
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // More events than the socket buffers of a client that reads nothing hold: 2 MB.
+        let store = try await EventStore.open(path: folder + "/events/announcements.jsonl", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let body = String(repeating: "<p>x</p>", count: 12_500)
+        for index in 0..<20 { _ = try await store.create(AnnouncementDraft(title: "Big \(index)", body: body), by: "alice") }
+        await store.close()
+        let server = try ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let reader = try RawConnection(port: server.port, receiveBuffer: 4096)
+        #expect(reader.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"))
+        // Read nothing, and watch the server's end of the connection: it closes it (leaving the
+        // established state) while its output waits, unread. Reading would let the stream go on.
+        let deadline = Date().addingTimeInterval(60)
+        var state = try Self.tcpState(localPort: server.port, remotePort: reader.localPort)
+        while state == Self.established, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            state = try Self.tcpState(localPort: server.port, remotePort: reader.localPort)
+        }
+        #expect(state != Self.established, "the server closed the stream its client left unread")
+        #else
+        print("watching the server's end of a connection reads /proc/net/tcp, which only Linux has: skipped")
+        #endif
+    }
+
+    /// The TCP state of the socket from `localPort` to `remotePort` on 127.0.0.1, as /proc/net/tcp
+    /// gives it (`01` established); nil once there is none.
+    static func tcpState(localPort: Int, remotePort: Int) throws -> String? {
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let local = String(format: "0100007F:%04X", localPort), remote = String(format: "0100007F:%04X", remotePort)
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            if fields.count > 3, fields[1] == local, fields[2] == remote { return String(fields[3]) }
+        }
+        return nil
+    }
+
+    static let established = "01"
+
+    @Test("a max_connections the descriptor limit cannot hold stops serve at once, saying what to change")
+    func maxConnectionsOverLimit() throws {
+        let folder = try Self.folder(http: "  max_connections: 5000\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try CLI.run(["-c", "ulimit -n 256 && exec \"$0\" serve --port 0", CLI.binary.path], in: folder, timeout: 30, executable: "/bin/sh")
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("http.max_connections is 5000, but this process may open only 256 descriptors, which leaves room for 128 connections"), "\(result.stderr)")
     }
 
     @Test("past max_connections a new connection is answered 503 at once; those connected are still served")

@@ -10,13 +10,17 @@ import Darwin
 final class RawConnection {
     private let fd: Int32
 
-    init(port: Int) throws {
+    /// With `receiveBuffer`, the socket's receive buffer is that small: a client that reads slowly.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        }
         #if canImport(Darwin)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -36,6 +40,16 @@ final class RawConnection {
     }
 
     deinit { close(fd) }
+
+    /// The connection's port on this side.
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 
     /// Sends `text`; false once the server has closed the connection.
     @discardableResult
