@@ -40,7 +40,7 @@ extension Configuration {
     /// Parses config text; `path` only names the file in errors, and `log` is left as written.
     public static func parse(_ text: String, path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
         let root: YAMLNode?
-        do throws(YAMLParser.SyntaxError) {
+        do throws(YAMLError) {
             root = try YAMLParser.parse(text)
         } catch {
             throw ConfigError(path: path, line: error.mark.line, column: error.mark.column, message: error.message)
