@@ -3,7 +3,8 @@ import CYaml
 /// Turns YAML text into a `YAMLNode` tree with libyaml's event parser.
 /// The only file that touches libyaml: every C object is freed with `defer`.
 enum YAMLParser {
-    /// Parses one document; nil for an empty file. Throws for malformed YAML or several documents.
+    /// Parses one document; nil for an empty file. Throws for malformed YAML, several documents,
+    /// or YAML nested past `ConfigLimits.maxDepth`, which is found at the collection past it.
     static func parse(_ text: String) throws(YAMLError) -> YAMLNode? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
@@ -37,9 +38,9 @@ enum YAMLParser {
         case YAML_ALIAS_EVENT:
             try builder.alias(event.data.alias.anchor.map { String(cString: $0) } ?? "", at: mark)
         case YAML_MAPPING_START_EVENT:
-            builder.collectionStart(isMapping: true, anchor: event.data.mapping_start.anchor.map { String(cString: $0) }, at: mark)
+            try builder.collectionStart(isMapping: true, anchor: event.data.mapping_start.anchor.map { String(cString: $0) }, at: mark)
         case YAML_SEQUENCE_START_EVENT:
-            builder.collectionStart(isMapping: false, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }, at: mark)
+            try builder.collectionStart(isMapping: false, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }, at: mark)
         case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
             try builder.collectionEnd(at: mark)
         default:

@@ -1,5 +1,13 @@
-/// Builds a `YAMLNode` tree from the YAML parser's events.
+/// Builds a `YAMLNode` tree from the YAML parser's events, refusing nesting deeper than
+/// `ConfigLimits.maxDepth`.
 struct YAMLTreeBuilder {
+    /// A finished node, with what the limits measure of it.
+    private struct Built {
+        var node: YAMLNode
+        /// How many collections deep it goes, itself included: 0 for a scalar.
+        var height: Int
+    }
+
     /// A list or mapping whose end has not come yet. Its children go into arrays of its own,
     /// appended in place, so that building the tree takes time in proportion to its nodes.
     private struct OpenCollection {
@@ -9,10 +17,11 @@ struct YAMLTreeBuilder {
         var items: [YAMLNode] = []
         var pairs: [(key: YAMLNode, value: YAMLNode)] = []
         var pendingKey: YAMLNode?
+        var height = 1
     }
 
     private var stack: [OpenCollection] = []
-    private var anchors: [String: YAMLNode] = [:]
+    private var anchors: [String: Built] = [:]
     private var documents = 0
     /// The document's root, once its last event has come.
     private(set) var document: YAMLNode?
@@ -23,37 +32,48 @@ struct YAMLTreeBuilder {
     }
 
     mutating func scalar(_ text: String, isPlain: Bool, anchor: String?, at mark: YAMLMark) {
-        add(.scalar(text, isPlain: isPlain, mark), anchor: anchor)
+        add(Built(node: .scalar(text, isPlain: isPlain, mark), height: 0), anchor: anchor)
     }
 
     mutating func alias(_ name: String, at mark: YAMLMark) throws(YAMLError) {
         guard let target = anchors[name] else { throw YAMLError(message: "unknown alias *\(name)", mark: mark) }
+        let depth = stack.count + target.height
+        guard depth <= ConfigLimits.maxDepth else {
+            throw YAMLError(message: "the alias *\(name) nests lists and mappings \(depth) deep, past the limit of \(ConfigLimits.maxDepth) "
+                + "(a config needs 3: seed, an announcement, its fields): alias a shallower value, or write it out", mark: mark)
+        }
         add(target, anchor: nil)
     }
 
-    mutating func collectionStart(isMapping: Bool, anchor: String?, at mark: YAMLMark) {
+    mutating func collectionStart(isMapping: Bool, anchor: String?, at mark: YAMLMark) throws(YAMLError) {
+        guard stack.count < ConfigLimits.maxDepth else {
+            throw YAMLError(message: "lists and mappings nest more than \(ConfigLimits.maxDepth) deep here "
+                + "(a config needs 3: seed, an announcement, its fields): remove the extra nesting", mark: mark)
+        }
         stack.append(OpenCollection(isMapping: isMapping, mark: mark, anchor: anchor))
     }
 
     mutating func collectionEnd(at mark: YAMLMark) throws(YAMLError) {
         guard let open = stack.popLast() else { throw YAMLError(message: "unbalanced YAML collection", mark: mark) }
-        add(open.isMapping ? .mapping(open.pairs, open.mark) : .sequence(open.items, open.mark), anchor: open.anchor)
+        let node: YAMLNode = open.isMapping ? .mapping(open.pairs, open.mark) : .sequence(open.items, open.mark)
+        add(Built(node: node, height: open.height), anchor: open.anchor)
     }
 
-    private mutating func add(_ node: YAMLNode, anchor: String?) {
-        if let anchor { anchors[anchor] = node }
+    private mutating func add(_ built: Built, anchor: String?) {
+        if let anchor { anchors[anchor] = built }
         guard !stack.isEmpty else {
-            document = node
+            document = built.node
             return
         }
         let top = stack.count - 1
+        stack[top].height = max(stack[top].height, built.height + 1)
         if !stack[top].isMapping {
-            stack[top].items.append(node)
+            stack[top].items.append(built.node)
         } else if let key = stack[top].pendingKey {
-            stack[top].pairs.append((key, node))
+            stack[top].pairs.append((key, built.node))
             stack[top].pendingKey = nil
         } else {
-            stack[top].pendingKey = node
+            stack[top].pendingKey = built.node
         }
     }
 }
