@@ -3,4 +3,17 @@ public enum ConfigLimits {
     /// The deepest a list or mapping may nest, counting the top-level mapping as 1. A config needs 3
     /// (`seed`, an announcement, its fields); the limit keeps the tree too shallow to overflow a stack.
     public static let maxDepth = 64
+
+    /// The most that aliases (`*name`) may repeat in all, in bytes (4 MiB): each alias counts the
+    /// UTF-8 bytes of the text it repeats plus one per value. A config with aliases thus holds at
+    /// most twice what one without them can, instead of a billion laughs.
+    public static let maxAliasBytes = 4 << 20
+
+    /// `4.2 MiB (4404019 bytes)`: a size in error messages.
+    static func describe(bytes: Int) -> String {
+        let mebibytes = bytes % (1 << 20) == 0
+            ? "\(bytes >> 20)"
+            : "\(bytes >> 20).\(((bytes % (1 << 20)) * 10) >> 20)"
+        return "\(mebibytes) MiB (\(bytes) bytes)"
+    }
 }

@@ -4,7 +4,7 @@ import CYaml
 /// The only file that touches libyaml: every C object is freed with `defer`.
 enum YAMLParser {
     /// Parses one document; nil for an empty file. Throws for malformed YAML, several documents,
-    /// or YAML nested past `ConfigLimits.maxDepth`, which is found at the collection past it.
+    /// or YAML past `ConfigLimits`' nesting and alias limits, which is found at the event past them.
     static func parse(_ text: String) throws(YAMLError) -> YAMLNode? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {

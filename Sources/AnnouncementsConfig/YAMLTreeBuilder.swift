@@ -1,9 +1,11 @@
 /// Builds a `YAMLNode` tree from the YAML parser's events, refusing nesting deeper than
-/// `ConfigLimits.maxDepth`.
+/// `ConfigLimits.maxDepth` and aliases that repeat more than `ConfigLimits.maxAliasBytes`.
 struct YAMLTreeBuilder {
     /// A finished node, with what the limits measure of it.
     private struct Built {
         var node: YAMLNode
+        /// UTF-8 bytes of text plus one per value, with every alias in it counted in full.
+        var size: Int
         /// How many collections deep it goes, itself included: 0 for a scalar.
         var height: Int
     }
@@ -17,11 +19,14 @@ struct YAMLTreeBuilder {
         var items: [YAMLNode] = []
         var pairs: [(key: YAMLNode, value: YAMLNode)] = []
         var pendingKey: YAMLNode?
+        var size = 1
         var height = 1
     }
 
     private var stack: [OpenCollection] = []
     private var anchors: [String: Built] = [:]
+    /// What the aliases so far have repeated, measured as `Built.size`.
+    private var repeatedBytes = 0
     private var documents = 0
     /// The document's root, once its last event has come.
     private(set) var document: YAMLNode?
@@ -32,7 +37,7 @@ struct YAMLTreeBuilder {
     }
 
     mutating func scalar(_ text: String, isPlain: Bool, anchor: String?, at mark: YAMLMark) {
-        add(Built(node: .scalar(text, isPlain: isPlain, mark), height: 0), anchor: anchor)
+        add(Built(node: .scalar(text, isPlain: isPlain, mark), size: text.utf8.count + 1, height: 0), anchor: anchor)
     }
 
     mutating func alias(_ name: String, at mark: YAMLMark) throws(YAMLError) {
@@ -41,6 +46,12 @@ struct YAMLTreeBuilder {
         guard depth <= ConfigLimits.maxDepth else {
             throw YAMLError(message: "the alias *\(name) nests lists and mappings \(depth) deep, past the limit of \(ConfigLimits.maxDepth) "
                 + "(a config needs 3: seed, an announcement, its fields): alias a shallower value, or write it out", mark: mark)
+        }
+        repeatedBytes += target.size
+        guard repeatedBytes <= ConfigLimits.maxAliasBytes else {
+            throw YAMLError(message: "the alias *\(name) brings what aliases repeat to \(ConfigLimits.describe(bytes: repeatedBytes)), "
+                + "counting each value's text bytes plus one, past the limit of \(ConfigLimits.describe(bytes: ConfigLimits.maxAliasBytes)): "
+                + "repeat large values fewer times, or write them out", mark: mark)
         }
         add(target, anchor: nil)
     }
@@ -56,7 +67,7 @@ struct YAMLTreeBuilder {
     mutating func collectionEnd(at mark: YAMLMark) throws(YAMLError) {
         guard let open = stack.popLast() else { throw YAMLError(message: "unbalanced YAML collection", mark: mark) }
         let node: YAMLNode = open.isMapping ? .mapping(open.pairs, open.mark) : .sequence(open.items, open.mark)
-        add(Built(node: node, height: open.height), anchor: open.anchor)
+        add(Built(node: node, size: open.size, height: open.height), anchor: open.anchor)
     }
 
     private mutating func add(_ built: Built, anchor: String?) {
@@ -66,6 +77,7 @@ struct YAMLTreeBuilder {
             return
         }
         let top = stack.count - 1
+        stack[top].size += built.size
         stack[top].height = max(stack[top].height, built.height + 1)
         if !stack[top].isMapping {
             stack[top].items.append(built.node)

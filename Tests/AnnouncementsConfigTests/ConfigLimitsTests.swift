@@ -69,4 +69,32 @@ enum Nesting: String, CaseIterable, CustomTestStringConvertible {
         #expect(error(parsing: text) == "config.yaml:2:7: the alias *a nests lists and mappings 66 deep, past the limit of 64 "
             + "(a config needs 3: seed, an announcement, its fields): alias a shallower value, or write it out")
     }
+
+    @Test("a billion laughs is an error at the alias that passes the limit")
+    func billionLaughs() {
+        var lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for level in 1...9 {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]")
+        }
+        #expect(error(parsing: lines.joined(separator: "\n")) == "config.yaml:7:10: the alias *a5 brings what aliases repeat to "
+            + "4.4 MiB (4658365 bytes), counting each value's text bytes plus one, past the limit of 4 MiB (4194304 bytes): "
+            + "repeat large values fewer times, or write them out")
+    }
+
+    @Test("one body aliased thousands of times is an error at the alias that passes the limit")
+    func repeatedBody() throws {
+        let body = "<p>" + String(repeating: "x", count: 100_000) + "</p>"
+        let text = "seed:\n  - &body {title: T, body: \"\(body)\"}\n" + String(repeating: "  - *body\n", count: 2_000)
+        let description = try #require(error(parsing: text))
+        #expect(description.hasPrefix("config.yaml:44:5: the alias *body brings what aliases repeat to 4.0 MiB (4200924 bytes), counting"), "\(description)")
+    }
+
+    @Test("aliases may repeat up to the limit")
+    func aliasesWithinLimit() throws {
+        let body = "<p>" + String(repeating: "x", count: 1_000_000) + "</p>"
+        let text = "seed:\n  - &body {title: T, body: \"\(body)\"}\n" + String(repeating: "  - *body\n", count: 4)
+        let configuration = try parse(text)
+        #expect(configuration.seed.count == 5)
+        #expect(configuration.seed.allSatisfy { $0.body == body })
+    }
 }
