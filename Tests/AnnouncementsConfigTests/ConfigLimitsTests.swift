@@ -97,4 +97,33 @@ enum Nesting: String, CaseIterable, CustomTestStringConvertible {
         #expect(configuration.seed.count == 5)
         #expect(configuration.seed.allSatisfy { $0.body == body })
     }
+
+    @Test("a config file past the size limit is refused before it is parsed, naming its size and the limit")
+    func fileSize() throws {
+        let folder = NSTemporaryDirectory() + "config-limits-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A comment fills the file, so only its size can make it an error.
+        func write(bytes: Int) throws -> String {
+            let path = folder + "/\(bytes).yaml"
+            try ("#" + String(repeating: "x", count: bytes - 2) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let atLimit = try write(bytes: ConfigLimits.maxFileBytes)
+        var defaults = Configuration()
+        defaults.logPath = folder + "/" + defaults.logPath
+        #expect(try Configuration.load(path: atLimit, environment: [:]) == defaults)
+        let past = try write(bytes: ConfigLimits.maxFileBytes + 1)
+        let advice = "for a config file: keep the seed to a few announcements and add the rest through the API or `announcements post`"
+        #expect(throws: ConfigError(path: past, message: "the config file is 4.0 MiB (4194305 bytes), past the limit of 4 MiB (4194304 bytes) \(advice)")) {
+            try Configuration.load(path: past, environment: [:])
+        }
+        #expect(throws: ConfigError(path: "/dev/zero", message: "the config file holds more than the limit of 4 MiB (4194304 bytes) \(advice)")) {
+            try Configuration.load(path: "/dev/zero", environment: [:])
+        }
+        let text = "#" + String(repeating: "x", count: 5 << 20)
+        #expect(throws: ConfigError(path: "config.yaml", message: "the config file is 5.0 MiB (5242881 bytes), past the limit of 4 MiB (4194304 bytes) \(advice)")) {
+            try parse(text)
+        }
+    }
 }
