@@ -12,19 +12,26 @@ extension Configuration {
     /// The keys `config.yaml` may hold.
     public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http"]
 
-    /// Reads and checks a config file. `environment` resolves `env:NAME` tokens.
+    /// Reads and checks a config file. `environment` resolves `env:NAME` tokens. A file past
+    /// `ConfigLimits.maxFileBytes` is refused before it is read.
     public static func load(path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
         guard let file = fopen(path, "r") else {
             let reason = String(cString: strerror(errno))
             throw ConfigError(path: path, message: "cannot read the config file: \(reason)")
         }
         defer { fclose(file) }
+        var status = stat()
+        if fstat(fileno(file), &status) == 0, Int(status.st_size) > ConfigLimits.maxFileBytes {
+            throw .tooLarge(path: path, bytes: Int(status.st_size))
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = fread(&buffer, 1, buffer.count, file)
             if count == 0 { break }
             bytes.append(contentsOf: buffer[..<count])
+            // A file that grows, a pipe or a device has no size to check first.
+            guard bytes.count <= ConfigLimits.maxFileBytes else { throw .tooLarge(path: path, bytes: nil) }
         }
         guard ferror(file) == 0 else { throw ConfigError(path: path, message: "cannot read the config file") }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -38,9 +45,11 @@ extension Configuration {
     }
 
     /// Parses config text; `path` only names the file in errors, and `log` is left as written.
+    /// Text past `ConfigLimits.maxFileBytes` is refused before it is parsed.
     public static func parse(_ text: String, path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
+        guard text.utf8.count <= ConfigLimits.maxFileBytes else { throw .tooLarge(path: path, bytes: text.utf8.count) }
         let root: YAMLNode?
-        do throws(YAMLParser.SyntaxError) {
+        do throws(YAMLError) {
             root = try YAMLParser.parse(text)
         } catch {
             throw ConfigError(path: path, line: error.mark.line, column: error.mark.column, message: error.message)
