@@ -275,7 +275,10 @@ func makeLog() async throws -> (folder: String, log: String) {
         let port = server.port
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5}"#)
+        // The head is the one verify prints for the same log.
+        let verified = try CLI.run(["verify"], in: folder)
+        let head = try #require(verified.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last)
+        #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5,"head":"\#(head)"}"#)
         #expect(server.stop() == 0)
         let again = try CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
