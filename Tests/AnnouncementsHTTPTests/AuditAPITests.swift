@@ -98,9 +98,10 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             try await client.execute(uri: "/events?after=8", method: .get) { #expect(String(buffer: $0.body) == "[]") }
             // Found by schemathesis: numbers near Int.max must not overflow.
             try await client.execute(uri: "/events?after=\(Int.max - 1)&limit=\(Int.max)", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == "[]")
+                #expect(response.status == .conflict)
+                #expect(response.object["lastSeq"] as? Int == 8)
             }
+            try await client.execute(uri: "/events?after=0&limit=\(Int.max)", method: .get) { #expect($0.objects.count == 8) }
             try await client.execute(uri: "/announcements?offset=\(Int.max)&max=100", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.link]?.contains("rel=\"prev\"") == true)
@@ -124,6 +125,35 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             try await client.execute(uri: "/events?after=1000&limit=5000", method: .get) { response in
                 #expect(response.objects.map { $0["seq"] as? Int } == (1001...1108).map { $0 })
             }
+        }
+    }
+
+    @Test("GET /events after a seq beyond the log is 409 naming the last seq, as JSON and as a stream, before any stream starts", arguments: [
+        ("/events?after=14", [:]),
+        ("/events?after=14", ["Accept": "text/event-stream"]),
+        ("/events", ["Last-Event-ID": "14"]),
+        ("/events?after=2", ["Accept": "text/event-stream", "Last-Event-ID": "14"]),
+    ])
+    func beyondTheLog(uri: String, headers: [String: String]) async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            for title in ["Nine", "Ten", "Eleven"] {
+                try await client.execute(uri: "/announcements/1", method: .patch, headers: alice, body: body(#"{"title":"\#(title)"}"#)) { #expect($0.status == .ok) }
+            }
+            #expect(store.lastSeq == 11)
+            var fields = HTTPFields()
+            for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
+            try await client.execute(uri: uri, method: .get, headers: fields) { response in
+                #expect(response.status == .conflict)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.object["error"] as? Int == 409)
+                #expect(response.object["lastSeq"] as? Int == 11)
+                #expect(response.object["after"] as? Int == 14)
+                let source = headers["Last-Event-ID"] == nil ? "after=14" : "Last-Event-ID: 14"
+                #expect(response.object["message"] as? String == "\(source) is beyond the end of the log, which ends at seq 11: it may have been restored from an older backup; resume from 11, or from 0 to read it all again")
+            }
+            // At the end of the log is not beyond it: nothing yet, or a stream that waits.
+            try await client.execute(uri: "/events?after=11", method: .get) { #expect(String(buffer: $0.body) == "[]") }
         }
     }
 
