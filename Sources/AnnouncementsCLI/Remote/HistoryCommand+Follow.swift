@@ -45,6 +45,10 @@ extension HistoryCommand {
                 }
                 if case .seq(let last)? = filter.until, event.seq >= last { return }
             }
+        } catch ClientError.positionBeyondLog(let requested, let lastSeq) {
+            // The server's log is shorter than where the follow starts (or had got to): restored
+            // from an older backup. Waiting would print the events that take those seqs next.
+            throw CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(requested + 1) where this follow \(requested == after ? "starts" : "had got to"): it may have been restored from an older backup; follow with --since \(lastSeq + 1) for what comes next, or without --since to read it all again")
         } catch let error as ClientError {
             throw CLIError(error)
         } catch {
