@@ -1,5 +1,8 @@
 @testable import AnnouncementsCore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -141,17 +144,32 @@ private func storedLines(_ store: EventStore) throws -> [String] {
                 try await client.execute(uri: "/announcements/1", method: .patch, headers: alice, body: body(#"{"title":"\#(title)"}"#)) { #expect($0.status == .ok) }
             }
             #expect(store.lastSeq == 11)
-            var fields = HTTPFields()
-            for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
-            try await client.execute(uri: uri, method: .get, headers: fields) { response in
-                #expect(response.status == .conflict)
-                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
-                #expect(response.object["error"] as? Int == 409)
-                #expect(response.object["lastSeq"] as? Int == 11)
-                #expect(response.object["after"] as? Int == 14)
-                let source = headers["Last-Event-ID"] == nil ? "after=14" : "Last-Event-ID: 14"
-                #expect(response.object["message"] as? String == "\(source) is beyond the end of the log, which ends at seq 11: it may have been restored from an older backup; resume from 11, or from 0 to read it all again")
+            // Through URLSession, with a deadline: a stream that started would never end.
+            let port = try #require(client.port)
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(uri)")))
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (status, contentType, data) = try await withThrowingTaskGroup(of: (Int, String?, Data).self) { [request] group in
+                group.addTask {
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    let http = response as? HTTPURLResponse
+                    return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Content-Type"), data)
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    throw URLError(.timedOut)
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw URLError(.unknown) }
+                return first
             }
+            #expect(status == 409)
+            #expect(contentType == "application/json;charset=UTF-8")
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(object["error"] as? Int == 409)
+            #expect(object["lastSeq"] as? Int == 11)
+            #expect(object["after"] as? Int == 14)
+            let source = headers["Last-Event-ID"] == nil ? "after=14" : "Last-Event-ID: 14"
+            #expect(object["message"] as? String == "\(source) is beyond the end of the log, which ends at seq 11: it may have been restored from an older backup; resume from 11, or from 0 to read it all again")
             // At the end of the log is not beyond it: nothing yet, or a stream that waits.
             try await client.execute(uri: "/events?after=11", method: .get) { #expect(String(buffer: $0.body) == "[]") }
         }
