@@ -10,9 +10,7 @@ import Testing
     func degraded() async throws {
         let folder = NSTemporaryDirectory() + "client-health-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var operations = FileOperations.system
-        operations.sync = { _ in errno = EIO; return -1 }
-        let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: .withFailingSync { true })
         let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]))
         try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
             let port = try #require(client.port)

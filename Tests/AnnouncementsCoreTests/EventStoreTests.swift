@@ -309,14 +309,8 @@ import Testing
     func healthAfterFailedSync() async throws {
         let folder = TemporaryFolder()
         let fail = Mutex(false)
-        var operations = FileOperations.system
-        let system = FileOperations.system
-        operations.sync = { fd in
-            // One sync fails; the store's undo then syncs fine.
-            guard fail.withLock({ failing in defer { failing = false }; return failing }) else { return system.sync(fd) }
-            errno = EIO
-            return -1
-        }
+        // One sync fails; the store's undo then syncs fine.
+        let operations = FileOperations.withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } }
         let store = try await EventStore.open(path: folder.file("log.jsonl"), rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
         #expect(store.health == .ok)
         _ = try await store.create(AnnouncementDraft(title: "Before"), by: "a")
@@ -339,8 +333,7 @@ import Testing
     @Test("health: unusable after a failed write that could not be undone, whatever comes after")
     func healthWhenUnusable() async throws {
         let folder = TemporaryFolder()
-        var operations = FileOperations.system
-        operations.sync = { _ in errno = EIO; return -1 }
+        let operations = FileOperations.withFailingSync { true }
         let store = try await EventStore.open(path: folder.file("log.jsonl"), rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "A"), by: "a") }
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "B"), by: "a") }

@@ -51,14 +51,8 @@ private func withServer(
         let folder = NSTemporaryDirectory() + "health-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let fail = Mutex(false)
-        var operations = FileOperations.system
-        let system = FileOperations.system
-        operations.sync = { fd in
-            // One sync fails (a transient device error); the store's undo then syncs fine.
-            guard fail.withLock({ failing in defer { failing = false }; return failing }) else { return system.sync(fd) }
-            errno = EIO
-            return -1
-        }
+        // One sync fails (a transient device error); the store's undo then syncs fine.
+        let operations = FileOperations.withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } }
         try await withServer(in: folder, operations: operations) { client, _ in
             try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Kept"}"#)) { #expect($0.status == .created) }
             fail.withLock { $0 = true }
@@ -85,9 +79,7 @@ private func withServer(
     func unusableUntilRestart() async throws {
         let folder = NSTemporaryDirectory() + "health-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var failing = FileOperations.system
-        failing.sync = { _ in errno = EIO; return -1 }
-        try await withServer(in: folder, operations: failing) { client, _ in
+        try await withServer(in: folder, operations: .withFailingSync { true }) { client, _ in
             for title in ["First", "Second"] {
                 try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"\#(title)"}"#)) { #expect($0.status == .serviceUnavailable) }
                 try await client.execute(uri: "/health", method: .get) { response in
