@@ -9,7 +9,7 @@ public struct VerifyReport: Sendable {
     /// Lines after line 1 without a `prev` before the chain starts (an old or imported log): not
     /// a problem, but not proven. Once a line has a `prev`, every later line must have one.
     public var unsealedLines: [Int] = []
-    /// The SHA-256 of the last line: publish it to detect later rewrites of the history.
+    /// The SHA-256 of the last line (`head` gives it with its seq, the form to record).
     public var lastHash: LineHash?
     /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
     /// none was given. When it does not, `problems` says how the log differs.
