@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -17,7 +18,9 @@ extension AnnouncementsClient {
     /// The server's events after `seq`, then each new one as it is appended, for as long as the
     /// sequence is iterated. When the connection drops it reconnects (after `retryDelay`) with
     /// `Last-Event-ID`, so no event is missed or repeated. It ends when the iterating task is
-    /// cancelled, or with a `ClientError` when the server refuses the feed.
+    /// cancelled, or with a `ClientError` when the server refuses the feed: among them
+    /// `positionBeyondLog` when the server's log ends before the position asked for (restored
+    /// from an older backup), which no reconnection can mend.
     public func events(after seq: Int = 0, retryDelay: Duration = .seconds(1)) -> AsyncThrowingStream<FeedEvent, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -47,6 +50,15 @@ extension AnnouncementsClient {
         }
     }
 
+    /// The server's stored events after `seq`, oldest first: at most `limit` (the server sends
+    /// at most 1000 at once), none when no event came after `seq` yet. Throws
+    /// `positionBeyondLog` when the server's log ends before `seq` (it was restored from an older
+    /// backup): read again after the `lastSeq` it names, or from 0.
+    public func eventPage(after seq: Int = 0, limit: Int = 100) async throws(ClientError) -> [FeedEvent] {
+        let query = [URLQueryItem(name: "after", value: String(seq)), URLQueryItem(name: "limit", value: String(limit))]
+        return try FeedPage.events(in: try await send(.get, path: "events", query: query))
+    }
+
     /// One connection to the stream: delivers its events until it ends.
     private func follow(after seq: Int, _ deliver: (FeedEvent) -> Void) async throws {
         var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
@@ -66,12 +78,15 @@ extension AnnouncementsClient {
     }
 }
 
-/// Turns a URLSession data task's callbacks into an async sequence of received chunks.
-///
-/// `@unchecked Sendable`: its only state is the stream's continuation, which is thread-safe.
-private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// Turns a URLSession data task's callbacks into an async sequence of received chunks; a response
+/// other than 200 ends it with the `ClientError` its body stands for.
+private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let stream: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+    /// The status and body so far of a response that did not open a stream.
+    private let refusal = Mutex<(status: Int, body: Data)?>(nil)
+    /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
+    private static let refusalLimit = 64 << 10
 
     override init() {
         (stream, continuation) = AsyncThrowingStream.makeStream()
@@ -82,23 +97,26 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            continuation.finish(throwing: ClientError.status(
-                code: http.statusCode,
-                message: "GET /events did not open an event stream; check that the URL is this API's",
-                fieldErrors: []
-            ))
-            completionHandler(.cancel)
-            return
+            // Read its body (the API's error says why) before finishing.
+            refusal.withLock { $0 = (http.statusCode, Data()) }
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        continuation.yield(data)
+        let isRefusal = refusal.withLock { refusal -> Bool in
+            guard let room = refusal.map({ Self.refusalLimit - $0.body.count }) else { return false }
+            refusal?.body.append(data.prefix(max(0, room)))
+            return true
+        }
+        if !isRefusal { continuation.yield(data) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let error = error as? URLError, let url = task.originalRequest?.url {
+        if let refused = refusal.withLock({ $0 }) {
+            let fallback = "GET /events did not open an event stream; check that the URL is this API's"
+            continuation.finish(throwing: ClientError(status: refused.status, body: refused.body, fallback: fallback))
+        } else if let error = error as? URLError, let url = task.originalRequest?.url {
             continuation.finish(throwing: ClientError.unreachable(url: url, underlying: error))
         } else {
             continuation.finish()

@@ -12,6 +12,7 @@ extension AnnouncementsClient {
     struct Received {
         var data: Data
         var headers: [String: String]
+        var status = 200
 
         func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -35,16 +36,17 @@ extension AnnouncementsClient {
         }
     }
 
-    /// Sends one request and returns a 2xx response, or throws what went wrong.
+    /// Sends one request and returns a 2xx response (or one with status `accepting`), or throws
+    /// what went wrong.
     /// With `cached`, a remembered ETag goes out as `If-None-Match` and a 304 returns what was remembered.
     /// A write gets a fresh `Idempotency-Key` and is sent again with it, up to
     /// `configuration.writeRetries` times, when the network fails under it.
     func send(
         _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Int? = nil
     ) async throws(ClientError) -> Received {
         guard method != .get else {
-            return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached)
+            return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached, accepting: accepting)
         }
         let key = UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
@@ -68,7 +70,7 @@ extension AnnouncementsClient {
 
     private func attempt(
         _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil, accepting: Int? = nil
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query }
@@ -107,27 +109,33 @@ extension AnnouncementsClient {
         for case (let name as String, let value as String) in response.allHeaderFields { headers[name] = value }
         if response.statusCode == 304, let remembered { return remembered.response }
         switch response.statusCode {
-        case 200..<300:
-            let received = Received(data: data, headers: headers)
+        case let code where (200..<300).contains(code) || code == accepting:
+            let received = Received(data: data, headers: headers, status: code)
             if let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received
-        case 412:
-            throw .changedBySomeoneElse(message: Self.message(in: data, status: 412).message)
         default:
-            let (message, fields) = Self.message(in: data, status: response.statusCode)
-            throw .status(code: response.statusCode, message: message, fieldErrors: fields)
+            throw ClientError(status: response.statusCode, body: data)
         }
     }
+}
 
-    /// The server's error message and field errors, or the status's own words if the body has none.
-    private static func message(in data: Data, status: Int) -> (message: String, fields: [ClientError.FieldError]) {
+extension ClientError {
+    /// The error an error response stands for; `fallback` is the message when the body has none
+    /// (it is not this API's), else the status's own words.
+    init(status: Int, body data: Data, fallback: String? = nil) {
         struct ErrorBody: Decodable {
             var message: String
             var errors: [ClientError.FieldError]?
+            /// A 409 of the feed: the position asked for, and where the log ends.
+            var after: Int?
+            var lastSeq: Int?
         }
-        guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else {
-            return (HTTPURLResponse.localizedString(forStatusCode: status), [])
+        let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
+        let message = body?.message ?? fallback ?? HTTPURLResponse.localizedString(forStatusCode: status)
+        switch (status, body?.after, body?.lastSeq) {
+        case (412, _, _): self = .changedBySomeoneElse(message: message)
+        case (409, let after?, let lastSeq?): self = .positionBeyondLog(requested: after, lastSeq: lastSeq)
+        default: self = .status(code: status, message: message, fieldErrors: body?.errors ?? [])
         }
-        return (body.message, body.errors ?? [])
     }
 }

@@ -98,9 +98,16 @@ public final class AnnouncementsClient: Sendable {
         return try response.announcement()
     }
 
-    /// Whether the server is up, and how far its log goes.
+    /// Whether the server is up and can take writes, and how far its log goes. A server that is
+    /// up but cannot write (it answers 503) returns a `degraded` health, not an error.
     public func health() async throws(ClientError) -> Health {
-        try await send(.get, path: "health").decode(Health.self)
+        let response = try await send(.get, path: "health", accepting: 503)
+        do throws(ClientError) {
+            return try response.decode(Health.self)
+        } catch where response.status == 503 {
+            // Not a health report: a proxy's, or a server's that is not this API.
+            throw ClientError(status: 503, body: response.data)
+        }
     }
 
     // MARK: - Writes (they need `configuration.token`)

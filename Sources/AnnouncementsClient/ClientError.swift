@@ -4,8 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Why a request failed. Each case is a different thing for an app to do: retry later
-/// (`unreachable`), show the server's message (`status`), reload (`changedBySomeoneElse`), or
-/// report a server that does not speak this API (`invalidJSON`, `unexpectedJSON`).
+/// (`unreachable`), show the server's message (`status`), reload (`changedBySomeoneElse`),
+/// follow the feed again from a position the log has (`positionBeyondLog`), or report a server
+/// that does not speak this API (`invalidJSON`, `unexpectedJSON`).
 public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached, or did not answer in time.
     case unreachable(url: URL, underlying: URLError)
@@ -13,6 +14,11 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case status(code: Int, message: String, fieldErrors: [FieldError])
     /// A write's `ifMatch` revision is no longer current (HTTP 412): fetch the announcement again.
     case changedBySomeoneElse(message: String)
+    /// The feed was asked for the events after `requested`, but the server's log ends at `lastSeq`
+    /// (HTTP 409): it was most likely restored from an older backup, so the events this app saw
+    /// after `lastSeq` are gone, and new ones will take their seqs. Resume after `lastSeq` (what
+    /// the app holds past it may differ from the log), or from 0 to rebuild from the whole log.
+    case positionBeyondLog(requested: Int, lastSeq: Int)
     /// The response body is not JSON at all.
     case invalidJSON(detail: String)
     /// The response is JSON but lacks a field the API promises, or has it with the wrong type.
@@ -29,11 +35,12 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The HTTP status, for `status` and `changedBySomeoneElse`.
+    /// The HTTP status, for `status`, `changedBySomeoneElse` and `positionBeyondLog`.
     public var statusCode: Int? {
         switch self {
         case .status(let code, _, _): code
         case .changedBySomeoneElse: 412
+        case .positionBeyondLog: 409
         default: nil
         }
     }
@@ -51,6 +58,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the server answered \(code): \(message)\(fields.isEmpty ? "" : " (\(fields))")"
         case .changedBySomeoneElse(let message):
             return "changed by someone else since it was fetched: \(message)"
+        case .positionBeyondLog(let requested, let lastSeq):
+            return "the server's log ends at seq \(lastSeq), before the events after \(requested) that were asked for: it may have been restored from an older backup; resume from \(lastSeq), or from 0 to read it all again"
         case .invalidJSON(let detail):
             return "the server's answer is not JSON: \(detail)"
         case .unexpectedJSON(let field, let detail):

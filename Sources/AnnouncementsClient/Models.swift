@@ -66,14 +66,23 @@ public struct Page<Item: Sendable & Hashable>: Sendable, Hashable {
     public var hasMore: Bool { offset + items.count < total }
 }
 
-/// The server's health: it answers, and the seq of the last event in its log.
+/// The server's health: it answers, whether it can take writes, and how far its log goes.
 public struct Health: Sendable, Hashable, Codable {
+    /// `ok`, or `degraded` while the server cannot write to its log (reads still work).
     public var status: String
+    /// The seq of the last event in the log.
     public var seq: Int
+    /// The last event's line as `SEQ:SHA256` (nil for an empty log): record it, and
+    /// `announcements verify --expect-head` proves later that the log still holds it.
+    public var head: String?
+    /// Why writes cannot succeed, while `status` is `degraded`.
+    public var reason: String?
 
-    public init(status: String, seq: Int) {
+    public init(status: String, seq: Int, head: String? = nil, reason: String? = nil) {
         self.status = status
         self.seq = seq
+        self.head = head
+        self.reason = reason
     }
 }
 

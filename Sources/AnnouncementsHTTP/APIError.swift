@@ -54,4 +54,15 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         error.extraJSON = #""supported":["# + APIVersion.supported.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         return error
     }
+
+    /// A 409 for a feed position past the log's last seq, given as `source` (`after=14`), with
+    /// both in the body: `"after":14,"lastSeq":11`.
+    static func beyondLog(after: Int, source: String, lastSeq: Int) -> APIError {
+        var error = APIError(
+            .conflict,
+            "\(source) is beyond the end of the log, which ends at seq \(lastSeq): it may have been restored from an older backup; resume from \(lastSeq), or from 0 to read it all again"
+        )
+        error.extraJSON = #""after":\#(after),"lastSeq":\#(lastSeq)"#
+        return error
+    }
 }

@@ -39,6 +39,13 @@ extension ReadRoutes {
         // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
         let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
         let after = try Self.wholeNumber(request.headers[.lastEventID], name: "Last-Event-ID", default: afterParameter, minimum: 0)
+        // A position the log never reached (it was restored from an older backup) would wait for
+        // events that come under other seqs: refuse it, before any stream starts.
+        let lastSeq = store.lastSeq
+        if after > lastSeq {
+            let source = request.headers[.lastEventID] == nil ? "after=\(after)" : "Last-Event-ID: \(after)"
+            throw APIError.beyondLog(after: after, source: source, lastSeq: lastSeq)
+        }
         if EventStream.isRequested(by: request) {
             return EventStream(store: store, after: after, heartbeat: feedHeartbeat, frames: frames).response()
         }

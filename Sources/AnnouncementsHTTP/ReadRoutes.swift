@@ -28,12 +28,23 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Handlers
 
+    /// `{"status":"ok","seq":6,"head":"6:<sha256>"}`; while writes cannot succeed, a 503 with
+    /// `"status":"degraded"` and the `reason`. `head` is null for an empty log.
     private func health() -> Response {
+        let (health, head) = (store.health, store.head)
         var json = JSONBytes()
-        json.raw(#"{"status":"ok","seq":"#)
-        json.integer(store.snapshot.seq)
+        json.raw(#"{"status":"#)
+        json.string(health.isOK ? "ok" : "degraded")
+        if let reason = health.reason {
+            json.raw(#","reason":"#)
+            json.string(reason)
+        }
+        json.raw(#","seq":"#)
+        json.integer(head?.seq ?? 0)
+        json.raw(#","head":"#)
+        if let head { json.string(head.description) } else { json.raw("null") }
         json.raw("}")
-        return .json(json.bytes)
+        return .json(json.bytes, status: health.isOK ? .ok : .serviceUnavailable)
     }
 
     private func list(_ request: Request, forced: APIVersion?) throws -> Response {

@@ -176,7 +176,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(sound.stdout.contains("live announcements:  2"))
         #expect(sound.stdout.contains("sealed lines:        5 of 5"))
         let lastLine = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").last!
-        #expect(sound.stdout.contains("last line sha256:    \(LineHash(of: Array(lastLine.utf8)))"))
+        #expect(sound.stdout.contains("head:                5:\(LineHash(of: Array(lastLine.utf8)))"))
 
         var text = try String(contentsOfFile: log, encoding: .utf8)
         text = text.replacingOccurrences(of: "Lunch", with: "Brunch")
@@ -185,6 +185,34 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(damaged.status == 1)
         #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2"))
         #expect(damaged.stderr.contains("1 problem found"))
+    }
+
+    @Test("verify --expect-head: the head verify printed holds until the log is cut back; a malformed head is a usage error")
+    func verifyExpectedHead() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try CLI.run(["verify"], in: folder)
+        let head = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last.map(String.init))
+        #expect(head.hasPrefix("5:") && head.count == 66)
+
+        let holds = try CLI.run(["verify", "--expect-head", head], in: folder)
+        #expect(holds.status == 0)
+        #expect(holds.stdout.contains("expected head:       found"))
+
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        #expect(try CLI.run(["verify"], in: folder).status == 0, "the chain alone cannot tell")
+        let cut = try CLI.run(["verify", "--expect-head", head], in: folder)
+        #expect(cut.status == 1)
+        #expect(cut.stdout.contains("events/announcements.jsonl: the log ends at seq 4, before the recorded head 5: it was cut back"))
+        #expect(cut.stdout.contains("expected head:       NOT found"))
+
+        for bad in ["5", "5:abc", "x:\(head.dropFirst(2))", "0:\(head.dropFirst(2))"] {
+            let usage = try CLI.run(["verify", "--expect-head", bad], in: folder)
+            #expect(usage.status == 64, "\(bad)")
+            #expect(usage.stderr.contains("--expect-head takes SEQ:SHA256"), "\(usage.stderr)")
+            #expect(usage.stdout.isEmpty)
+        }
     }
 
     @Test("errors are one line on stderr with a distinct exit code", arguments: [
@@ -255,7 +283,10 @@ func makeLog() async throws -> (folder: String, log: String) {
         let port = server.port
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5}"#)
+        // The head is the one verify prints for the same log.
+        let verified = try CLI.run(["verify"], in: folder)
+        let head = try #require(verified.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last)
+        #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5,"head":"\#(head)"}"#)
         #expect(server.stop() == 0)
         let again = try CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")

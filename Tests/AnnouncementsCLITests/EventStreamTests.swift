@@ -143,6 +143,11 @@ final class StreamingConnection {
         let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl"], timeout: 10)
         #expect(bounded.status == 0, "\(bounded.stderr)")
         #expect(bounded.stdout.split(separator: "\n").map { $0.contains(#""by":"seed""#) } == [true, true], "\(bounded.stdout)")
+        // A --since beyond the server's log (restored from an older backup) is an error at once.
+        let beyond = try CLI.run(["history", "--follow", "--server", server.url, "--since", "10"], timeout: 10)
+        #expect(beyond.status == 1, "\(beyond.stderr)")
+        #expect(beyond.stderr == "error: the server's log ends at seq 3, before seq 10 where this follow starts: it may have been restored from an older backup; follow with --since 4 for what comes next, or without --since to read it all again\n")
+        #expect(beyond.stdout.isEmpty, "not even the table's header: \(beyond.stdout)")
         // An unreachable server is an error at once, not an endless wait.
         let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 10)
         #expect(nowhere.status == 69 && nowhere.stderr.contains("cannot reach the server"), "\(nowhere.stderr)")

@@ -22,7 +22,8 @@ import Testing
                 #expect(one.body == "<p>Body 3</p>")
                 #expect(one.revision == #""3-3""#)
                 let health = try await client.health()
-                #expect(health == Health(status: "ok", seq: 3))
+                #expect(health.status == "ok" && health.seq == 3 && health.reason == nil)
+                #expect(health.head?.hasPrefix("3:") == true && health.head?.count == 66)
             }
         }
     }
@@ -219,6 +220,48 @@ import Testing
         }
     }
 
+    @Test("eventPage(after:limit:) reads a page of the feed, each line exactly as stored")
+    func eventPage() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url)
+            let page = try await client.eventPage(after: 1, limit: 5)
+            #expect(page.map(\.seq) == [2, 3])
+            #expect(page.map(\.type) == ["created", "created"])
+            #expect(page[0].line.hasPrefix(#"{"seq":2,"type":"created","id":2,"at":""#))
+            #expect(page[1].line.hasPrefix(#"{"seq":3,"#) && page[1].line.contains(#""data":{"title":"Announcement 3","body":"<p>Body 3</p>"},"prev":""#))
+            #expect(try await client.eventPage(after: 0, limit: 1).map(\.seq) == [1])
+            #expect(try await client.eventPage(after: 3).isEmpty, "at the end of the log: nothing yet")
+        }
+    }
+
+    @Test("a feed position beyond the server's log is positionBeyondLog, from a page and from the stream, which does not reconnect")
+    func positionBeyondLog() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url)
+            await #expect(throws: ClientError.positionBeyondLog(requested: 14, lastSeq: 3)) { try await client.eventPage(after: 14) }
+            let outcome = try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask {
+                    do {
+                        for try await event in client.events(after: 14, retryDelay: .milliseconds(10)) { return "event \(event.seq)" }
+                        return "the stream ended without an error"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+                group.addTask {
+                    // Bounded: a stream that reconnected on a 409 would go on until cancelled.
+                    try await Task.sleep(for: .seconds(20))
+                    return "still going after 20 seconds"
+                }
+                let first = try await group.next() ?? ""
+                group.cancelAll()
+                return first
+            }
+            #expect(outcome == ClientError.positionBeyondLog(requested: 14, lastSeq: 3).description)
+            #expect(outcome.hasPrefix("the server's log ends at seq 3, before the events after 14"))
+        }
+    }
+
     @Test("the event-stream parser reads blocks split anywhere, and skips heartbeats")
     func eventStreamParser() {
         var parser = EventStreamParser()
@@ -273,6 +316,8 @@ import Testing
                 outcome = "\(underlying)"
             } catch .invalidJSON, .unexpectedJSON {
                 outcome = "not this API"
+            } catch .positionBeyondLog {
+                outcome = "only the event feed throws this"
             }
             #expect(outcome == "changed by someone else")
         }

@@ -90,6 +90,108 @@ import Testing
         #expect(report.events == 8)
     }
 
+    /// A sealed log of `count` creates, as the store writes it.
+    func sealedLog(_ count: Int) throws -> (TemporaryFolder, String) {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog((1...count).map { created($0, id: $0, "Note \($0)") }, to: path)
+        return (folder, path)
+    }
+
+    /// `line` without its `"prev":"…"` member.
+    func strippingPrev(_ line: String) -> String {
+        line.replacing(/,"prev":"[0-9a-f]{64}"/, with: "")
+    }
+
+    @Test("a line changed, and `prev` stripped from every line after it to hide the change, is not sound")
+    func strippedPrevAfterTampering() throws {
+        let (folder, path) = try sealedLog(12)
+        _ = folder
+        var text = try lines(of: path)
+        text[9] = text[9].replacingOccurrences(of: "Note 10", with: "Note X")
+        for index in 10..<12 { text[index] = strippingPrev(text[index]) }
+        #expect(text[10] != (try lines(of: path))[10], "the test stripped something")
+        try write(text, to: path)
+        let report = try LogReader(path: path).verify()
+        #expect(!report.isSound)
+        #expect(report.problems.map(\.line) == [11, 12])
+        #expect(report.problems.allSatisfy { $0.message.hasPrefix("no `prev`, but the hash chain runs from line 2") })
+        #expect(report.unsealedLines == [])
+    }
+
+    @Test("lines without `prev` are accepted only before the chain starts: an old log sealed from some line on")
+    func unsealedPrefix() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let events = (1...6).map { created($0, id: $0, "Note \($0)") }
+        // Lines 1-3 written before the chain existed; from line 4 on, each links to the one before.
+        var text = events[..<3].map { String(decoding: $0.encodedLine(), as: UTF8.self) }
+        for var event in events[3...] {
+            event.prev = LineHash(of: Array(text[text.count - 1].utf8))
+            text.append(String(decoding: event.encodedLine(), as: UTF8.self))
+        }
+        try write(text, to: path)
+        let report = try LogReader(path: path).verify()
+        #expect(report.isSound)
+        #expect(report.unsealedLines == [2, 3])
+        #expect(report.sealed == 4)
+
+        text[5] = strippingPrev(text[5])
+        try write(text, to: path)
+        let stripped = try LogReader(path: path).verify()
+        #expect(stripped.problems.map { "\($0.line ?? 0): \($0.message.prefix(46))" } == ["6: no `prev`, but the hash chain runs from line 4"])
+    }
+
+    @Test("a recorded head proves the log was not cut back or rewritten up to it")
+    func expectedHead() throws {
+        let (folder, path) = try sealedLog(12)
+        _ = folder
+        let original = try lines(of: path)
+        let recorded = try #require(try LogReader(path: path).verify().head)
+        #expect(recorded == LogHead(seq: 12, hash: LineHash(of: Array(original[11].utf8))))
+
+        // The log as it was, and the log grown since: the head is in it, and the chain links on to it.
+        let same = try LogReader(path: path).verify(expecting: recorded)
+        #expect(same.isSound && same.holdsExpectedHead == true)
+        let earlier = LogHead(seq: 5, hash: LineHash(of: Array(original[4].utf8)))
+        #expect(try LogReader(path: path).verify(expecting: earlier).holdsExpectedHead == true)
+
+        // Cut back: a sound chain, but the recorded line is gone.
+        try write(Array(original[..<10]), to: path)
+        #expect(try LogReader(path: path).verify().isSound, "the chain alone cannot tell")
+        let cut = try LogReader(path: path).verify(expecting: recorded)
+        #expect(!cut.isSound && cut.holdsExpectedHead == false)
+        #expect(cut.problems.map(\.description) == ["\(path): the log ends at seq 10, before the recorded head 12: it was cut back (restore it from a backup that holds \(recorded))"])
+
+        // The last line rewritten: a sound chain (nothing comes after it), but not the recorded line.
+        var rewritten = original
+        rewritten[11] = rewritten[11].replacingOccurrences(of: "Note 12", with: "Note X")
+        try write(rewritten, to: path)
+        #expect(try LogReader(path: path).verify().isSound, "the chain alone cannot tell")
+        let changed = try LogReader(path: path).verify(expecting: recorded)
+        #expect(!changed.isSound && changed.holdsExpectedHead == false)
+        #expect(changed.problems.map(\.line) == [12])
+        #expect(changed.problems.first?.message.contains("not the recorded head's \(recorded.hash): the log was rewritten") == true)
+
+        // An earlier line rewritten with every later `prev` recomputed: only the head can tell.
+        var events = try original.map { try EventParser.parse(Array($0.utf8)) }
+        events[6] = created(7, id: 7, "Note X")
+        try writeLog(events, to: path)
+        #expect(try LogReader(path: path).verify().isSound, "the chain alone cannot tell")
+        #expect(try LogReader(path: path).verify(expecting: recorded).problems.map(\.line) == [12])
+    }
+
+    @Test("a head reads and writes as SEQ:SHA256, and nothing else reads as one", arguments: [
+        "", "12", "12:", ":3f4d", "0:HASH", "-1:HASH", "x:HASH", "12:HASHx", "12:HASH:", "12:\(String(repeating: "g", count: 64))",
+    ])
+    func headForm(text: String) throws {
+        let hash = LineHash(of: Array("a line".utf8))
+        let head = LogHead(seq: 12, hash: hash)
+        #expect(LogHead(head.description) == head)
+        #expect(LogHead("12:\(hash.description.uppercased())") == head)
+        #expect(LogHead(text.replacingOccurrences(of: "HASH", with: hash.description)) == nil)
+    }
+
     @Test("verify notes, but does not fail on, a partial last line")
     func partialLine() throws {
         let (folder, path) = try sampleLog()

@@ -302,6 +302,66 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("the store's head is its last durable line and its hash, the head verify finds in the log, also after reopening")
+    func head() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var store = try await EventStore.open(path: path, logger: quiet)
+        #expect(store.head == nil, "an empty log has no head")
+        _ = try await store.create(AnnouncementDraft(title: "A"), by: "a")
+        _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")
+        _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")  // changes nothing, appends nothing
+        let head = try #require(store.head)
+        #expect(head == LogHead(seq: 2, hash: LineHash(of: Array(try lines(of: path)[1].utf8))))
+        #expect(try LogReader(path: path).verify().head == head)
+        await store.close()
+        store = try await EventStore.open(path: path, logger: quiet)
+        #expect(store.head == head)
+        await store.close()
+    }
+
+    @Test("health: failing after a failed sync, ok again once a write succeeds, closed once closed")
+    func healthAfterFailedSync() async throws {
+        let folder = TemporaryFolder()
+        let fail = Mutex(false)
+        // One sync fails; the store's undo then syncs fine.
+        let operations = FileOperations.withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } }
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        #expect(store.health == .ok)
+        _ = try await store.create(AnnouncementDraft(title: "Before"), by: "a")
+        #expect(store.health == .ok)
+        fail.withLock { $0 = true }
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Lost"), by: "a") }
+        guard case .failing(let error) = store.health else {
+            Issue.record("health is \(store.health) after a failed sync")
+            return
+        }
+        #expect(error.kind == .writeFailed)
+        #expect(store.health.reason?.hasPrefix("the last write to the log failed (") == true)
+        #expect(store.health.reason?.contains("cannot sync the log to disk") == true)
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "a")
+        #expect(store.health == .ok)
+        await store.close()
+        #expect(store.health == .closed)
+    }
+
+    @Test("health: unusable after a failed write that could not be undone, whatever comes after")
+    func healthWhenUnusable() async throws {
+        let folder = TemporaryFolder()
+        let operations = FileOperations.withFailingSync { true }
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "A"), by: "a") }
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "B"), by: "a") }
+        guard case .unusable(let error) = store.health else {
+            Issue.record("health is \(store.health) after a failed undo")
+            return
+        }
+        #expect(error.kind == .writeFailed, "the first failure stays the reason")
+        #expect(store.health.reason?.contains("restart the server") == true)
+        await store.close()
+        #expect(!store.health.isOK)
+    }
+
     @Test("readers keep their snapshot while writes go on, and the store refuses writes once closed")
     func snapshotsAndClose() async throws {
         let folder = TemporaryFolder()

@@ -1,5 +1,8 @@
 @testable import AnnouncementsCore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -98,9 +101,10 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             try await client.execute(uri: "/events?after=8", method: .get) { #expect(String(buffer: $0.body) == "[]") }
             // Found by schemathesis: numbers near Int.max must not overflow.
             try await client.execute(uri: "/events?after=\(Int.max - 1)&limit=\(Int.max)", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == "[]")
+                #expect(response.status == .conflict)
+                #expect(response.object["lastSeq"] as? Int == 8)
             }
+            try await client.execute(uri: "/events?after=0&limit=\(Int.max)", method: .get) { #expect($0.objects.count == 8) }
             try await client.execute(uri: "/announcements?offset=\(Int.max)&max=100", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.link]?.contains("rel=\"prev\"") == true)
@@ -124,6 +128,50 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             try await client.execute(uri: "/events?after=1000&limit=5000", method: .get) { response in
                 #expect(response.objects.map { $0["seq"] as? Int } == (1001...1108).map { $0 })
             }
+        }
+    }
+
+    @Test("GET /events after a seq beyond the log is 409 naming the last seq, as JSON and as a stream, before any stream starts", arguments: [
+        ("/events?after=14", [:]),
+        ("/events?after=14", ["Accept": "text/event-stream"]),
+        ("/events", ["Last-Event-ID": "14"]),
+        ("/events?after=2", ["Accept": "text/event-stream", "Last-Event-ID": "14"]),
+    ])
+    func beyondTheLog(uri: String, headers: [String: String]) async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            for title in ["Nine", "Ten", "Eleven"] {
+                try await client.execute(uri: "/announcements/1", method: .patch, headers: alice, body: body(#"{"title":"\#(title)"}"#)) { #expect($0.status == .ok) }
+            }
+            #expect(store.lastSeq == 11)
+            // Through URLSession, with a deadline: a stream that started would never end.
+            let port = try #require(client.port)
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(uri)")))
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (status, contentType, data) = try await withThrowingTaskGroup(of: (Int, String?, Data).self) { [request] group in
+                group.addTask {
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    let http = response as? HTTPURLResponse
+                    return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Content-Type"), data)
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    throw URLError(.timedOut)
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw URLError(.unknown) }
+                return first
+            }
+            #expect(status == 409)
+            #expect(contentType == "application/json;charset=UTF-8")
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(object["error"] as? Int == 409)
+            #expect(object["lastSeq"] as? Int == 11)
+            #expect(object["after"] as? Int == 14)
+            let source = headers["Last-Event-ID"] == nil ? "after=14" : "Last-Event-ID: 14"
+            #expect(object["message"] as? String == "\(source) is beyond the end of the log, which ends at seq 11: it may have been restored from an older backup; resume from 11, or from 0 to read it all again")
+            // At the end of the log is not beyond it: nothing yet, or a stream that waits.
+            try await client.execute(uri: "/events?after=11", method: .get) { #expect(String(buffer: $0.body) == "[]") }
         }
     }
 

@@ -6,10 +6,26 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the log: format, sequence, references, hash chain and rules.",
-        discussion: "Exits 0 when the log is sound, 1 when it has problems (each printed as file:line)."
+        discussion: """
+            Exits 0 when the log is sound, 1 when it has problems (each printed as file:line). \
+            Prints the log's head (SEQ:SHA256): record it, and a later --expect-head with it proves \
+            that the log was not cut back or rewritten up to that line since.
+            """
     )
 
     @OptionGroup var options: LogOptions
+
+    @Option(
+        name: .customLong("expect-head"),
+        help: ArgumentHelp("A head recorded earlier (the `head:` of verify, or of GET /health): the log must still hold it.", valueName: "seq:sha256")
+    )
+    var expectHead: String?
+
+    func validate() throws {
+        if let expectHead, LogHead(expectHead) == nil {
+            throw ValidationError("--expect-head takes \(LogHead.form), the `head:` that verify printed (a seq of 1 or more, a colon and 64 hex digits, like 6:3f4d1013…); got \"\(expectHead)\".")
+        }
+    }
 
     /// How many problems to print before summarising the rest.
     static let problemsShown = 100
@@ -20,7 +36,7 @@ struct VerifyCommand: ParsableCommand {
             let path = try options.logPath()
             let report: VerifyReport
             do throws(LogError) {
-                report = try LogReader(path: path).verify(rules: configuration?.rules ?? ValidationRules())
+                report = try LogReader(path: path).verify(rules: configuration?.rules ?? ValidationRules(), expecting: expectHead.flatMap(LogHead.init))
             } catch {
                 throw CLIError(error)
             }
@@ -44,12 +60,16 @@ struct VerifyCommand: ParsableCommand {
             let shown = report.unsealedLines.prefix(5).map(String.init).joined(separator: ", ")
             unsealed = " (unsealed: line\(report.unsealedLines.count == 1 ? "" : "s") \(shown)\(report.unsealedLines.count > 5 ? ", …" : ""))"
         }
+        var expected = ""
+        if let holds = report.holdsExpectedHead {
+            expected = "\n  expected head:       \(holds ? "found" : "NOT found")"
+        }
         return """
             \(path): \(report.isSound ? "sound" : "NOT sound")
               events:              \(Output.count(report.events))
               live announcements:  \(Output.count(report.live))
               sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)
-              last line sha256:    \(report.lastHash?.description ?? "-")
+              head:                \(report.head?.description ?? "-")\(expected)
             """
     }
 }

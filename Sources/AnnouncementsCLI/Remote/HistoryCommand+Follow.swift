@@ -16,15 +16,16 @@ extension HistoryCommand {
     func followServer() async throws(CLIError) {
         let client = try remote.client()
         let filter = self.filter
-        // The feed retries an unreachable server forever: fail at once when it is not there to start with.
-        do {
-            _ = try await client.health()
-        } catch {
-            throw CLIError(error)
-        }
         // A seq in --since starts the feed there; anything else is filtered as events arrive.
         var after = 0
         if case .seq(let seq)? = filter.since { after = max(0, seq - 1) }
+        // The feed retries an unreachable server forever: fail at once when it is not there to
+        // start with, or when its log ends before `after` (then nothing is printed at all).
+        do {
+            _ = try await client.eventPage(after: after, limit: 1)
+        } catch {
+            throw Self.followError(error, after: after)
+        }
         if format == .table {
             Output.line("SEQ  TIME                      EVENT    BY  ID  CHANGE")
             fflush(nil)
@@ -46,10 +47,19 @@ extension HistoryCommand {
                 if case .seq(let last)? = filter.until, event.seq >= last { return }
             }
         } catch let error as ClientError {
-            throw CLIError(error)
+            throw Self.followError(error, after: after)
         } catch {
             throw CLIError(.failure, "the event feed stopped: \(error)")
         }
+    }
+
+    /// A failed request of a follow that started after `after`, as one line and an exit code.
+    static func followError(_ error: ClientError, after: Int) -> CLIError {
+        guard case .positionBeyondLog(let requested, let lastSeq) = error else { return CLIError(error) }
+        // The server's log is shorter than where the follow starts (or had got to): restored from
+        // an older backup. Waiting would print the events that take those seqs next, as if new.
+        let place = requested == after ? "starts" : "had got to"
+        return CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(requested + 1) where this follow \(place): it may have been restored from an older backup; follow with --since \(lastSeq + 1) for what comes next, or without --since to read it all again")
     }
 
     /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells.

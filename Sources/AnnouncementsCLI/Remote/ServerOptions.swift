@@ -40,7 +40,7 @@ extension CLIError {
         case .invalidJSON, .unexpectedJSON: self.init(.protocolError, error.description)
         case .status(401, _, _), .status(403, _, _):
             self.init(.noPermission, "\(error.description) (pass --token, or set ANNOUNCEMENTS_TOKEN, to a writer's token from the server's config)")
-        case .status, .changedBySomeoneElse: self.init(.failure, error.description)
+        case .status, .changedBySomeoneElse, .positionBeyondLog: self.init(.failure, error.description)
         }
     }
 }

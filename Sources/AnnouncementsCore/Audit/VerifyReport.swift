@@ -6,10 +6,14 @@ public struct VerifyReport: Sendable {
     public var live = 0
     /// Lines whose place in the hash chain is proven: line 1, and every line whose `prev` matches.
     public var sealed = 0
-    /// Lines after line 1 without a `prev` (hand-made or imported): not a problem, but not proven.
+    /// Lines after line 1 without a `prev` before the chain starts (an old or imported log): not
+    /// a problem, but not proven. Once a line has a `prev`, every later line must have one.
     public var unsealedLines: [Int] = []
-    /// The SHA-256 of the last line: publish it to detect later rewrites of the history.
+    /// The SHA-256 of the last line (`head` gives it with its seq, the form to record).
     public var lastHash: LineHash?
+    /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
+    /// none was given. When it does not, `problems` says how the log differs.
+    public var holdsExpectedHead: Bool?
     /// Every problem, each naming its line.
     public var problems: [LogError] = []
     /// Bytes after the last newline (a line being written, or torn by a crash); not a problem.
@@ -17,16 +21,28 @@ public struct VerifyReport: Sendable {
 
     /// True when no problem was found.
     public var isSound: Bool { problems.isEmpty }
+
+    /// The last line and its hash, `SEQ:SHA256`: what to record and later pass to `verify(expecting:)`.
+    public var head: LogHead? {
+        lastHash.map { LogHead(seq: events, hash: $0) }
+    }
 }
 
 extension LogReader {
     /// Checks the whole log: format, sequence, references, the hash chain, time order and the
     /// validation rules, going on after each problem to find them all.
-    public func verify(rules: ValidationRules = ValidationRules()) throws(LogError) -> VerifyReport {
+    ///
+    /// With `expected`, a head recorded earlier, it also checks that the log still holds that
+    /// line unchanged: a log cut back before it, or rewritten up to it, is a problem. (The chain
+    /// alone cannot tell: a log cut after any line, or whose last lines were rewritten with their
+    /// `prev`s recomputed, is a sound chain.)
+    public func verify(rules: ValidationRules = ValidationRules(), expecting expected: LogHead? = nil) throws(LogError) -> VerifyReport {
         var report = VerifyReport()
         var model = ReadModel()
         model.deferTitleIndex()
         var previous: (hash: LineHash, at: Timestamp?)?
+        // The first line with a `prev`: from there on the store writes one on every line.
+        var chainStart: Int?
         var reader = self
         reader.computesHashes = true
         let path = self.path
@@ -36,6 +52,10 @@ extension LogReader {
         let summary = try reader.read { line throws(LogError) in
             report.events += 1
             defer { previous = line.hash.map { ($0, (try? line.parsed.get())?.at) } }
+            if let expected, line.number == expected.seq, let hash = line.hash, hash != expected.hash {
+                problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
+                report.holdsExpectedHead = false
+            }
             let event: Event
             switch line.parsed {
             case .failure(let error):
@@ -44,11 +64,16 @@ extension LogReader {
             case .success(let parsed):
                 event = parsed
             }
+            if event.prev != nil, chainStart == nil { chainStart = line.number }
             switch (event.prev, previous) {
             case (nil, nil):
                 report.sealed += 1
             case (nil, _?):
-                report.unsealedLines.append(line.number)
+                if let chainStart {
+                    problem(line.number, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
+                } else {
+                    report.unsealedLines.append(line.number)
+                }
             case (_?, nil):
                 problem(line.number, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
             case (let prev?, let before?):
@@ -78,6 +103,13 @@ extension LogReader {
             return .continue
         }
         report.lastHash = previous?.hash
+        if let expected, report.holdsExpectedHead == nil {
+            let isCutBack = report.events < expected.seq
+            if isCutBack {
+                report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(report.events), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
+            }
+            report.holdsExpectedHead = !isCutBack
+        }
         report.live = model.count
         report.partialTail = summary.tail?.bytes.count
         return report

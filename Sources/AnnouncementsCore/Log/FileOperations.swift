@@ -14,6 +14,18 @@ struct FileOperations: Sendable {
     /// A durable flush of the file's data: 0, or -1 with `errno` set.
     var sync: @Sendable (_ fd: Int32) -> Int32
 
+    /// The system's calls, except that a sync for which `fails()` is true fails with EIO, the way a
+    /// failing device's does (the store's undo syncs too: `fails()` decides for each).
+    static func withFailingSync(when fails: @escaping @Sendable () -> Bool) -> FileOperations {
+        var operations = FileOperations.system
+        operations.sync = { fd in
+            guard fails() else { return FileOperations.system.sync(fd) }
+            errno = EIO
+            return -1
+        }
+        return operations
+    }
+
     static let system = FileOperations(
         write: { fd, bytes, offset in pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset)) },
         sync: { fd in

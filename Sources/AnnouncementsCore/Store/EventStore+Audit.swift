@@ -5,6 +5,12 @@ extension EventStore {
     /// The most lines `events(after:limit:)` returns at once.
     public static let maxFeedPage = 1000
 
+    /// The seq of the last durable event (0 for an empty log), from the index: `eventLines` and
+    /// followers read up to it, so a feed position beyond it has nothing to resume from.
+    public var lastSeq: Int {
+        index.withLock { $0.lastSeq }
+    }
+
     /// The stored lines (exact bytes, without newlines) of the events after `seq`, oldest first:
     /// at most `limit` of them.
     public func eventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {

@@ -167,7 +167,11 @@ extension EventStore {
             }
         }
         var replaced = last.batch.model
-        published.withLock { swap(&$0, &replaced) }
+        let head = last.batch.hash.map { LogHead(seq: last.batch.model.seq, hash: $0) }
+        published.withLock { published in
+            swap(&published.model, &replaced)
+            published.head = head
+        }
         let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
         if appended > 0 { followers.published(last.batch.model.seq) }
         syncedEvents.add(appended, ordering: .relaxed)

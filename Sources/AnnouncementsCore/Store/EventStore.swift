@@ -23,7 +23,7 @@ public final class EventStore: Sendable {
     public let path: String
     let rules: ValidationRules
     let logger: Logger
-    let published: Mutex<ReadModel>
+    let published: Mutex<Published>
     /// Where each durable event's line is (see EventStore+Audit.swift).
     let index: Mutex<EventIndex>
     /// The log opened for reading durable lines back.
@@ -78,6 +78,12 @@ public final class EventStore: Sendable {
             swap(&taken, &waiting)
             return taken
         }
+    }
+
+    /// What readers see: the state after the last durable event, and that event's line's hash.
+    struct Published {
+        var model: ReadModel
+        var head: LogHead?
     }
 
     /// What only the committer touches: the hash of the last durable line, and the idempotency keys.
@@ -160,7 +166,7 @@ public final class EventStore: Sendable {
         self.path = path
         self.rules = rules
         self.logger = logger
-        self.published = Mutex(replay.model)
+        self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
         self.index = Mutex(replay.index)
         self.lines = lines
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
@@ -173,7 +179,19 @@ public final class EventStore: Sendable {
 
     /// The current state: an immutable value that later writes do not change.
     public var snapshot: ReadModel {
-        published.withLock { $0 }
+        published.withLock { $0.model }
+    }
+
+    /// The last durable line's seq and hash (nil while the log is empty): the `SEQ:SHA256` that
+    /// `announcements verify` prints for the same log. Kept as each batch is published: no hashing.
+    public var head: LogHead? {
+        published.withLock { $0.head }
+    }
+
+    /// Whether writes can succeed now: not after a failed write or sync until one succeeds, and
+    /// never again once a failed write could not be undone (see `StoreHealth`).
+    public var health: StoreHealth {
+        syncer.health
     }
 
     /// How many write batches (one write and one sync each) and events this store has appended.

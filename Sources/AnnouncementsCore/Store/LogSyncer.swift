@@ -26,6 +26,9 @@ final class LogSyncer: Sendable {
         var durableEnd: Int64
         var failure: Failure?
         var isClosed = false
+        /// The last write or sync's error, until one succeeds; whether it left the file unusable.
+        var lastError: LogError?
+        var isUnusable = false
     }
 
     private let log: LogFile
@@ -69,6 +72,15 @@ final class LogSyncer: Sendable {
     /// How far the file is durable, and the failure that stopped the syncer, if any.
     var progress: (durableEnd: Int64, failure: Failure?) {
         state.withLock { ($0.durableEnd, $0.failure) }
+    }
+
+    /// Whether writes can succeed: the last write and sync did (or none was made), or why not.
+    /// A lock the syncer takes once per sync anyway; nothing is added to its path.
+    var health: StoreHealth {
+        state.withLock { state in
+            if let error = state.lastError { return state.isUnusable ? .unusable(error) : .failing(error) }
+            return state.isClosed ? .closed : .ok
+        }
     }
 
     /// Takes lines again after `failure`, from where it cut the file back.
@@ -119,12 +131,20 @@ final class LogSyncer: Sendable {
                 }
                 log.markDurable(upTo: end)
                 syncs.add(1, ordering: .relaxed)
-                state.withLock { $0.durableEnd = end }
+                state.withLock { state in
+                    state.durableEnd = end
+                    state.lastError = nil
+                }
             } catch {
+                // Read here, on the queue that writes and cuts back: the file's own flag is not shared.
+                let isUnusable = log.isUnusable
                 state.withLock { state in
                     state.failure = Failure(start: start, end: start + Int64(bytes.count), error: error)
                     state.pending = []
                     state.isRunning = false
+                    // The failure that made the file unusable stays the reason: later ones only repeat it.
+                    if !state.isUnusable { state.lastError = error }
+                    state.isUnusable = isUnusable
                 }
                 syncsEnded.add(1, ordering: .relaxed)
                 synced()
