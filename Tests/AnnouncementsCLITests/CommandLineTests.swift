@@ -61,12 +61,13 @@ struct ServerProcess {
     let port: Int
 
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
-    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
+    /// `binary` runs another copy of the CLI.
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary) throws {
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" serve --port 0", CLI.binary.path]
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" serve --port 0", binary.path]
         } else {
-            process.executableURL = CLI.binary
+            process.executableURL = binary
             process.arguments = ["serve", "--port", "0"]
         }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
@@ -318,6 +319,21 @@ func makeLog() async throws -> (folder: String, log: String) {
         let result = try CLI.run(["serve", "--port", String(server.port)], in: other)
         #expect(result.status == 69)
         #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
+    }
+
+    @Test("the binary alone, copied into an empty folder, serves its OpenAPI document")
+    func selfContained() throws {
+        let folder = try makeFolder(config: "log: log.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let copy = URL(fileURLWithPath: folder + "/announcements")
+        try FileManager.default.copyItem(at: CLI.binary, to: copy)
+        let server = try ServerProcess(in: folder, binary: copy)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"))
+        let response = connection.readResponse(seconds: 10)
+        #expect(response.hasPrefix("HTTP/1.1 200"), "\(response.prefix(300))")
+        #expect(response.contains("\r\n\r\nopenapi: 3.1.0\n"))
     }
 
     @Test("a folder without config.yaml gets a clear error")
