@@ -41,4 +41,56 @@ import Testing
             #expect(store.snapshot.seq == 7)
         }
     }
+
+    /// A folder whose log, written before titles refused control characters, holds U+0001 in
+    /// announcement 2's title and a CR in announcement 1's body.
+    static func oldLog() throws -> String {
+        let folder = NSTemporaryDirectory() + "http-old-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            {"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00Z","by":"a","data":{"title":"Fine","body":"a\\r\\nb"}}
+            {"seq":2,"type":"created","id":2,"at":"2026-11-21T09:30:01Z","by":"a","data":{"title":"Old\\u0001title","body":null}}
+
+            """.write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test("XML refuses, with a 406 that says why, a value XML 1.0 cannot carry; JSON carries it; a CR is a character reference")
+    func xml() async throws {
+        let folder = try Self.oldLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await withServer(seed: [], folder: folder) { client, _ in
+            let xml: HTTPFields = [.accept: "application/xml", acceptVersion: "1.0"]
+            let refusal = "announcement 2's title holds U+0001 at character 4, which XML 1.0 cannot carry: ask for application/json, or have a writer correct the title"
+            for uri in ["/announcements/2", "/announcements", "/v2/announcements", "/announcements/2?asOf=2"] {
+                try await client.execute(uri: uri, method: .get, headers: xml) { response in
+                    #expect(response.status == .notAcceptable, "\(uri)")
+                    #expect(response.object["message"] as? String == refusal, "\(uri)")
+                }
+            }
+            try await client.execute(uri: "/announcements/2", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains(#""title":"Old\u0001title""#))
+            }
+            try await client.execute(uri: "/announcements/1", method: .get, headers: xml) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("<body>a&#xD;\nb</body>"))
+            }
+            // A write is done whatever XML can carry: its answer is then JSON, not a 406.
+            var headers = alice
+            headers[.accept] = "application/xml"
+            try await client.execute(uri: "/announcements/2", method: .patch, headers: headers, body: body(#"{"body":"<p>new</p>"}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.headers[.eTag] == "\"2-3\"")
+                #expect(response.object["body"] as? String == "<p>new</p>")
+            }
+            try await client.execute(uri: "/announcements/2", method: .patch, headers: headers, body: body(#"{"title":"New title"}"#)) { response in
+                #expect(response.headers[.contentType] == "application/xml;charset=UTF-8")
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: xml) { response in
+                #expect(response.status == .ok, "a corrected title makes the list XML again")
+            }
+        }
+    }
 }
