@@ -29,7 +29,7 @@ extension ReadRoutes {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
         let etag = AnnouncementTag.etag(announcement, media)
-        return versioned(conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
+        return versioned(try conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
     }
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with

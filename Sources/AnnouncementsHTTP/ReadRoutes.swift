@@ -53,8 +53,8 @@ struct ReadRoutes: Sendable {
         let query = try pageQuery(request.uri)
         let snapshot = store.snapshot
         let etag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
-        let (body, total) = cache.page(.init(version: version, media: media, query: query), seq: snapshot.seq) {
-            Self.encodeList(snapshot, query, version, media)
+        let (body, total) = try cache.page(.init(version: version, media: media, query: query), seq: snapshot.seq) { () throws(APIError) in
+            try Self.encodeList(snapshot, query, version, media)
         }
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
@@ -71,16 +71,17 @@ struct ReadRoutes: Sendable {
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
         let etag = AnnouncementTag.etag(announcement, media)
-        let body = cache.item(announcement, media: media) { Self.encode(announcement, media) }
+        let body = try cache.item(announcement, media: media) { () throws(APIError) in try Self.encode(announcement, media) }
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
     // MARK: - Encoding
 
-    static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) -> (ByteBuffer, total: Int) {
+    /// A page of announcements (v1) or summaries (v2); a 406 when XML cannot carry one of them.
+    static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) throws(APIError) -> (ByteBuffer, total: Int) {
         switch version {
-        case .v1: render(snapshot.announcements(query), media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
-        case .v2: render(snapshot.summaries(query), media, json: { $0.summary($1) }, xml: XMLRepresentation.summary)
+        case .v1: try render(snapshot.announcements(query), media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
+        case .v2: try render(snapshot.summaries(query), media, json: { $0.summary($1) }, xml: XMLRepresentation.summary)
         }
     }
 
@@ -89,8 +90,8 @@ struct ReadRoutes: Sendable {
         _ page: Page<Item>,
         _ media: MediaType,
         json element: (inout JSONBytes, Item) -> Void,
-        xml: (Item, inout String) -> Void
-    ) -> (ByteBuffer, total: Int) {
+        xml: (Item, inout String) throws(APIError) -> Void
+    ) throws(APIError) -> (ByteBuffer, total: Int) {
         switch media {
         case .json:
             var json = JSONBytes()
@@ -98,22 +99,28 @@ struct ReadRoutes: Sendable {
             return (ByteBuffer(bytes: json.bytes), page.total)
         case .xml:
             var text = XMLRepresentation.declaration + "<announcements>"
-            for item in page.items { xml(item, &text) }
+            for item in page.items { try xml(item, &text) }
             return (ByteBuffer(string: text + "</announcements>"), page.total)
         }
     }
 
-    static func encode(_ announcement: Announcement, _ media: MediaType) -> ByteBuffer {
+    /// One announcement in `media`; a 406 when XML cannot carry it.
+    static func encode(_ announcement: Announcement, _ media: MediaType) throws(APIError) -> ByteBuffer {
         switch media {
         case .json:
-            var json = JSONBytes()
-            json.announcement(announcement)
-            return ByteBuffer(bytes: json.bytes)
+            return json(announcement)
         case .xml:
             var xml = XMLRepresentation.declaration
-            XMLRepresentation.announcement(announcement, into: &xml)
+            try XMLRepresentation.announcement(announcement, into: &xml)
             return ByteBuffer(string: xml)
         }
+    }
+
+    /// One announcement as JSON, which carries every value.
+    static func json(_ announcement: Announcement) -> ByteBuffer {
+        var json = JSONBytes()
+        json.announcement(announcement)
+        return ByteBuffer(bytes: json.bytes)
     }
 
     // MARK: - Negotiation

@@ -32,10 +32,13 @@ final class RepresentationCache: Sendable {
         self.limit = limit
     }
 
-    /// The page for `key` at log position `seq`, encoded by `encode` if it is not cached.
-    func page(_ key: PageKey, seq: Int, encode: () -> (ByteBuffer, total: Int)) -> (ByteBuffer, total: Int) {
+    /// The page for `key` at log position `seq`, encoded by `encode` if it is not cached (a
+    /// failure is not kept).
+    func page<Failure: Error>(
+        _ key: PageKey, seq: Int, encode: () throws(Failure) -> (ByteBuffer, total: Int)
+    ) throws(Failure) -> (ByteBuffer, total: Int) {
         if let cached = state.withLock({ $0.seq == seq ? $0.pages[key] : nil }) { return cached }
-        let encoded = encode()
+        let encoded = try encode()
         state.withLock { state in
             if state.seq != seq {
                 guard seq > state.seq else { return }  // a reader on an older snapshot: don't cache
@@ -48,13 +51,16 @@ final class RepresentationCache: Sendable {
         return encoded
     }
 
-    /// The announcement's representation at its revision, encoded by `encode` if it is not cached.
-    func item(_ announcement: Announcement, media: MediaType, encode: () -> ByteBuffer) -> ByteBuffer {
+    /// The announcement's representation at its revision, encoded by `encode` if it is not cached
+    /// (a failure is not kept).
+    func item<Failure: Error>(
+        _ announcement: Announcement, media: MediaType, encode: () throws(Failure) -> ByteBuffer
+    ) throws(Failure) -> ByteBuffer {
         let key = ItemKey(id: announcement.id, media: media)
         if let cached = state.withLock({ $0.items[key] }), cached.revision == announcement.revision {
             return cached.1
         }
-        let encoded = encode()
+        let encoded = try encode()
         state.withLock { state in
             if state.items.count >= limit { state.items = [:] }
             if (state.items[key]?.revision ?? -1) < announcement.revision {

@@ -73,9 +73,19 @@ struct WriteRoutes: Sendable {
 
     // MARK: - Pieces
 
+    /// The written announcement in `media`; in JSON when XML cannot carry a value it kept from an
+    /// old log (an edit of the other field): the write is done, and a 406 would read as a refusal.
     private func representation(_ announcement: Announcement, _ media: MediaType, status: HTTPResponse.Status) -> Response {
-        var response = Response.encoded(ReadRoutes.encode(announcement, media), media, status: status)
-        response.headers[.eTag] = AnnouncementTag.etag(announcement, media)
+        var answered = media
+        let body: ByteBuffer
+        do {
+            body = try ReadRoutes.encode(announcement, media)
+        } catch {
+            body = ReadRoutes.json(announcement)
+            answered = .json
+        }
+        var response = Response.encoded(body, answered, status: status)
+        response.headers[.eTag] = AnnouncementTag.etag(announcement, answered)
         return response
     }
 

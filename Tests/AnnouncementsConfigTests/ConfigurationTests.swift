@@ -65,6 +65,12 @@ import Testing
         ("seed:\n  - title: ok\n  - title: fine\n  - title: [1, 2]", "config.yaml:4:12: seed[2].title: expected a string, found a list"),
         ("seed:\n  - body: <p>no title</p>", "config.yaml:2:5: seed[0]: missing `title`"),
         ("seed:\n  - title: \"   \"", "config.yaml:2:12: seed[0].title: must not be blank"),
+        ("seed:\n  - title: \"Fire\\edrill\"", "config.yaml:2:12: seed[0].title: must not contain control characters (U+001B at character 5)"),
+        ("seed:\n  - title: ok\n  - title: \"a\\x85b\"", "config.yaml:3:12: seed[1].title: must not contain control characters (U+0085 at character 2)"),
+        (
+            "seed:\n  - title: ok\n    body: \"<p>\\a</p>\"",
+            "config.yaml:3:11: seed[0].body: must not contain control characters other than tab, line feed and carriage return (U+0007 at character 4)"
+        ),
         ("seed:\n  - title: x\n    colour: red", "config.yaml:3:5: seed[0].colour: unknown key (expected one of: title, body)"),
         ("seed: {title: x}", "config.yaml:1:7: seed: expected a list, found a mapping"),
         ("tokens: [a]", "config.yaml:1:9: tokens: expected a mapping from a writer's name to a token, found a list"),
@@ -84,6 +90,12 @@ import Testing
             if description != expected { Issue.record("got: \(description ?? "\(error)")") }
             return description == expected
         }
+    }
+
+    @Test("a seed's body may hold tabs and line breaks")
+    func seedBodyLines() throws {
+        let configuration = try parse("seed:\n  - title: ok\n    body: \"<p>a</p>\\r\\n\\t<p>b</p>\"")
+        #expect(configuration.seed.first?.body == "<p>a</p>\r\n\t<p>b</p>")
     }
 
     @Test("resolves the log against the config file's folder, and reads files")

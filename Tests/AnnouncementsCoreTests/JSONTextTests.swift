@@ -127,7 +127,9 @@ import Testing
     func lengthLimit() {
         let rules = ValidationRules(maxBodyBytes: 10)
         #expect(rules.problems(body: JSONText(String(repeating: "\"", count: 10))).isEmpty)
-        #expect(rules.problems(body: JSONText(String(repeating: "\u{1}", count: 10))).isEmpty)
+        #expect(rules.problems(body: JSONText(String(repeating: "\t", count: 10))).isEmpty)
+        // `\u00XX` is one byte too (only an old log's body still holds such a character).
+        #expect(JSONText(String(repeating: "\u{1}", count: 10)).utf8Count == 10)
         let tooLong = rules.problems(body: JSONText(String(repeating: "\"", count: 11)))
         #expect(tooLong.map(\.message) == ["must be at most 10 bytes (it has 11)"])
     }

@@ -41,7 +41,8 @@ struct VerifyCommand: ParsableCommand {
                 throw CLIError(error)
             }
             for problem in report.problems.prefix(Self.problemsShown) {
-                Output.line(problem.description)
+                // A problem may quote the line (an unknown type, a bad time): escaped, one line each.
+                Output.line(TerminalText.escaped(problem.description))
             }
             if report.problems.count > Self.problemsShown {
                 Output.line("… and \(Output.count(report.problems.count - Self.problemsShown)) more problems")

@@ -8,13 +8,14 @@ enum HistoryFormat {
         for entry in entries {
             table.add(
                 String(entry.event.seq), entry.event.at.description, entry.event.type.rawValue,
-                entry.event.by, String(entry.event.id), change(entry)
+                TerminalText.escaped(entry.event.by), String(entry.event.id), change(entry)
             )
         }
         return table.rendered
     }
 
-    /// `title "A" → "B"; body 1,200 → 1,350 bytes (+150)`, or the created or deleted announcement.
+    /// `title "A" → "B"; body 1,200 → 1,350 bytes (+150)`, or the created or deleted announcement;
+    /// titles escaped for the terminal.
     static func change(_ entry: HistoryEntry) -> String {
         switch entry.event.change {
         case .created(let draft):
@@ -67,8 +68,9 @@ enum HistoryFormat {
         return json.text
     }
 
+    /// `"Title"`: cut to 50 characters, then escaped (an escape is never cut).
     private static func quoted(_ title: String) -> String {
-        "\"\(title.truncated(to: 50))\""
+        "\"\(TerminalText.escaped(title.truncated(to: 50)))\""
     }
 
     private static func bodySize(_ body: JSONText?) -> String {

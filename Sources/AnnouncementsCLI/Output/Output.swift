@@ -12,12 +12,14 @@ enum Output {
         print(text)
     }
 
+    /// `error: …` on stderr, one line: the message is escaped, for it may quote the log or a server.
     static func error(_ text: String) {
-        standardError("error: \(text)\n")
+        standardError("error: \(TerminalText.escaped(text))\n")
     }
 
+    /// `note: …` on stderr, one line, escaped as an error is.
     static func note(_ text: String) {
-        standardError("note: \(text)\n")
+        standardError("note: \(TerminalText.escaped(text))\n")
     }
 
     /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.

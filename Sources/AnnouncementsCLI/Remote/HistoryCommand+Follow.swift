@@ -62,14 +62,15 @@ extension HistoryCommand {
         return CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(requested + 1) where this follow \(place): it may have been restored from an older backup; follow with --since \(lastSeq + 1) for what comes next, or without --since to read it all again")
     }
 
-    /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells.
+    /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells,
+    /// titles and writers escaped for the terminal.
     static func row(_ event: Event) -> String {
         let change: String
         switch event.change {
-        case .created(let draft): change = "\"\(draft.title)\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
+        case .created(let draft): change = "\"\(TerminalText.escaped(draft.title))\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
         case .edited(let patch):
             var parts: [String] = []
-            if let title = patch.title { parts.append("title → \"\(title)\"") }
+            if let title = patch.title { parts.append("title → \"\(TerminalText.escaped(title))\"") }
             switch patch.body {
             case .set(let body)?: parts.append("body → \(body.utf8Count) bytes")
             case .clear?: parts.append("body cleared")
@@ -78,6 +79,6 @@ extension HistoryCommand {
             change = parts.joined(separator: "; ")
         case .deleted: change = "deleted"
         }
-        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(event.by)  \(event.id)  \(change)"
+        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(TerminalText.escaped(event.by))  \(event.id)  \(change)"
     }
 }

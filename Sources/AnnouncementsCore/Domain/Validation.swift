@@ -1,4 +1,6 @@
-/// The rules every announcement obeys, checked before anything is written.
+/// The rules every announcement obeys, checked before anything is written: a title is not blank,
+/// holds no control character and is at most 255 characters long; a body holds no control
+/// character but tab, line feed and carriage return, and is at most `maxBodyBytes` long.
 public struct ValidationRules: Sendable, Hashable {
     /// The longest title, in characters.
     public static let maxTitleLength = 255
@@ -17,6 +19,9 @@ public struct ValidationRules: Sendable, Hashable {
         if title.allSatisfy(\.isWhitespace) {
             return [FieldProblem(field: "title", message: title.isEmpty ? "must not be empty" : "must not be blank")]
         }
+        if let control = ControlCharacters.first(inTitle: title) {
+            return [FieldProblem(field: "title", message: "must not contain control characters (\(control))")]
+        }
         // UTF-8 length bounds the character count from above: count characters only when needed.
         if title.utf8.count > Self.maxTitleLength, title.count > Self.maxTitleLength {
             return [FieldProblem(field: "title", message: "must be at most \(Self.maxTitleLength) characters (it has \(title.count))")]
@@ -26,11 +31,19 @@ public struct ValidationRules: Sendable, Hashable {
 
     /// The problems with a body, or an empty list when it is acceptable.
     public func problems(body: JSONText?) -> [FieldProblem] {
+        guard let body else { return [] }
+        var problems: [FieldProblem] = []
         // Escapes only lengthen text: count the decoded bytes only when the escaped ones are too many.
-        guard let body, body.escaped.count > maxBodyBytes else { return [] }
-        let length = body.utf8Count
-        guard length > maxBodyBytes else { return [] }
-        return [FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(length))")]
+        if body.escaped.count > maxBodyBytes {
+            let length = body.utf8Count
+            if length > maxBodyBytes {
+                problems.append(FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(length))"))
+            }
+        }
+        if let control = ControlCharacters.first(inBody: body) {
+            problems.append(FieldProblem(field: "body", message: "must not contain control characters other than tab, line feed and carriage return (\(control))"))
+        }
+        return problems
     }
 
     /// The problems with a whole draft.
