@@ -52,9 +52,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            // The API's OpenAPI document, served at GET /openapi.yaml.
-            resources: [.copy("Resources/openapi.yaml")]
+            ]
         ),
         // The client library for apps (iOS, macOS, Linux): Foundation only, nothing of the server.
         .target(name: "AnnouncementsClient"),

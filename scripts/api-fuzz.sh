@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make fuzz`: schemathesis (PyPI) against a live release server with the repository's OpenAPI
-# document (Sources/AnnouncementsHTTP/Resources/openapi.yaml): no 5xx, every response as
+# document (served by the server at /openapi.yaml): no 5xx, every response as
 # documented. Then the log the fuzzer wrote must still verify.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ URL=$(sed -n 's/^listening on //p' "$DIR/out")
 [ -n "$URL" ] || { cat "$DIR/err"; exit 1; }
 
 status=0
-schemathesis --config-file schemathesis.toml run Sources/AnnouncementsHTTP/Resources/openapi.yaml \
+schemathesis --config-file schemathesis.toml run "$URL/openapi.yaml" \
   --url "$URL" -H "Authorization: Bearer fuzz-token" \
   --max-examples "${FUZZ_EXAMPLES:-50}" --workers 2 --seed "${FUZZ_SEED:-20261122}" --no-color || status=$?
 

@@ -1,3 +1,9 @@
+// The API's OpenAPI 3.1 document, compiled into the executable so that a binary copied alone
+// serves it (GET /openapi.yaml). Edit it here; OpenAPITests checks it against the router's routes.
+
+extension OpenAPIDocument {
+    /// The document, as YAML.
+    static let yaml = #"""
 openapi: 3.1.0
 info:
   title: Announcements
@@ -446,3 +452,5 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+"""#
+}
