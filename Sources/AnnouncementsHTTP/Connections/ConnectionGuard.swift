@@ -120,10 +120,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where owed.first.map({ !$0.keepAlive || $0.version != head.version }) == true:
+        case .head(var head):
             // Answer in the request's version (an HTTP/1.0 client cannot read chunked bodies), and
-            // say that the connection closes when the client did not ask to keep it.
-            let request = owed[0]
+            // say that the connection closes when the client did not ask to keep it. Most heads
+            // need neither and pass on as they are.
+            guard let request = owed.first, request.version != head.version || !request.keepAlive else {
+                context.write(data, promise: promise)
+                return
+            }
             head.version = request.version
             if !request.keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
             context.write(wrapOutboundOut(.head(head)), promise: promise)
@@ -136,10 +140,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(data, promise: promise)
                 return
             }
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.cascade(to: promise)
-            context.writeAndFlush(data, promise: written)
-            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            let written = context.writeAndFlush(data)
+            written.cascade(to: promise)
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         default:
             context.write(data, promise: promise)
         }
