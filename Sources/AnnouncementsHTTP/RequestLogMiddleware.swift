@@ -1,3 +1,4 @@
+import AnnouncementsCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -14,7 +15,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.requestID] = id
         let microseconds = Int((ContinuousClock.now - start) / .microseconds(1))
         context.logger.info(
-            "\(request.method) \(AccessLog.quoted(request.uri.path)) \(response.status.code) \(AccessLog.milliseconds(microseconds))",
+            "\(request.method) \(VisibleText.quoted(request.uri.path)) \(response.status.code) \(AccessLog.milliseconds(microseconds))",
             metadata: ["request.id": "\(id)"]
         )
         return response
@@ -28,22 +29,6 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// How values appear in access-log lines.
 enum AccessLog {
-    /// `text` in double quotes, with `"`, `\` and control characters escaped: a value cannot end
-    /// its field or its line early.
-    static func quoted(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}":
-                quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
-    }
-
     /// `1.25ms` for 1,250 microseconds.
     static func milliseconds(_ microseconds: Int) -> String {
         let fraction = microseconds % 1000

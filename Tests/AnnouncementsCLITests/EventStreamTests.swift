@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A bare HTTP/1.1 client on a socket, for a response that never ends: it sends one GET and reads
 /// what has arrived so far.

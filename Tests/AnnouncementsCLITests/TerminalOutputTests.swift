@@ -1,3 +1,4 @@
+import AnnouncementsCore
 import Foundation
 import Testing
 @testable import AnnouncementsCLI
@@ -11,12 +12,12 @@ import Testing
         (#"C:\temp \n"#, #"C:\\temp \\n"#),
     ])
     func escaped(text: String, expected: String) {
-        #expect(TerminalText.escaped(text) == expected)
+        #expect(VisibleText.escaped(text) == expected)
     }
 
     @Test("multi-line text keeps its line feeds and tabs, and escapes a CR and everything else")
     func multiline() {
-        #expect(TerminalText.escaped("<p>a</p>\r\n\t<b>\u{1B}[31m</b>\n", multiline: true) == "<p>a</p>\\r\n\t<b>\\u001b[31m</b>\n")
+        #expect(VisibleText.escaped("<p>a</p>\r\n\t<b>\u{1B}[31m</b>\n", multiline: true) == "<p>a</p>\\r\n\t<b>\\u001b[31m</b>\n")
     }
 
     /// A log another tool wrote: ESC, CR and LF in titles, ESC in a writer's name, and a bidi

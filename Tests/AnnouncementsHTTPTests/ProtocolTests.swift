@@ -182,7 +182,7 @@ import Testing
         }
         let line = try #require(lines.messages.first { $0.hasPrefix("GET ") })
         #expect(line.hasPrefix(#"GET "/announcements/%22%20x=1" 404 "#), "\(line)")
-        #expect(AccessLog.quoted("a\"b\u{1B}[2K\nc") == #""a\"b\u001b[2K\u000ac""#)
+        #expect(VisibleText.quoted("a\"b\u{1B}[2K\nc") == #""a\"b\u001b[2K\nc""#)
     }
 }
 

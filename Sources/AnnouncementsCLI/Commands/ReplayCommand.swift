@@ -68,7 +68,7 @@ struct ReplayCommand: ParsableCommand {
             table.add(
                 String(announcement.id),
                 String(announcement.revision),
-                TerminalText.escaped(announcement.title.truncated(to: 60)),
+                VisibleText.escaped(announcement.title.truncated(to: 60)),
                 announcement.bodyText.map { "\(Output.count($0.utf8Count)) bytes" } ?? "-"
             )
         }

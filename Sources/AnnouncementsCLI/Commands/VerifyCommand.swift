@@ -42,7 +42,7 @@ struct VerifyCommand: ParsableCommand {
             }
             for problem in report.problems.prefix(Self.problemsShown) {
                 // A problem may quote the line (an unknown type, a bad time): escaped, one line each.
-                Output.line(TerminalText.escaped(problem.description))
+                Output.line(VisibleText.escaped(problem.description))
             }
             if report.problems.count > Self.problemsShown {
                 Output.line("… and \(Output.count(report.problems.count - Self.problemsShown)) more problems")

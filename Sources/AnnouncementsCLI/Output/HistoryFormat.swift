@@ -8,7 +8,7 @@ enum HistoryFormat {
         for entry in entries {
             table.add(
                 String(entry.event.seq), entry.event.at.description, entry.event.type.rawValue,
-                TerminalText.escaped(entry.event.by), String(entry.event.id), change(entry)
+                VisibleText.escaped(entry.event.by), String(entry.event.id), change(entry)
             )
         }
         return table.rendered
@@ -70,7 +70,7 @@ enum HistoryFormat {
 
     /// `"Title"`: cut to 50 characters, then escaped (an escape is never cut).
     private static func quoted(_ title: String) -> String {
-        "\"\(TerminalText.escaped(title.truncated(to: 50)))\""
+        "\"\(VisibleText.escaped(title.truncated(to: 50)))\""
     }
 
     private static func bodySize(_ body: JSONText?) -> String {

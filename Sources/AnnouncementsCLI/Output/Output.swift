@@ -1,3 +1,4 @@
+import AnnouncementsCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,12 +15,12 @@ enum Output {
 
     /// `error: …` on stderr, one line: the message is escaped, for it may quote the log or a server.
     static func error(_ text: String) {
-        standardError("error: \(TerminalText.escaped(text))\n")
+        standardError("error: \(VisibleText.escaped(text))\n")
     }
 
     /// `note: …` on stderr, one line, escaped as an error is.
     static func note(_ text: String) {
-        standardError("note: \(TerminalText.escaped(text))\n")
+        standardError("note: \(VisibleText.escaped(text))\n")
     }
 
     /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.

@@ -67,10 +67,10 @@ extension HistoryCommand {
     static func row(_ event: Event) -> String {
         let change: String
         switch event.change {
-        case .created(let draft): change = "\"\(TerminalText.escaped(draft.title))\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
+        case .created(let draft): change = "\"\(VisibleText.escaped(draft.title))\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
         case .edited(let patch):
             var parts: [String] = []
-            if let title = patch.title { parts.append("title → \"\(TerminalText.escaped(title))\"") }
+            if let title = patch.title { parts.append("title → \"\(VisibleText.escaped(title))\"") }
             switch patch.body {
             case .set(let body)?: parts.append("body → \(body.utf8Count) bytes")
             case .clear?: parts.append("body cleared")
@@ -79,6 +79,6 @@ extension HistoryCommand {
             change = parts.joined(separator: "; ")
         case .deleted: change = "deleted"
         }
-        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(TerminalText.escaped(event.by))  \(event.id)  \(change)"
+        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(VisibleText.escaped(event.by))  \(event.id)  \(change)"
     }
 }

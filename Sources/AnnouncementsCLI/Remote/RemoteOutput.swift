@@ -1,5 +1,6 @@
 import AnnouncementsClient
 import struct AnnouncementsCore.JSONBytes
+import enum AnnouncementsCore.VisibleText
 
 /// How remote commands print announcements: JSON in the forms the server and `replay --format
 /// json` write (through the same `JSONBytes`).
@@ -11,10 +12,10 @@ enum RemoteOutput {
             json.announcement(id: announcement.id, title: announcement.title, body: announcement.body)
             Output.line(json.text)
         case .table:
-            var lines = ["id:       \(announcement.id)", "title:    \(TerminalText.escaped(announcement.title))"]
-            if let revision = announcement.revision { lines.append("revision: \(TerminalText.escaped(revision))") }
+            var lines = ["id:       \(announcement.id)", "title:    \(VisibleText.escaped(announcement.title))"]
+            if let revision = announcement.revision { lines.append("revision: \(VisibleText.escaped(revision))") }
             // The body on lines of its own: its line feeds and tabs kept, anything else escaped.
-            lines.append(announcement.body.map { "body:\n\(TerminalText.escaped($0, multiline: true))" } ?? "body:     (none)")
+            lines.append(announcement.body.map { "body:\n\(VisibleText.escaped($0, multiline: true))" } ?? "body:     (none)")
             Output.line(lines.joined(separator: "\n"))
         }
     }
@@ -25,7 +26,7 @@ enum RemoteOutput {
             Output.line(json(page) { $0.summary(id: $1.id, title: $1.title) })
         case .table:
             var table = TextTable("ID", "TITLE")
-            for item in page.items { table.add(String(item.id), TerminalText.escaped(item.title)) }
+            for item in page.items { table.add(String(item.id), VisibleText.escaped(item.title)) }
             Output.line(rendered(table, page))
         }
     }
@@ -35,7 +36,7 @@ enum RemoteOutput {
         case .json: Output.line(json(page) { $0.announcement(id: $1.id, title: $1.title, body: $1.body) })
         case .table:
             var table = TextTable("ID", "TITLE", "BODY")
-            for item in page.items { table.add(String(item.id), TerminalText.escaped(item.title), item.body.map { "\($0.utf8.count) bytes" } ?? "-") }
+            for item in page.items { table.add(String(item.id), VisibleText.escaped(item.title), item.body.map { "\($0.utf8.count) bytes" } ?? "-") }
             Output.line(rendered(table, page))
         }
     }
