@@ -17,6 +17,7 @@ enum DescriptorLimit {
     /// Raises the soft limit to the hard one where it can, and returns the soft limit in force.
     static func raise() -> Int {
         var limit = rlimit()
+        // Unknown (it never fails on a valid resource): assume the common default.
         guard getrlimit(resource, &limit) == 0 else { return 1024 }
         var wanted = limit.rlim_max
         #if canImport(Darwin)

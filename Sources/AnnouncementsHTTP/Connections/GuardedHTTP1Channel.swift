@@ -15,6 +15,16 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let limits: ConnectionLimits
     let connections: ConnectionCount
+    /// The 503 that answers a connection past the limit.
+    private let refusal: ByteBuffer
+
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, connections: ConnectionCount) {
+        self.responder = responder
+        self.limits = limits
+        self.connections = connections
+        let message = "the server has as many connections open as it allows (http.max_connections: \(limits.maxConnections)); retry shortly"
+        refusal = RefusedConnection.response(APIError(.serviceUnavailable, message))
+    }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard connections.open() else { return refuse(channel) }
@@ -50,9 +60,8 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     private func refuse(_ channel: any Channel) -> EventLoopFuture<Value> {
         guard connections.refusing() else { return channel.eventLoop.makeFailedFuture(ConnectionCount.Refused()) }
         channel.closeFuture.whenComplete { [connections] _ in connections.refused() }
-        let message = "the server has as many connections open as it allows (http.max_connections: \(limits.maxConnections)); retry shortly"
-        return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(RefusedConnection(APIError(.serviceUnavailable, message)))
+        return channel.eventLoop.makeCompletedFuture { [refusal] in
+            try channel.pipeline.syncOperations.addHandler(RefusedConnection(answer: refusal))
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }

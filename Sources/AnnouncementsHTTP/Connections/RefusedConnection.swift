@@ -10,12 +10,17 @@ final class RefusedConnection: ChannelInboundHandler, RemovableChannelHandler {
     private let answer: ByteBuffer
     private var closing: Scheduled<Void>?
 
-    init(_ error: APIError) {
-        let body = error.jsonBody
-        let reason = error.status.reasonPhrase
-        var answer = ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(reason)\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
-        answer.writeBytes(body)
+    /// `answer`: the whole response, made once by `response(to:)` and shared by every refusal.
+    init(answer: ByteBuffer) {
         self.answer = answer
+    }
+
+    /// `error` as a whole HTTP/1.1 response that closes its connection.
+    static func response(_ error: APIError) -> ByteBuffer {
+        let body = error.jsonBody
+        var answer = ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+        answer.writeBytes(body)
+        return answer
     }
 
     func channelActive(context: ChannelHandlerContext) {
