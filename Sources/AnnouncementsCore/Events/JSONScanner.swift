@@ -42,16 +42,6 @@ struct JSONScanner {
     /// Reads an object whose `{` is the current byte, calling `field` with the scanner positioned
     /// on each value; `field` must consume the value.
     mutating func object(_ field: (inout JSONScanner, Key) throws(LineProblem) -> Void) throws(LineProblem) {
-        try object(name: { scanner throws(LineProblem) in try scanner.key() }, field)
-    }
-
-    /// Reads an object whose `{` is the current byte, reading each field's name with `name` and
-    /// calling `field` with the scanner positioned on its value; `field` must consume the value.
-    @inline(__always)
-    mutating func object<Name>(
-        name readName: (inout JSONScanner) throws(LineProblem) -> Name,
-        _ field: (inout JSONScanner, Name) throws(LineProblem) -> Void
-    ) throws(LineProblem) {
         index += 1
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
@@ -60,7 +50,7 @@ struct JSONScanner {
         }
         while true {
             skipWhitespace()
-            let name = try readName(&self)
+            let name = try key()
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw syntax("expected ':' after a field name") }
             index += 1
