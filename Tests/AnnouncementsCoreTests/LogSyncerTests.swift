@@ -106,4 +106,49 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "good\nagain\n")
         #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("closed\n".utf8)) }
     }
+
+    @Test("inline, a lone hand-over is written and synced on the caller's thread before append returns; a failure is kept the same way")
+    func inlineSync() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let syncThreads = Mutex<[UInt]>([])
+        let failNext = Atomic(false)
+        let system = FileOperations.system
+        let operations = FileOperations(write: system.write, sync: { fd in
+            syncThreads.withLock { $0.append(Self.threadID()) }
+            if failNext.exchange(false, ordering: .relaxed) {
+                errno = EIO
+                return -1
+            }
+            return system.sync(fd)
+        })
+        let notified = Atomic(0)
+        let log = try LogFile(path: path, operations: operations)
+        let syncer = LogSyncer(log: log) { notified.add(1, ordering: .relaxed) }
+
+        try syncer.append(Array("one\n".utf8), inline: true)
+        // Durable already: nothing to wait for, and nobody was woken to say so.
+        #expect(syncer.progress.durableEnd == 4)
+        #expect(syncer.progress.failure == nil)
+        #expect(syncThreads.withLock { $0 } == [Self.threadID()])
+        #expect(notified.load(ordering: .relaxed) == 0)
+
+        failNext.store(true, ordering: .relaxed)
+        try syncer.append(Array("two\n".utf8), inline: true)
+        let failure = try #require(syncer.progress.failure)
+        #expect((failure.start, failure.end) == (4, 8))
+        #expect(syncer.progress.durableEnd == 4)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\n")
+        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("three\n".utf8), inline: true) }
+        syncer.resume(after: failure)
+        try syncer.append(Array("two\n".utf8), inline: true)
+        #expect(syncer.progress.durableEnd == 8)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\ntwo\n")
+        syncer.close()
+    }
+
+    /// The calling thread's identity (`pthread_t` is an integer on Linux, a pointer on Darwin).
+    private static func threadID() -> UInt {
+        UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
 }

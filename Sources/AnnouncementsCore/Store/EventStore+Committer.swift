@@ -86,8 +86,11 @@ extension EventStore {
                     // and answer the writers whose lines are durable; the rest follows.
                     syncer.syncsEnded.load(ordering: .relaxed) != syncsEnded
                 }
+                // Alone (nothing queued, nothing else syncing), sync on this thread: the next
+                // thing it would do is wait for that sync anyway.
+                let alone = handedOver.isEmpty && rest.isEmpty && queue.withLock { $0.requestCount == 0 }
                 if !rest.isEmpty { queue.withLock { $0.putBack(Array(rest)) } }
-                handOver(&open)
+                handOver(&open, inline: alone)
                 handedOver.append(open)
             }
 
@@ -107,14 +110,15 @@ extension EventStore {
         }
     }
 
-    /// Hands a batch's lines to the syncer, after those of the batches before it.
-    private func handOver(_ open: inout HandedOver) {
+    /// Hands a batch's lines to the syncer, after those of the batches before it; with `inline`,
+    /// syncs them on this thread when the syncer is idle.
+    private func handOver(_ open: inout HandedOver, inline: Bool) {
         let lines = open.batch.lines
         open.batch.lines = []
         open.end += Int64(lines.count)
         guard !lines.isEmpty else { return }
         do throws(LogSyncer.Failure) {
-            try syncer.append(lines)
+            try syncer.append(lines, inline: inline)
         } catch {
             // A failure waits to be seen: this batch was prepared on top of the lines that failed
             // (`finishDurable` sends it back to the queue).
