@@ -1,5 +1,4 @@
 import AnnouncementsCore
-import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -10,7 +9,7 @@ import Logging
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let id = request.headers[.requestID].flatMap(Self.acceptedID) ?? UUID().uuidString
+        let id = request.headers[.requestID].flatMap(Self.acceptedID) ?? RequestID.next()
         var response = try await next(request, context)
         response.headers[.requestID] = id
         let microseconds = Int((ContinuousClock.now - start) / .microseconds(1))

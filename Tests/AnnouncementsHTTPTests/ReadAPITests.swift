@@ -273,7 +273,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
-    @Test("health reports the log position; every response carries a request id, echoed when sent")
+    @Test("health reports the log position; every response carries a request id, echoed when sent, else made here and unique")
     func health() async throws {
         try await withServer { client, _ in
             try await client.execute(uri: "/health", method: .get, headers: [HTTPField.Name("X-Request-ID")!: "abc-123"]) { response in
@@ -282,9 +282,15 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
                 #expect(response.object["seq"] as? Int == 6)
                 #expect(response.headers[HTTPField.Name("X-Request-ID")!] == "abc-123")
             }
-            try await client.execute(uri: "/health", method: .get) { response in
-                #expect((response.headers[HTTPField.Name("X-Request-ID")!]?.count ?? 0) >= 16)
+            // Made here: this process's six-hex-digit prefix and a counter, unique per request.
+            var made: [String] = []
+            for _ in 0..<2 {
+                try await client.execute(uri: "/health", method: .get) { response in
+                    made.append(response.headers[HTTPField.Name("X-Request-ID")!] ?? "")
+                }
             }
+            #expect(made.allSatisfy { $0.wholeMatch(of: /[0-9a-f]{6}-[0-9a-f]+/) != nil }, "\(made)")
+            #expect(made[0] != made[1] && made[0].prefix(7) == made[1].prefix(7), "\(made)")
         }
     }
 }
