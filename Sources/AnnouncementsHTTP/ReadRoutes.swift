@@ -11,6 +11,7 @@ struct ReadRoutes: Sendable {
     let feedHeartbeat: Duration
     let cache = RepresentationCache()
     let frames = EventStream.Frames()
+    let healthBody = HealthBody()
 
     /// The largest page a client may ask for.
     static let maxPageSize = 100
@@ -28,23 +29,10 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Handlers
 
-    /// `{"status":"ok","seq":6,"head":"6:<sha256>"}`; while writes cannot succeed, a 503 with
-    /// `"status":"degraded"` and the `reason`. `head` is null for an empty log.
+    /// `/health`: 200 while writes can succeed, else a 503 saying why (see `HealthBody`).
     private func health() -> Response {
-        let (health, head) = (store.health, store.head)
-        var json = JSONBytes()
-        json.raw(#"{"status":"#)
-        json.string(health.isOK ? "ok" : "degraded")
-        if let reason = health.reason {
-            json.raw(#","reason":"#)
-            json.string(reason)
-        }
-        json.raw(#","seq":"#)
-        json.integer(head?.seq ?? 0)
-        json.raw(#","head":"#)
-        if let head { json.string(head.description) } else { json.raw("null") }
-        json.raw("}")
-        return .json(json.bytes, status: health.isOK ? .ok : .serviceUnavailable)
+        let health = store.health
+        return .json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
     }
 
     private func list(_ request: Request, forced: APIVersion?) throws -> Response {
