@@ -6,8 +6,21 @@ struct ContentType: Sendable, Hashable {
     /// Parameter names lowercased, values unquoted.
     var parameters: [String: String]
 
+    /// `application/json`, with no parameters: what nearly every write sends.
+    static let json = ContentType(essence: "application/json", parameters: [:])
+
+    init(essence: String, parameters: [String: String]) {
+        self.essence = essence
+        self.parameters = parameters
+    }
+
     /// nil when `text` is not `type/subtype` followed by `; name=value` parameters.
     init?(_ text: String) {
+        // The common value, compared as bytes: the general parse below walks `Character`s.
+        if text.utf8.elementsEqual(Self.json.essence.utf8) {
+            self = Self.json
+            return
+        }
         var parts = text.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let essence = parts.next().map(Self.trimmed) else { return nil }
         let halves = essence.split(separator: "/", omittingEmptySubsequences: false)

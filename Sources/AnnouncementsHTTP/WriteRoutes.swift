@@ -1,9 +1,7 @@
 import AnnouncementsCore
-import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOFoundationCompat
 
 /// The write side of the API: create, replace, update and delete, for bearer-token writers.
 /// A 2xx answer means the event is in the log and synced.
@@ -28,7 +26,7 @@ struct WriteRoutes: Sendable {
         let writer = try authenticate(request)
         let (media, key) = try headers(request)
         let fields = try await jsonObject(request, context)
-        let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
+        let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
         let created = try await store.create(draft, by: writer, key: key)
         context.logger.info("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, status: .created)
@@ -41,7 +39,7 @@ struct WriteRoutes: Sendable {
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
-        let draft = AnnouncementDraft(title: try fields.requiredTitle(), body: try fields.body() ?? nil)
+        let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
         let replaced = try await store.update(
             id: id, AnnouncementPatch(replacingWith: draft), by: writer,
             expectedRevision: revision(request, id: id), key: key
@@ -55,7 +53,7 @@ struct WriteRoutes: Sendable {
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
-        let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map(BodyChange.set) ?? .clear })
+        let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
         let updated = try await store.update(id: id, patch, by: writer, expectedRevision: revision(request, id: id), key: key)
         context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
@@ -144,33 +142,34 @@ struct WriteRoutes: Sendable {
         } catch {
             throw APIError(.contentTooLarge, "the request body is larger than \(maxRequestBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed]) else {
-            throw APIError(.badRequest, "the request body is not valid JSON")
+        do throws(WriteFields.Problem) {
+            return JSONFields(fields: try buffer.withUnsafeReadableBytes(WriteFields.read))
+        } catch {
+            switch error {
+            case .notJSON(let problem):
+                throw APIError(.badRequest, "the request body is not valid JSON (\(problem))")
+            case .notObject:
+                throw APIError(.badRequest, "the request body must be a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
+            case .repeated(let name):
+                throw APIError(.badRequest, "field `\(name)` appears twice in the request body: send each field once")
+            case .unknown(let name):
+                throw APIError(.badRequest, "unknown field `\(name)`: an announcement has `title` and `body`")
+            }
         }
-        guard let fields = object as? [String: Any] else {
-            throw APIError(.badRequest, "the request body must be a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
-        }
-        if let repeated = buffer.withUnsafeReadableBytes(JSONFieldNames.firstRepeated) {
-            throw APIError(.badRequest, "field `\(repeated)` appears twice in the request body: send each field once")
-        }
-        if let unknown = fields.keys.sorted().first(where: { $0 != "title" && $0 != "body" }) {
-            throw APIError(.badRequest, "unknown field `\(unknown)`: an announcement has `title` and `body`")
-        }
-        return JSONFields(fields: fields)
     }
 }
 
 /// The fields of a write's JSON body, type-checked one by one.
 struct JSONFields {
-    let fields: [String: Any]
+    let fields: WriteFields
 
     /// The title, when present; 400 when it is not a string.
     func title() throws(APIError) -> String? {
-        guard let value = fields["title"] else { return nil }
-        guard let title = value as? String else {
-            throw APIError(.badRequest, "field `title` must be a string")
+        switch fields.title {
+        case .absent: nil
+        case .value(let title): title
+        case .null, .wrongType: throw APIError(.badRequest, "field `title` must be a string")
         }
-        return title
     }
 
     /// The title, which must be present (422 when it is missing, like a blank one).
@@ -182,10 +181,12 @@ struct JSONFields {
     }
 
     /// nil when absent; `.some(nil)` for JSON null; 400 for anything but a string or null.
-    func body() throws(APIError) -> String?? {
-        guard let value = fields["body"] else { return nil }
-        if value is NSNull { return .some(nil) }
-        guard let body = value as? String else { throw APIError(.badRequest, "field `body` must be a string or null") }
-        return .some(body)
+    func body() throws(APIError) -> JSONText?? {
+        switch fields.body {
+        case .absent: nil
+        case .null: .some(nil)
+        case .value(let body): .some(body)
+        case .wrongType: throw APIError(.badRequest, "field `body` must be a string or null")
+        }
     }
 }
