@@ -24,10 +24,6 @@ extension Announcements {
     /// Sends log messages to stderr, at the level `LOG_LEVEL` names (default `info`).
     static func bootstrapLogging() {
         let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
     }
 }

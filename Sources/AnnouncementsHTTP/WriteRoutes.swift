@@ -28,7 +28,7 @@ struct WriteRoutes: Sendable {
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
         let created = try await store.create(draft, by: writer, key: key)
-        context.logger.info("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
+        context.logger.debug("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
         return response
@@ -44,7 +44,7 @@ struct WriteRoutes: Sendable {
             id: id, AnnouncementPatch(replacingWith: draft), by: writer,
             expectedRevision: revision(request, id: id), key: key
         )
-        context.logger.info("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
+        context.logger.debug("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
     }
 
@@ -55,7 +55,7 @@ struct WriteRoutes: Sendable {
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
         let updated = try await store.update(id: id, patch, by: writer, expectedRevision: revision(request, id: id), key: key)
-        context.logger.info("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
+        context.logger.debug("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
 
@@ -65,7 +65,7 @@ struct WriteRoutes: Sendable {
         let key = try idempotencyKey(request)
         let id = try AnnouncementTag.id(request, context)
         try await store.delete(id: id, by: writer, expectedRevision: revision(request, id: id), key: key)
-        context.logger.info("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
+        context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return Response(status: .noContent)
     }
 
