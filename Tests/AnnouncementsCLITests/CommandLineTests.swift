@@ -61,8 +61,8 @@ struct ServerProcess {
     let port: Int
 
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
-    /// `binary` runs another copy of the CLI.
-    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary) throws {
+    /// `binary` runs another copy of the CLI. With `errorLog`, stderr goes to that file.
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil) throws {
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" serve --port 0", binary.path]
@@ -74,7 +74,12 @@ struct ServerProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         var firstLine = ""
         while !firstLine.hasSuffix("\n") {
@@ -291,6 +296,23 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(server.stop() == 0)
         let again = try CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
+    }
+
+    @Test("serve logs one line per request: UTC time to the millisecond, level, method, quoted path, status, duration, request id")
+    func accessLog() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let errorLog = folder + "/stderr.log"
+        let server = try ServerProcess(in: folder, errorLog: errorLog)
+        _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/health")!)
+        _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/announcements/99")!)
+        #expect(server.stop() == 0)
+        let lines = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n")
+        let access = lines.filter { $0.contains(" GET ") }
+        #expect(access.count == 2, "\(lines)")
+        let shape = #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info announcements: GET "\/health" 200 \d+\.\d{3}ms .*request\.id=[0-9a-f]{6}-1/#
+        #expect(access.first.map { $0.wholeMatch(of: shape) != nil } == true, "\(access)")
+        #expect(access.last?.contains(#"GET "/announcements/99" 404"#) == true, "\(access)")
     }
 
     @Test("serve stops cleanly on SIGINT (Ctrl-C) too: a write acknowledged before it is kept, and the lock released")
