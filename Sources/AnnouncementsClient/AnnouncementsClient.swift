@@ -55,7 +55,7 @@ public final class AnnouncementsClient: Sendable {
         /// Reads the server answered with 304: served from the client's memory.
         public var notModified = 0
         /// Response body bytes received, as decoded: a body that came gzipped counts at its
-        /// decompressed size (on the network it took about a fifth of that).
+        /// decompressed size (on the network it took a fraction of that).
         public var bytesReceived = 0
     }
 

@@ -8,13 +8,14 @@ import Testing
 @testable import AnnouncementsHTTP
 
 /// Thirty announcements with bodies of about 1.1 KB (HTML, quotes to escape, some non-ASCII), and
-/// a short one: each of the thirty is over 1 KB as JSON, and announcement 31 well under.
+/// a shorter one: each of the thirty is over 1 KB as JSON, and announcement 31 under it, though
+/// it would compress well.
 private let wordy = (1...30).map { number in
     AnnouncementDraft(
         title: "Quarterly update \(number): the café reopens",
         body: "<p>" + String(repeating: "The team meets on “Monday” in room \(number) at 10:00; <a href=\"https://intranet.example.com/news\">read more</a>. ", count: 10) + "</p>"
     )
-} + [AnnouncementDraft(title: "Short", body: "<p>Brief</p>")]
+} + [AnnouncementDraft(title: "Short", body: "<p>" + String(repeating: "tea and cake ", count: 40) + "</p>")]
 
 private let acceptEncoding = HTTPField.Name("Accept-Encoding")!
 private let v1Page = "/v1/announcements?max=100"

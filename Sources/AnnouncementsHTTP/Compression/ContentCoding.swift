@@ -27,8 +27,9 @@ enum ContentCoding: String, Sendable, Hashable, CaseIterable {
         let weights = AcceptEncoding(values.joined(separator: ","))
         var best: (coding: ContentCoding, weight: Int)?
         for coding in allCases {
-            guard let weight = weights.weight(of: coding), weight > 0 else { continue }
-            if weight > best?.weight ?? 0 { best = (coding, weight) }
+            // A weight of 0 refuses the coding; on a tie the earlier (gzip) stays.
+            guard let weight = weights.weight(of: coding), weight > best?.weight ?? 0 else { continue }
+            best = (coding, weight)
         }
         guard let best else { return nil }
         // `identity` counts only when the client weighed it (by name or by `*`) above the coding.
