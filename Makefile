@@ -1,5 +1,5 @@
-# The two commands of the quick start: `make serve` and `make test`. Both install libyaml-dev when
-# it is missing (as root, with apt), or say how to.
+# The two commands of the quick start: `make serve` and `make test`. Both install libyaml-dev and
+# zlib1g-dev when they are missing (as root, with apt), or say how to.
 
 SWIFT ?= swift
 CONFIG ?= config.yaml
@@ -9,12 +9,12 @@ BENCH_EVENTS ?= 1000000
 .PHONY: serve test fuzz bench build release deps clean
 
 deps:
-	@if ! pkg-config --exists yaml-0.1 2>/dev/null; then \
+	@if ! pkg-config --exists yaml-0.1 zlib 2>/dev/null; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-			echo "installing libyaml-dev (and pkg-config)…"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libyaml-dev pkg-config >/dev/null; \
+			echo "installing libyaml-dev and zlib1g-dev (and pkg-config)…"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libyaml-dev zlib1g-dev pkg-config >/dev/null; \
 		else \
-			echo "libyaml is missing: run 'sudo apt-get install libyaml-dev pkg-config' (Debian/Ubuntu) or 'brew install libyaml pkg-config' (macOS)"; \
+			echo "libyaml or zlib is missing: run 'sudo apt-get install libyaml-dev zlib1g-dev pkg-config' (Debian/Ubuntu) or 'brew install libyaml zlib pkg-config' (macOS)"; \
 			exit 1; \
 		fi; \
 	fi

@@ -26,6 +26,12 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
+        // zlib from the system (Debian: zlib1g-dev, Homebrew: zlib), for compressed responses.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // The domain: events, the append-only log, the read models and the store. No HTTP, no CLI.
         .target(
             name: "AnnouncementsCore",
@@ -44,6 +50,7 @@ let package = Package(
             name: "AnnouncementsHTTP",
             dependencies: [
                 "AnnouncementsCore",
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

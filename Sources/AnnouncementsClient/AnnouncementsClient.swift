@@ -13,6 +13,8 @@ import FoundationNetworking
 ///
 /// Reads are conditional: the client remembers each response's ETag and sends `If-None-Match`;
 /// when the server answers 304 the remembered value is returned, and no body crosses the network.
+/// Requests send `Accept-Encoding: gzip`: the server compresses bodies of 1 KB or more, and
+/// `URLSession` hands them over decoded.
 /// Every method throws a `ClientError` (cancelling the calling task surfaces as `unreachable`
 /// with `URLError.cancelled`).
 public final class AnnouncementsClient: Sendable {
@@ -52,7 +54,8 @@ public final class AnnouncementsClient: Sendable {
         public var requests = 0
         /// Reads the server answered with 304: served from the client's memory.
         public var notModified = 0
-        /// Response body bytes received.
+        /// Response body bytes received, as decoded: a body that came gzipped counts at its
+        /// decompressed size (on the network it took a fraction of that).
         public var bytesReceived = 0
     }
 

@@ -3,8 +3,8 @@ import Foundation
 import Hummingbird
 
 /// How an announcement is named over HTTP: its `{id}` path parameter, and its ETag
-/// `"<id>-<revision>"` (`-xml` appended for the XML representation), written by reads and writes
-/// and read back from `If-Match`.
+/// `"<id>-<revision>"` (`-xml` appended for the XML representation, then `-gzip` or `-deflate` for a
+/// compressed body), written by reads and writes and read back from `If-Match`.
 enum AnnouncementTag {
     /// The ETag of `announcement` in `media`.
     static func etag(_ announcement: Announcement, _ media: MediaType) -> String {
@@ -19,11 +19,16 @@ enum AnnouncementTag {
 
     /// The revision an `If-Match` header names for announcement `id`: nil for `*` (any current
     /// revision), 0 for a tag that names none of this announcement's revisions (it can never match).
-    /// Of a list, the first tag counts (the store checks one revision).
+    /// Of a list, the first tag counts (the store checks one revision). Any representation's tag
+    /// names the revision: a client that read the announcement compressed, or as XML, sends back
+    /// the tag it got.
     static func revision(ifMatch header: String, id: Int) -> Int? {
         let tags = tags(in: header)
         if tags.contains("*") { return nil }
         var quoted = (tags.first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        if let coding = ContentCoding.allCases.first(where: { quoted.hasSuffix("-\($0.rawValue)") }) {
+            quoted.removeLast(coding.rawValue.count + 1)
+        }
         if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
         let parts = quoted.split(separator: "-")
         guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }

@@ -17,10 +17,17 @@ extension ReadRoutes {
         let notFound = APIError(.notFound, "announcement \(id) was never created")
         // The ETag comes from the index: a 304 reads nothing from the log.
         guard let last = store.lastEventSeq(of: id) else { throw notFound }
-        let etag = "\"history-\(id)-\(last)\""
-        if let notModified = conditional(request, etag: etag) { return versioned(notModified, version, etag: etag) }
+        let plainTag = "\"history-\(id)-\(last)\""
+        let coding = ContentCoding.preferred(by: request)
+        // Whether this history compresses is known once it is read, but a tag naming the coding
+        // went out only with a compressed body, which the same events compress to again: a 304
+        // without reading. So does the plain tag for a client that takes no coding.
+        let known = coding.map { $0.tagged(plainTag) } ?? plainTag
+        if let notModified = conditional(request, etag: known, wildcard: coding == nil) { return versioned(notModified, version, etag: known) }
         guard let lines = try store.historyLines(id: id) else { throw notFound }
-        return versioned(.json(Self.array(lines)), version, etag: etag)
+        let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: coding)
+        let etag = ContentCoding.tagged(plainTag, body.coding)
+        return versioned(conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag)
     }
 
     /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
@@ -28,8 +35,9 @@ extension ReadRoutes {
         guard let announcement = try store.announcement(id: id, asOf: point) else {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
-        let etag = AnnouncementTag.etag(announcement, media)
-        return versioned(try conditional(request, etag: etag) ?? .encoded(Self.encode(announcement, media), media), version, etag: etag)
+        let body = CodedBody(try Self.encode(announcement, media), compressedWith: ContentCoding.preferred(by: request))
+        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media), body.coding)
+        return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
@@ -52,7 +60,10 @@ extension ReadRoutes {
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
         let lines = try store.eventLines(after: after, limit: limit)
-        return .json(Self.array(lines))
+        let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: ContentCoding.preferred(by: request))
+        var response = Response.encoded(body, .json)
+        response.headers[.vary] = "Accept-Encoding"
+        return response
     }
 
     /// The `asOf` query parameter: an RFC 3339 time or a seq; nil when absent.

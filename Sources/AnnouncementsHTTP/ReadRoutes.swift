@@ -40,10 +40,12 @@ struct ReadRoutes: Sendable {
         let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
         let snapshot = store.snapshot
-        let etag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
-        let (body, total) = try cache.page(.init(version: version, media: media, query: query), seq: snapshot.seq) { () throws(APIError) in
+        let key = RepresentationCache.PageKey(version: version, media: media, query: query)
+        let (body, total) = try cache.page(key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
+        let plainTag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
+        let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
         if let link = links(request.uri.path, query: query, total: total) { response.headers[.link] = link }
@@ -58,8 +60,10 @@ struct ReadRoutes: Sendable {
             return try item(id, asOf: asOf, request, version, media)
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
-        let etag = AnnouncementTag.etag(announcement, media)
-        let body = try cache.item(announcement, media: media) { () throws(APIError) in try Self.encode(announcement, media) }
+        let body = try cache.item(announcement, media: media, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in
+            try Self.encode(announcement, media)
+        }
+        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media), body.coding)
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
@@ -120,19 +124,24 @@ struct ReadRoutes: Sendable {
         return forced ?? asked ?? defaultVersion
     }
 
+    /// `response` with the headers of every representation of a versioned resource: what it
+    /// varies by (the same for each representation, compressed or not, 200 or 304), its version
+    /// and its ETag.
     func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
         var response = response
-        response.headers[.vary] = "Accept-Version, Accept"
+        response.headers[.vary] = "Accept-Version, Accept, Accept-Encoding"
         response.headers[.apiVersion] = version.rawValue
         response.headers[.eTag] = etag
         return response
     }
 
-    /// A 304 when `If-None-Match` names the current ETag (or `*`).
-    func conditional(_ request: Request, etag: String) -> Response? {
+    /// A 304 when `If-None-Match` names the current ETag (or `*`): the ETag of the representation
+    /// selected for this request, so a tag of the compressed body does not match the plain one.
+    /// Without `wildcard`, only the tag itself counts.
+    func conditional(_ request: Request, etag: String, wildcard: Bool = true) -> Response? {
         guard let header = request.headers[.ifNoneMatch] else { return nil }
         let tags = AnnouncementTag.tags(in: header)
-        guard tags.contains(where: { $0 == etag || $0 == "*" }) else { return nil }
+        guard tags.contains(where: { $0 == etag || (wildcard && $0 == "*") }) else { return nil }
         return Response(status: .notModified)
     }
 

@@ -11,10 +11,12 @@ import Synchronization
 let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
 /// A seeded store behind a live server on 127.0.0.1, port 0; `test` gets the server's base URL.
-func withServer(_ test: @Sendable (URL) async throws -> Void) async throws {
+func withServer(
+    seed: [AnnouncementDraft] = (1...3).map { AnnouncementDraft(title: "Announcement \($0)", body: "<p>Body \($0)</p>") },
+    _ test: @Sendable (URL) async throws -> Void
+) async throws {
     let folder = NSTemporaryDirectory() + "client-test-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let seed = (1...3).map { AnnouncementDraft(title: "Announcement \($0)", body: "<p>Body \($0)</p>") }
     let store = try await EventStore.open(path: folder + "/log.jsonl", seed: seed, logger: quiet)
     let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]), maxRequestBytes: 4096)
     try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
@@ -35,6 +37,10 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     }
     router.get("health") { request, _ in
         json(#"{"status":"\#(request.headers[HTTPField.Name("Accept-Version")!] ?? "none")","seq":0}"#)
+    }
+    // Echoes the Accept-Encoding the client sent as the title.
+    router.get("announcements/5") { request, _ in
+        json(#"{"id":5,"title":"\#(request.headers[HTTPField.Name("Accept-Encoding")!] ?? "none")","body":null}"#)
     }
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }

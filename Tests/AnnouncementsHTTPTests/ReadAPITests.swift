@@ -109,7 +109,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
             try await client.execute(uri: path, method: .get, headers: headers) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[HTTPField.Name("API-Version")!] == served)
-                #expect(response.headers[.vary] == "Accept-Version, Accept")
+                #expect(response.headers[.vary] == "Accept-Version, Accept, Accept-Encoding")
                 #expect((response.objects.first?["body"] != nil) == (served == "1.0"))
             }
         }

@@ -14,9 +14,16 @@ info:
     served from in-memory read models: version 1.0 gives full announcements, 2.0 summaries. Choose
     the version with the `Accept-Version` header or a `/v1`, `/v2` path prefix; without either the
     server's default (2.0) applies. Every versioned response carries `API-Version` and
-    `Vary: Accept-Version, Accept`. JSON responses are `application/json;charset=UTF-8`;
+    `Vary: Accept-Version, Accept, Accept-Encoding`. JSON responses are `application/json;charset=UTF-8`;
     `Accept: application/xml` gets announcements as XML; a value XML 1.0 cannot carry (a control
     character that only a log written before the rules can hold) is a 406 there, never changed.
+
+    Responses of 1 KB or more are compressed when `Accept-Encoding` allows gzip (preferred) or
+    deflate (the zlib format), with `Content-Encoding` naming the coding; without
+    `Accept-Encoding` they come as they are. A compressed body has an ETag of its own, the plain
+    one with `-gzip` or `-deflate` inside the quotes; `If-None-Match` matches the tag of the
+    representation the request selects, and `If-Match` takes any representation's tag. Event
+    streams are never compressed.
 
     Writes need `Authorization: Bearer <token>`. A 2xx answer to a write means its event is in the
     log and synced to disk. No error appends anything.
@@ -57,9 +64,14 @@ paths:
       tags: [service]
       operationId: openapi
       summary: This document.
+      parameters:
+        - $ref: "#/components/parameters/AcceptEncoding"
       responses:
         "200":
           description: The OpenAPI document.
+          headers: &codingHeaders
+            Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
+            Vary: { $ref: "#/components/headers/VaryEncoding" }
           content:
             application/yaml: {}
   /events:
@@ -79,9 +91,11 @@ paths:
         - { name: Last-Event-ID, in: header, description: "Resume after this seq (wins over `after`): what a reconnecting stream sends.", schema: { type: integer, format: int64, minimum: 0 } }
         - { name: after, in: query, description: Return events after this seq (default 0)., schema: { type: integer, format: int64, minimum: 0 } }
         - { name: limit, in: query, description: "At most this many (default 100, capped at 1000).", schema: { type: integer, format: int64, minimum: 1 } }
+        - $ref: "#/components/parameters/AcceptEncoding"
       responses:
         "200":
-          description: The events.
+          description: The events (a page may come compressed; a stream never does).
+          headers: *codingHeaders
           content:
             application/json:
               schema: { type: array, items: { $ref: "#/components/schemas/Event" } }
@@ -119,7 +133,18 @@ components:
     IfNoneMatch:
       name: If-None-Match
       in: header
-      description: An ETag from an earlier response; a 304 with no body answers while it is current.
+      description: |
+        An ETag from an earlier response; a 304 with no body answers while it is current. It must
+        be the tag of the representation this request selects: a compressed body's tag (`-gzip`)
+        does not match a request without `Accept-Encoding`.
+      schema: { type: string }
+    AcceptEncoding:
+      name: Accept-Encoding
+      in: header
+      description: |
+        The content codings the client takes, with optional weights (`gzip`, `gzip, deflate;q=0.5`,
+        `gzip;q=0` to refuse it). Bodies of 1 KB or more come compressed with gzip, or else deflate,
+        when allowed; without this header, as they are.
       schema: { type: string }
     IfMatch:
       name: If-Match
@@ -161,7 +186,9 @@ components:
   headers:
     ETag: { schema: { type: string }, description: The representation's version. }
     APIVersion: { schema: { type: string, enum: ["1.0", "2.0"] }, description: The version served. }
-    Vary: { schema: { type: string } }
+    Vary: { schema: { type: string }, description: "`Accept-Version, Accept, Accept-Encoding`: the same for every representation." }
+    VaryEncoding: { schema: { type: string }, description: "`Accept-Encoding`: the body may come compressed." }
+    ContentEncoding: { schema: { type: string, enum: [gzip, deflate] }, description: "The body's compression; absent when it is sent as it is (under 1 KB, or not asked for)." }
     TotalCount: { schema: { type: integer }, description: How many announcements there are in all. }
     Link: { schema: { type: string }, description: "`next` and `prev` pages." }
     Location: { schema: { type: string }, description: The new announcement's path. }
@@ -259,13 +286,16 @@ components:
     BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.
-      headers: { ETag: { $ref: "#/components/headers/ETag" } }
+      headers:
+        ETag: { $ref: "#/components/headers/ETag" }
+        Vary: { $ref: "#/components/headers/Vary" }
     One:
-      description: The announcement.
+      description: The announcement (compressed for a read that allows it; a write's answer never is).
       headers:
         ETag: { $ref: "#/components/headers/ETag" }
         API-Version: { $ref: "#/components/headers/APIVersion" }
         Vary: { $ref: "#/components/headers/Vary" }
+        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
       content:
         application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
         application/xml: { schema: { type: string } }
@@ -310,6 +340,7 @@ components:
           - $ref: "#/components/parameters/Sort"
           - $ref: "#/components/parameters/Order"
           - $ref: "#/components/parameters/IfNoneMatch"
+          - $ref: "#/components/parameters/AcceptEncoding"
         responses:
           "200":
             description: The page.
@@ -317,6 +348,7 @@ components:
               ETag: { $ref: "#/components/headers/ETag" }
               API-Version: { $ref: "#/components/headers/APIVersion" }
               Vary: { $ref: "#/components/headers/Vary" }
+              Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
               X-Total-Count: { $ref: "#/components/headers/TotalCount" }
               Link: { $ref: "#/components/headers/Link" }
             content:
@@ -341,6 +373,7 @@ components:
           - $ref: "#/components/parameters/Sort"
           - $ref: "#/components/parameters/Order"
           - $ref: "#/components/parameters/IfNoneMatch"
+          - $ref: "#/components/parameters/AcceptEncoding"
         responses:
           "200":
             description: The page.
@@ -377,6 +410,7 @@ components:
           - $ref: "#/components/parameters/AcceptVersion"
           - $ref: "#/components/parameters/AsOf"
           - $ref: "#/components/parameters/IfNoneMatch"
+          - $ref: "#/components/parameters/AcceptEncoding"
         responses:
           "200": { $ref: "#/components/responses/One" }
           "304": { $ref: "#/components/responses/NotModified" }
@@ -441,12 +475,15 @@ components:
           - $ref: "#/components/parameters/Id"
           - $ref: "#/components/parameters/AcceptVersion"
           - $ref: "#/components/parameters/IfNoneMatch"
+          - $ref: "#/components/parameters/AcceptEncoding"
         responses:
           "200":
             description: The events, exactly as stored.
             headers:
               ETag: { $ref: "#/components/headers/ETag" }
               API-Version: { $ref: "#/components/headers/APIVersion" }
+              Vary: { $ref: "#/components/headers/Vary" }
+              Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
             content:
               application/json: { schema: { type: array, items: { $ref: "#/components/schemas/Event" } } }
           "304": { $ref: "#/components/responses/NotModified" }

@@ -8,9 +8,15 @@ enum OpenAPIDocument {
     /// The document's bytes, encoded once.
     static let bytes = ByteBuffer(string: yaml)
 
+    /// The document compressed with each coding, once, when first asked for.
+    static let compressed = Dictionary(uniqueKeysWithValues: ContentCoding.allCases.map { ($0, CodedBody(bytes, compressedWith: $0)) })
+
     static func add(to router: Router<BasicRequestContext>) {
-        router.get("openapi.yaml") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: bytes))
+        router.get("openapi.yaml") { request, _ in
+            let body = ContentCoding.preferred(by: request).flatMap { compressed[$0] } ?? CodedBody(plain: bytes)
+            var response = Response.coded(body, contentType: "application/yaml")
+            response.headers[.vary] = "Accept-Encoding"
+            return response
         }
     }
 }
