@@ -11,11 +11,11 @@ import Testing
             .skipped(name: "POST, 16 / PostgreSQL", reason: "pgbench is missing"),
         ]).render()
         #expect(table == """
-            goal                                 measured        anchor  ratio  target
-            GET /health / bare               52,000 req/s  60,000 req/s   0.87  ≥ 0.85  met
-            POST, 1 connection / fdatasync      1,960 /s      7,000 /s   0.28  ≥ 0.80  NOT met
-            start-up, cold                         0.83 s             -      -  ≤ 1.00 s  met
-            POST, 16 / PostgreSQL            skipped: pgbench is missing
+            goal                                measured        anchor  ratio    target
+            GET /health / bare              52,000 req/s  60,000 req/s   0.87    ≥ 0.85  met
+            POST, 1 connection / fdatasync      1,960 /s      7,000 /s   0.28    ≥ 0.80  NOT met
+            start-up, cold                        0.83 s             -      -  ≤ 1.00 s  met
+            POST, 16 / PostgreSQL           skipped: pgbench is missing
             2 of 3 goals met, 1 skipped
             """)
     }
