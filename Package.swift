@@ -78,12 +78,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // `make bench`: replay and durable-append throughput (a benchmark, never a test).
+        // `make bench`: replay and durable-append throughput, the anchors of the HTTP figures (a
+        // bare Hummingbird server, the disk's own sync) and the goals' table (a benchmark, never a test).
         .executableTarget(
             name: "AnnouncementsBench",
             dependencies: [
                 "AnnouncementsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -110,6 +112,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "AnnouncementsBenchTests",
+            dependencies: ["AnnouncementsBench", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(
             name: "AnnouncementsCLITests",

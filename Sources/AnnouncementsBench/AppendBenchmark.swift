@@ -21,7 +21,7 @@ struct AppendBenchmark {
     var followers = 100
 
     func run() async throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try BenchError.createFolder(folder)
         var baseline: Double?
         var rates: [Int: Double] = [:]
         for count in writers {
@@ -128,28 +128,6 @@ struct AppendBenchmark {
 
     /// Lines per second of a bare loop writing `linesPerSync` lines and syncing, for one second.
     private func diskCeiling(linesPerSync: Int, lineBytes: Int) throws -> Double {
-        let path = "\(folder)/ceiling.bin"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        defer {
-            close(fd)
-            unlink(path)
-        }
-        var batch = [UInt8](repeating: UInt8(ascii: "x"), count: linesPerSync * lineBytes)
-        for line in 1...linesPerSync { batch[line * lineBytes - 1] = UInt8(ascii: "\n") }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var lines = 0
-        while clock.now - start < .seconds(1) {
-            let written = batch.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == batch.count else { throw CocoaError(.fileWriteUnknown) }
-            #if canImport(Darwin)
-            guard fcntl(fd, F_FULLFSYNC) == 0 else { throw CocoaError(.fileWriteUnknown) }
-            #else
-            guard fdatasync(fd) == 0 else { throw CocoaError(.fileWriteUnknown) }
-            #endif
-            lines += linesPerSync
-        }
-        return Double(lines) / (clock.now - start).seconds
+        try DiskSync(path: "\(folder)/ceiling.bin", linesPerSync: linesPerSync, lineBytes: lineBytes).run(for: .seconds(1)).linesPerSecond
     }
 }

@@ -1,15 +1,19 @@
 import AnnouncementsCore
 import ArgumentParser
 import Foundation
+import Hummingbird
+import Logging
 
-/// `make bench`: measures replay and durable appends. A benchmark, never a test: it prints figures
-/// and ratios measured side by side in one run, and asserts nothing.
+/// `make bench`: measures replay and durable appends, runs the anchors the HTTP figures are held
+/// against (a bare Hummingbird server, the disk's own sync), and prints the goals' table. A
+/// benchmark, never a test: it prints figures and ratios measured side by side in one run, and
+/// asserts nothing.
 @main
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements-bench",
         abstract: "Benchmarks for the announcement store.",
-        subcommands: [Generate.self, Replay.self, Append.self]
+        subcommands: [Generate.self, Replay.self, Append.self, Fsync.self, Bare.self, Goals.self]
     )
 }
 
@@ -51,6 +55,72 @@ extension Bench {
 
         func run() async throws {
             try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers).run()
+        }
+    }
+
+    struct Fsync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The disk's own rate for one line: write one line and fdatasync it, in a loop.",
+            discussion: "The anchor of a durable POST on one connection: a writer that syncs each line alone cannot beat it."
+        )
+
+        @Option(help: "A folder on the disk being measured (created if missing).") var dir: String
+        @Option(help: "Seconds to loop for.") var seconds = 2.0
+        @Option(help: "Bytes per line, newline included (a 1.1 KB announcement's line by default).") var lineBytes = 1100
+
+        func validate() throws {
+            guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds takes a positive number, not \(seconds).") }
+            guard lineBytes > 0 else { throw ValidationError("--line-bytes takes a positive number, not \(lineBytes).") }
+        }
+
+        func run() throws {
+            try BenchError.createFolder(dir)
+            let sync = DiskSync(path: "\(dir)/fsync-\(ProcessInfo.processInfo.processIdentifier).bin", linesPerSync: 1, lineBytes: lineBytes)
+            let result = try sync.run(for: .milliseconds(Int(seconds * 1000)))
+            print(String(format: "write + fdatasync of one %d-byte line: %.0f syncs/s, median %.0f µs (%d syncs in %.2f s)",
+                         lineBytes, result.syncsPerSecond, result.median.seconds * 1e6, result.latencies.count, result.elapsed.seconds))
+        }
+    }
+
+    struct Bare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A bare Hummingbird server: one GET /health route, no middleware.",
+            discussion: "Prints `listening on http://HOST:PORT` once it listens, like `announcements serve`; SIGINT or SIGTERM stops it."
+        )
+
+        @Option(help: "The address to listen on.") var host = "127.0.0.1"
+        @Option(help: "The port to listen on (0: any free port).") var port = 0
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port takes 0 to 65535, not \(port).") }
+        }
+
+        func run() async throws {
+            let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let host = host
+            let app = BareServer.application(host: host, port: port, logger: Logger(label: "bare")) { port in
+                print("listening on http://\(host):\(port)")
+                fflush(nil)
+            }
+            try await app.runService()
+        }
+    }
+
+    struct Goals: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the goals' table from the file the bench scripts wrote.",
+            discussion: "One goal per line, tab-separated: `ratio NAME MEASURED ANCHOR UNIT TARGET`, `most NAME MEASURED UNIT LIMIT` or `skip NAME REASON`."
+        )
+
+        @Argument(help: "The goals file.") var file: String
+
+        func run() throws {
+            print(GoalTable(goals: try GoalFile.read(path: file)).render())
         }
     }
 }

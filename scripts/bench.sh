@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `make bench`: every figure of BENCHMARKS.md in one run, each goal of issue 14 beside the anchor
+# it is measured against in the same run, and at the end a table of the goals: measured, anchor,
+# ratio, target, met or NOT met. The parts:
+#
+#   replay      AnnouncementsBench replay (against reading the file and Foundation's JSONDecoder),
+#               between two folds of the same log in Python with orjson (scripts/replay-fold.py)
+#   appends     AnnouncementsBench append (the store alone: 1, 16 and 64 writers, feed followers)
+#   HTTP        scripts/http-bench.sh (the routes against a bare Hummingbird server, durable POSTs
+#               against the disk's own sync, PostgreSQL and the store's append; SSE followers)
+#   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
+#
+# The Makefile builds the release binaries and generates the log first. Environment (optional):
+# BENCH_DIR (default .bench), BENCH_EVENTS (default 1000000: the log is BENCH_DIR/log-N.jsonl),
+# BENCH_APPEND_SECONDS (seconds per run of the append benchmark, default 3), and those of
+# scripts/http-bench.sh (HTTP_BENCH_SECONDS, HTTP_BENCH_ROUNDS, HTTP_BENCH_PG, HTTP_BENCH_FOLLOWERS)
+# and scripts/startup-bench.sh. About 4 to 5 minutes with the defaults, besides generating the log.
+set -euo pipefail
+shopt -s inherit_errexit
+cd "$(dirname "$0")/.."
+
+export BENCH_DIR=${BENCH_DIR:-.bench}
+BENCH_EVENTS=${BENCH_EVENTS:-1000000}
+LOG=$BENCH_DIR/log-$BENCH_EVENTS.jsonl
+BENCH_BIN=.build/release/AnnouncementsBench
+[ -x "$BENCH_BIN" ] || { echo "$BENCH_BIN is missing: run 'make release' first"; exit 1; }
+[ -f "$LOG" ] || { echo "$LOG is missing: run '$BENCH_BIN generate --events $BENCH_EVENTS --out $LOG'"; exit 1; }
+
+export BENCH_GOALS
+BENCH_GOALS=$(mktemp "${TMPDIR:-/tmp}/bench-goals-XXXXXX")
+trap 'rm -f "$BENCH_GOALS"' EXIT
+goal() { (IFS=$'\t'; echo "$*") >> "$BENCH_GOALS"; }
+section() { printf '\n== %s ==\n' "$1"; }
+# The figure before the word "events/s" on the first line matching PATTERN.
+rate_in() { awk -v pattern="$1" '$0 ~ pattern { for (i = 2; i <= NF; i++) if ($i == "events/s" || $i == "events/s,") { print $(i - 1); exit } }'; }
+
+section "Replay"
+# orjson, for the Python baseline: installed with pip when missing, if pip can.
+PYTHON=
+if command -v python3 >/dev/null; then
+  if python3 -c 'import orjson' 2>/dev/null; then PYTHON=python3
+  elif echo "orjson is missing: python3 -m pip install orjson…" && python3 -m pip install -q orjson >/dev/null 2>&1 && python3 -c 'import orjson' 2>/dev/null; then PYTHON=python3
+  else echo "the Python baseline is skipped: orjson is missing and 'python3 -m pip install orjson' failed"
+  fi
+else
+  echo "the Python baseline is skipped: no python3"
+fi
+FOLDS=
+LIVE_TEXT_MB=
+# fold: the Python fold of the log, printed; its rate goes to FOLDS, its live text to LIVE_TEXT_MB.
+fold() {
+  local line
+  line=$("$PYTHON" scripts/replay-fold.py "$LOG")
+  echo "$line"
+  FOLDS+=" $(rate_in "python orjson fold" <<< "$line")"
+  LIVE_TEXT_MB=$(awk '{ for (i = 2; i < NF; i++) if ($i == "MB" && $(i + 1) == "of") print $(i - 1) }' <<< "$line")
+}
+# Python, the store, Python again: the drift falls on both sides.
+[ -z "$PYTHON" ] || fold
+out=$("$BENCH_BIN" replay "$LOG")
+echo "$out"
+[ -z "$PYTHON" ] || fold
+replay=$(rate_in '^replay \\(median' <<< "$out")
+decoder=$(rate_in '^JSONDecoder' <<< "$out")
+goal ratio "replay / JSONDecoder" "$replay" "$decoder" events/s 5
+if [ -n "$PYTHON" ]; then
+  python_rate=$(awk '{ for (i = 1; i <= NF; i++) sum += $i; printf "%.0f", sum / NF }' <<< "$FOLDS")
+  awk -v r="$replay" -v p="$python_rate" -v d="$decoder" \
+    'BEGIN { printf "replay %.0f events/s: %.1fx JSONDecoder (goal: 5), %.1fx the Python orjson fold at %.0f events/s, mean of 2 (goal: 3)\n", r, r / d, r / p, p }'
+  goal ratio "replay / Python orjson fold" "$replay" "$python_rate" events/s 3
+else
+  goal skip "replay / Python orjson fold" "no python3 with orjson"
+fi
+
+# A part that fails is reported, and the others still run: the table says what was measured.
+FAILED=
+section "Durable appends (the store alone)"
+"$BENCH_BIN" append --dir "$BENCH_DIR/append" --seconds "${BENCH_APPEND_SECONDS:-3}" || FAILED+=" appends"
+
+section "HTTP"
+scripts/http-bench.sh || FAILED+=" HTTP"
+
+section "Start-up"
+LIVE_TEXT_MB=$LIVE_TEXT_MB scripts/startup-bench.sh "$LOG" || FAILED+=" start-up"
+
+section "Goals (issue 14)"
+"$BENCH_BIN" goals "$BENCH_GOALS"
+if [ -n "$FAILED" ]; then echo "failed:$FAILED (see above)"; exit 1; fi
