@@ -5,7 +5,6 @@ import ArgumentParser
 import Hummingbird
 import Logging
 import NIOCore
-import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +38,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        Self.runTasksOnEventLoops()
         Announcements.bootstrapLogging()
         try await reportingErrors { () async throws(CLIError) in try await serve() }
     }
@@ -85,17 +83,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw Self.failure(error, host: settings.host, port: settings.port)
         }
         await store.close()
-    }
-
-    /// Makes SwiftNIO's event loops Swift Concurrency's global executor (Linux only, where NIO
-    /// supports it from any thread): a request's task then runs on the event loop that read it and
-    /// writes its answer there, where otherwise each request crosses to the concurrency pool and
-    /// back, and a durable write's answer wakes two threads instead of one. Nothing in the server
-    /// blocks a task for long: syncs run on the store's own threads, feed reads on its idle worker.
-    private static func runTasksOnEventLoops() {
-        #if os(Linux)
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        #endif
     }
 
     /// What stopped the server, in words that say what to do: the common reasons a server cannot
