@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnnouncementsBenchTests",
-            dependencies: ["AnnouncementsBench", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["AnnouncementsBench", "AnnouncementsHTTP", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(
             name: "AnnouncementsCLITests",
