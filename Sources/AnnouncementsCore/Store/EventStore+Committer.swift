@@ -70,6 +70,8 @@ extension EventStore {
             }
             if waiters.isEmpty, isIdle {
                 if !closers.isEmpty {
+                    // The last snapshot, while this process still holds the log's lock.
+                    snapshotter?.writeFinal(snapshotContents(of: snapshot))
                     syncer.close()
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
                     for closer in closers { closer.resume() }
@@ -178,6 +180,9 @@ extension EventStore {
         for batch in durable { answer(batch.batch) }
         // The replaced state (its chunks no later state shares) is freed here, after the answers.
         _ = consume replaced
+        // A periodic snapshot takes the state as it is now (values, taken in a moment) and is
+        // written in the background.
+        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
     }
 
     /// Decides, encodes and applies `waiters`' requests on top of `batch`, one waiter after another,
