@@ -40,6 +40,7 @@ bench: release
 	@mkdir -p $(BENCH_DIR)
 	@[ -f $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl ] || .build/release/AnnouncementsBench generate --events $(BENCH_EVENTS) --out $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl
 	.build/release/AnnouncementsBench replay $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl
+	.build/release/AnnouncementsBench startup $(BENCH_DIR)/log-$(BENCH_EVENTS).jsonl
 	.build/release/AnnouncementsBench append --dir $(BENCH_DIR)/append
 	scripts/http-bench.sh
 
