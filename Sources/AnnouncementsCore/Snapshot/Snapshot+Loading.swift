@@ -116,15 +116,15 @@ extension Snapshot {
         }
         let count = try input.count(itemSize: 32, of: "announcements")
         guard count <= model.maxId else { throw .corrupt("\(count) live announcements, but the largest id is \(model.maxId)") }
-        var announcements: [Announcement] = []
-        announcements.reserveCapacity(count)
+        var announcements = SortedChunks<IdOrder>.Builder()
+        var lastId = 0
         // Where each live id is in `announcements` (-1: not live), to check the title index against.
         var positions = [Int32](repeating: -1, count: model.maxId + 1)
         for position in 0..<count {
             let (id, revision, titleLength, bodyLength) = try input.bytes(32) { raw in
                 (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24))
             }
-            guard id >= 1, id <= model.maxId, id > (announcements.last?.id ?? 0), (1...seq).contains(revision), bodyLength >= -1 else {
+            guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), bodyLength >= -1 else {
                 throw .corrupt("announcement \(position + 1) (id \(id), revision \(revision)) is out of order or out of range")
             }
             let title = try input.bytes(titleLength) { String(decoding: $0, as: UTF8.self) }
@@ -132,14 +132,14 @@ extension Snapshot {
             if bodyLength >= 0 { body = try input.bytes(bodyLength) { JSONText(escaped: Array($0)) } }
             announcements.append(Announcement(id: id, title: title, bodyText: body, revision: revision))
             positions[id] = Int32(position)
+            lastId = id
         }
-        model.byId = SortedChunks(sorted: announcements)
+        model.byId = announcements.finish()
 
         // The title index.
         let titled = try input.integer()
         guard titled == count else { throw .corrupt("the title index has \(titled) announcements, but \(count) are live") }
-        var keys: [TitleKey] = []
-        keys.reserveCapacity(titled)
+        var keys = SortedChunks<TitleOrder>.Builder()
         for _ in 0..<titled {
             let key = try input.bytes(72) { raw in
                 TitleKey(
@@ -154,7 +154,7 @@ extension Snapshot {
             keys.append(key)
             positions[key.id] = -1
         }
-        model.byTitle = SortedChunks(sorted: keys)
+        model.byTitle = keys.finish()
         replay.model = model
         return replay
     }

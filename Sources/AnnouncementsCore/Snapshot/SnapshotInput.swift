@@ -83,7 +83,7 @@ struct SnapshotInput {
         while buffer.count - position < count {
             var recycled: [UInt8] = []
             swap(&recycled, &spare)
-            guard var block = try blocks.next(recycling: recycled) else {
+            guard var block = try blocks.next(recycling: consume recycled) else {
                 throw .corrupt("the file ends in the middle of its contents")
             }
             let leftover = buffer.count - position
@@ -142,7 +142,7 @@ final class SnapshotBlocks: @unchecked Sendable {
 
     /// The next block, after `headroom` bytes; nil when there is none. Starts reading the one after
     /// into `recycled`.
-    func next(recycling recycled: [UInt8]) throws(SnapshotProblem) -> [UInt8]? {
+    func next(recycling recycled: consuming [UInt8]) throws(SnapshotProblem) -> [UInt8]? {
         guard isReading else { return nil }
         done.wait()
         isReading = false
@@ -152,7 +152,7 @@ final class SnapshotBlocks: @unchecked Sendable {
             throw .corrupt("cannot read the file's contents (errno \(taken.error); is it shorter than its header says?)")
         }
         unclaimed -= Int64(taken.count)
-        readAhead(into: recycled)
+        readAhead(into: consume recycled)
         return taken.bytes
     }
 
@@ -164,15 +164,19 @@ final class SnapshotBlocks: @unchecked Sendable {
         }
     }
 
-    private func readAhead(into recycled: [UInt8]) {
+    private func readAhead(into recycled: consuming [UInt8]) {
         guard unrequested > 0 else { return }
         let count = Int(min(Int64(SnapshotFile.blockSize), unrequested))
         let (fd, at) = (self.fd, offset)
         offset += Int64(count)
         unrequested -= Int64(count)
         isReading = true
+        // The buffer goes to the reading thread through `ready`, not captured by its closure: a
+        // captured copy would be a second reference, and filling it would copy the whole buffer.
+        ready.bytes = recycled
         DispatchQueue.global().async {
-            var bytes = recycled
+            var bytes: [UInt8] = []
+            swap(&bytes, &self.ready.bytes)
             let size = Self.headroom + count
             if bytes.count != size { bytes = [UInt8](repeating: 0, count: size) }
             let (error, checksum) = bytes.withUnsafeMutableBytes { raw in
