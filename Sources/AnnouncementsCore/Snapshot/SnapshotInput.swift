@@ -32,6 +32,7 @@ struct SnapshotInput {
         blocks.stop()
     }
 
+    /// The next 64-bit little-endian integer.
     mutating func integer() throws(SnapshotProblem) -> Int {
         try need(8)
         let value = buffer.withUnsafeBytes { $0.integer(at: position) }
@@ -164,6 +165,7 @@ final class SnapshotBlocks: @unchecked Sendable {
         }
     }
 
+    /// Starts reading the next block, if any, into `recycled` (or a new buffer) on a Dispatch thread.
     private func readAhead(into recycled: consuming [UInt8]) {
         guard unrequested > 0 else { return }
         let count = Int(min(Int64(SnapshotFile.blockSize), unrequested))

@@ -26,11 +26,13 @@ struct SnapshotOutput {
     /// The payload's length so far.
     var length: Int64 { offset - Int64(SnapshotFile.headerSize) + Int64(buffer.count) }
 
+    /// Appends a 64-bit little-endian integer.
     mutating func integer(_ value: Int) {
         buffer.appendLittleEndian(UInt64(bitPattern: Int64(value)))
         if buffer.count >= SnapshotFile.blockSize { writeBlocks() }
     }
 
+    /// Appends bytes as they are (their length goes before them, written by the caller).
     mutating func bytes(_ bytes: some Collection<UInt8>) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= SnapshotFile.blockSize { writeBlocks() }
@@ -60,11 +62,13 @@ struct SnapshotOutput {
         buffer.removeSubrange(0..<written)
     }
 
+    /// Writes the first `count` bytes of the buffer, and empties it.
     private mutating func write(count: Int) {
         write(from: 0, count: count)
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Checksums and writes `count` bytes of the buffer from `start`; after a failed write, nothing.
     private mutating func write(from start: Int, count: Int) {
         guard error == 0 else { return }
         let (fd, seed, offset) = (self.fd, checksum, self.offset)

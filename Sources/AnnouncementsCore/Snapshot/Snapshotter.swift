@@ -2,21 +2,22 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// Writes a store's snapshots on a serial Dispatch queue of their own, so that writers never wait
-/// for one: the committer hands over the state (values, taken in a moment) and goes on. A snapshot
-/// that cannot be written is a warning, never a failed write.
+/// Writes a store's snapshots one at a time on a thread of its own (an `IdleWorker`), so that
+/// writers never wait for one: the committer hands over the state (values, taken in a moment) and
+/// goes on. A snapshot that cannot be written is a warning, never a failed write.
 ///
-/// The queue runs at normal priority, not at the lowest (as `IdleWorker` does): a snapshot of a
-/// large state takes a few seconds of one core, and at the lowest priority a busy machine could
-/// starve it indefinitely, leaving start-up to replay ever more of the log and shutdown to wait.
+/// The thread is not one of Dispatch's: a snapshot of a large state keeps a core busy for seconds,
+/// and Dispatch's few threads also run Swift concurrency's tasks (the HTTP handlers). It runs at
+/// normal priority, not at the lowest: at the lowest, a busy machine could starve it indefinitely,
+/// leaving start-up to replay ever more of the log and shutdown to wait for it.
 final class Snapshotter: Sendable {
     let logPath: String
     let logger: Logger
     private let schedule: Mutex<SnapshotSchedule>
-    private let queue = DispatchQueue(label: "announcements.snapshots")
+    private let worker = IdleWorker(lowersPriority: false)
     private let clock = ContinuousClock()
     private let origin: ContinuousClock.Instant
-    /// Called on the queue before each write (tests hold a write here).
+    /// Called on the worker's thread before each write (tests hold a write here).
     let beforeWrite: (@Sendable () -> Void)?
 
     init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, logger: Logger, beforeWrite: (@Sendable () -> Void)? = nil) {
@@ -34,22 +35,25 @@ final class Snapshotter: Sendable {
     func published(seq: Int, capture: () -> SnapshotContents) {
         guard schedule.withLock({ $0.takePeriodic(seq: seq, now: now) }) else { return }
         let contents = capture()
-        queue.async { self.write(contents) }
+        worker.async { self.write(contents) }
     }
 
     /// Writes `contents`, if they are newer than the newest snapshot, after any write in progress;
     /// returns once it is written (or has failed). For the store's close, on the committer's thread.
     func writeFinal(_ contents: SnapshotContents) {
+        let done = DispatchSemaphore(value: 0)
         // Queued behind a write in progress, the decision waits for that write's outcome.
-        queue.sync {
-            if schedule.withLock({ $0.takeFinal(seq: contents.model.seq) }) { write(contents) }
+        worker.async {
+            if self.schedule.withLock({ $0.takeFinal(seq: contents.model.seq) }) { self.write(contents) }
+            done.signal()
         }
+        done.wait()
     }
 
     /// Waits for the writes queued so far (for tests).
     func waitUntilWritten() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { continuation.resume() }
+            worker.async { continuation.resume() }
         }
     }
 
