@@ -6,19 +6,22 @@ import Testing
 
 /// Snapshots: start-up from a snapshot and the lines after it gives exactly the state a full
 /// replay gives, and every snapshot that cannot be trusted is ignored with a warning naming why.
-@Suite struct SnapshotTests {
+/// Serialized: the tests replay and load whole logs synchronously, and run side by side they would
+/// keep Swift concurrency's threads from the other suites' servers.
+@Suite(.serialized) struct SnapshotTests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Snapshots at close only, so that each test decides where its snapshot is.
     let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
 
-    /// A log of more than one checksum block (4 MiB of bodies), with keys, edits and deletes, and
-    /// a snapshot of it written by a store's close; then more lines after the snapshot (edits and
-    /// deletes of announcements it holds, keyed writes, new ids), written with snapshots off.
-    func logWithSnapshotAndTail(in folder: TemporaryFolder) async throws -> String {
+    /// A log with keys, edits and deletes, and a snapshot of it written by a store's close; then
+    /// more lines after the snapshot (edits and deletes of announcements it holds, keyed writes,
+    /// new ids), written with snapshots off. `large`: over 4 MiB of bodies, so that the snapshot
+    /// spans more than one checksum block (and items span blocks).
+    func logWithSnapshotAndTail(in folder: TemporaryFolder, large: Bool = false) async throws -> String {
         let path = folder.file("log.jsonl")
         var events: [Event] = []
-        let body = String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: 80)
-        for id in 1...2400 {
+        let body = String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: large ? 80 : 2)
+        for id in 1...(large ? 2400 : 120) {
             var event = created(events.count + 1, id: id, "Title \(id % 97) \(id)", body: id % 5 == 0 ? nil : "\(id) \(body)")
             if id % 7 == 0 { event.key = "key-\(id)" }
             events.append(event)
@@ -75,7 +78,8 @@ import Testing
     @Test("a store opened from a snapshot and the lines after it answers exactly as one that replayed the whole log")
     func snapshotPlusTailEqualsFullReplay() async throws {
         let folder = TemporaryFolder()
-        let path = try await logWithSnapshotAndTail(in: folder)
+        let path = try await logWithSnapshotAndTail(in: folder, large: true)
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).payloadLength > Int64(SnapshotFile.blockSize))
         let expected = try await fullReplayAnswers(path)
 
         let logs = LogCapture()
@@ -88,7 +92,8 @@ import Testing
 
         // A repeat of a keyed write from before the snapshot is recognised: nothing is appended.
         let seq = store.snapshot.seq
-        let repeated = try await store.create(AnnouncementDraft(title: "Title 7 7", body: "7 " + String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: 80)), by: "alice", key: "key-7")
+        let body = "7 " + String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: 80)
+        let repeated = try await store.create(AnnouncementDraft(title: "Title 7 7", body: body), by: "alice", key: "key-7")
         #expect(repeated.id == 7)
         #expect(store.snapshot.seq == seq)
         // And a new write takes the next id and chains to the last line.

@@ -177,12 +177,13 @@ extension EventStore {
         let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
         if appended > 0 { followers.published(last.batch.model.seq) }
         syncedEvents.add(appended, ordering: .relaxed)
+        // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
+        // answers, so that a writer answered knows any snapshot due is under way) and is written
+        // in the background.
+        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
         for batch in durable { answer(batch.batch) }
         // The replaced state (its chunks no later state shares) is freed here, after the answers.
         _ = consume replaced
-        // A periodic snapshot takes the state as it is now (values, taken in a moment) and is
-        // written in the background.
-        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
     }
 
     /// Decides, encodes and applies `waiters`' requests on top of `batch`, one waiter after another,
