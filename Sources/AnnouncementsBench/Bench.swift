@@ -13,7 +13,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements-bench",
         abstract: "Benchmarks for the announcement store.",
-        subcommands: [Generate.self, Replay.self, Append.self, Fsync.self, Bare.self, Goals.self]
+        subcommands: [Generate.self, Replay.self, Startup.self, Append.self, Fsync.self, Bare.self, Goals.self]
     )
 }
 
@@ -42,6 +42,17 @@ extension Bench {
 
         func run() throws {
             try ReplayBenchmark(path: log, runs: runs, decoderLines: decoderLines).run()
+        }
+    }
+
+    struct Startup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time a store's start-up from the whole log and from its snapshot.")
+
+        @Argument(help: "The log to open (a snapshot is written beside it when there is none).") var log: String
+        @Option(help: "Timed start-ups of each kind; the median is reported.") var runs = 3
+
+        func run() async throws {
+            try await StartupBenchmark(path: log, runs: runs).run()
         }
     }
 

@@ -10,7 +10,7 @@ import Darwin
 
 extension Configuration {
     /// The keys `config.yaml` may hold.
-    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http"]
+    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot"]
 
     /// Reads and checks a config file. `environment` resolves `env:NAME` tokens. A file past
     /// `ConfigLimits.maxFileBytes` is refused before it is read.
@@ -67,6 +67,7 @@ extension Configuration {
             case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...(1 << 30))
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
             case "http": configuration.http = try reader.http(value)
+            case "snapshot": configuration.snapshot = try reader.snapshot(value)
             case "tokens": configuration.writers = try reader.writers(value, environment: environment)
             case "seed":
                 for (index, item) in try reader.list(value, key: name).enumerated() {

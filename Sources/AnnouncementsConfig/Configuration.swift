@@ -18,6 +18,8 @@ public struct Configuration: Sendable, Hashable {
     public var feedHeartbeatSeconds = 15
     /// Connection limits and browser access (`http:`).
     public var http = HTTP()
+    /// Snapshots of the state beside the log, for a fast start-up (`snapshot:`).
+    public var snapshot = Snapshot()
 
     public init() {}
 

@@ -39,10 +39,14 @@ struct LogOptions: ParsableArguments {
         }
     }
 
-    /// Opens the log as its writer (taking its lock, seeding it when empty), as `serve` and `init` do.
+    /// Opens the log as its writer (taking its lock, seeding it when empty, starting from the
+    /// snapshot beside it as the config's `snapshot:` says), as `serve` and `init` do.
     func openStore(_ configuration: Configuration, logger: Logger) async throws(CLIError) -> EventStore {
         do {
-            return try await EventStore.open(path: log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed, logger: logger)
+            return try await EventStore.open(
+                path: log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed,
+                snapshots: configuration.snapshot.policy, logger: logger
+            )
         } catch {
             throw CLIError(error)
         }

@@ -6,7 +6,12 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild the announcements from the log and print them.",
-        discussion: "With --until or --as-of, rebuild them as they were at that point."
+        discussion: """
+            Starts from the snapshot beside the log (LOG.snapshot, written by the server) when the log \
+            still holds the line it covers last, and replays only the lines after it; the result is the \
+            same as from the whole log. --no-snapshot, --until and --as-of read the whole log.
+            With --until or --as-of, rebuild them as they were at that point.
+            """
     )
 
     @OptionGroup var options: LogOptions
@@ -16,6 +21,9 @@ struct ReplayCommand: ParsableCommand {
 
     @Option(name: .customLong("as-of"), help: ArgumentHelp("Stop after the last event at or before this RFC 3339 time.", valueName: "time"))
     var asOf: String?
+
+    @Flag(name: .customLong("no-snapshot"), help: "Read the whole log, ignoring the snapshot beside it.")
+    var noSnapshot = false
 
     @Option(help: "Output format: table or json.")
     var format: Format = .table
@@ -38,7 +46,18 @@ struct ReplayCommand: ParsableCommand {
             let bound: ReplayBound? = until.map(ReplayBound.seq) ?? asOf.flatMap(Timestamp.init(rfc3339:)).map(ReplayBound.time)
             let replay: Replay
             do throws(LogError) {
-                replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
+                if bound == nil, !noSnapshot {
+                    let result = try LogReader(path: path).replayUsingSnapshot(progress: Output.progress(label: "replaying"))
+                    replay = result.replay
+                    let use = result.snapshot
+                    if let seq = use.seq {
+                        Output.note("\(path): started from the snapshot at seq \(seq), replayed \(Output.count(use.tail)) lines after it")
+                    } else if let problem = use.problem, use.reason != "missing" {
+                        Output.note("\(path): did not use the snapshot (\(problem)); replayed the whole log")
+                    }
+                } else {
+                    replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
+                }
             } catch {
                 throw CLIError(error)
             }

@@ -5,15 +5,23 @@
 /// chain from its last one back, so adding an event never allocates per announcement.
 public struct EventIndex: Sendable {
     /// The offset of each line, by seq - 1.
-    private var starts: [Int64] = []
+    private(set) var starts: [Int64] = []
     /// The offset just past the last indexed line's newline.
-    private var end: Int64 = 0
+    private(set) var end: Int64 = 0
     /// The seq of the previous event about the same announcement, by seq - 1 (0 for none).
-    private var previousOfSameID: [Int] = []
+    private(set) var previousOfSameID: [Int] = []
     /// The seq of each announcement's last event, by id - 1 (ids are dense from 1; 0 for none).
-    private var lastSeqByID: [Int] = []
+    private(set) var lastSeqByID: [Int] = []
 
     public init() {}
+
+    /// An index made of its parts, as a snapshot stores them (the snapshot's reader checks them).
+    init(starts: [Int64], end: Int64, previousOfSameID: [Int], lastSeqByID: [Int]) {
+        self.starts = starts
+        self.end = end
+        self.previousOfSameID = previousOfSameID
+        self.lastSeqByID = lastSeqByID
+    }
 
     /// The seq of the last indexed event.
     public var lastSeq: Int { starts.count }

@@ -25,6 +25,18 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The 32 digest bytes, in order (as a snapshot stores them).
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: words) { Array($0) }
+    }
+
+    /// A hash from its digest bytes, as `bytes` gives them (32; fewer leave the rest zero).
+    init(bytes: UnsafeRawBufferPointer) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(32))) }
+        self.words = words
+    }
+
     /// Parses 64 lowercase hex digits from raw bytes; nil for anything else.
     public init?(hex: UnsafeRawBufferPointer) {
         guard hex.count == 64 else { return nil }

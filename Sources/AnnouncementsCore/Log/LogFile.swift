@@ -150,13 +150,13 @@ final class LogFile: @unchecked Sendable {
         return sidePath
     }
 
-    private static func folder(of path: String) -> String {
+    static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Makes a new directory entry durable.
-    private static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

@@ -24,6 +24,9 @@ public struct LogReader: Sendable {
     public var computesHashes: Bool
     /// How many bytes of the file each chunk covers.
     var chunkSize: Int
+    /// Where reading starts: 0, or just past a line's newline (the end of what a snapshot covers),
+    /// with the number of lines before it, so that line numbers stay those of the whole file.
+    var start: (offset: Int64, linesBefore: Int) = (0, 0)
 
     public init(path: String, computesHashes: Bool = false) {
         self.path = path
@@ -60,20 +63,21 @@ public struct LogReader: Sendable {
         let tail = linesEnd < size ? (linesEnd, try file.bytes(from: linesEnd, count: Int(size - linesEnd))) : nil
 
         let chunkSize = Int64(self.chunkSize)
-        let chunkCount = Int((linesEnd + chunkSize - 1) / chunkSize)
+        let first = start.offset
+        let chunkCount = linesEnd > first ? Int((linesEnd - first + chunkSize - 1) / chunkSize) : 0
         // Chunks read ahead: enough that the reader's thread finds one to parse while it waits.
         let window = 2 * max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) + 1
         let pool = BufferPool()
         let hashes = computesHashes
         var pending: [ChunkSlot] = []
         var next = 0
-        var lineNumber = 0
+        var lineNumber = start.linesBefore
 
         while true {
             while next < chunkCount, pending.count < window {
                 let slot = ChunkSlot(
-                    file: file, pool: pool, owned: Int64(next) * chunkSize,
-                    ownedEnd: min(Int64(next + 1) * chunkSize, linesEnd), linesEnd: linesEnd
+                    file: file, pool: pool, owned: first + Int64(next) * chunkSize,
+                    ownedEnd: min(first + Int64(next + 1) * chunkSize, linesEnd), linesEnd: linesEnd
                 )
                 DispatchQueue.global().async { slot.run(hashes: hashes) }
                 pending.append(slot)

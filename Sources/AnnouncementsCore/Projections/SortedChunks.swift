@@ -62,30 +62,52 @@ struct SortedChunks<Order: ChunkOrder>: Sendable {
 
     /// Builds from elements already sorted by key, with no duplicate keys.
     init(sorted elements: some Collection<Element>) {
-        var segment = Segment(chunks: [], lastKeys: [], count: 0)
-        var chunk = [Element]()
-        chunk.reserveCapacity(Self.chunkCapacity)
-        func closeChunk() {
+        var builder = Builder()
+        for element in elements { builder.append(element) }
+        self = builder.finish()
+    }
+
+    /// Builds a `SortedChunks` from elements already sorted by key, with no duplicate keys, given
+    /// one at a time: each goes straight into its chunk (a snapshot's loader decodes them so,
+    /// rather than into an array first, which would retain and release each element once more).
+    struct Builder {
+        private var built = SortedChunks()
+        private var segment = Segment(chunks: [], lastKeys: [], count: 0)
+        private var chunk: [Element] = []
+
+        init() {
+            chunk.reserveCapacity(SortedChunks.chunkCapacity)
+        }
+
+        mutating func append(_ element: Element) {
+            chunk.append(element)
+            if chunk.count == SortedChunks.chunkCapacity { closeChunk() }
+        }
+
+        /// The collection of every element appended.
+        mutating func finish() -> SortedChunks {
+            closeChunk()
+            closeSegment()
+            return built
+        }
+
+        private mutating func closeChunk() {
             guard let last = chunk.last else { return }
             segment.chunks.append(chunk)
             segment.lastKeys.append(Order.key(of: last))
             segment.count += chunk.count
-            chunk.removeAll(keepingCapacity: true)
-            if segment.chunks.count == Self.segmentCapacity { closeSegment() }
+            built.count += chunk.count
+            chunk = []
+            chunk.reserveCapacity(SortedChunks.chunkCapacity)
+            if segment.chunks.count == SortedChunks.segmentCapacity { closeSegment() }
         }
-        func closeSegment() {
+
+        private mutating func closeSegment() {
             guard let last = segment.lastKeys.last else { return }
-            segments.append(segment)
-            lastKeys.append(last)
+            built.segments.append(segment)
+            built.lastKeys.append(last)
             segment = Segment(chunks: [], lastKeys: [], count: 0)
         }
-        for element in elements {
-            chunk.append(element)
-            if chunk.count == Self.chunkCapacity { closeChunk() }
-        }
-        closeChunk()
-        closeSegment()
-        count = elements.count
     }
 
     /// Where a stored key stands relative to the key sought: negative before, zero at, positive after.

@@ -35,6 +35,22 @@ struct TitleKey: Sendable {
         self.isLong = folded.count > Self.headBytes
     }
 
+    /// The key as a snapshot stores it: its seven head words, in order.
+    var headWords: [UInt64] {
+        [head.0, head.1, head.2, head.3, head.4, head.5, head.6]
+    }
+
+    /// A key from what a snapshot stores: the seven head words (56 bytes, each word little-endian),
+    /// the id, and whether the folded title goes on past the head.
+    init(headWords words: UnsafeRawBufferPointer, id: Int, isLong: Bool) {
+        @inline(__always) func word(_ index: Int) -> UInt64 {
+            index * 8 + 8 <= words.count ? UInt64(littleEndian: words.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) : 0
+        }
+        self.head = (word(0), word(1), word(2), word(3), word(4), word(5), word(6))
+        self.id = id
+        self.isLong = isLong
+    }
+
     /// The title's bytes with case folded.
     static func folded(_ title: String) -> [UInt8] {
         (isASCII(title) ? title : title.lowercased()).utf8.map(foldASCII)

@@ -53,6 +53,44 @@ extension LogReader {
     ) throws(LogError) -> Replay {
         var replay = Replay()
         replay.model.deferTitleIndex()
+        var reader = self
+        reader.start = (0, 0)
+        return try reader.fold(into: replay, until: bound, indexing: indexing, progress: progress).replay
+    }
+
+    /// Rebuilds the state from a snapshot of it and the lines after the one the snapshot covers
+    /// last, as `replay(indexing:)` would from the whole log (with the title index kept as it goes,
+    /// since the snapshot brings one). Nil when the first line after the snapshot has a `prev` that
+    /// is not the snapshot's line hash: that log is not the one the snapshot was made of (and the
+    /// caller replays it whole).
+    func replay(
+        continuing snapshot: Snapshot,
+        indexing: Bool = true,
+        progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
+    ) throws(LogError) -> (replay: Replay, tail: Int)? {
+        var reader = self
+        reader.start = (snapshot.tag.end, snapshot.tag.seq)
+        var replay = snapshot.state
+        if !indexing {
+            replay.index = EventIndex()
+            replay.keys = [:]
+        }
+        let (folded, tail, chained) = try reader.fold(into: replay, until: nil, indexing: indexing, progress: progress, chainingFrom: snapshot.tag.hash)
+        return chained ? (folded, tail) : nil
+    }
+
+    /// Folds the lines from `start` into `replay`. Returns the state, how many lines it applied,
+    /// and whether the first of them chains to `chainingFrom` (its `prev` is that hash, or absent).
+    private func fold(
+        into initial: Replay,
+        until bound: ReplayBound?,
+        indexing: Bool,
+        progress: ((_ done: Int64, _ total: Int64) -> Void)?,
+        chainingFrom expectedPrev: LineHash? = nil
+    ) throws(LogError) -> (replay: Replay, applied: Int, chained: Bool) {
+        var replay = initial
+        var applied = 0
+        var chained = true
         // Where the last applied line is, to hash it once at the end rather than keep its bytes.
         var lastLine: (offset: Int64, count: Int)?
         var torn: (offset: Int64, line: Int, reason: String)?
@@ -63,6 +101,10 @@ extension LogReader {
             switch line.takeParsed() {
             case .success(let event):
                 if let bound, !bound.includes(event) { return .stop }
+                if applied == 0, let expectedPrev, let prev = event.prev, prev != expectedPrev {
+                    chained = false
+                    return .stop
+                }
                 let (seq, id) = (event.seq, event.id)
                 if indexing {
                     replay.index.add(seq: seq, id: id, offset: offset, length: count)
@@ -81,6 +123,7 @@ extension LogReader {
                 throw LogError(.invalidLine, path: path, line: number, message: problem.message)
             }
             lastLine = (offset, count)
+            applied += 1
             return .continue
         }
         if torn == nil, let tail = summary.tail {
@@ -90,6 +133,6 @@ extension LogReader {
         if let lastLine {
             replay.lastHash = LineHash(of: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count))
         }
-        return replay
+        return (replay, applied, chained)
     }
 }

@@ -78,6 +78,8 @@ extension EventStore {
             }
             if waiters.isEmpty, isIdle {
                 if !closers.isEmpty {
+                    // The last snapshot, while this process still holds the log's lock.
+                    snapshotter?.writeFinal(snapshotContents(of: snapshot))
                     syncer.close()
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
                     for closer in closers { closer.resume() }
@@ -200,6 +202,10 @@ extension EventStore {
         let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
         if appended > 0 { followers.published(last.batch.model.seq) }
         syncedEvents.add(appended, ordering: .relaxed)
+        // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
+        // answers, so that a writer answered knows any snapshot due is under way) and is written
+        // in the background.
+        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
         for batch in durable { answer(batch.batch) }
         // The replaced state (its chunks no later state shares) is freed here, after the answers.
         _ = consume replaced

@@ -42,6 +42,8 @@ public final class EventStore: Sendable {
     /// committer waits on.
     let arrivals: DispatchSemaphore
     let syncedEvents = Atomic<Int>(0)
+    /// Writes snapshots of the state beside the log (nil when snapshots are off).
+    let snapshotter: Snapshotter?
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
     typealias Outcome = Result<Announcement?, StoreError>
@@ -108,28 +110,42 @@ public final class EventStore: Sendable {
     /// Opens the log at `path` for writing (creating it if absent), recovers a torn last line,
     /// replays it, and appends `seed` as `created` events by `seed` when the log is empty.
     ///
+    /// With `snapshots` on, the replay starts from the snapshot beside the log when it still matches
+    /// the log (else it replays the whole log, with a warning saying why), and the store writes
+    /// snapshots as `snapshots` says and when it closes (see `SnapshotPolicy`).
+    ///
     /// Fails at once when another process has the log open for writing.
     public static func open(
         path: String,
         rules: ValidationRules = ValidationRules(),
         seed: [AnnouncementDraft] = [],
+        snapshots: SnapshotPolicy = .off,
         logger: Logger = Logger(label: "announcements.store")
     ) async throws(StoreError) -> EventStore {
-        try await open(path: path, rules: rules, seed: seed, logger: logger, operations: .system)
+        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, logger: logger, operations: .system)
     }
 
+    /// `open`, with the system calls the log's writer makes, and a hook the snapshot writer calls
+    /// before each write (for tests).
     static func open(
         path: String,
         rules: ValidationRules,
         seed: [AnnouncementDraft],
+        snapshots: SnapshotPolicy = .off,
         logger: Logger,
-        operations: FileOperations
+        operations: FileOperations,
+        beforeSnapshotWrite: (@Sendable () -> Void)? = nil
     ) async throws(StoreError) -> EventStore {
         var replay: Replay
+        var snapshotSeq = 0
         let log: LogFile
         do throws(LogError) {
             log = try LogFile(path: path, operations: operations)
-            replay = try LogReader(path: path).replay(indexing: true)
+            if snapshots.isEnabled {
+                (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.length == 0, logger: logger)
+            } else {
+                replay = try LogReader(path: path).replay(indexing: true)
+            }
             if let torn = replay.tornTail {
                 let side = try log.setAside(from: torn.offset)
                 logger.warning("moved a torn last line aside", metadata: [
@@ -148,8 +164,13 @@ public final class EventStore: Sendable {
             log.close()
             throw .log(error)
         }
-        let store = EventStore(path: path, log: log, lines: lines, replay: replay, rules: rules, logger: logger)
+        let snapshotter = snapshots.isEnabled
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, beforeWrite: beforeSnapshotWrite)
+            : nil
+        let store = EventStore(path: path, log: log, lines: lines, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
         logger.debug("replayed the log", metadata: ["log.path": "\(path)", "event.seq": "\(replay.model.seq)"])
+        // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
+        snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
         if replay.model.seq == 0, !seed.isEmpty {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
             for (index, outcome) in await store.submit(requests).enumerated() {
@@ -165,8 +186,9 @@ public final class EventStore: Sendable {
         return store
     }
 
-    private init(path: String, log: LogFile, lines: ReadOnlyFile, replay: Replay, rules: ValidationRules, logger: Logger) {
+    private init(path: String, log: LogFile, lines: ReadOnlyFile, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger) {
         self.path = path
+        self.snapshotter = snapshotter
         self.rules = rules
         self.logger = logger
         self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))

@@ -28,11 +28,15 @@ final class IdleWorker: Sendable {
 
     /// How long the thread waits for a job before it ends.
     let idleTimeout: DispatchTimeInterval
+    /// Whether the thread runs at the lowest CPU priority (false: at normal priority, still on a
+    /// thread of its own rather than Dispatch's, whose few threads Swift concurrency shares).
+    let lowersPriority: Bool
     /// How many threads this worker has started (one at a time).
     let threadsStarted = Atomic(0)
 
-    init(idleTimeout: DispatchTimeInterval = .seconds(1)) {
+    init(idleTimeout: DispatchTimeInterval = .seconds(1), lowersPriority: Bool = true) {
         self.idleTimeout = idleTimeout
+        self.lowersPriority = lowersPriority
     }
 
     func async(_ job: @escaping @Sendable () -> Void) {
@@ -50,7 +54,7 @@ final class IdleWorker: Sendable {
 
     /// The thread's loop: every job queued, then a wait for more, until none comes in time.
     private func run(ownThread: Bool) {
-        if ownThread { lowerPriority() }
+        if ownThread, lowersPriority { lowerPriority() }
         while true {
             // Everything queued so far, taken at once: nothing that has run stays in the queue.
             let jobs = state.withLock { state in
