@@ -48,6 +48,9 @@ mkfifo "$DIR/stdout"
 # from just before the process started to when its line came out of the pipe. (Called directly,
 # not in `$(…)`: the server must be this shell's child, for `stop` to wait for it.)
 start() {
+  # The last run's lines go first: the reader below truncates its file only once it runs, and a
+  # `listening on` left from the last run must not be taken for this one's.
+  rm -f "$DIR/out"
   # Each line of the server's output with the moment it arrived.
   while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done < "$DIR/stdout" > "$DIR/out" &
   READER=$!
