@@ -41,10 +41,12 @@ struct ReadRoutes: Sendable {
         let query = try pageQuery(request.uri)
         let snapshot = store.snapshot
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
-        let (body, total) = try cache.page(key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in
+        let (body, total, plainTag) = try cache.page(
+            key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request),
+            tag: { "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\"" }
+        ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
-        let plainTag = "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)

@@ -38,7 +38,7 @@ final class RepresentationCache: Sendable {
 
     private struct State {
         var seq = -1
-        var pages: [PageKey: (entry: Entry, total: Int)] = [:]
+        var pages: [PageKey: (entry: Entry, total: Int, tag: String)] = [:]
         var items: [ItemKey: (revision: Int, entry: Entry)] = [:]
     }
 
@@ -52,14 +52,19 @@ final class RepresentationCache: Sendable {
     }
 
     /// The page for `key` at log position `seq` for a client that takes `coding`, encoded by
-    /// `encode` and compressed if it is not cached (a failure is not kept).
+    /// `encode` and compressed if it is not cached (a failure is not kept), with its plain ETag,
+    /// made by `tag` once per page and position (not per request: it has seven parts).
     func page<Failure: Error>(
-        _ key: PageKey, seq: Int, coding: ContentCoding?, encode: () throws(Failure) -> (ByteBuffer, total: Int)
-    ) throws(Failure) -> (CodedBody, total: Int) {
+        _ key: PageKey, seq: Int, coding: ContentCoding?,
+        tag: () -> String,
+        encode: () throws(Failure) -> (ByteBuffer, total: Int)
+    ) throws(Failure) -> (CodedBody, total: Int, tag: String) {
         let cached = state.withLock { $0.seq == seq ? $0.pages[key] : nil }
-        if let cached, let body = cached.entry.body(coding) { return (body, cached.total) }
+        if let cached, let body = cached.entry.body(coding) { return (body, cached.total, cached.tag) }
         // Cached but not in this coding yet: compress the cached bytes, without encoding again.
-        let (plain, total) = if let cached { (cached.entry.plain, cached.total) } else { try encode() }
+        let (plain, total, plainTag) = if let cached { (cached.entry.plain, cached.total, cached.tag) } else {
+            try { () throws(Failure) in let (plain, total) = try encode(); return (plain, total, tag()) }()
+        }
         let body = CodedBody(plain, compressedWith: coding, by: compressor)
         state.withLock { state in
             if state.seq != seq {
@@ -68,9 +73,9 @@ final class RepresentationCache: Sendable {
                 state.pages = [:]
             }
             if state.pages[key] == nil, state.pages.count >= limit { state.pages = [:] }
-            state.pages[key, default: (Entry(plain: plain), total)].entry.keep(body, for: coding)
+            state.pages[key, default: (Entry(plain: plain), total, plainTag)].entry.keep(body, for: coding)
         }
-        return (body, total)
+        return (body, total, plainTag)
     }
 
     /// The announcement's representation at its revision for a client that takes `coding`,

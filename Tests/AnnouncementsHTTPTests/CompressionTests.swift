@@ -91,7 +91,7 @@ import Testing
         let cache = RepresentationCache(compressor: counting.compressor)
         let encodes = Mutex(0)
         func page(_ seq: Int, _ coding: ContentCoding?) -> CodedBody {
-            cache.page(Self.key, seq: seq, coding: coding) {
+            cache.page(Self.key, seq: seq, coding: coding, tag: { "\"page-\(seq)\"" }) {
                 encodes.withLock { $0 += 1 }
                 return (Self.large, total: 100)
             }.0
@@ -133,13 +133,13 @@ import Testing
         let counting = Counting()
         let cache = RepresentationCache(compressor: counting.compressor)
         let small = ByteBuffer(string: String(repeating: "a", count: ContentCoding.minimumBytes - 1))
-        let body = cache.page(Self.key, seq: 1, coding: .gzip) { (small, total: 1) }.0
+        let body = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"small\"" }) { (small, total: 1) }.0
         #expect(body.coding == nil && body.bytes == small)
         #expect(counting.count == 0)
 
         let failing = Counting(fails: true)
         let other = RepresentationCache(compressor: failing.compressor)
-        let failed = other.page(Self.key, seq: 1, coding: .gzip) { (Self.large, total: 1) }.0
+        let failed = other.page(Self.key, seq: 1, coding: .gzip, tag: { "\"large\"" }) { (Self.large, total: 1) }.0
         #expect(failed.coding == nil && failed.bytes == Self.large)
         #expect(failing.count == 1)
     }
