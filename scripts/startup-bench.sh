@@ -101,5 +101,6 @@ echo "  restart (with it):     $warm s, peak RSS $warm_peak MB; stopped in $warm
 after=$(stat -c '%s %Y' "$LOG")
 [ "$before" = "$after" ] || { echo "$LOG changed during the start-up benchmark (size and mtime '$before' -> '$after'): generate it again"; exit 1; }
 
-goal most "start-up to listening, cold (no snapshot)" "$cold" s 1
-goal most "start-up to listening, after SIGTERM" "$warm" s 1
+# The goal is start-up through the snapshot; the cold start (a full replay) is printed above, for
+# comparison, and is not held to one second.
+goal most "start-up to listening, from the snapshot" "$warm" s 1
