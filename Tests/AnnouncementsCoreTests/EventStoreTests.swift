@@ -145,39 +145,6 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
-    @Test("a lone writer's event is written and synced on the writer's own thread, then by the committer's when writers overlap")
-    func loneWriterSyncsInPlace() async throws {
-        let folder = TemporaryFolder()
-        let syncThreads = Mutex<[UInt]>([])
-        var operations = FileOperations.system
-        let system = FileOperations.system
-        operations.sync = { fd in
-            syncThreads.withLock { $0.append(Self.threadID()) }
-            return system.sync(fd)
-        }
-        let store = try await EventStore.open(path: folder.file("log.jsonl"), rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
-        // Nothing suspends between here and the sync: the write runs on this thread, to the answer.
-        let writer = Self.threadID()
-        _ = try await store.create(AnnouncementDraft(title: "Alone"), by: "a")
-        #expect(syncThreads.withLock { $0 } == [writer])
-
-        // Many at once: the first writer's thread takes one batch, and the rest go to the committer.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<32 {
-                group.addTask { _ = try await store.create(AnnouncementDraft(title: "Crowd \(index)"), by: "a") }
-            }
-            try await group.waitForAll()
-        }
-        #expect(store.snapshot.count == 33)
-        await store.close()
-        #expect(try LogReader(path: folder.file("log.jsonl")).verify().isSound)
-    }
-
-    /// The calling thread's identity (`pthread_t` is an integer on Linux, a pointer on Darwin).
-    private static func threadID() -> UInt {
-        UInt(bitPattern: Int(bitPattern: pthread_self()))
-    }
-
     @Test("a log whose failed append cannot be undone refuses further writes until restarted")
     func unusable() async throws {
         let folder = TemporaryFolder()

@@ -54,16 +54,8 @@ extension EventStore {
     }
 
     /// Commits batches until nothing is queued or waiting for its sync; runs on `committerQueue`.
-    ///
-    /// With `once`, it runs on the thread of a writer that found the committer idle: it takes one
-    /// batch (that writer's request, and whatever else is queued by then), syncs it on this thread
-    /// when nothing else is queued, answers it, and leaves whatever is left to `committerQueue`. A
-    /// lone writer's request then wakes no thread on its way to the disk and back: the request's
-    /// own thread prepares, writes, syncs and resumes it (where a hand-over to the committer's
-    /// thread, and its answer back, cost two wakes of a sleeping thread: a third of a sync here).
-    func drain(once: Bool = false) {
-        var handedOver = committer.handedOver
-        committer.handedOver = []
+    func drain() {
+        var handedOver: [HandedOver] = []
         while true {
             // Prepare what is queued, and hand its lines to the syncer.
             let isIdle = handedOver.isEmpty
@@ -106,19 +98,6 @@ extension EventStore {
 
             // Answer the writers whose lines are durable.
             let finished = finishDurable(&handedOver)
-            if once {
-                let done = handedOver.isEmpty && queue.withLock { queue in
-                    guard queue.requestCount == 0, !queue.isClosed else { return false }
-                    queue.isCommitting = false
-                    return true
-                }
-                guard done else {
-                    committer.handedOver = handedOver
-                    committerQueue.async { self.drain() }
-                    return
-                }
-                return
-            }
             if !waiters.isEmpty || finished { continue }
 
             // Nothing to do until more requests arrive or a sync ends. Under load, wake for a few

@@ -90,16 +90,13 @@ public final class EventStore: Sendable {
 
     /// What only the committer touches: the hash of the last durable line, and the idempotency keys.
     ///
-    /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs while
-    /// `Queue.isCommitting` is set, on the serial `committerQueue` or (`once`) on the thread of the
-    /// writer that set it: never two at once, and each hands over to the next through the queue's lock.
+    /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs on the
+    /// serial `committerQueue` while `Queue.isCommitting` is set: never two at once.
     final class Committer: @unchecked Sendable {
         var lastHash: LineHash?
         /// The seq of the durable event each idempotency key made, and the fingerprint of its
         /// request when this process took it.
         var keys: [String: (seq: Int, fingerprint: LineHash?)]
-        /// Batches handed to the syncer by a `drain(once:)` that ended before their sync did.
-        var handedOver: [HandedOver] = []
 
         init(lastHash: LineHash?, keys: [String: Int]) {
             self.lastHash = lastHash
@@ -269,7 +266,7 @@ public final class EventStore: Sendable {
     }
 
     private enum Next {
-        case refuse, commitHere, wakeCommitter, wait
+        case refuse, startCommitter, wakeCommitter, wait
     }
 
     private func submit(_ request: WriteRequest) async -> Outcome {
@@ -284,12 +281,12 @@ public final class EventStore: Sendable {
                 guard !queue.isClosed else { return .refuse }
                 queue.append((requests, continuation))
                 defer { queue.isCommitting = true }
-                if !queue.isCommitting { return .commitHere }
+                if !queue.isCommitting { return .startCommitter }
                 return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait
             }
             switch next {
             case .refuse: continuation.resume(returning: requests.map { _ in .failure(.closed) })
-            case .commitHere: drain(once: true)
+            case .startCommitter: committerQueue.async { self.drain() }
             case .wakeCommitter: arrivals.signal()
             case .wait: break
             }
