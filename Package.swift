@@ -6,7 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "announcements", targets: ["AnnouncementsCLI"]),
-        .library(name: "AnnouncementsCore", targets: ["AnnouncementsCore"]),
+        .library(name: "AnnouncementsDomain", targets: ["AnnouncementsDomain"]),
+        .library(name: "AnnouncementsStore", targets: ["AnnouncementsStore"]),
         .library(name: "AnnouncementsHTTP", targets: ["AnnouncementsHTTP"]),
         .library(name: "AnnouncementsClient", targets: ["AnnouncementsClient"]),
     ],
@@ -32,10 +33,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        // The domain: events, the append-only log, the read models and the store. No HTTP, no CLI.
+        // The domain: events and their line format, the hash chain, validation, the decisions a
+        // write makes, and the read models events fold into. Values only: no files, no threads,
+        // no clock, no HTTP.
         .target(
-            name: "AnnouncementsCore",
+            name: "AnnouncementsDomain",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The store over a log: the group-commit writer, replay, snapshots, the feed, and the
+        // logs themselves behind `EventLog` (the file log). No HTTP, no CLI.
+        .target(
+            name: "AnnouncementsStore",
             dependencies: [
+                "AnnouncementsDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -43,13 +53,13 @@ let package = Package(
         // config.yaml, read through libyaml.
         .target(
             name: "AnnouncementsConfig",
-            dependencies: ["CYaml", "AnnouncementsCore"]
+            dependencies: ["CYaml", "AnnouncementsDomain", "AnnouncementsStore"]
         ),
         // The HTTP API over the store: routes, versions, representations. No argument parsing.
         .target(
             name: "AnnouncementsHTTP",
             dependencies: [
-                "AnnouncementsCore",
+                "AnnouncementsDomain", "AnnouncementsStore",
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -68,7 +78,7 @@ let package = Package(
             name: "AnnouncementsCLI",
             dependencies: [
                 "AnnouncementsClient",
-                "AnnouncementsCore",
+                "AnnouncementsDomain", "AnnouncementsStore",
                 "AnnouncementsConfig",
                 "AnnouncementsHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,15 +92,15 @@ let package = Package(
         .executableTarget(
             name: "AnnouncementsBench",
             dependencies: [
-                "AnnouncementsCore",
+                "AnnouncementsDomain", "AnnouncementsStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "AnnouncementsCoreTests",
-            dependencies: ["AnnouncementsCore", .product(name: "Logging", package: "swift-log")]
+            name: "AnnouncementsStoreTests",
+            dependencies: ["AnnouncementsDomain", "AnnouncementsStore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig"]),
         .testTarget(
@@ -118,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnnouncementsCLITests",
-            dependencies: ["AnnouncementsCLI", "AnnouncementsCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AnnouncementsCLI", "AnnouncementsDomain", "AnnouncementsStore", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

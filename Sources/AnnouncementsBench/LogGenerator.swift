@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 import Foundation
 
 /// Writes a deterministic synthetic log the way the store would: sealed lines, realistic HTML

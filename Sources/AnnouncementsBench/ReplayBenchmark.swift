@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
 
 /// Full replay, measured side by side with two baselines in the same run: reading the file's bytes

@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 
 /// Typed access to YAML nodes, with errors that name the key and its place.
 struct ConfigReader {

@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 
 /// The `snapshot:` section of `config.yaml`: whether the server keeps a snapshot of its state beside
 /// the log (so that start-up replays only the lines after it), and how often it writes one.

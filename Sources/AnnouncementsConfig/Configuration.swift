@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 
 /// Everything `config.yaml` sets, with the defaults for what it leaves out.
 public struct Configuration: Sendable, Hashable {

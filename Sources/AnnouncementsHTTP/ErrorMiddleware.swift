@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 import HTTPTypes
 import Hummingbird
 import Logging

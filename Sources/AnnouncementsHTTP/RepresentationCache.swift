@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 import NIOCore
 import Synchronization
 

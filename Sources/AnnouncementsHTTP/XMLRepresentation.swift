@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 
 /// XML in the shape of the older tutorial's service: `<announcements><announcement><id>…`.
 ///

@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import AnnouncementsHTTP
 import Foundation
 import Hummingbird

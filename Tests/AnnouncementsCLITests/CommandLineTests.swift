@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

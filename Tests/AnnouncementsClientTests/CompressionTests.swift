@@ -1,5 +1,6 @@
 @testable import AnnouncementsClient
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
 import Testing
 

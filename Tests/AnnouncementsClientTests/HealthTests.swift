@@ -1,5 +1,6 @@
 @testable import AnnouncementsClient
-@testable import AnnouncementsCore
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
 import AnnouncementsHTTP
 import Foundation
 import HummingbirdTesting

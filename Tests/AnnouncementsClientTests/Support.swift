@@ -1,5 +1,6 @@
 import AnnouncementsClient
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import AnnouncementsHTTP
 import Foundation
 import HTTPTypes

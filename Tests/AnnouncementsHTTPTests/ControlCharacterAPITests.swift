@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
 import HTTPTypes
 import Hummingbird

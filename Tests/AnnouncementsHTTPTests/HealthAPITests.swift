@@ -1,4 +1,5 @@
-@testable import AnnouncementsCore
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -1,5 +1,6 @@
 @testable import AnnouncementsConfig
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -1,5 +1,5 @@
 import AnnouncementsConfig
-import AnnouncementsCore
+import AnnouncementsDomain
 import ArgumentParser
 
 /// A command's failure: one line on stderr and an exit code from sysexits(3).

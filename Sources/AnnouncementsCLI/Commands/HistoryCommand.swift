@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import ArgumentParser
 
 /// `announcements history`: the audit trail of one announcement or of all.

@@ -1,5 +1,5 @@
 import AnnouncementsConfig
-import AnnouncementsCore
+import AnnouncementsDomain
 import ArgumentParser
 import Logging
 

@@ -1,5 +1,6 @@
 import AnnouncementsConfig
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import ArgumentParser
 import Foundation
 import Logging

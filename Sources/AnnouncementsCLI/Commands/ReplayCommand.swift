@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import ArgumentParser
 
 /// `announcements replay`: rebuild the state from the log and print it.

@@ -1,5 +1,5 @@
 import AnnouncementsConfig
-import AnnouncementsCore
+import AnnouncementsDomain
 import AnnouncementsHTTP
 import ArgumentParser
 import Hummingbird

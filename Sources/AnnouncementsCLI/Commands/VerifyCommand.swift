@@ -1,4 +1,5 @@
-import AnnouncementsCore
+import AnnouncementsDomain
+import AnnouncementsStore
 import ArgumentParser
 
 /// `announcements verify`: check the whole log.

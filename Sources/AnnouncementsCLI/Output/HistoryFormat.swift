@@ -1,4 +1,4 @@
-import AnnouncementsCore
+import AnnouncementsDomain
 
 /// How `history` shows an audit trail.
 enum HistoryFormat {

@@ -1,5 +1,5 @@
 import AnnouncementsClient
-import AnnouncementsCore
+import AnnouncementsDomain
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import AnnouncementsClient
-import struct AnnouncementsCore.JSONBytes
-import enum AnnouncementsCore.VisibleText
+import struct AnnouncementsDomain.JSONBytes
+import enum AnnouncementsDomain.VisibleText
 
 /// How remote commands print announcements: JSON in the forms the server and `replay --format
 /// json` write (through the same `JSONBytes`).

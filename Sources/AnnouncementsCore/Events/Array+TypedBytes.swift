@@ -1,7 +1,0 @@
-extension Array where Element == UInt8 {
-    /// `withUnsafeBytes` for a body with a typed error (the standard one rethrows untyped).
-    func withBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
-        let result: Result<T, E> = withUnsafeBytes { raw in Result { () throws(E) -> T in try body(raw) } }
-        return try result.get()
-    }
-}

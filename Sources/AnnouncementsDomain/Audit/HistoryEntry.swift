@@ -1,0 +1,111 @@
+/// One event in an audit trail, with the announcement as it was just before and just after.
+public struct HistoryEntry: Sendable {
+    /// The event.
+    public var event: Event
+    /// Its 1-based line number in the log.
+    public var line: Int
+    /// The line's exact bytes, without the newline.
+    public var bytes: ArraySlice<UInt8>
+    /// The announcement before the event; nil for `created`.
+    public var before: Announcement?
+    /// The announcement after the event; nil for `deleted`.
+    public var after: Announcement?
+}
+
+/// A point in the log's history: a seq, or a time.
+public enum LogPoint: Sendable, Hashable {
+    case seq(Int)
+    case time(Timestamp)
+
+    /// Reads `1234` as a seq and anything else as an RFC 3339 time; nil when it is neither.
+    public init?(_ text: String) {
+        if let seq = Int(text), seq >= 0 {
+            self = .seq(seq)
+        } else if let time = Timestamp(rfc3339: text) {
+            self = .time(time)
+        } else {
+            return nil
+        }
+    }
+
+    public func isAtOrBefore(_ event: Event) -> Bool {
+        switch self {
+        case .seq(let seq): seq <= event.seq
+        case .time(let time): time <= event.at
+        }
+    }
+
+    public func isAtOrAfter(_ event: Event) -> Bool {
+        switch self {
+        case .seq(let seq): seq >= event.seq
+        case .time(let time): time >= event.at
+        }
+    }
+}
+
+/// Which events an audit trail shows.
+public struct HistoryFilter: Sendable, Hashable {
+    /// Only this announcement's events.
+    public var id: Int?
+    /// Only events at or after this point.
+    public var since: LogPoint?
+    /// Only events at or before this point.
+    public var until: LogPoint?
+    /// Only events by this writer.
+    public var by: String?
+    /// Only events of this type.
+    public var type: EventType?
+
+    public init(id: Int? = nil, since: LogPoint? = nil, until: LogPoint? = nil, by: String? = nil, type: EventType? = nil) {
+        self.id = id
+        self.since = since
+        self.until = until
+        self.by = by
+        self.type = type
+    }
+
+    /// Whether `event` passes every filter that is set.
+    public func matches(_ event: Event) -> Bool {
+        (id.map { $0 == event.id } ?? true)
+            && (since.map { $0.isAtOrBefore(event) } ?? true)
+            && (until.map { $0.isAtOrAfter(event) } ?? true)
+            && (by.map { $0 == event.by } ?? true)
+            && (type.map { $0 == event.type } ?? true)
+    }
+}
+
+/// An audit trail, one line at a time, in log order: the same fold as start-up, with each event
+/// that matches the filter handed over with the announcement before and after it.
+public struct HistoryFold: Sendable {
+    /// The log's name in errors (its path).
+    public let path: String
+    public let filter: HistoryFilter
+    private var model = ReadModel()
+
+    public init(path: String, filter: HistoryFilter) {
+        self.path = path
+        self.filter = filter
+        model.deferTitleIndex()
+    }
+
+    /// Applies the next line; gives `body` its entry when it matches. Returns false once the
+    /// filter's `until` is reached. Throws at the first line that is not an event or does not apply.
+    public mutating func add(_ line: LogLine, _ body: (HistoryEntry) -> Void) throws(LogError) -> Bool {
+        let event: Event
+        switch line.parsed {
+        case .success(let parsed): event = parsed
+        case .failure(let problem): throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+        }
+        let before = model.announcement(id: event.id)
+        do throws(ApplyProblem) {
+            try model.apply(event)
+        } catch {
+            throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
+        }
+        if filter.matches(event) {
+            body(HistoryEntry(event: event, line: line.number, bytes: line.bytes, before: before, after: model.announcement(id: event.id)))
+        }
+        if case .seq(let last)? = filter.until, event.seq >= last { return false }
+        return true
+    }
+}

@@ -1,0 +1,131 @@
+/// What `verify` found in a log.
+public struct VerifyReport: Sendable {
+    /// The number of events (complete lines).
+    public var events = 0
+    /// The live announcements after the last event.
+    public var live = 0
+    /// Lines whose place in the hash chain is proven: line 1, and every line whose `prev` matches.
+    public var sealed = 0
+    /// Lines after line 1 without a `prev` before the chain starts (an old or imported log): not
+    /// a problem, but not proven. Once a line has a `prev`, every later line must have one.
+    public var unsealedLines: [Int] = []
+    /// The SHA-256 of the last line (`head` gives it with its seq, the form to record).
+    public var lastHash: LineHash?
+    /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
+    /// none was given. When it does not, `problems` says how the log differs.
+    public var holdsExpectedHead: Bool?
+    /// Every problem, each naming its line.
+    public var problems: [LogError] = []
+    /// Bytes after the last newline (a line being written, or torn by a crash); not a problem.
+    public var partialTail: Int?
+
+    /// True when no problem was found.
+    public var isSound: Bool { problems.isEmpty }
+
+    /// The last line and its hash, `SEQ:SHA256`: what to record and later pass to `verify(expecting:)`.
+    public var head: LogHead? {
+        lastHash.map { LogHead(seq: events, hash: $0) }
+    }
+}
+
+/// The checks of `verify`, one line at a time, in log order: format, sequence, references, the
+/// hash chain, time order and the validation rules, going on after each problem to find them all.
+/// A log's reader feeds it lines (with their hashes) and takes the report at the end.
+public struct LogVerification: Sendable {
+    /// The log's name in problems (its path).
+    public let path: String
+    public let rules: ValidationRules
+    /// A head recorded earlier, that the log must still hold unchanged (see `report(tail:)`).
+    public let expected: LogHead?
+    private var report = VerifyReport()
+    private var model = ReadModel()
+    private var previous: (hash: LineHash, at: Timestamp?)?
+    /// The first line with a `prev`: from there on the store writes one on every line.
+    private var chainStart: Int?
+
+    /// With `expected`, a head recorded earlier, it also checks that the log still holds that
+    /// line unchanged: a log cut back before it, or rewritten up to it, is a problem. (The chain
+    /// alone cannot tell: a log cut after any line, or whose last lines were rewritten with their
+    /// `prev`s recomputed, is a sound chain.)
+    public init(path: String, rules: ValidationRules = ValidationRules(), expecting expected: LogHead? = nil) {
+        self.path = path
+        self.rules = rules
+        self.expected = expected
+        model.deferTitleIndex()
+    }
+
+    private mutating func problem(_ line: Int, _ message: String) {
+        report.problems.append(LogError(.invalidLine, path: path, line: line, message: message))
+    }
+
+    /// Checks the next line, which must carry its hash.
+    public mutating func check(_ line: LogLine) {
+        report.events += 1
+        defer { previous = line.hash.map { ($0, (try? line.parsed.get())?.at) } }
+        if let expected, line.number == expected.seq, let hash = line.hash, hash != expected.hash {
+            problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
+            report.holdsExpectedHead = false
+        }
+        let event: Event
+        switch line.parsed {
+        case .failure(let error):
+            problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? " (a line torn by a crash: the next server start moves it aside)" : ""))
+            return
+        case .success(let parsed):
+            event = parsed
+        }
+        if event.prev != nil, chainStart == nil { chainStart = line.number }
+        switch (event.prev, previous) {
+        case (nil, nil):
+            report.sealed += 1
+        case (nil, _?):
+            if let chainStart {
+                problem(line.number, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
+            } else {
+                report.unsealedLines.append(line.number)
+            }
+        case (_?, nil):
+            problem(line.number, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
+        case (let prev?, let before?):
+            if prev == before.hash {
+                report.sealed += 1
+            } else {
+                problem(line.number, "`prev` does not match the SHA-256 of line \(line.number - 1): a line before this one was changed after it was written")
+            }
+        }
+        if let earlier = previous?.at, event.at < earlier {
+            problem(line.number, "time goes back: \(event.at) is before the previous line's \(earlier)")
+        }
+        switch event.change {
+        case .created(let draft):
+            for rule in rules.problems(draft) { problem(line.number, "data.\(rule.field) \(rule.message)") }
+        case .edited(let patch):
+            for rule in rules.problems(patch) { problem(line.number, "data.\(rule.field) \(rule.message)") }
+        case .deleted:
+            break
+        }
+        do throws(ApplyProblem) {
+            try model.apply(event)
+        } catch {
+            problem(line.number, error.message)
+            model.force(event)
+        }
+    }
+
+    /// The report once every line is checked; `tail` is the number of bytes after the last line
+    /// (a line being written, or torn by a crash), if any.
+    public func report(tail: Int?) -> VerifyReport {
+        var report = self.report
+        report.lastHash = previous?.hash
+        if let expected, report.holdsExpectedHead == nil {
+            let isCutBack = report.events < expected.seq
+            if isCutBack {
+                report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(report.events), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
+            }
+            report.holdsExpectedHead = !isCutBack
+        }
+        report.live = model.count
+        report.partialTail = tail
+        return report
+    }
+}

@@ -1,0 +1,125 @@
+/// One write as a writer asks for it, before it has a seq.
+package struct WriteRequest: Sendable {
+    package enum Action: Sendable {
+        case create(AnnouncementDraft)
+        case update(id: Int, AnnouncementPatch)
+        case delete(id: Int)
+    }
+
+    package let action: Action
+    /// The writer's name, the event's `by`.
+    package let by: String
+    /// When set, the write goes ahead only if the announcement is at this revision.
+    package let expectedRevision: Int?
+    /// The writer's idempotency key: a repeat of a request with a key already in the log appends
+    /// nothing and gets the first one's outcome.
+    package let key: String?
+    /// For a request with a key, a digest of what it asks for, byte for byte: its writer and its
+    /// action. A repeat with the same key must match it exactly while the server that took the
+    /// first request runs (after a restart, `isRepeat(of:)` compares with the stored event instead).
+    /// Computed once, on the writer's task, not on the committer's.
+    package let fingerprint: LineHash?
+
+    package init(action: Action, by: String, expectedRevision: Int? = nil, key: String? = nil) {
+        self.action = action
+        self.by = by
+        self.expectedRevision = expectedRevision
+        self.key = key
+        self.fingerprint = key == nil ? nil : Self.fingerprint(of: action, by: by)
+    }
+
+    private static func fingerprint(of action: Action, by: String) -> LineHash {
+        var bytes = Array(by.utf8) + [0]
+        func text(_ value: (some Sequence<UInt8>)?) {
+            if let value { bytes += [1] + value + [0] } else { bytes.append(2) }
+        }
+        switch action {
+        case .create(let draft):
+            bytes.append(UInt8(ascii: "c"))
+            text(draft.title.utf8)
+            text(draft.bodyText?.escaped)
+        case .update(let id, let patch):
+            bytes += Array("u\(id)".utf8) + [0]
+            text(patch.title?.utf8)
+            switch patch.body {
+            case nil: bytes.append(3)
+            case .clear?: bytes.append(4)
+            case .set(let body)?: text(body.escaped)
+            }
+        case .delete(let id):
+            bytes += Array("d\(id)".utf8)
+        }
+        return LineHash(of: bytes)
+    }
+
+    /// Whether this request is a repeat of the one that made `event`, which had `fingerprint`
+    /// when it was taken by this process (nil for an event read back from the log at start-up).
+    package func isRepeat(of event: Event, fingerprint original: LineHash?) -> Bool {
+        if let original { return original == fingerprint }
+        return isRepeat(of: event)
+    }
+
+    /// Whether this request is a repeat of the one that made `event`: the same action on the
+    /// same announcement with the same content. An edit's event holds only the fields that
+    /// changed, so a field the request sets but the event lacks is taken as the same (it was
+    /// already so when the first request ran).
+    package func isRepeat(of event: Event) -> Bool {
+        // A key is its writer's: another writer's request with it is never a repeat.
+        guard event.by == by else { return false }
+        switch (action, event.change) {
+        case (.create(let draft), .created(let created)):
+            return Self.same(draft.title, created.title) && draft.bodyText == created.bodyText
+        case (.update(let id, let patch), .edited(let edited)):
+            guard id == event.id else { return false }
+            if let title = edited.title, !Self.same(patch.title, title) { return false }
+            if let body = edited.body, patch.body != body { return false }
+            return true
+        case (.delete(let id), .deleted):
+            return id == event.id
+        default:
+            return false
+        }
+    }
+
+    static func same(_ lhs: String?, _ rhs: String?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (let lhs?, let rhs?): lhs.utf8.elementsEqual(rhs.utf8)
+        default: false
+        }
+    }
+}
+
+extension ReadModel {
+    /// The event a request makes, checked against this state; nil when it changes nothing.
+    package func event(for request: WriteRequest, at time: Timestamp, rules: ValidationRules) throws(StoreError) -> Event? {
+        let seq = self.seq + 1
+        switch request.action {
+        case .create(let draft):
+            let problems = rules.problems(draft)
+            guard problems.isEmpty else { throw .invalid(problems) }
+            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft))
+        case .update(let id, var patch):
+            // The request's own problems first: they are the writer's to fix whatever the state.
+            let problems = rules.problems(patch)
+            guard problems.isEmpty else { throw .invalid(problems) }
+            let current = try existing(id, expectedRevision: request.expectedRevision)
+            // Byte for byte: a change to a canonically equal spelling is still a change.
+            if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
+            if let body = patch.body, body.text == current.bodyText { patch.body = nil }
+            guard patch.title != nil || patch.body != nil else { return nil }
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch))
+        case .delete(let id):
+            _ = try existing(id, expectedRevision: request.expectedRevision)
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .deleted)
+        }
+    }
+
+    private func existing(_ id: Int, expectedRevision: Int?) throws(StoreError) -> Announcement {
+        guard let current = announcement(id: id) else { throw .notFound(id: id) }
+        if let expectedRevision, expectedRevision != current.revision {
+            throw .revisionMismatch(id: id, expected: expectedRevision, current: current.revision)
+        }
+        return current
+    }
+}

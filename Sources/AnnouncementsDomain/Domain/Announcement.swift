@@ -1,0 +1,58 @@
+/// One live announcement: the v1 (full) read model's element. Its `body` is HTML, or nil.
+public struct Announcement: Sendable, Hashable {
+    public var id: Int
+    public var title: String
+    /// The body as JSON text: held as the log has it, decoded only when asked (see `body`).
+    public var bodyText: JSONText?
+    /// The seq of the last event that changed it: its revision, for conditional requests.
+    public var revision: Int
+
+    public init(id: Int, title: String, body: String?, revision: Int) {
+        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision)
+    }
+
+    public init(id: Int, title: String, bodyText: JSONText?, revision: Int) {
+        self.id = id
+        self.title = title
+        self.bodyText = bodyText
+        self.revision = revision
+    }
+
+    /// The announcement a `created` event with seq `revision` makes.
+    package init(id: Int, created draft: AnnouncementDraft, revision: Int) {
+        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision)
+    }
+
+    /// The body (HTML), decoded, or nil.
+    public var body: String? {
+        get { bodyText?.string }
+        set { bodyText = newValue.map(JSONText.init) }
+    }
+
+    /// Applies an edit made by the event with seq `revision`; returns the old title if it changed.
+    @discardableResult
+    package mutating func apply(_ patch: AnnouncementPatch, revision: Int) -> String? {
+        var oldTitle: String?
+        if let title = patch.title, !title.utf8.elementsEqual(self.title.utf8) {
+            oldTitle = self.title
+            self.title = title
+        }
+        if let body = patch.body { bodyText = body.text }
+        self.revision = revision
+        return oldTitle
+    }
+
+    /// The v2 (summary) view of this announcement.
+    public var summary: AnnouncementSummary { AnnouncementSummary(id: id, title: title) }
+}
+
+/// The v2 (summary) read model's element: what a list needs, without the body.
+public struct AnnouncementSummary: Sendable, Hashable {
+    public var id: Int
+    public var title: String
+
+    public init(id: Int, title: String) {
+        self.id = id
+        self.title = title
+    }
+}

@@ -1,0 +1,172 @@
+/// Reads one log line (without its newline) into an `Event`.
+///
+/// A single-pass, validating JSON reader that knows the event schema: it accepts any valid JSON
+/// object (fields in any order, escapes, unknown fields skipped), and rejects anything else with a
+/// message naming the field or the column. Its fast paths are what the store writes: strings without
+/// escapes become `String`s with one copy, found eight bytes at a time.
+public enum EventParser {
+    /// Parses one line. Throws a `LineProblem` saying what is wrong.
+    public static func parse(_ line: UnsafeRawBufferPointer) throws(LineProblem) -> Event {
+        var scanner = JSONScanner(line)
+        return try scanner.event()
+    }
+
+    /// Parses one line given as bytes.
+    public static func parse(_ line: some Collection<UInt8>) throws(LineProblem) -> Event {
+        try Array(line).withBytes { bytes throws(LineProblem) in try parse(bytes) }
+    }
+}
+
+/// Why one line of a log is not a valid event.
+public struct LineProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    /// True when the line is not JSON at all (as a line cut short by a crash is), rather than JSON
+    /// that is not a valid event.
+    public var isMalformedJSON: Bool
+
+    public init(_ message: String, isMalformedJSON: Bool = false) {
+        self.message = message
+        self.isMalformedJSON = isMalformedJSON
+    }
+
+    public var description: String { message }
+}
+
+// MARK: - The event schema
+
+extension JSONScanner {
+    /// The fields of an event's `data` object.
+    private struct DataFields {
+        var title: Field<String> = .absent
+        var body: Field<JSONText> = .absent
+
+        enum Field<Text> {
+            case absent, null, text(Text)
+        }
+    }
+
+    package mutating func event() throws(LineProblem) -> Event {
+        var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, idempotencyKey: String?, prev: LineHash?
+        var data: DataFields?
+        var seen: UInt8 = 0
+        func once(_ bit: UInt8, _ name: StaticString) throws(LineProblem) {
+            guard seen & bit == 0 else { throw LineProblem("field `\(name)` appears twice") }
+            seen |= bit
+        }
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else {
+            throw LineProblem("not a JSON object: a line must start with '{'", isMalformedJSON: true)
+        }
+        try object { scanner, key throws(LineProblem) in
+            switch key {
+            case .seq: try once(1, "seq"); seq = try scanner.positiveInteger(field: "seq")
+            case .id: try once(2, "id"); id = try scanner.positiveInteger(field: "id")
+            case .type:
+                try once(4, "type")
+                let name = try scanner.string(field: "type")
+                guard let value = EventType(rawValue: name) else {
+                    throw LineProblem("unknown type \"\(name)\" (expected created, edited or deleted)")
+                }
+                type = value
+            case .at:
+                try once(8, "at")
+                at = try scanner.stringBytes(field: "at") { bytes throws(LineProblem) in
+                    guard let time = Timestamp.parse(bytes) else {
+                        throw LineProblem("field `at`: \"\(String(decoding: bytes, as: UTF8.self))\" is not an RFC 3339 time (like 2026-11-21T09:30:00.000Z)")
+                    }
+                    return time
+                }
+            case .by:
+                try once(16, "by")
+                let name = try scanner.string(field: "by")
+                guard !name.isEmpty else { throw LineProblem("field `by` must not be empty") }
+                by = name
+            case .key:
+                try once(128, "key")
+                let text = try scanner.string(field: "key")
+                guard !text.isEmpty else { throw LineProblem("field `key` must not be empty") }
+                idempotencyKey = text
+            case .data:
+                try once(32, "data")
+                data = try scanner.dataFields()
+            case .prev:
+                try once(64, "prev")
+                if scanner.null() { break }
+                prev = try scanner.stringBytes(field: "prev") { bytes throws(LineProblem) in
+                    guard let hash = LineHash(hex: bytes) else {
+                        throw LineProblem("field `prev`: expected 64 lowercase hex digits (a SHA-256)")
+                    }
+                    return hash
+                }
+            case .title, .body, .other:
+                try scanner.skipValue(depth: 1)
+            }
+        }
+        skipWhitespace()
+        guard isAtEnd else { throw syntax("unexpected text after the JSON object") }
+
+        guard let seq else { throw LineProblem("missing field `seq`") }
+        guard let type else { throw LineProblem("missing field `type`") }
+        guard let id else { throw LineProblem("missing field `id`") }
+        guard let at else { throw LineProblem("missing field `at`") }
+        guard let by else { throw LineProblem("missing field `by`") }
+        return Event(seq: seq, id: id, at: at, by: by, key: idempotencyKey, change: try change(type, data), prev: prev)
+    }
+
+    private func change(_ type: EventType, _ data: DataFields?) throws(LineProblem) -> Event.Change {
+        switch type {
+        case .created:
+            guard let data else { throw LineProblem("a created event needs `data` with a `title`") }
+            let title: String
+            switch data.title {
+            case .absent: throw LineProblem("missing field `data.title`")
+            case .null: throw LineProblem("field `data.title`: expected a string")
+            case .text(let text): title = text
+            }
+            if case .text(let body) = data.body { return .created(AnnouncementDraft(title: title, bodyText: body)) }
+            return .created(AnnouncementDraft(title: title, bodyText: nil))
+        case .edited:
+            guard let data else { throw LineProblem("an edited event needs `data` with `title`, `body` or both") }
+            var patch = AnnouncementPatch()
+            switch data.title {
+            case .absent: break
+            case .null: throw LineProblem("field `data.title`: expected a string (a title cannot be cleared)")
+            case .text(let title): patch.title = title
+            }
+            switch data.body {
+            case .absent: break
+            case .null: patch.body = .clear
+            case .text(let body): patch.body = .set(body)
+            }
+            guard patch.title != nil || patch.body != nil else {
+                throw LineProblem("an edited event must change `data.title`, `data.body` or both")
+            }
+            return .edited(patch)
+        case .deleted:
+            guard data == nil else { throw LineProblem("a deleted event carries no `data`") }
+            return .deleted
+        }
+    }
+
+    private mutating func dataFields() throws(LineProblem) -> DataFields {
+        guard peek() == UInt8(ascii: "{") else { throw LineProblem("field `data`: expected an object") }
+        var fields = DataFields()
+        var seen = (title: false, body: false)
+        try object { scanner, key throws(LineProblem) in
+            switch key {
+            case .title:
+                guard !seen.title else { throw LineProblem("field `data.title` appears twice") }
+                seen.title = true
+                fields.title = scanner.null() ? .null : .text(try scanner.string(field: "data.title"))
+            case .body:
+                guard !seen.body else { throw LineProblem("field `data.body` appears twice") }
+                seen.body = true
+                fields.body = scanner.null() ? .null : .text(try scanner.text(field: "data.body"))
+            default:
+                try scanner.skipValue(depth: 2)
+            }
+        }
+        return fields
+    }
+}
+

@@ -1,0 +1,37 @@
+/// A problem with a log file, naming the file and, where there is one, the line.
+public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem this is: a stable code for callers to switch on.
+    public enum Kind: String, Sendable, Hashable {
+        /// A line is not a valid event, or does not follow from the lines before it.
+        case invalidLine
+        /// The file cannot be opened or read.
+        case unreadable
+        /// Another process holds the log's write lock.
+        case locked
+        /// A write, sync or truncate failed (a full disk, an I/O error).
+        case writeFailed
+        /// An earlier failure left the file in a state this process cannot vouch for.
+        case unusable
+    }
+
+    public var kind: Kind
+    /// The log file's path, as given.
+    public var path: String
+    /// The 1-based line number, when the problem is on one line.
+    public var line: Int?
+    /// What is wrong and, where it helps, what to do.
+    public var message: String
+
+    public init(_ kind: Kind, path: String, line: Int? = nil, message: String) {
+        self.kind = kind
+        self.path = path
+        self.line = line
+        self.message = message
+    }
+
+    /// `path:line: message`, or `path: message`.
+    public var description: String {
+        if let line { return "\(path):\(line): \(message)" }
+        return "\(path): \(message)"
+    }
+}

@@ -1,0 +1,59 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whole reads and writes at an offset, retrying interrupted and short transfers.
+enum FileIO {
+    /// Reads exactly `buffer.count` bytes at `offset`: 0, or an errno (EIO for a file that ends first).
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int32 {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset + Int64(done)))
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { return errno }
+            if got == 0 { return EIO }
+            done += got
+        }
+        return 0
+    }
+
+    /// Writes all of `bytes` at `offset`: 0, or an errno.
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int32 {
+        var done = 0
+        while done < bytes.count {
+            let wrote = pwrite(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset + Int64(done)))
+            if wrote < 0, errno == EINTR { continue }
+            if wrote < 0 { return errno }
+            if wrote == 0 { return EIO }
+            done += wrote
+        }
+        return 0
+    }
+
+    /// The size of an open file; on failure closes `fd` and throws an error naming `path`.
+    static func sizeOrClose(_ fd: Int32, path: String) throws(LogError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
+        }
+        return Int64(info.st_size)
+    }
+
+    static func close(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(fd)
+        #elseif canImport(Musl)
+        _ = Musl.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+}

@@ -1,0 +1,174 @@
+import AnnouncementsDomain
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The log opened for appending. It holds the log's exclusive write lock until it is closed.
+///
+/// `@unchecked Sendable`: a `LogFile` is created by `EventStore.open` (which recovers a torn line
+/// with it) and from then on written, synced and cut back only by the store's `LogSyncer`, on its
+/// serial queue; `close()` (atomic, touching only the descriptor) comes once that queue is idle.
+final class LogFile: @unchecked Sendable {
+    let path: String
+    /// The open file (internal so that tests can duplicate it, as a forked child process would).
+    let fd: Int32
+    private let isClosed = Atomic(false)
+    private let operations: FileOperations
+    /// The length of the file up to its last good line: where the next write goes.
+    private(set) var length: Int64
+    /// Set when a failed append could not be undone: the file's end is then unknown.
+    private(set) var isUnusable = false
+
+    /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
+    /// when another process holds it.
+    init(path: String, operations: FileOperations = .system) throws(LogError) {
+        self.path = path
+        self.operations = operations
+        let folder = Self.folder(of: path)
+        if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
+            throw LogError.system(.unreadable, path: path, "cannot create the folder \(folder)", errno: errno)
+        }
+        let existed = access(path, F_OK) == 0
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            FileIO.close(fd)
+            if code == EWOULDBLOCK {
+                throw LogError(.locked, path: path, message: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
+            }
+            throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
+        }
+        self.length = try FileIO.sizeOrClose(fd, path: path)
+        self.fd = fd
+        self.writtenEnd = length
+        if !existed { Self.syncFolder(folder) }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Releases the lock and closes the file. Only the first call closes.
+    ///
+    /// The lock is released explicitly, before the descriptor closes: a lock taken with `flock`
+    /// belongs to the open file, which a child process forked meanwhile (by anything in this
+    /// process that starts a program) shares until it runs its program. Closing alone would leave
+    /// the lock held for that long, and reopening the log right after would find it taken.
+    func close() {
+        if isClosed.exchange(true, ordering: .acquiringAndReleasing) { return }
+        flock(fd, LOCK_UN)
+        FileIO.close(fd)
+    }
+
+    /// The end of everything written, synced or not: where the next write goes.
+    private(set) var writtenEnd: Int64 = 0
+
+    /// Writes `bytes` after everything written so far, not yet durable: `sync()` and then
+    /// `markDurable(upTo:)` make them so. On failure the file is cut back to where the write began,
+    /// so no partial line is left, and the error is thrown. Returns where the bytes end.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(LogError) -> Int64 {
+        guard !isUnusable else {
+            throw LogError(.unusable, path: path, message: "an earlier write failed and could not be undone; restart to recover the log")
+        }
+        let start = writtenEnd
+        var written = 0
+        while written < bytes.count {
+            let result = operations.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]), start + Int64(written))
+            if result < 0 {
+                if errno == EINTR { continue }
+                let error = LogError.system(.writeFailed, path: path, "cannot append to the log", errno: errno)
+                cutBack(to: start)
+                throw error
+            }
+            if result == 0 {
+                cutBack(to: start)
+                throw LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress")
+            }
+            written += result
+        }
+        writtenEnd = start + Int64(bytes.count)
+        return writtenEnd
+    }
+
+    /// Flushes what has been written to the disk.
+    func sync() throws(LogError) {
+        guard operations.sync(fd) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot sync the log to disk", errno: errno)
+        }
+    }
+
+    /// Records that everything up to `end` is synced: good lines from now on.
+    func markDurable(upTo end: Int64) {
+        length = max(length, end)
+    }
+
+    /// Cuts the file back to `offset` (never below its durable length) after a failed write or sync,
+    /// and makes the cut durable; marks the file unusable if even that fails.
+    func cutBack(to offset: Int64) {
+        // Never below the durable length, and never past what is written: a cut to an offset an
+        // earlier cut already removed must not lengthen the file (ftruncate would fill it with zeros).
+        let offset = min(max(offset, length), writtenEnd)
+        writtenEnd = offset
+        if ftruncate(fd, off_t(offset)) != 0 || operations.sync(fd) != 0 {
+            isUnusable = true
+        }
+    }
+
+    /// Moves the bytes from `offset` to the end into a side file next to the log (a torn last line,
+    /// kept for inspection, never deleted), then cuts the log at `offset`. Returns the side file's path.
+    func setAside(from offset: Int64) throws(LogError) -> String {
+        let count = Int(length - offset)
+        var torn = [UInt8](repeating: 0, count: count)
+        let readError = torn.withUnsafeMutableBytes { FileIO.read(fd, into: $0, at: offset) }
+        guard readError == 0 else { throw LogError.system(.unreadable, path: path, "cannot read the torn last line", errno: readError) }
+
+        var sidePath = path + ".torn-" + Timestamp.now().compactDescription
+        var suffix = 1
+        while access(sidePath, F_OK) == 0 {
+            suffix += 1
+            sidePath = path + ".torn-" + Timestamp.now().compactDescription + "-\(suffix)"
+        }
+        let side = open(sidePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard side >= 0 else { throw LogError.system(.writeFailed, path: sidePath, "cannot create the side file for a torn line", errno: errno) }
+        defer { FileIO.close(side) }
+        let writeError = torn.withUnsafeBytes { FileIO.write(side, $0, at: 0) }
+        guard writeError == 0, fsync(side) == 0 else {
+            throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: writeError == 0 ? errno : writeError)
+        }
+        Self.syncFolder(Self.folder(of: path))
+        guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)
+        }
+        length = offset
+        writtenEnd = offset
+        return sidePath
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Makes a new directory entry durable.
+    static func syncFolder(_ folder: String) {
+        let fd = open(folder, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        FileIO.close(fd)
+    }
+}
+
+extension Timestamp {
+    /// `20261121T093000123Z`: a form that sorts and fits in a file name.
+    var compactDescription: String {
+        description.filter { $0 != "-" && $0 != ":" && $0 != "." }
+    }
+}
+

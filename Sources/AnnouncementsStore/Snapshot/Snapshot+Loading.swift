@@ -1,0 +1,171 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Snapshot {
+    /// Loads the snapshot beside the log at `logPath`, if the log still holds the line it covers
+    /// last. Checks in order of cost: the header (magic, versions, checksum), then that line in the
+    /// log (one read, one hash), and only then decodes the payload, checking its checksum and that
+    /// its parts hold together. Throws why it cannot be used.
+    static func load(besideLog logPath: String) throws(SnapshotProblem) -> Snapshot {
+        let path = SnapshotFile.path(forLog: logPath)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .missing }
+            throw .unreadable("cannot open \(path): \(String(cString: strerror(code)))")
+        }
+        defer { FileIO.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable("cannot read the size of \(path): \(String(cString: strerror(errno)))") }
+        let size = Int64(info.st_size)
+
+        var headerBytes = [UInt8](repeating: 0, count: Int(min(size, Int64(SnapshotFile.headerSize))))
+        let readError = headerBytes.withUnsafeMutableBytes { FileIO.read(fd, into: $0, at: 0) }
+        guard readError == 0 else { throw .unreadable("cannot read \(path): \(String(cString: strerror(readError)))") }
+        let header = try SnapshotFile.Header(headerBytes)
+        guard size == Int64(SnapshotFile.headerSize) + header.payloadLength else {
+            throw .corrupt("the file is \(size) bytes, but its header says \(Int64(SnapshotFile.headerSize) + header.payloadLength) (a write cut short?)")
+        }
+        try check(header.tag, inLog: logPath)
+
+        var input = SnapshotInput(fd: fd, payloadLength: header.payloadLength)
+        // The read ahead must end before the file is closed (the defer above runs after this one).
+        defer { input.stop() }
+        let state = try decode(&input, tag: header.tag)
+        guard input.isAtEnd else { throw .corrupt("\(input.remaining) bytes are left over after the contents") }
+        guard input.checksum == header.payloadChecksum else {
+            throw .corrupt("the contents' checksum does not match the header's (the file was damaged)")
+        }
+        return Snapshot(tag: header.tag, state: state)
+    }
+
+    /// Checks that the log still holds the tagged line, where the tag says, with its hash.
+    private static func check(_ tag: SnapshotTag, inLog logPath: String) throws(SnapshotProblem) {
+        let log: ReadOnlyFile
+        do throws(LogError) {
+            log = try ReadOnlyFile(path: logPath)
+        } catch {
+            throw .unreadable(error.description)
+        }
+        guard log.size >= tag.end else {
+            throw .stale("it covers the log up to line \(tag.seq), which ends at byte \(tag.end), but the log is only \(log.size) bytes: the log was cut back or replaced")
+        }
+        let line: [UInt8]
+        do throws(LogError) {
+            line = try log.bytes(from: tag.lineStart, count: tag.lineLength + 1)
+        } catch {
+            throw .unreadable(error.description)
+        }
+        guard line.last == UInt8(ascii: "\n"), LineHash(of: line.dropLast()) == tag.hash else {
+            throw .stale("the log no longer holds line \(tag.seq) as the snapshot knew it (bytes \(tag.lineStart)..<\(tag.end) hash differently): the log was rewritten or replaced")
+        }
+    }
+
+    /// The state, decoded in the order `SnapshotFile` describes, each part checked against the others.
+    private static func decode(_ input: inout SnapshotInput, tag: SnapshotTag) throws(SnapshotProblem) -> Replay {
+        var replay = Replay()
+        replay.lastHash = tag.hash
+        let seq = tag.seq
+
+        // The idempotency keys.
+        let keyCount = try input.count(itemSize: 16, of: "idempotency keys")
+        replay.keys.reserveCapacity(keyCount)
+        for _ in 0..<keyCount {
+            let keySeq = try input.integer()
+            let length = try input.integer()
+            let key = try input.bytes(length) { String(decoding: $0, as: UTF8.self) }
+            guard (1...seq).contains(keySeq) else { throw .corrupt("idempotency key \"\(key)\" names event \(keySeq), beyond seq \(seq)") }
+            replay.keys[key] = keySeq
+        }
+
+        // The event index.
+        let events = try input.integer()
+        guard events == seq else { throw .corrupt("the index holds \(events) events, but the snapshot covers \(seq)") }
+        let starts = try input.integers(events, as: Int64.self)
+        let previous = try input.integers(events, as: Int.self)
+        let idCount = try input.count(itemSize: 8, of: "the index's ids")
+        let lastSeqByID = try input.integers(idCount, as: Int.self)
+        guard starts.first == 0, starts.last == tag.lineStart else {
+            throw .corrupt("the index's lines do not run from byte 0 to the tagged line at byte \(tag.lineStart)")
+        }
+        for position in 1..<starts.count where starts[position] <= starts[position - 1] {
+            throw .corrupt("the index's line \(position + 1) does not start after line \(position)")
+        }
+        for position in previous.indices where previous[position] < 0 || previous[position] > position {
+            throw .corrupt("the index's event \(position + 1) names event \(previous[position]) as its previous one")
+        }
+        for last in lastSeqByID where last < 0 || last > seq {
+            throw .corrupt("the index names event \(last) as an announcement's last, beyond seq \(seq)")
+        }
+        replay.index = EventIndex(starts: starts, end: tag.end, previousOfSameID: previous, lastSeqByID: lastSeqByID)
+
+        // The read model.
+        var model = ReadModel()
+        model.seq = try input.integer()
+        let hasLastAt = try input.integer()
+        let lastAt = try input.integer()
+        model.lastAt = hasLastAt == 1 ? Timestamp(millisecondsSince1970: Int64(lastAt)) : nil
+        model.maxId = try input.integer()
+        guard model.seq == seq, hasLastAt == 1, model.maxId >= 0, model.maxId == idCount else {
+            throw .corrupt("the read model (seq \(model.seq), largest id \(model.maxId)) does not match the tag (seq \(seq)) and the index (\(idCount) ids)")
+        }
+        let count = try input.count(itemSize: 32, of: "announcements")
+        guard count <= model.maxId else { throw .corrupt("\(count) live announcements, but the largest id is \(model.maxId)") }
+        var announcements = SortedChunks<IdOrder>.Builder()
+        var lastId = 0
+        // Where each live id is in `announcements` (-1: not live), to check the title index against.
+        var positions = [Int32](repeating: -1, count: model.maxId + 1)
+        for position in 0..<count {
+            let (id, revision, titleLength, bodyLength) = try input.bytes(32) { raw in
+                (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24))
+            }
+            guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), bodyLength >= -1 else {
+                throw .corrupt("announcement \(position + 1) (id \(id), revision \(revision)) is out of order or out of range")
+            }
+            let title = try input.bytes(titleLength) { String(decoding: $0, as: UTF8.self) }
+            var body: JSONText?
+            if bodyLength >= 0 { body = try input.bytes(bodyLength) { JSONText(escaped: Array($0)) } }
+            announcements.append(Announcement(id: id, title: title, bodyText: body, revision: revision))
+            positions[id] = Int32(position)
+            lastId = id
+        }
+        model.byId = announcements.finish()
+
+        // The title index.
+        let titled = try input.integer()
+        guard titled == count else { throw .corrupt("the title index has \(titled) announcements, but \(count) are live") }
+        var keys = SortedChunks<TitleOrder>.Builder()
+        for _ in 0..<titled {
+            let key = try input.bytes(72) { raw in
+                TitleKey(
+                    headWords: UnsafeRawBufferPointer(rebasing: raw[16...]),
+                    id: Int(Int64(littleEndian: raw.loadUnaligned(as: Int64.self))),
+                    isLong: raw.loadUnaligned(fromByteOffset: 8, as: Int64.self) != 0
+                )
+            }
+            guard key.id >= 1, key.id <= model.maxId, positions[key.id] >= 0 else {
+                throw .corrupt("the title index names id \(key.id), which is not live or is there twice")
+            }
+            keys.append(key)
+            positions[key.id] = -1
+        }
+        model.byTitle = keys.finish()
+        replay.model = model
+        return replay
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The little-endian 64-bit integer at `offset`.
+    @inline(__always)
+    func integer(at offset: Int) -> Int {
+        Int(Int64(littleEndian: loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+    }
+}

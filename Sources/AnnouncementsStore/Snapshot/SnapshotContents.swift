@@ -1,0 +1,98 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The state a snapshot is written from, all of it at one seq: the read model, the hash of the
+/// last line, the event index and the idempotency keys. Every part is a value that later writes
+/// do not change (they copy what they touch), so the store takes it in a moment and the writing
+/// happens elsewhere.
+struct SnapshotContents: Sendable {
+    var model: ReadModel
+    var lastHash: LineHash?
+    var index: EventIndex
+    /// The seq of the event each idempotency key made (the fingerprints are not kept: a store that
+    /// starts from the log has none for the keys it reads back either).
+    var keys: [String: (seq: Int, fingerprint: LineHash?)]
+
+    /// The line the snapshot covers last; nil when there is none (an empty log), or when the
+    /// parts do not agree on it.
+    var tag: SnapshotTag? {
+        let seq = model.seq
+        guard seq >= 1, let lastHash, index.lastSeq == seq, let span = index.span(seq...seq) else { return nil }
+        return SnapshotTag(seq: seq, hash: lastHash, lineStart: span.offset, end: span.offset + Int64(span.count))
+    }
+
+    /// Writes the snapshot beside the log at `logPath`, replacing the one there only once the new
+    /// one is durable; returns the line it covers last.
+    func write(besideLog logPath: String) throws(LogError) -> SnapshotTag {
+        let path = SnapshotFile.path(forLog: logPath)
+        let partial = SnapshotFile.partialPath(forLog: logPath)
+        guard let tag else {
+            throw LogError(.writeFailed, path: path, message: "cannot write a snapshot: the state covers no line")
+        }
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LogError.system(.writeFailed, path: partial, "cannot create the snapshot", errno: errno) }
+        var isWritten = false
+        defer {
+            FileIO.close(fd)
+            if !isWritten { unlink(partial) }
+        }
+        var output = SnapshotOutput(fd: fd)
+        encode(into: &output)
+        output.finish()
+        guard output.error == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot write the snapshot", errno: output.error) }
+        let header = SnapshotFile.Header(tag: tag, payloadLength: output.length, payloadChecksum: output.checksum).bytes
+        let headerError = header.withUnsafeBytes { FileIO.write(fd, $0, at: 0) }
+        guard headerError == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot write the snapshot", errno: headerError) }
+        guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot sync the snapshot to disk", errno: errno) }
+        guard rename(partial, path) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot move the new snapshot into place", errno: errno) }
+        isWritten = true
+        LogFile.syncFolder(LogFile.folder(of: path))
+        return tag
+    }
+
+    /// The payload, in the order `SnapshotFile` describes.
+    private func encode(into output: inout SnapshotOutput) {
+        output.integer(keys.count)
+        for (key, record) in keys {
+            output.integer(record.seq)
+            output.integer(key.utf8.count)
+            output.bytes(key.utf8)
+        }
+
+        output.integer(index.lastSeq)
+        output.integers(index.starts)
+        output.integers(index.previousOfSameID)
+        output.integer(index.lastSeqByID.count)
+        output.integers(index.lastSeqByID)
+
+        output.integer(model.seq)
+        output.integer(model.lastAt == nil ? 0 : 1)
+        output.integer(Int(model.lastAt?.millisecondsSince1970 ?? 0))
+        output.integer(model.maxId)
+        output.integer(model.count)
+        for announcement in model.announcements {
+            output.integer(announcement.id)
+            output.integer(announcement.revision)
+            output.integer(announcement.title.utf8.count)
+            output.integer(announcement.bodyText?.escaped.count ?? -1)
+            output.bytes(announcement.title.utf8)
+            if let body = announcement.bodyText { output.bytes(body.escaped) }
+        }
+
+        var titled = model
+        titled.buildTitleIndex()
+        output.integer(titled.count)
+        for key in titled.byTitle?.elements ?? SortedChunks<TitleOrder>().elements {
+            output.integer(key.id)
+            output.integer(key.isLong ? 1 : 0)
+            output.integers(key.headWords.map { Int64(bitPattern: $0) })
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import AnnouncementsDomain
+
+/// When a store writes its next snapshot: the decisions alone, without threads, clocks or disks
+/// (`Snapshotter` drives it, giving it the time).
+///
+/// One snapshot is written at a time. A periodic one is due once `everyEvents` events, or
+/// `everySeconds` seconds with at least one event, have passed since the last one was taken (or
+/// since the store opened). The one at close is due whenever the state is newer than the newest
+/// snapshot. A snapshot that fails to be written counts as taken for the timing (so a failing
+/// disk is not retried after every batch), but not as written.
+struct SnapshotSchedule: Sendable {
+    let policy: SnapshotPolicy
+    /// The seq the newest snapshot written (or loaded at start-up) covers; 0 for none.
+    private(set) var writtenSeq: Int
+    /// The seq and time of the last snapshot taken (written or not), to time the next from.
+    private(set) var takenSeq: Int
+    private(set) var takenAt: Double
+    /// Whether a snapshot is being written.
+    private(set) var isWriting = false
+
+    /// A schedule for a store that opened at `now` with a snapshot covering `seq` (0: none).
+    init(policy: SnapshotPolicy, loadedSeq seq: Int, now: Double) {
+        self.policy = policy
+        self.writtenSeq = seq
+        self.takenSeq = seq
+        self.takenAt = now
+    }
+
+    /// Whether to take a periodic snapshot of the state at `seq` now; if so, it is marked as being written.
+    mutating func takePeriodic(seq: Int, now: Double) -> Bool {
+        guard policy.isEnabled, !isWriting, seq > takenSeq else { return false }
+        let byCount = policy.everyEvents.map { seq - takenSeq >= $0 } ?? false
+        let byTime = policy.everySeconds.map { now - takenAt >= Double($0) } ?? false
+        guard byCount || byTime else { return false }
+        isWriting = true
+        takenSeq = seq
+        takenAt = now
+        return true
+    }
+
+    /// Whether to write the state at `seq` as the store closes (after any write in progress ends).
+    mutating func takeFinal(seq: Int) -> Bool {
+        guard policy.isEnabled, seq > writtenSeq else { return false }
+        isWriting = true
+        return true
+    }
+
+    /// Records the end of a write of the state at `seq`.
+    mutating func finished(seq: Int, written: Bool) {
+        isWriting = false
+        if written { writtenSeq = max(writtenSeq, seq) }
+    }
+}

@@ -1,0 +1,86 @@
+import AnnouncementsDomain
+import Dispatch
+import Logging
+import Synchronization
+
+/// Writes a store's snapshots one at a time on a thread of its own (an `IdleWorker`), so that
+/// writers never wait for one: the committer hands over the state (values, taken in a moment) and
+/// goes on. A snapshot that cannot be written is a warning, never a failed write.
+///
+/// The thread is not one of Dispatch's: a snapshot of a large state keeps a core busy for seconds,
+/// and Dispatch's few threads also run Swift concurrency's tasks (the HTTP handlers). It runs at
+/// normal priority, not at the lowest: at the lowest, a busy machine could starve it indefinitely,
+/// leaving start-up to replay ever more of the log and shutdown to wait for it.
+final class Snapshotter: Sendable {
+    let logPath: String
+    let logger: Logger
+    private let schedule: Mutex<SnapshotSchedule>
+    private let worker = IdleWorker(lowersPriority: false)
+    private let clock = ContinuousClock()
+    private let origin: ContinuousClock.Instant
+    /// Called on the worker's thread before each write (tests hold a write here).
+    let beforeWrite: (@Sendable () -> Void)?
+
+    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, logger: Logger, beforeWrite: (@Sendable () -> Void)? = nil) {
+        self.logPath = logPath
+        self.logger = logger
+        self.origin = clock.now
+        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, now: 0))
+        self.beforeWrite = beforeWrite
+    }
+
+    private var now: Double { (clock.now - origin).seconds }
+
+    /// Called as each write batch is published: when a snapshot is due, takes the state with
+    /// `capture` and writes it in the background.
+    func published(seq: Int, capture: () -> SnapshotContents) {
+        guard schedule.withLock({ $0.takePeriodic(seq: seq, now: now) }) else { return }
+        let contents = capture()
+        worker.async { self.write(contents) }
+    }
+
+    /// Writes `contents`, if they are newer than the newest snapshot, after any write in progress;
+    /// returns once it is written (or has failed). For the store's close, on the committer's thread.
+    func writeFinal(_ contents: SnapshotContents) {
+        let done = DispatchSemaphore(value: 0)
+        // Queued behind a write in progress, the decision waits for that write's outcome.
+        worker.async {
+            if self.schedule.withLock({ $0.takeFinal(seq: contents.model.seq) }) { self.write(contents) }
+            done.signal()
+        }
+        done.wait()
+    }
+
+    /// Waits for the writes queued so far (for tests).
+    func waitUntilWritten() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            worker.async { continuation.resume() }
+        }
+    }
+
+    private func write(_ contents: SnapshotContents) {
+        beforeWrite?()
+        let seq = contents.model.seq
+        let start = clock.now
+        do throws(LogError) {
+            let tag = try contents.write(besideLog: logPath)
+            schedule.withLock { $0.finished(seq: seq, written: true) }
+            logger.info("wrote a snapshot", metadata: [
+                "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(tag.seq)",
+                "snapshot.seconds": "\((clock.now - start).seconds)",
+            ])
+        } catch {
+            schedule.withLock { $0.finished(seq: seq, written: false) }
+            logger.warning("cannot write a snapshot; the log is unaffected, and start-up replays more of it", metadata: [
+                "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(seq)", "error": "\(error)",
+            ])
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,104 @@
+import AnnouncementsDomain
+
+/// Reading the log back through the store: the feed, an announcement's history, and an
+/// announcement as it was. Only durable lines are read (the index covers nothing else), with
+/// `pread` on a read-only descriptor, so these never wait for a write or a sync.
+extension EventStore {
+    /// The most lines `events(after:limit:)` returns at once.
+    public static let maxFeedPage = 1000
+
+    /// The seq of the last durable event (0 for an empty log), from the index: `eventLines` and
+    /// followers read up to it, so a feed position beyond it has nothing to resume from.
+    public var lastSeq: Int {
+        index.withLock { $0.lastSeq }
+    }
+
+    /// The stored lines (exact bytes, without newlines) of the events after `seq`, oldest first:
+    /// at most `limit` of them.
+    public func eventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
+        let span = index.withLock { index -> (offset: Int64, count: Int)? in
+            // No arithmetic on `seq` until it is known to be below the last seq: any Int may come in.
+            let after = max(seq, 0)
+            let count = min(max(limit, 0), Self.maxFeedPage)
+            guard after < index.lastSeq, count > 0 else { return nil }
+            return index.span((after + 1)...min(index.lastSeq, after + count))
+        }
+        guard let span else { return [] }
+        let bytes = try read(span)
+        var lines: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(bytes[start..<end])
+            start = end + 1
+        }
+        return lines
+    }
+
+    /// The seq of announcement `id`'s last event (from the index, no I/O); nil when it was never created.
+    public func lastEventSeq(of id: Int) -> Int? {
+        index.withLock { $0.lastSeq(of: id) }
+    }
+
+    /// Announcement `id`'s events, deleted ones included, oldest first, as stored (without
+    /// parsing them). Nil when no announcement `id` was ever created.
+    public func historyLines(id: Int) throws(StoreError) -> [ArraySlice<UInt8>]? {
+        try historySpans(id: id)?.map { span throws(StoreError) in try line(at: span) }
+    }
+
+    /// `historyLines(id:)` with the event each line holds.
+    public func history(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
+        try historySpans(id: id)?.map { span throws(StoreError) in
+            let line = try line(at: span)
+            return (line, try parse(line, at: span.offset))
+        }
+    }
+
+    private func historySpans(id: Int) -> [(offset: Int64, count: Int)]? {
+        index.withLock { index in index.seqs(of: id)?.compactMap { index.span($0...$0) } }
+    }
+
+    /// The line in `span` (which ends with its newline), without the newline.
+    private func line(at span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
+        let bytes = try read(span)
+        return bytes[..<(bytes.endIndex - 1)]
+    }
+
+    /// Announcement `id` as it was at `point` (counting the events at exactly that seq or time),
+    /// or nil when it did not exist then. Throws `notFound` when it was never created.
+    public func announcement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
+        guard let history = try history(id: id) else { throw .notFound(id: id) }
+        var announcement: Announcement?
+        for (_, event) in history where point.isAtOrAfter(event) {
+            switch event.change {
+            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq)
+            case .edited(let patch): announcement?.apply(patch, revision: event.seq)
+            case .deleted: announcement = nil
+            }
+        }
+        return announcement
+    }
+
+    /// The durable event with `seq`, read back from the log.
+    func storedEvent(seq: Int) throws(StoreError) -> Event {
+        guard let span = index.withLock({ $0.span(seq...seq) }) else {
+            throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index; the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
+        }
+        return try parse(try line(at: span), at: span.offset)
+    }
+
+    private func parse(_ line: ArraySlice<UInt8>, at offset: Int64) throws(StoreError) -> Event {
+        do throws(LineProblem) {
+            return try EventParser.parse(line)
+        } catch {
+            throw .log(LogError(.invalidLine, path: path, message: "the line at byte \(offset) no longer reads as an event (\(error.message)); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
+        }
+    }
+
+    private func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
+        do throws(LogError) {
+            return try lines.bytes(from: span.offset, count: span.count)[...]
+        } catch {
+            throw .log(error)
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import AnnouncementsDomain
+import Dispatch
+import Synchronization
+
+/// The committer: one loop, on `committerQueue`, that turns queued requests into durable events.
+///
+/// It takes whatever is queued as a *batch*, prepares it (decides, encodes and applies each request
+/// to a copy of the state) and hands its lines to the log's syncer (see `LogSyncer`), which writes
+/// and syncs everything handed over while its last sync ran, with one write and one sync. So a
+/// batch is prepared while the one before it syncs, and the next sync starts the moment the last
+/// one ends, with whatever is ready. A batch is *finished* once its lines are durable: its state
+/// published, its writers answered, strictly in order. When a write or a sync fails, the writers
+/// whose lines it held get the error, the file is cut back to where they began, and the requests
+/// of the batches prepared on top of them go back to the front of the queue, to be prepared again
+/// on the state as it really is.
+extension EventStore {
+    /// A batch turned into events and lines, not yet durable.
+    struct PreparedBatch {
+        var waiters: [Waiter] = []
+        /// One outcome per request, in the order of the waiters' requests.
+        var outcomes: [Outcome] = []
+        /// The indices (in `outcomes`) of the requests that appended a line.
+        var appended: [Int] = []
+        /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
+        var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
+        /// The appended events that carry an idempotency key, with their requests' fingerprints, by key.
+        var keyed: [String: KeyedWrite] = [:]
+        /// The indices (in `outcomes`) of repeats answered from an event of this same batch: they
+        /// stand or fall with it.
+        var repeats: [Int] = []
+        var lines: [UInt8] = []
+        /// The state once the batch is durable, and the hash of its last line.
+        var model: ReadModel
+        var hash: LineHash?
+
+        /// An empty batch to prepare on a state whose last line hashes to `hash`.
+        init(on model: ReadModel, after hash: LineHash?) {
+            self.model = model
+            self.hash = hash
+        }
+    }
+
+    /// An event made by a request with an idempotency key, and that request's fingerprint (nil
+    /// when the event was read back from the log at start-up).
+    struct KeyedWrite {
+        var event: Event
+        var fingerprint: LineHash?
+    }
+
+    /// A batch handed to the syncer: where its lines go in the file (`start == end` when it has none).
+    struct HandedOver {
+        var batch: PreparedBatch
+        var start: Int64
+        var end: Int64
+    }
+
+    /// Commits batches until nothing is queued or waiting for its sync; runs on `committerQueue`.
+    func drain() {
+        var handedOver: [HandedOver] = []
+        while true {
+            // Prepare what is queued, and hand its lines to the syncer.
+            let isIdle = handedOver.isEmpty
+            let (waiters, closers) = queue.withLock { queue in
+                let waiters = queue.takeAll()
+                var closers: [CheckedContinuation<Void, Never>] = []
+                if waiters.isEmpty, isIdle {
+                    queue.isCommitting = false
+                    if queue.isClosed { swap(&closers, &queue.closers) }
+                }
+                return (waiters, closers)
+            }
+            if waiters.isEmpty, isIdle {
+                if !closers.isEmpty {
+                    // The last snapshot, while this process still holds the log's lock.
+                    snapshotter?.writeFinal(snapshotContents(of: snapshot))
+                    syncer.close()
+                    logger.debug("closed the log", metadata: ["log.path": "\(path)"])
+                    for closer in closers { closer.resume() }
+                }
+                return
+            }
+            if !waiters.isEmpty {
+                let base = handedOver.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
+                let start = handedOver.last?.end ?? syncer.end
+                var open = HandedOver(batch: PreparedBatch(on: base.0, after: base.1), start: start, end: start)
+                let syncsEnded = syncer.syncsEnded.load(ordering: .relaxed)
+                let rest = prepare(waiters, into: &open.batch, keyedInFlight: handedOver.map(\.batch.keyed)) {
+                    // When a sync ends meanwhile, hand over what is ready (the next sync takes it)
+                    // and answer the writers whose lines are durable; the rest follows.
+                    syncer.syncsEnded.load(ordering: .relaxed) != syncsEnded
+                }
+                // Alone (nothing queued, nothing else syncing), sync on this thread: the next
+                // thing it would do is wait for that sync anyway.
+                let alone = handedOver.isEmpty && rest.isEmpty && queue.withLock { $0.requestCount == 0 }
+                if !rest.isEmpty { queue.withLock { $0.putBack(Array(rest)) } }
+                handOver(&open, inline: alone)
+                handedOver.append(open)
+            }
+
+            // Answer the writers whose lines are durable.
+            let finished = finishDurable(&handedOver)
+            if !waiters.isEmpty || finished { continue }
+
+            // Nothing to do until more requests arrive or a sync ends. Under load, wake for a few
+            // requests at a time, not for each.
+            let syncing = handedOver.reduce(0) { $0 + $1.batch.outcomes.count }
+            let wakeAt = syncing >= Self.busy ? Self.prepareChunk : 1
+            let queued = queue.withLock { queue in
+                queue.wakeAt = wakeAt
+                return queue.requestCount
+            }
+            if queued < wakeAt { arrivals.wait() }
+        }
+    }
+
+    /// Hands a batch's lines to the syncer, after those of the batches before it; with `inline`,
+    /// syncs them on this thread when the syncer is idle.
+    private func handOver(_ open: inout HandedOver, inline: Bool) {
+        let lines = open.batch.lines
+        open.batch.lines = []
+        open.end += Int64(lines.count)
+        guard !lines.isEmpty else { return }
+        do throws(LogSyncer.Failure) {
+            try syncer.append(lines, inline: inline)
+        } catch {
+            // A failure waits to be seen: this batch was prepared on top of the lines that failed
+            // (`finishDurable` sends it back to the queue).
+        }
+    }
+
+    /// Finishes, in order, the batches whose lines are durable; after a failed write or sync, fails
+    /// the batches whose lines it held and sends those after them back to the queue. Returns whether
+    /// it finished any.
+    private func finishDurable(_ handedOver: inout [HandedOver]) -> Bool {
+        let (durableEnd, failure) = syncer.progress
+        // A batch with no lines is finished with the batches before it (its outcomes read their state).
+        let durable = handedOver.prefix { $0.end <= durableEnd }
+        if !durable.isEmpty {
+            handedOver.removeFirst(durable.count)
+            finish(durable)
+        }
+        guard let failure else { return !durable.isEmpty }
+        logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(failure.error)"])
+        var retried: [Waiter] = []
+        for (position, batch) in handedOver.enumerated() {
+            if batch.end <= failure.end, batch.start < failure.end {
+                // The write or sync held this batch's lines. The first such batch was prepared on
+                // durable state: its other outcomes (a rejected write, an edit that changed nothing)
+                // stand. Those after it were prepared on the lines that failed: all their outcomes fail.
+                answer(batch.batch, failingAppendedWith: .log(failure.error), failingAll: position > 0)
+            } else {
+                retried += batch.batch.waiters
+            }
+        }
+        handedOver.removeAll()
+        queue.withLock { $0.putBack(retried) }
+        syncer.resume(after: failure)
+        return true
+    }
+
+    /// Publishes the state after `durable`, batches whose lines are durable, and answers their writers.
+    private func finish(_ durable: ArraySlice<HandedOver>) {
+        guard let last = durable.last else { return }
+        committer.lastHash = last.batch.hash
+        for batch in durable where !batch.batch.keyed.isEmpty {
+            committer.keys.merge(batch.batch.keyed.mapValues { ($0.event.seq, $0.fingerprint) }) { $1 }
+        }
+        // Index before publishing: whoever sees an event in the snapshot finds its line.
+        index.withLock { index in
+            for batch in durable {
+                for line in batch.batch.located {
+                    index.add(seq: line.seq, id: line.id, offset: batch.start + Int64(line.start), length: line.length)
+                }
+            }
+        }
+        var replaced = last.batch.model
+        let head = last.batch.hash.map { LogHead(seq: last.batch.model.seq, hash: $0) }
+        published.withLock { published in
+            swap(&published.model, &replaced)
+            published.head = head
+        }
+        let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
+        if appended > 0 { followers.published(last.batch.model.seq) }
+        syncedEvents.add(appended, ordering: .relaxed)
+        // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
+        // answers, so that a writer answered knows any snapshot due is under way) and is written
+        // in the background.
+        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
+        for batch in durable { answer(batch.batch) }
+        // The replaced state (its chunks no later state shares) is freed here, after the answers.
+        _ = consume replaced
+    }
+
+    /// Decides, encodes and applies `waiters`' requests on top of `batch`, one waiter after another,
+    /// until `stop` says so; returns the waiters it did not get to.
+    private func prepare(
+        _ waiters: [Waiter],
+        into batch: inout PreparedBatch,
+        keyedInFlight: [[String: KeyedWrite]],
+        stop: () -> Bool
+    ) -> ArraySlice<Waiter> {
+        let now = max(Timestamp.now(), batch.model.lastAt ?? Timestamp(millisecondsSince1970: 0))
+        for (position, waiter) in waiters.enumerated() {
+            if position > 0, stop() { return waiters[position...] }
+            batch.waiters.append(waiter)
+            for request in waiter.requests {
+                let index = batch.outcomes.count
+                do throws(StoreError) {
+                    if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
+                        guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
+                            throw .keyReused(key: key, seq: original.event.seq)
+                        }
+                        if batch.keyed[key] != nil { batch.repeats.append(index) }
+                        batch.outcomes.append(Self.outcome(repeating: original.event, in: batch.model))
+                        continue
+                    }
+                    guard var event = try batch.model.event(for: request, at: now, rules: rules) else {
+                        if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
+                        continue
+                    }
+                    event.prev = batch.hash
+                    let start = batch.lines.count
+                    event.encodeLine(into: &batch.lines)
+                    do throws(ApplyProblem) {
+                        try batch.model.apply(event)
+                    } catch {
+                        // `event(for:)` only makes events that apply; this guards the invariant.
+                        batch.lines.removeSubrange(start...)
+                        throw .invalid([FieldProblem(field: "event", message: error.message)])
+                    }
+                    batch.hash = LineHash(of: batch.lines[start...])
+                    batch.located.append((event.seq, event.id, start, batch.lines.count - start))
+                    if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, fingerprint: request.fingerprint) }
+                    batch.lines.append(UInt8(ascii: "\n"))
+                    batch.appended.append(index)
+                    batch.outcomes.append(.success(batch.model.announcement(id: event.id)))
+                } catch {
+                    batch.outcomes.append(.failure(error))
+                }
+            }
+        }
+        return []
+    }
+
+    /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
+    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]]) throws(StoreError) -> KeyedWrite? {
+        if let write = batch[key] ?? inFlight.reversed().lazy.compactMap({ $0[key] }).first { return write }
+        guard let durable = committer.keys[key] else { return nil }
+        return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
+    }
+
+    /// What a repeat of the request that made `original` gets: the first one's outcome. A
+    /// created announcement as it was created; an edited one as it is now; nothing for a delete.
+    private static func outcome(repeating original: Event, in model: ReadModel) -> Outcome {
+        switch original.change {
+        case .created(let draft):
+            .success(Announcement(id: original.id, created: draft, revision: original.seq))
+        case .edited:
+            model.announcement(id: original.id).map { .success($0) } ?? .failure(.notFound(id: original.id))
+        case .deleted:
+            .success(nil)
+        }
+    }
+
+    /// Answers a batch's writers; with `error`, its appended writes and their repeats fail with it
+    /// (with `failingAll`, every request does).
+    private func answer(_ batch: PreparedBatch, failingAppendedWith error: StoreError? = nil, failingAll: Bool = false) {
+        var outcomes = batch.outcomes
+        if let error {
+            if failingAll {
+                outcomes = outcomes.map { _ in .failure(error) }
+            } else {
+                for index in batch.appended + batch.repeats { outcomes[index] = .failure(error) }
+            }
+        }
+        var start = 0
+        for waiter in batch.waiters {
+            waiter.continuation.resume(returning: Array(outcomes[start..<(start + waiter.requests.count)]))
+            start += waiter.requests.count
+        }
+    }
+
+    /// How many queued requests wake the committer while it waits for syncs, once at least `busy`
+    /// requests wait for them: enough that it prepares them a few at a time, not once each.
+    static let prepareChunk = 4
+    static let busy = 16
+}
+

@@ -1,0 +1,43 @@
+import AnnouncementsDomain
+import Logging
+
+/// A store's snapshots (see `Snapshot`): loaded when the store opens, taken as write batches are
+/// published and when the store closes, written by the `Snapshotter` in the background.
+extension EventStore {
+    /// The state from the snapshot beside the log and the lines after it, or from the whole log
+    /// when no snapshot is usable, with a warning naming why (except for a new, empty log).
+    static func replayUsingSnapshot(path: String, logIsEmpty: Bool, logger: Logger) throws(LogError) -> (replay: Replay, snapshotSeq: Int) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (replay, use) = try LogReader(path: path).replayUsingSnapshot(indexing: true)
+        let seconds = "\((clock.now - start).seconds)"
+        let snapshotPath = SnapshotFile.path(forLog: path)
+        if let seq = use.seq {
+            logger.info("loaded the snapshot and replayed the lines after it", metadata: [
+                "snapshot.path": "\(snapshotPath)", "snapshot.seq": "\(seq)", "log.lines_replayed": "\(use.tail)", "seconds": "\(seconds)",
+            ])
+            return (replay, seq)
+        }
+        let problem = use.problem ?? "unknown"
+        if use.reason == "missing", logIsEmpty {
+            logger.debug("no snapshot for a new log", metadata: ["snapshot.path": "\(snapshotPath)"])
+        } else {
+            logger.warning("not using the snapshot (\(problem)); replayed the whole log", metadata: [
+                "snapshot.path": "\(snapshotPath)", "snapshot.reason": "\(use.reason ?? "unknown")",
+                "log.lines_replayed": "\(use.tail)", "seconds": "\(seconds)",
+            ])
+        }
+        return (replay, 0)
+    }
+
+    /// The state at the last published batch, for a snapshot: call on the committer's thread (or
+    /// before it starts), where `committer` and `index` are at the same seq as `model`.
+    func snapshotContents(of model: ReadModel) -> SnapshotContents {
+        SnapshotContents(model: model, lastHash: committer.lastHash, index: index.withLock { $0 }, keys: committer.keys)
+    }
+
+    /// Waits for the snapshots being written (for tests).
+    func waitForSnapshots() async {
+        await snapshotter?.waitUntilWritten()
+    }
+}

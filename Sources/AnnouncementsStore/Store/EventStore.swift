@@ -1,0 +1,296 @@
+import AnnouncementsDomain
+import Dispatch
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The announcements: the read models for readers, and durable writes through the log.
+///
+/// Readers take `snapshot`, an immutable value, and never wait for a disk sync. Writers' requests
+/// queue up; one committer, on its own thread, takes everything queued and turns it into events
+/// and lines, which the log's syncer, on another, appends: everything prepared while its last sync
+/// ran, with one write and one sync (group commit). Once they are durable the committer publishes
+/// the new state and answers each writer (see EventStore+Committer.swift). A failed write or sync
+/// fails every write it held, leaves no partial line, and leaves the previous state in place.
+public final class EventStore: Sendable {
+    /// The log's path.
+    public let path: String
+    let rules: ValidationRules
+    let logger: Logger
+    let published: Mutex<Published>
+    /// Where each durable event's line is (see EventStore+Audit.swift).
+    let index: Mutex<EventIndex>
+    /// The log opened for reading durable lines back.
+    let lines: ReadOnlyFile
+    /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
+    let followers = Followers()
+    let feedWorker = IdleWorker()
+    /// The pages followers read last (only touched on `feedWorker`; the lock makes that checkable).
+    let feedPages = Mutex(FeedPages(size: maxFeedPage))
+    let queue = Mutex(Queue())
+    let committer: Committer
+    let committerQueue = DispatchQueue(label: "announcements.committer")
+    /// Writes and syncs the lines the committer prepares.
+    let syncer: LogSyncer
+    /// Signalled when writes are queued while the committer waits, and when a sync ends: what the
+    /// committer waits on.
+    let arrivals: DispatchSemaphore
+    let syncedEvents = Atomic<Int>(0)
+    /// Writes snapshots of the state beside the log (nil when snapshots are off).
+    let snapshotter: Snapshotter?
+
+    /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
+    typealias Outcome = Result<Announcement?, StoreError>
+
+    /// Requests that go into the same batch, and the writer waiting for their outcomes.
+    typealias Waiter = (requests: [WriteRequest], continuation: CheckedContinuation<[Outcome], Never>)
+
+    struct Queue: ~Copyable {
+        private var waiting: [Waiter] = []
+        /// The number of requests in `waiting`.
+        private(set) var requestCount = 0
+        var isCommitting = false
+        /// How many queued requests make a submitter signal `arrivals`: the batch size the committer
+        /// is gathering for, so that it wakes once for a batch, not once per writer.
+        var wakeAt = 1
+        var isClosed = false
+        var closers: [CheckedContinuation<Void, Never>] = []
+
+        mutating func append(_ waiter: Waiter) {
+            waiting.append(waiter)
+            requestCount += waiter.requests.count
+        }
+
+        /// Puts waiters back at the front of the queue, to go before those queued since.
+        mutating func putBack(_ waiters: [Waiter]) {
+            waiting.insert(contentsOf: waiters, at: 0)
+            requestCount += waiters.reduce(0) { $0 + $1.requests.count }
+        }
+
+        /// Takes every waiter, leaving the queue empty.
+        mutating func takeAll() -> [Waiter] {
+            requestCount = 0
+            var taken: [Waiter] = []
+            swap(&taken, &waiting)
+            return taken
+        }
+    }
+
+    /// What readers see: the state after the last durable event, and that event's line's hash.
+    struct Published {
+        var model: ReadModel
+        var head: LogHead?
+    }
+
+    /// What only the committer touches: the hash of the last durable line, and the idempotency keys.
+    ///
+    /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs on the
+    /// serial `committerQueue` while `Queue.isCommitting` is set: never two at once.
+    final class Committer: @unchecked Sendable {
+        var lastHash: LineHash?
+        /// The seq of the durable event each idempotency key made, and the fingerprint of its
+        /// request when this process took it.
+        var keys: [String: (seq: Int, fingerprint: LineHash?)]
+
+        init(lastHash: LineHash?, keys: [String: Int]) {
+            self.lastHash = lastHash
+            self.keys = keys.mapValues { ($0, nil) }
+        }
+    }
+
+    /// Opens the log at `path` for writing (creating it if absent), recovers a torn last line,
+    /// replays it, and appends `seed` as `created` events by `seed` when the log is empty.
+    ///
+    /// With `snapshots` on, the replay starts from the snapshot beside the log when it still matches
+    /// the log (else it replays the whole log, with a warning saying why), and the store writes
+    /// snapshots as `snapshots` says and when it closes (see `SnapshotPolicy`).
+    ///
+    /// Fails at once when another process has the log open for writing.
+    public static func open(
+        path: String,
+        rules: ValidationRules = ValidationRules(),
+        seed: [AnnouncementDraft] = [],
+        snapshots: SnapshotPolicy = .off,
+        logger: Logger = Logger(label: "announcements.store")
+    ) async throws(StoreError) -> EventStore {
+        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, logger: logger, operations: .system)
+    }
+
+    /// `open`, with the system calls the log's writer makes, and a hook the snapshot writer calls
+    /// before each write (for tests).
+    static func open(
+        path: String,
+        rules: ValidationRules,
+        seed: [AnnouncementDraft],
+        snapshots: SnapshotPolicy = .off,
+        logger: Logger,
+        operations: FileOperations,
+        beforeSnapshotWrite: (@Sendable () -> Void)? = nil
+    ) async throws(StoreError) -> EventStore {
+        var replay: Replay
+        var snapshotSeq = 0
+        let log: LogFile
+        do throws(LogError) {
+            log = try LogFile(path: path, operations: operations)
+            if snapshots.isEnabled {
+                (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.length == 0, logger: logger)
+            } else {
+                replay = try LogReader(path: path).replay(indexing: true)
+            }
+            if let torn = replay.tornTail {
+                let side = try log.setAside(from: torn.offset)
+                logger.warning("moved a torn last line aside", metadata: [
+                    "log.path": "\(path)", "log.line": "\(torn.line)", "log.bytes": "\(torn.count)",
+                    "log.reason": "\(torn.reason)", "log.side_file": "\(side)",
+                ])
+            }
+        } catch {
+            throw .log(error)
+        }
+        replay.model.buildTitleIndex()
+        let lines: ReadOnlyFile
+        do throws(LogError) {
+            lines = try ReadOnlyFile(path: path)
+        } catch {
+            log.close()
+            throw .log(error)
+        }
+        let snapshotter = snapshots.isEnabled
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, beforeWrite: beforeSnapshotWrite)
+            : nil
+        let store = EventStore(path: path, log: log, lines: lines, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
+        logger.debug("replayed the log", metadata: ["log.path": "\(path)", "event.seq": "\(replay.model.seq)"])
+        // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
+        snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
+        if replay.model.seq == 0, !seed.isEmpty {
+            let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
+            for (index, outcome) in await store.submit(requests).enumerated() {
+                if case .failure(let error) = outcome {
+                    if case .invalid(let problems) = error {
+                        throw .invalid(problems.map { FieldProblem(field: "seed[\(index)].\($0.field)", message: $0.message) })
+                    }
+                    throw error
+                }
+            }
+            logger.info("seeded an empty log", metadata: ["log.path": "\(path)", "seed.count": "\(seed.count)"])
+        }
+        return store
+    }
+
+    private init(path: String, log: LogFile, lines: ReadOnlyFile, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger) {
+        self.path = path
+        self.snapshotter = snapshotter
+        self.rules = rules
+        self.logger = logger
+        self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
+        self.index = Mutex(replay.index)
+        self.lines = lines
+        self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
+        let arrivals = DispatchSemaphore(value: 0)
+        self.arrivals = arrivals
+        self.syncer = LogSyncer(log: log) { arrivals.signal() }
+    }
+
+    // MARK: - Reading
+
+    /// The current state: an immutable value that later writes do not change.
+    public var snapshot: ReadModel {
+        published.withLock { $0.model }
+    }
+
+    /// The last durable line's seq and hash (nil while the log is empty): the `SEQ:SHA256` that
+    /// `announcements verify` prints for the same log. Kept as each batch is published: no hashing.
+    public var head: LogHead? {
+        published.withLock { $0.head }
+    }
+
+    /// Whether writes can succeed now: not after a failed write or sync until one succeeds, and
+    /// never again once a failed write could not be undone (see `StoreHealth`).
+    public var health: StoreHealth {
+        syncer.health
+    }
+
+    /// How many write batches (one write and one sync each) and events this store has appended.
+    public var appendCounts: (batches: Int, events: Int) {
+        (syncer.syncs.load(ordering: .relaxed), syncedEvents.load(ordering: .relaxed))
+    }
+
+    // MARK: - Writing
+
+    /// Creates an announcement with the next id; returns it once its event is durable.
+    /// With `key`, a repeat of the same request appends nothing and returns the first outcome.
+    public func create(_ draft: AnnouncementDraft, by writer: String, key: String? = nil) async throws(StoreError) -> Announcement {
+        try await announcement(from: submit(WriteRequest(action: .create(draft), by: writer, key: key)))
+    }
+
+    /// Changes the fields `patch` sets. An update that changes nothing appends nothing and returns
+    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it.
+    public func update(
+        id: Int,
+        _ patch: AnnouncementPatch,
+        by writer: String,
+        expectedRevision: Int? = nil,
+        key: String? = nil
+    ) async throws(StoreError) -> Announcement {
+        let request = WriteRequest(action: .update(id: id, patch), by: writer, expectedRevision: expectedRevision, key: key)
+        return try await announcement(from: submit(request))
+    }
+
+    /// Deletes an announcement; its id is never reused.
+    public func delete(id: Int, by writer: String, expectedRevision: Int? = nil, key: String? = nil) async throws(StoreError) {
+        _ = try await submit(WriteRequest(action: .delete(id: id), by: writer, expectedRevision: expectedRevision, key: key)).get()
+    }
+
+    /// Finishes the writes already queued, refuses new ones, and releases the log's lock.
+    public func close() async {
+        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
+            let startCommitter = queue.withLock { queue in
+                queue.isClosed = true
+                queue.closers.append(closer)
+                defer { queue.isCommitting = true }
+                return !queue.isCommitting
+            }
+            if startCommitter { committerQueue.async { self.drain() } }
+        }
+    }
+
+    private func announcement(from outcome: Outcome) throws(StoreError) -> Announcement {
+        guard let announcement = try outcome.get() else { throw .closed }
+        return announcement
+    }
+
+    private enum Next {
+        case refuse, startCommitter, wakeCommitter, wait
+    }
+
+    private func submit(_ request: WriteRequest) async -> Outcome {
+        await submit([request])[0]
+    }
+
+    /// Queues requests together, so that they go into one batch (one write and one sync: all
+    /// durable or none), and waits for their outcomes.
+    func submit(_ requests: [WriteRequest]) async -> [Outcome] {
+        await withCheckedContinuation { continuation in
+            let next = queue.withLock { queue -> Next in
+                guard !queue.isClosed else { return .refuse }
+                queue.append((requests, continuation))
+                defer { queue.isCommitting = true }
+                if !queue.isCommitting { return .startCommitter }
+                return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait
+            }
+            switch next {
+            case .refuse: continuation.resume(returning: requests.map { _ in .failure(.closed) })
+            case .startCommitter: committerQueue.async { self.drain() }
+            case .wakeCommitter: arrivals.signal()
+            case .wait: break
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import AnnouncementsDomain
+
+/// Whether the store's writes can succeed now: what a health check reports.
+public enum StoreHealth: Sendable, Hashable {
+    /// No write has failed since the last one that succeeded (or since the store opened).
+    case ok
+    /// The last write or sync failed (a full disk, an I/O error) and was undone: writes go on
+    /// being tried as they come, and the first that succeeds makes the store `ok` again.
+    case failing(LogError)
+    /// A failed write could not be undone, so where the log ends is unknown: no write succeeds
+    /// until the server restarts (and its start-up recovers the log).
+    case unusable(LogError)
+    /// The store is closed: the server is stopping.
+    case closed
+
+    /// Whether writes can succeed.
+    public var isOK: Bool { self == .ok }
+
+    /// Why writes cannot succeed, and what to do; nil when they can.
+    public var reason: String? {
+        switch self {
+        case .ok:
+            nil
+        case .failing(let error):
+            "the last write to the log failed (\(error.description)); the next write tries again"
+        case .unusable(let error):
+            "the log is unusable: a write failed and could not be undone (\(error.description)); restart the server to recover it"
+        case .closed:
+            "the store is closed: the server is stopping"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
+
+@Suite struct LogReaderTests {
+    @Test("replays a log into the same state as applying its events")
+    func replays() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        let replay = try LogReader(path: path).replay()
+        #expect(replay.model.seq == 7)
+        #expect(Array(replay.model.announcements) == [
+            Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4),
+            Announcement(id: 3, title: "Parking", body: nil, revision: 7),
+        ])
+        #expect(replay.tornTail == nil)
+        #expect(replay.lastHash == LineHash(of: Array(try lines(of: path).last!.utf8)))
+    }
+
+    @Test("stops at a seq or a time")
+    func bounds() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        let reader = LogReader(path: path)
+        let untilFour = try reader.replay(until: .seq(4))
+        #expect(untilFour.model.seq == 4)
+        #expect(untilFour.model.count == 2)
+        let asOf = try reader.replay(until: .time(sampleEvents[4].at))
+        #expect(asOf.model.seq == 5)
+        #expect(asOf.model.announcement(id: 2) == nil)
+    }
+
+    @Test("delivers every line across chunk boundaries, including lines longer than a chunk", arguments: [50, 300, 4096])
+    func chunking(chunkSize: Int) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var events: [Event] = []
+        for seq in 1...120 {
+            // Bodies of every length, with escapes and non-ASCII text: the reader copies each out
+            // of its chunk after parsing, so a body's place in the chunk must be exact.
+            let body = Self.body(seq)
+            events.append(seq % 3 == 0 ? edited(seq, id: seq - 1 - (seq - 1) / 3, body: .set(body)) : created(seq, id: seq - seq / 3, "Title \(seq)", body: body))
+        }
+        try writeLog(events, to: path)
+        var reader = LogReader(path: path)
+        reader.chunkSize = chunkSize
+        var seen: [Event] = []
+        let summary = try reader.read { line in
+            if case .success(var event) = line.parsed {
+                event.prev = nil
+                seen.append(event)
+            }
+            #expect(line.isLast == (line.number == 120))
+            return .continue
+        }
+        #expect(seen == events)
+        #expect(summary.lines == 120)
+        let model = try reader.replay().model
+        #expect(model.count == 80)
+        #expect(model.announcement(id: 80)?.body == Self.body(120))
+    }
+
+    static func body(_ seq: Int) -> String {
+        String(repeating: "x\"é\\\n", count: seq * 7 % 180)
+    }
+
+    @Test("names the file and line of a corrupt line", arguments: [
+        (3, "not json at all", "not a JSON object"),
+        (2, #"{"seq":5,"type":"deleted","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "leaves a gap"),
+        (4, #"{"seq":4,"type":"deleted","id":9,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "never created"),
+        (3, #"{"seq":3,"type":"moved","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "unknown type"),
+    ])
+    func corruptLine(line: Int, text: String, message: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var texts = sampleEvents.map { String(decoding: $0.encodedLine(), as: UTF8.self) }
+        texts[line - 1] = text
+        try write(texts, to: path)
+        #expect {
+            try LogReader(path: path).replay()
+        } throws: { error in
+            guard let error = error as? LogError else { return false }
+            return error.kind == .invalidLine && error.line == line && error.description.hasPrefix("\(path):\(line): ")
+                && error.message.contains(message)
+        }
+    }
+
+    @Test("reports a torn last line instead of applying it", arguments: [
+        (#"{"seq":8,"type":"created","id":4,"at":"2026-11"#, false),
+        (#"{"seq":8,"type":"created","id":4,"at":"2026-11"#, true),
+    ])
+    func tornTail(fragment: String, withNewline: Bool) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        let goodSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data((fragment + (withNewline ? "\n" : "")).utf8))
+        try handle.close()
+        let replay = try LogReader(path: path).replay()
+        #expect(replay.model.seq == 7)
+        let torn = try #require(replay.tornTail)
+        #expect(torn.offset == Int64(goodSize))
+        #expect(torn.line == 8)
+        #expect(torn.count == fragment.utf8.count + (withNewline ? 1 : 0))
+    }
+
+    @Test("a missing file is a clear error")
+    func missingFile() {
+        #expect {
+            try LogReader(path: "/nonexistent/log.jsonl").replay()
+        } throws: { error in
+            (error as? LogError)?.kind == .unreadable && "\(error)".contains("no such log file")
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
+
+/// Snapshots: start-up from a snapshot and the lines after it gives exactly the state a full
+/// replay gives, and every snapshot that cannot be trusted is ignored with a warning naming why.
+/// Serialized: the tests replay and load whole logs synchronously, and run side by side they would
+/// keep Swift concurrency's threads from the other suites' servers.
+@Suite(.serialized) struct SnapshotTests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Snapshots at close only, so that each test decides where its snapshot is.
+    let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
+
+    /// A log with keys, edits and deletes, and a snapshot of it written by a store's close; then
+    /// more lines after the snapshot (edits and deletes of announcements it holds, keyed writes,
+    /// new ids), written with snapshots off. `large`: over 4 MiB of bodies, so that the snapshot
+    /// spans more than one checksum block (and items span blocks).
+    func logWithSnapshotAndTail(in folder: TemporaryFolder, large: Bool = false) async throws -> String {
+        let path = folder.file("log.jsonl")
+        var events: [Event] = []
+        let body = String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: large ? 80 : 2)
+        for id in 1...(large ? 2400 : 120) {
+            var event = created(events.count + 1, id: id, "Title \(id % 97) \(id)", body: id % 5 == 0 ? nil : "\(id) \(body)")
+            if id % 7 == 0 { event.key = "key-\(id)" }
+            events.append(event)
+            if id % 3 == 0 { events.append(edited(events.count + 1, id: id - 1, title: "Renamed \(id)")) }
+            if id % 11 == 0 { events.append(deleted(events.count + 1, id: id - 2)) }
+        }
+        try writeLog(events, to: path)
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        await first.close()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == events.count)
+
+        let second = try await EventStore.open(path: path, logger: quiet)
+        _ = try await second.update(id: 1, AnnouncementPatch(title: "Zebra first", body: .set("<p>new</p>")), by: "alice", key: "tail-edit")
+        try await second.delete(id: 4, by: "bob")
+        _ = try await second.create(AnnouncementDraft(title: "aardvark", body: nil), by: "alice", key: "tail-create")
+        _ = try await second.update(id: 2, AnnouncementPatch(body: .clear), by: "carol")
+        _ = try await second.create(AnnouncementDraft(title: "Title 1 1"), by: "dave")
+        await second.close()
+        return path
+    }
+
+    /// Everything a server answers from, as one comparable value: each announcement's exact bytes,
+    /// both list orders, each id's history lines, the feed, the head, and the idempotency keys.
+    func answers(_ store: EventStore) throws -> [String] {
+        let model = store.snapshot
+        var answers = ["seq \(model.seq) maxId \(model.maxId) lastAt \(String(describing: model.lastAt)) head \(String(describing: store.head)) lastSeq \(store.lastSeq)"]
+        for announcement in model.announcements {
+            answers.append("\(announcement.id) r\(announcement.revision) \(Array(announcement.title.utf8)) \(announcement.bodyText.map { Array($0.escaped) } ?? [])")
+        }
+        for order in PageQuery.Order.allCases {
+            answers.append("title \(order): \(model.announcements(PageQuery(offset: 0, limit: 100_000, sort: .title, order: order)).items.map(\.id))")
+        }
+        for id in 1...(model.maxId + 1) {
+            answers.append("history \(id): \(try store.historyLines(id: id)?.map { Array($0) } ?? [])")
+        }
+        var after = 0
+        while after < store.lastSeq {
+            let page = try store.eventLines(after: after, limit: 1000)
+            answers.append("feed after \(after): \(page.map { Array($0) })")
+            after += page.count
+        }
+        answers.append("keys \(store.committer.keys.mapValues(\.seq).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        return answers
+    }
+
+    /// The answers of a store opened on `path` with snapshots off: from the whole log.
+    func fullReplayAnswers(_ path: String) async throws -> [String] {
+        let store = try await EventStore.open(path: path, logger: quiet)
+        let result = try answers(store)
+        await store.close()
+        return result
+    }
+
+    @Test("a store opened from a snapshot and the lines after it answers exactly as one that replayed the whole log")
+    func snapshotPlusTailEqualsFullReplay() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSnapshotAndTail(in: folder, large: true)
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).payloadLength > Int64(SnapshotFile.blockSize))
+        let expected = try await fullReplayAnswers(path)
+
+        let logs = LogCapture()
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
+        let loaded = logs.entries(containing: "loaded the snapshot")
+        #expect(loaded.count == 1)
+        #expect(loaded.first?.metadata["log.lines_replayed"] == "5")
+        #expect(logs.warnings.isEmpty)
+        #expect(try answers(store) == expected)
+
+        // A repeat of a keyed write from before the snapshot is recognised: nothing is appended.
+        let seq = store.snapshot.seq
+        let body = "7 " + String(repeating: "<p>caf\u{E9} \"quoted\" text</p>", count: 80)
+        let repeated = try await store.create(AnnouncementDraft(title: "Title 7 7", body: body), by: "alice", key: "key-7")
+        #expect(repeated.id == 7)
+        #expect(store.snapshot.seq == seq)
+        // And a new write takes the next id and chains to the last line.
+        let next = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(next.id == store.snapshot.maxId)
+        await store.close()
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
+    /// Ways a snapshot can stop matching its log, or stop being readable.
+    enum Damage: String, CaseIterable, Sendable {
+        case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, foreignVersion
+
+        var reason: String {
+            switch self {
+            case .missing: "missing"
+            case .logCutBack, .taggedLineRewritten, .tailDoesNotChain: "stale"
+            case .payloadByteFlipped, .fileTruncated, .headerByteFlipped: "corrupt"
+            case .foreignVersion: "foreign version"
+            }
+        }
+    }
+
+    @Test("a snapshot that is missing, stale, corrupt or of another version is ignored with a warning naming why, and the whole log is replayed", arguments: Damage.allCases)
+    func fallsBack(damage: Damage) async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSnapshotAndTail(in: folder)
+        let snapshotPath = SnapshotFile.path(forLog: path)
+        let tag = try SnapshotFile.Header(snapshotHeader(path)).tag
+        var log = try Data(contentsOf: URL(fileURLWithPath: path))
+        var snapshot = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+        switch damage {
+        case .missing:
+            try FileManager.default.removeItem(atPath: snapshotPath)
+        case .logCutBack:
+            // Back to the first ten lines: the snapshot covers lines the log no longer has.
+            let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            log = Data(lines.prefix(10).joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")])
+        case .taggedLineRewritten:
+            // Same length, one character changed, in the title of the tagged line.
+            let line = log[Int(tag.lineStart)..<Int(tag.end)]
+            let title = try #require(line.firstRange(of: Data(#""title":""#.utf8)))
+            log[title.upperBound] = log[title.upperBound] == UInt8(ascii: "X") ? UInt8(ascii: "Y") : UInt8(ascii: "X")
+        case .tailDoesNotChain:
+            // The line after the tagged one claims another line before it (a full replay takes it).
+            let next = log[Int(tag.end)...]
+            let prev = try #require(next.firstRange(of: Data(#""prev":""#.utf8)))
+            log[prev.upperBound] = log[prev.upperBound] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+        case .payloadByteFlipped:
+            snapshot[snapshot.count / 2] ^= 0x20
+        case .fileTruncated:
+            snapshot = snapshot.prefix(snapshot.count / 2)
+        case .headerByteFlipped:
+            snapshot[16] ^= 0x01
+        case .foreignVersion:
+            snapshot[8] = 2
+        }
+        try log.write(to: URL(fileURLWithPath: path))
+        if damage != .missing { try snapshot.write(to: URL(fileURLWithPath: snapshotPath)) }
+        let expected = try await fullReplayAnswers(path)
+
+        let logs = LogCapture()
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
+        let answered = try answers(store)
+        await store.close()
+        #expect(answered == expected)
+        let warnings = logs.entries(containing: "not using the snapshot")
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["snapshot.reason"] == damage.reason)
+        #expect(warnings.first?.message.contains(damage.reason + ":") == true, "the message names the reason: \(warnings.first?.message ?? "none")")
+        #expect(logs.entries(containing: "loaded the snapshot").isEmpty)
+        // The close wrote a snapshot that matches the log again.
+        let reopened = LogCapture()
+        let again = try await EventStore.open(path: path, snapshots: atClose, logger: reopened.logger)
+        #expect(reopened.entries(containing: "loaded the snapshot").count == 1)
+        #expect(try answers(again) == expected)
+        await again.close()
+    }
+
+    @Test("a new, empty log has no snapshot and no warning")
+    func emptyLogNoWarning() async throws {
+        let folder = TemporaryFolder()
+        let logs = LogCapture()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), snapshots: atClose, logger: logs.logger)
+        await store.close()
+        #expect(logs.warnings.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: folder.file("log.jsonl"))), "nothing to snapshot")
+    }
+
+    @Test("the store writes a snapshot when it closes, and the next start-up replays no line")
+    func writtenAtClose() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        for index in 1...3 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)), "none before the close")
+        await store.close()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == 3)
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.partialPath(forLog: path)))
+
+        let logs = LogCapture()
+        let reopened = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
+        #expect(logs.entries(containing: "loaded the snapshot").first?.metadata["log.lines_replayed"] == "0")
+        #expect(reopened.snapshot.announcements(PageQuery(sort: .title)).items.map(\.title) == ["A1", "A2", "A3"])
+        await reopened.close()
+    }
+
+    @Test("the store writes a snapshot every N events, while it runs")
+    func periodic() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, snapshots: SnapshotPolicy(isEnabled: true, everyEvents: 5, everySeconds: nil), logger: quiet)
+        for index in 1...7 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
+        await store.waitForSnapshots()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == 5, "taken as the batch with the fifth event was published")
+        for index in 8...10 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
+        await store.waitForSnapshots()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == 10)
+        await store.close()
+    }
+
+    @Test("writers go on while a snapshot is being written", .timeLimit(.minutes(10)))
+    func writersDoNotWait() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let gate = DispatchSemaphore(value: 0)
+        let writing = DispatchSemaphore(value: 0)
+        let store = try await EventStore.open(
+            path: path, rules: ValidationRules(), seed: [], snapshots: SnapshotPolicy(isEnabled: true, everyEvents: 2, everySeconds: nil),
+            logger: quiet, operations: .system, beforeSnapshotWrite: { writing.signal(); gate.wait() }
+        )
+        for index in 1...2 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
+        // The snapshot of seq 2 is now held in the middle of its write; writes still complete.
+        await withCheckedContinuation { continuation in DispatchQueue.global().async { writing.wait(); continuation.resume() } }
+        for index in 3...8 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
+        #expect(store.snapshot.seq == 8)
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))
+        gate.signal()
+        await store.waitForSnapshots()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == 2, "the state as it was when it was taken")
+        // The write at close is held too: let it through.
+        gate.signal()
+        await store.close()
+        #expect(try SnapshotFile.Header(snapshotHeader(path)).tag.seq == 8)
+    }
+
+    @Test("replayUsingSnapshot gives the state replay gives, from the snapshot or without one")
+    func readerUsesSnapshot() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSnapshotAndTail(in: folder)
+        var full = try LogReader(path: path).replay()
+        full.model.buildTitleIndex()
+        let (fromSnapshot, use) = try LogReader(path: path).replayUsingSnapshot()
+        #expect(use.isUsed)
+        #expect(use.tail == 5)
+        #expect(Array(fromSnapshot.model.announcements) == Array(full.model.announcements))
+        #expect(fromSnapshot.lastHash == full.lastHash)
+        try FileManager.default.removeItem(atPath: SnapshotFile.path(forLog: path))
+        let (without, missing) = try LogReader(path: path).replayUsingSnapshot()
+        #expect(missing.reason == "missing")
+        #expect(Array(without.model.announcements) == Array(full.model.announcements))
+    }
+
+    /// Inputs and XXH64 digests from the reference implementation (Python's xxhash 3).
+    static let checksums: [(bytes: [UInt8], seed: UInt64, digest: UInt64)] = [
+        ([], 0, 0xEF46_DB37_51D8_E999),
+        (Array("abc".utf8), 0, 0x44BC_2CF5_AD77_0999),
+        ((0..<1280).map { UInt8($0 % 256) }, 0, 0xAFC1_84AD_7938_A354),
+        ((0..<1280).map { UInt8($0 % 256) }, 12345, 0x1262_D0D8_8801_82C3),
+        ((0..<37).map { UInt8($0) }, 0, 0xD93F_A2DF_EE5C_24C9),
+    ]
+
+    @Test("the checksum is XXH64")
+    func checksum() {
+        for (bytes, seed, digest) in Self.checksums {
+            #expect(SnapshotChecksum.xxh64(bytes, seed: seed) == digest, "\(bytes.count) bytes, seed \(seed)")
+        }
+    }
+
+    @Test("the schedule: due after N events or T seconds with events, one write at a time, the last at close")
+    func schedule() {
+        var schedule = SnapshotSchedule(policy: SnapshotPolicy(isEnabled: true, everyEvents: 10, everySeconds: 60), loadedSeq: 100, now: 0)
+        var taken = schedule.takePeriodic(seq: 109, now: 1)
+        #expect(!taken)
+        taken = schedule.takePeriodic(seq: 110, now: 2)
+        #expect(taken)
+        taken = schedule.takePeriodic(seq: 130, now: 3)
+        #expect(!taken, "one write at a time")
+        schedule.finished(seq: 110, written: true)
+        taken = schedule.takePeriodic(seq: 115, now: 61)
+        #expect(!taken)
+        taken = schedule.takePeriodic(seq: 115, now: 62)
+        #expect(taken, "60 seconds after the last")
+        schedule.finished(seq: 115, written: false)
+        taken = schedule.takePeriodic(seq: 115, now: 500)
+        #expect(!taken, "no new event: nothing to write")
+        taken = schedule.takeFinal(seq: 115)
+        #expect(taken, "the failed write is retried at close")
+        schedule.finished(seq: 115, written: true)
+        taken = schedule.takeFinal(seq: 115)
+        #expect(!taken, "already written")
+        var off = SnapshotSchedule(policy: .off, loadedSeq: 0, now: 0)
+        taken = off.takePeriodic(seq: 1_000_000, now: 1e9)
+        #expect(!taken)
+        taken = off.takeFinal(seq: 1)
+        #expect(!taken)
+    }
+}
+
+/// The first bytes of the snapshot beside the log at `path`: its header.
+func snapshotHeader(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: SnapshotFile.path(forLog: path))).prefix(SnapshotFile.headerSize))
+}

@@ -1,0 +1,31 @@
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
+
+@Suite struct TimestampTests {
+    @Test("formats as RFC 3339 in UTC with milliseconds")
+    func formats() {
+        #expect(t0.description == "2026-11-21T09:30:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: 0).description == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: 951_782_400_123).description == "2000-02-29T00:00:00.123Z")
+    }
+
+    @Test("parses what it formats, and other RFC 3339 forms", arguments: [
+        ("2026-11-21T09:30:00.000Z", 1_795_253_400_000),
+        ("2026-11-21T09:30:00Z", 1_795_253_400_000),
+        ("2026-11-21T10:30:00.5+01:00", 1_795_253_400_500),
+        ("2026-11-21T09:30:00.123456Z", 1_795_253_400_123),
+        ("2000-02-29T00:00:00.123Z", 951_782_400_123),
+    ] as [(String, Int64)])
+    func parses(text: String, milliseconds: Int64) {
+        #expect(Timestamp(rfc3339: text)?.millisecondsSince1970 == milliseconds)
+    }
+
+    @Test("rejects malformed times", arguments: [
+        "", "2026-11-21", "2026-11-21T09:30:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
+        "2026-11-21T25:00:00Z", "2026-11-21T09:30:00.Z", "2026-11-21T09:30:00Zjunk", "yesterday",
+    ])
+    func rejects(text: String) {
+        #expect(Timestamp(rfc3339: text) == nil)
+    }
+}
