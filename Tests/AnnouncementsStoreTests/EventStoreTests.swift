@@ -104,14 +104,14 @@ import Testing
     func lockReleasedDespiteSharedFile() throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
-        let log = try LogFile(path: path)
+        let log = try FileLog(path: path)
         // A program started by this process shares the open file until it runs: a copy of the
         // descriptor stands in for it.
         let childsCopy = dup(log.fd)
         try #require(childsCopy >= 0)
         defer { close(childsCopy) }
         log.close()
-        let reopened = try LogFile(path: path)
+        let reopened = try FileLog(path: path)
         reopened.close()
     }
 

@@ -211,7 +211,7 @@ import Testing
     func cutBackNeverExtends() throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
-        let log = try LogFile(path: path, operations: .system)
+        let log = try FileLog(path: path, operations: .system)
         _ = try Array("{\"a\":1}\n".utf8).withBytes(log.write)
         log.markDurable(upTo: 8)
         _ = try Array("{\"b\":2}\n{\"c\":3}\n".utf8).withBytes(log.write)

@@ -54,7 +54,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
         let recorder = Recorder()
-        let log = try LogFile(path: path, operations: recorder.operations)
+        let log = try FileLog(path: path, operations: recorder.operations)
         let syncer = LogSyncer(log: log) {}
 
         try syncer.append(Array("one\n".utf8))
@@ -81,7 +81,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
         let recorder = Recorder(failSync: 2)
-        let log = try LogFile(path: path, operations: recorder.operations)
+        let log = try FileLog(path: path, operations: recorder.operations)
         let syncer = LogSyncer(log: log) {}
 
         try syncer.append(Array("good\n".utf8))
@@ -124,7 +124,7 @@ import Testing
             return system.sync(fd)
         })
         let notified = Atomic(0)
-        let log = try LogFile(path: path, operations: operations)
+        let log = try FileLog(path: path, operations: operations)
         let syncer = LogSyncer(log: log) { notified.add(1, ordering: .relaxed) }
 
         try syncer.append(Array("one\n".utf8), inline: true)

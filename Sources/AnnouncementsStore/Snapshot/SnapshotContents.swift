@@ -53,7 +53,7 @@ struct SnapshotContents: Sendable {
         guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot sync the snapshot to disk", errno: errno) }
         guard rename(partial, path) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot move the new snapshot into place", errno: errno) }
         isWritten = true
-        LogFile.syncFolder(LogFile.folder(of: path))
+        FileLog.syncFolder(FileLog.folder(of: path))
         return tag
     }
 

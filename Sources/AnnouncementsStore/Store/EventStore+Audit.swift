@@ -1,8 +1,8 @@
 import AnnouncementsDomain
 
 /// Reading the log back through the store: the feed, an announcement's history, and an
-/// announcement as it was. Only durable lines are read (the index covers nothing else), with
-/// `pread` on a read-only descriptor, so these never wait for a write or a sync.
+/// announcement as it was. Only durable lines are read (the index covers nothing else), from the
+/// log (for the file: `pread` on a read-only descriptor), so these never wait for a write or a sync.
 extension EventStore {
     /// The most lines `events(after:limit:)` returns at once.
     public static let maxFeedPage = 1000
@@ -96,7 +96,7 @@ extension EventStore {
 
     private func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
         do throws(LogError) {
-            return try lines.bytes(from: span.offset, count: span.count)[...]
+            return try log.read(from: span.offset, count: span.count)[...]
         } catch {
             throw .log(error)
         }

@@ -27,8 +27,8 @@ public final class EventStore: Sendable {
     let published: Mutex<Published>
     /// Where each durable event's line is (see EventStore+Audit.swift).
     let index: Mutex<EventIndex>
-    /// The log opened for reading durable lines back.
-    let lines: ReadOnlyFile
+    /// Where the lines are kept; durable lines are read back from it.
+    let log: any EventLog
     /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
     let followers = Followers()
     let feedWorker = IdleWorker()
@@ -136,11 +136,11 @@ public final class EventStore: Sendable {
     ) async throws(StoreError) -> EventStore {
         var replay: Replay
         var snapshotSeq = 0
-        let log: LogFile
+        let log: FileLog
         do throws(LogError) {
-            log = try LogFile(path: path, operations: operations)
+            log = try FileLog(path: path, operations: operations)
             if snapshots.isEnabled {
-                (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.length == 0, logger: logger)
+                (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.durableEnd == 0, logger: logger)
             } else {
                 replay = try LogReader(path: path).replay(indexing: true)
             }
@@ -154,19 +154,27 @@ public final class EventStore: Sendable {
         } catch {
             throw .log(error)
         }
-        replay.model.buildTitleIndex()
-        let lines: ReadOnlyFile
-        do throws(LogError) {
-            lines = try ReadOnlyFile(path: path)
-        } catch {
-            log.close()
-            throw .log(error)
-        }
         let snapshotter = snapshots.isEnabled
             ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, beforeWrite: beforeSnapshotWrite)
             : nil
-        let store = EventStore(path: path, log: log, lines: lines, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
-        logger.debug("replayed the log", metadata: ["log.path": "\(path)", "event.seq": "\(replay.model.seq)"])
+        return try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger)
+    }
+
+    /// A store on `log`, which holds the writer role, starting from `replay`, the state its lines
+    /// fold into (indexed: `Replay.index` locates every line, `Replay.keys` holds the idempotency
+    /// keys); appends `seed` as `created` events by `seed` when the log is empty.
+    static func open(
+        log: any EventLog,
+        replay: Replay,
+        rules: ValidationRules,
+        seed: [AnnouncementDraft],
+        snapshotter: Snapshotter?,
+        logger: Logger
+    ) async throws(StoreError) -> EventStore {
+        var replay = replay
+        replay.model.buildTitleIndex()
+        let store = EventStore(log: log, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
+        logger.debug("replayed the log", metadata: ["log.path": "\(log.path)", "event.seq": "\(replay.model.seq)"])
         // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
         snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
         if replay.model.seq == 0, !seed.isEmpty {
@@ -179,19 +187,19 @@ public final class EventStore: Sendable {
                     throw error
                 }
             }
-            logger.info("seeded an empty log", metadata: ["log.path": "\(path)", "seed.count": "\(seed.count)"])
+            logger.info("seeded an empty log", metadata: ["log.path": "\(log.path)", "seed.count": "\(seed.count)"])
         }
         return store
     }
 
-    private init(path: String, log: LogFile, lines: ReadOnlyFile, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger) {
-        self.path = path
+    private init(log: any EventLog, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger) {
+        self.path = log.path
         self.snapshotter = snapshotter
         self.rules = rules
         self.logger = logger
         self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
         self.index = Mutex(replay.index)
-        self.lines = lines
+        self.log = log
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
         let arrivals = DispatchSemaphore(value: 0)
         self.arrivals = arrivals

@@ -2,18 +2,19 @@ import AnnouncementsDomain
 import Dispatch
 import Synchronization
 
-/// The log's writer: a loop on a thread of its own that writes the lines the committer hands over
-/// and syncs them, with one write and one sync for everything handed over while the last sync ran
-/// (group commit). It starts when lines are handed over and ends when none are left.
+/// The log's writer: a loop on a thread of its own that appends the lines the committer hands over
+/// to the log, durably, with one append (for the file: one write and one sync) for everything
+/// handed over while the last one ran (group commit). It starts when lines are handed over and
+/// ends when none are left.
 ///
 /// A committer with nothing else to do may run the loop on its own thread instead (`inline`): one
 /// writer alone then waits for one thread, not three (committer, syncer, committer again); each
 /// wake of a sleeping thread costs about as much here as a tenth of a sync.
 ///
-/// It knows nothing of events: only bytes, where they go, and how far the file is durable. When a
-/// write or a sync fails, it cuts the file back to where that write began, drops the lines handed
-/// over after them (they were prepared on top of the failed ones), and takes no more until the
-/// committer has seen the failure (`resume(after:)`).
+/// It knows nothing of events, nor of which log it appends to (`EventLog`): only bytes, where they
+/// go, and how far the log is durable. When an append fails (the log leaves none of its bytes),
+/// it drops the lines handed over after them (they were prepared on top of the failed ones), and
+/// takes no more until the committer has seen the failure (`resume(after:)`).
 final class LogSyncer: Sendable {
     /// Lines handed over and not yet durable: a write or a sync failed for `start..<end`.
     struct Failure: Error {
@@ -36,7 +37,7 @@ final class LogSyncer: Sendable {
         var isUnusable = false
     }
 
-    private let log: LogFile
+    private let log: any EventLog
     private let state: Mutex<State>
     private let queue = DispatchQueue(label: "announcements.sync")
     /// Called after each sync, failed or not (the committer waits on it).
@@ -46,9 +47,9 @@ final class LogSyncer: Sendable {
     /// How many syncs succeeded.
     let syncs = Atomic<Int>(0)
 
-    init(log: LogFile, synced: @escaping @Sendable () -> Void) {
+    init(log: any EventLog, synced: @escaping @Sendable () -> Void) {
         self.log = log
-        self.state = Mutex(State(pendingStart: log.writtenEnd, durableEnd: log.writtenEnd))
+        self.state = Mutex(State(pendingStart: log.durableEnd, durableEnd: log.durableEnd))
         self.synced = synced
     }
 
@@ -137,22 +138,14 @@ final class LogSyncer: Sendable {
             var bytes = lines[0]
             for more in lines.dropFirst() { bytes.append(contentsOf: more) }
             do throws(LogError) {
-                let end = try bytes.withBytes(log.write)
-                do throws(LogError) {
-                    try log.sync()
-                } catch {
-                    // (`LogFile.write` cuts a failed write back itself.)
-                    log.cutBack(to: start)
-                    throw error
-                }
-                log.markDurable(upTo: end)
+                let end = try bytes.withBytes { lines throws(LogError) in try log.appendDurably(lines, at: start) }
                 syncs.add(1, ordering: .relaxed)
                 state.withLock { state in
                     state.durableEnd = end
                     state.lastError = nil
                 }
             } catch {
-                // Read here, on the queue that writes and cuts back: the file's own flag is not shared.
+                // Read here, on the queue that appends: the log's own flag is not shared.
                 let isUnusable = log.isUnusable
                 state.withLock { state in
                     state.failure = Failure(start: start, end: start + Int64(bytes.count), error: error)

@@ -9,21 +9,25 @@ import Musl
 import Darwin
 #endif
 
-/// The log opened for appending. It holds the log's exclusive write lock until it is closed.
+/// The log as a file of JSON lines (the embedded `EventLog`, the default): opened for appending,
+/// holding the file's exclusive write lock (the writer role) until it is closed.
 ///
-/// `@unchecked Sendable`: a `LogFile` is created by `EventStore.open` (which recovers a torn line
+/// `@unchecked Sendable`: a `FileLog` is created by `EventStore.open` (which recovers a torn line
 /// with it) and from then on written, synced and cut back only by the store's `LogSyncer`, on its
 /// serial queue; `close()` (atomic, touching only the descriptor) comes once that queue is idle.
-final class LogFile: @unchecked Sendable {
-    let path: String
+/// Reads go through a read-only descriptor of their own (`pread`: any thread, any time).
+public final class FileLog: EventLog, @unchecked Sendable {
+    public let path: String
     /// The open file (internal so that tests can duplicate it, as a forked child process would).
     let fd: Int32
     private let isClosed = Atomic(false)
     private let operations: FileOperations
+    /// The file opened for reading durable lines back.
+    private let reader: ReadOnlyFile
     /// The length of the file up to its last good line: where the next write goes.
     private(set) var length: Int64
     /// Set when a failed append could not be undone: the file's end is then unknown.
-    private(set) var isUnusable = false
+    public private(set) var isUnusable = false
 
     /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
     /// when another process holds it.
@@ -46,6 +50,13 @@ final class LogFile: @unchecked Sendable {
             throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
         }
         self.length = try FileIO.sizeOrClose(fd, path: path)
+        do throws(LogError) {
+            self.reader = try ReadOnlyFile(path: path)
+        } catch {
+            flock(fd, LOCK_UN)
+            FileIO.close(fd)
+            throw error
+        }
         self.fd = fd
         self.writtenEnd = length
         if !existed { Self.syncFolder(folder) }
@@ -61,7 +72,7 @@ final class LogFile: @unchecked Sendable {
     /// belongs to the open file, which a child process forked meanwhile (by anything in this
     /// process that starts a program) shares until it runs its program. Closing alone would leave
     /// the lock held for that long, and reopening the log right after would find it taken.
-    func close() {
+    public func close() {
         if isClosed.exchange(true, ordering: .acquiringAndReleasing) { return }
         flock(fd, LOCK_UN)
         FileIO.close(fd)
@@ -69,6 +80,32 @@ final class LogFile: @unchecked Sendable {
 
     /// The end of everything written, synced or not: where the next write goes.
     private(set) var writtenEnd: Int64 = 0
+
+    // MARK: - EventLog
+
+    public var durableEnd: Int64 { length }
+
+    /// Writes `lines` at the end and syncs them; on failure cuts the file back to `start` (and
+    /// makes the cut durable, or marks the file unusable) and throws.
+    public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
+        guard start == writtenEnd else {
+            throw LogError(.unusable, path: path, message: "an append was to go at byte \(start), but the log's lines end at \(writtenEnd)")
+        }
+        // (`write` cuts a failed write back itself.)
+        let end = try write(lines)
+        do throws(LogError) {
+            try sync()
+        } catch {
+            cutBack(to: start)
+            throw error
+        }
+        markDurable(upTo: end)
+        return end
+    }
+
+    public func read(from position: Int64, count: Int) throws(LogError) -> [UInt8] {
+        try reader.bytes(from: position, count: count)
+    }
 
     /// Writes `bytes` after everything written so far, not yet durable: `sync()` and then
     /// `markDurable(upTo:)` make them so. On failure the file is cut back to where the write began,

@@ -1,0 +1,43 @@
+import AnnouncementsDomain
+
+/// What the store needs from the log that keeps its events: the seam between the store (the
+/// committer, the read models, the feed) and where the lines live. `FileLog` is the embedded one.
+///
+/// A log holds *lines*: the exact bytes of the events, in seq order, each ending with a newline
+/// (the hash chain covers these bytes, so every log keeps them as they are). A *position* is the
+/// log's own measure of where lines end: a byte offset in a file. The store only keeps positions,
+/// compares them and hands them back (the event index locates each durable line by its position
+/// and length).
+///
+/// One process at a time holds the *writer role*: an open log holds it until `close()`, and
+/// opening fails while another holds it. Appends come from one thread at a time (the store's
+/// syncer), in order, each after the last; reads come from any thread, at any time, and see only
+/// durable lines.
+///
+/// Replay is the log's reader's work, not this protocol's: the store opens with the state the log
+/// folds into (see `EventStore.open`). Followers are woken by the store as its own appends become
+/// durable: a log that other processes append to as well will add a way to follow their lines.
+public protocol EventLog: AnyObject, Sendable {
+    /// The log's name in messages: a file's path.
+    var path: String { get }
+
+    /// Where the durable lines end: where the first append goes.
+    var durableEnd: Int64 { get }
+
+    /// Appends `lines` (whole lines, each ending with a newline) at `start`, where the lines
+    /// appended before end, and makes them durable: all of them, or none. Returns where they end.
+    ///
+    /// On failure none of their bytes is left and the error says why; the next append may go at
+    /// `start` again, unless `isUnusable` (the failure could not be undone).
+    func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64
+
+    /// Whether an earlier failed append could not be undone: the log's end is then unknown, and
+    /// it takes no more appends until it is opened again (which recovers it).
+    var isUnusable: Bool { get }
+
+    /// The durable bytes from `position`, `count` of them: whole lines, with their newlines.
+    func read(from position: Int64, count: Int) throws(LogError) -> [UInt8]
+
+    /// Gives up the writer role; appends fail from then on. Called once appends have stopped.
+    func close()
+}
