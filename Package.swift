@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "announcements", targets: ["AnnouncementsCLI"]),
         .library(name: "AnnouncementsDomain", targets: ["AnnouncementsDomain"]),
         .library(name: "AnnouncementsStore", targets: ["AnnouncementsStore"]),
+        .library(name: "AnnouncementsPostgres", targets: ["AnnouncementsPostgres"]),
         .library(name: "AnnouncementsHTTP", targets: ["AnnouncementsHTTP"]),
         .library(name: "AnnouncementsClient", targets: ["AnnouncementsClient"]),
     ],
@@ -19,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // libyaml from the system (Debian: libyaml-dev, Homebrew: libyaml).
@@ -50,10 +53,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The log in PostgreSQL (`storage: postgres`): another `EventLog`, through postgres-nio.
+        .target(
+            name: "AnnouncementsPostgres",
+            dependencies: [
+                "AnnouncementsDomain",
+                "AnnouncementsStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // config.yaml, read through libyaml.
         .target(
             name: "AnnouncementsConfig",
-            dependencies: ["CYaml", "AnnouncementsDomain", "AnnouncementsStore"]
+            dependencies: ["CYaml", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres"]
         ),
         // The HTTP API over the store: routes, versions, representations. No argument parsing.
         .target(
@@ -81,6 +97,7 @@ let package = Package(
                 "AnnouncementsDomain", "AnnouncementsStore",
                 "AnnouncementsConfig",
                 "AnnouncementsHTTP",
+                "AnnouncementsPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

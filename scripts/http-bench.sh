@@ -189,7 +189,7 @@ compare one bare 0.8 "GET /announcements/2 / bare"
 
 PG=
 if [ "${HTTP_BENCH_PG:-1}" = 0 ]; then PG_SKIP="HTTP_BENCH_PG=0"
-elif pg_start; then PG=1
+elif pg_bench_start; then PG=1
 fi
 [ -n "$PG" ] || echo "PostgreSQL comparison skipped: $PG_SKIP"
 

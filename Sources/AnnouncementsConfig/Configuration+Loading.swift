@@ -10,7 +10,7 @@ import Darwin
 
 extension Configuration {
     /// The keys `config.yaml` may hold.
-    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot"]
+    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot", "storage", "postgres"]
 
     /// Reads and checks a config file. `environment` resolves `env:NAME` tokens. A file past
     /// `ConfigLimits.maxFileBytes` is refused before it is read.
@@ -69,6 +69,10 @@ extension Configuration {
             case "http": configuration.http = try reader.http(value)
             case "snapshot": configuration.snapshot = try reader.snapshot(value)
             case "tokens": configuration.writers = try reader.writers(value, environment: environment)
+            case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)
+            case "postgres":
+                // Read with `storage: postgres`; otherwise unused, but its keys must still be known ones.
+                _ = try reader.mapping(value, key: name, allowed: Configuration.postgresKeys)
             case "seed":
                 for (index, item) in try reader.list(value, key: name).enumerated() {
                     configuration.seed.append(try reader.draft(item, key: "seed[\(index)]"))

@@ -6,6 +6,8 @@ public struct Configuration: Sendable, Hashable {
     public var host = "127.0.0.1"
     /// The port the server listens on; 0 picks a free one.
     public var port = 8080
+    /// Where the log lives (`storage:`): the file at `logPath` (the default), or PostgreSQL.
+    public var storage = Storage.file
     /// The log file's path, resolved against the config file's folder.
     public var logPath = "events/announcements.jsonl"
     /// Announcements appended, by `seed`, when a writer opens an empty log.

@@ -15,6 +15,8 @@ struct CLIError: Error, CustomStringConvertible {
         case noInput = 66
         /// The server cannot be reached.
         case unavailable = 69
+        /// An output file cannot be created (it exists, or its folder is not writable).
+        case cantCreate = 73
         /// A write failed.
         case ioError = 74
         /// The log is locked by another process: try again later.

@@ -1,5 +1,6 @@
 import AnnouncementsConfig
 import AnnouncementsDomain
+import AnnouncementsPostgres
 import AnnouncementsStore
 import ArgumentParser
 import Foundation
@@ -40,17 +41,52 @@ struct LogOptions: ParsableArguments {
         }
     }
 
-    /// Opens the log as its writer (taking its lock, seeding it when empty, starting from the
-    /// snapshot beside it as the config's `snapshot:` says), as `serve` and `init` do.
+    /// Opens the log as its writer (taking its lock or writer role, seeding it when empty, for a
+    /// file starting from the snapshot beside it as the config's `snapshot:` says), as `serve` and
+    /// `init` do.
     func openStore(_ configuration: Configuration, logger: Logger) async throws(CLIError) -> EventStore {
         do {
-            return try await EventStore.open(
-                path: log ?? configuration.logPath, rules: configuration.rules, seed: configuration.seed,
-                snapshots: configuration.snapshot.policy, logger: logger
-            )
-        } catch {
+            switch try source(configuration) {
+            case .file(let path):
+                return try await EventStore.open(
+                    path: path, rules: configuration.rules, seed: configuration.seed,
+                    snapshots: configuration.snapshot.policy, logger: logger
+                )
+            case .postgres(let settings):
+                let (postgresLog, replay) = try await PostgresLog.open(settings, logger: logger)
+                logger.info("opened the log in PostgreSQL", metadata: ["log.path": "\(postgresLog.path)", "event.seq": "\(replay.model.seq)"])
+                return try await EventStore.open(log: postgresLog, replay: replay, rules: configuration.rules, seed: configuration.seed, logger: logger)
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch let error as LogError {
             throw CLIError(error)
+        } catch let error as StoreError {
+            throw CLIError(error)
+        } catch {
+            throw CLIError(.failure, "\(error)")
         }
+    }
+
+    /// Where a command's log is: a file, or PostgreSQL.
+    enum Source {
+        case file(String)
+        case postgres(PostgresSettings)
+    }
+
+    /// The log: --log (a file), or the config's `storage:` (`log:`, or `postgres:`).
+    func source(_ configuration: Configuration) throws(CLIError) -> Source {
+        if let log { return .file(log) }
+        switch configuration.storage {
+        case .file: return .file(configuration.logPath)
+        case .postgres(let settings): return .postgres(settings)
+        }
+    }
+
+    /// `source(_:)` with the configuration read as `configuration()` does.
+    func source() throws(CLIError) -> Source {
+        if let log { return .file(log) }
+        return try source(configuration())
     }
 
     /// The log's path: --log, or the config's `log`.

@@ -1,9 +1,11 @@
 import AnnouncementsDomain
+import AnnouncementsPostgres
 import AnnouncementsStore
 import ArgumentParser
+import Logging
 
 /// `announcements replay`: rebuild the state from the log and print it.
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild the announcements from the log and print them.",
@@ -41,13 +43,19 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingErrors { () throws(CLIError) in
-            let path = try options.logPath()
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
             let bound: ReplayBound? = until.map(ReplayBound.seq) ?? asOf.flatMap(Timestamp.init(rfc3339:)).map(ReplayBound.time)
+            let source = try options.source()
+            let path: String
             let replay: Replay
             do throws(LogError) {
-                if bound == nil, !noSnapshot {
+                switch source {
+                case .postgres(let settings):
+                    path = settings.description
+                    replay = try await PostgresLog.replay(settings, until: bound, logger: Logger(label: "announcements"))
+                case .file(let file) where bound == nil && !noSnapshot:
+                    path = file
                     let result = try LogReader(path: path).replayUsingSnapshot(progress: Output.progress(label: "replaying"))
                     replay = result.replay
                     let use = result.snapshot
@@ -56,7 +64,8 @@ struct ReplayCommand: ParsableCommand {
                     } else if let problem = use.problem, use.reason != "missing" {
                         Output.note("\(path): did not use the snapshot (\(problem)); replayed the whole log")
                     }
-                } else {
+                case .file(let file):
+                    path = file
                     replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
                 }
             } catch {

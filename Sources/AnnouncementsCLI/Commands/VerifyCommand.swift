@@ -3,7 +3,7 @@ import AnnouncementsStore
 import ArgumentParser
 
 /// `announcements verify`: check the whole log.
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the log: format, sequence, references, hash chain and rules.",
@@ -31,13 +31,16 @@ struct VerifyCommand: ParsableCommand {
     /// How many problems to print before summarising the rest.
     static let problemsShown = 100
 
-    func run() throws {
-        try reportingErrors { () throws(CLIError) in
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
             let configuration = options.log == nil ? try options.configuration() : nil
-            let path = try options.logPath()
+            let rules = configuration?.rules ?? ValidationRules()
+            let expected = expectHead.flatMap(LogHead.init)
+            let source = if let configuration { try options.source(configuration) } else { try options.source() }
+            let path = LogLines.name(of: source)
             let report: VerifyReport
             do throws(LogError) {
-                report = try LogReader(path: path).verify(rules: configuration?.rules ?? ValidationRules(), expecting: expectHead.flatMap(LogHead.init))
+                report = try await LogLines.verify(source, rules: rules, expecting: expected)
             } catch {
                 throw CLIError(error)
             }

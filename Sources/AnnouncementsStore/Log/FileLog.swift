@@ -31,7 +31,12 @@ public final class FileLog: EventLog, @unchecked Sendable {
 
     /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
     /// when another process holds it.
-    init(path: String, operations: FileOperations = .system) throws(LogError) {
+    public convenience init(path: String) throws(LogError) {
+        try self.init(path: path, operations: .system)
+    }
+
+    /// `init(path:)`, with the system calls the log's writer makes (for tests).
+    init(path: String, operations: FileOperations) throws(LogError) {
         self.path = path
         self.operations = operations
         let folder = Self.folder(of: path)
@@ -188,13 +193,13 @@ public final class FileLog: EventLog, @unchecked Sendable {
         return sidePath
     }
 
-    static func folder(of path: String) -> String {
+    package static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Makes a new directory entry durable.
-    static func syncFolder(_ folder: String) {
+    package static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

@@ -7,7 +7,7 @@ public enum ReplayBound: Sendable, Hashable {
     /// Up to and including the last event at or before this time.
     case time(Timestamp)
 
-    func includes(_ event: Event) -> Bool {
+    public func includes(_ event: Event) -> Bool {
         switch self {
         case .seq(let seq): event.seq <= seq
         case .time(let time): event.at <= time
@@ -39,6 +39,28 @@ public struct Replay: Sendable {
     public var index = EventIndex()
     /// The seq of the event each idempotency key made, when the replay was asked to index.
     public var keys: [String: Int] = [:]
+
+    /// The state of an empty log, to fold lines into (see `apply`).
+    public init() {
+        model.deferTitleIndex()
+    }
+}
+
+extension Replay {
+    /// Applies the event of line `line` (at `offset` in the log, `count` bytes without its newline),
+    /// and with `indexing` records where it is and its idempotency key: one step of every replay,
+    /// whichever log the lines come from. Throws an error naming the line when it does not apply.
+    public mutating func apply(_ event: consuming Event, line: Int, offset: Int64, count: Int, indexing: Bool, path: String) throws(LogError) {
+        if indexing {
+            index.add(seq: event.seq, id: event.id, offset: offset, length: count)
+            if let key = event.key { keys[key] = event.seq }
+        }
+        do throws(ApplyProblem) {
+            try model.apply(event)
+        } catch {
+            throw LogError(.invalidLine, path: path, line: line, message: error.message)
+        }
+    }
 }
 
 extension LogReader {
@@ -107,16 +129,7 @@ extension LogReader {
                     chained = false
                     return .stop
                 }
-                let (seq, id) = (event.seq, event.id)
-                if indexing {
-                    replay.index.add(seq: seq, id: id, offset: offset, length: count)
-                    if let key = event.key { replay.keys[key] = seq }
-                }
-                do throws(ApplyProblem) {
-                    try replay.model.apply(event)
-                } catch {
-                    throw LogError(.invalidLine, path: path, line: number, message: error.message)
-                }
+                try replay.apply(event, line: number, offset: offset, count: count, indexing: indexing, path: path)
             case .failure(let problem):
                 if isLast, problem.isMalformedJSON {
                     torn = (offset, number, "the last line is not JSON (\(problem.message))")

@@ -162,7 +162,18 @@ public final class EventStore: Sendable {
 
     /// A store on `log`, which holds the writer role, starting from `replay`, the state its lines
     /// fold into (indexed: `Replay.index` locates every line, `Replay.keys` holds the idempotency
-    /// keys); appends `seed` as `created` events by `seed` when the log is empty.
+    /// keys); appends `seed` as `created` events by `seed` when the log is empty. No snapshots.
+    public static func open(
+        log: any EventLog,
+        replay: Replay,
+        rules: ValidationRules = ValidationRules(),
+        seed: [AnnouncementDraft] = [],
+        logger: Logger = Logger(label: "announcements.store")
+    ) async throws(StoreError) -> EventStore {
+        try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: nil, logger: logger)
+    }
+
+    /// `open(log:replay:…)`, writing snapshots through `snapshotter`.
     static func open(
         log: any EventLog,
         replay: Replay,

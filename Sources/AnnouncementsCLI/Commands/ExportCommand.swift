@@ -1,0 +1,116 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `announcements export`: the log's lines into a new file, byte for byte.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Copy the log (a file or PostgreSQL) into a new log file, byte for byte.",
+        discussion: """
+            Reads the log the config's `storage:` names (or --log) without taking its writer role, so \
+            it may run beside a server: the copy holds every line durable when the read began. The \
+            file is created (never overwritten) and synced; the command prints its head (SEQ:SHA256), \
+            which `verify --log FILE` prints too. `import --from FILE` copies it back into a log.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Option(help: ArgumentHelp("The new log file (it must not exist).", valueName: "file"))
+    var to: String
+
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
+            let source = try options.source()
+            let name = LogLines.name(of: source)
+            let file = try NewFile(path: to)
+            var count = 0
+            var lastLine: [UInt8]?
+            do throws(LogError) {
+                let tail = try await LogLines.read(source) { line throws(LogError) in
+                    try file.append(line.bytes)
+                    count += 1
+                    lastLine = Array(line.bytes)
+                    return .continue
+                }
+                try file.finish()
+                if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
+            } catch {
+                file.remove()
+                throw CLIError(error)
+            }
+            let head = lastLine.map { LogHead(seq: count, hash: LineHash(of: $0)).description } ?? "-"
+            Output.line("exported \(Output.count(count)) events (\(Output.count(Int(file.size))) bytes) from \(name) to \(to)\n  head: \(head)")
+        }
+    }
+}
+
+/// A log file being written by `export`: created exclusively, filled in large writes, synced.
+final class NewFile {
+    let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var size: Int64 = 0
+
+    init(path: String) throws(CLIError) {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EEXIST { throw CLIError(.cantCreate, "\(path) exists: export writes a new file; choose another name or remove it") }
+            throw CLIError(.cantCreate, "\(path): cannot create the file: \(String(cString: strerror(code)))")
+        }
+        self.fd = fd
+        buffer.reserveCapacity(Self.flushAt)
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    static let flushAt = 4 << 20
+
+    /// Adds a line (without its newline).
+    func append(_ line: ArraySlice<UInt8>) throws(LogError) {
+        buffer += line
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= Self.flushAt { try flush() }
+    }
+
+    /// Writes what is buffered and syncs the file and its folder.
+    func finish() throws(LogError) {
+        try flush()
+        guard fsync(fd) == 0 else { throw failure("cannot sync the file") }
+        FileLog.syncFolder(FileLog.folder(of: path))
+    }
+
+    /// Removes the file after a failure.
+    func remove() {
+        unlink(path)
+    }
+
+    private func flush() throws(LogError) {
+        var written = 0
+        while written < buffer.count {
+            let result = buffer[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { throw failure("cannot write the file") }
+            written += result
+        }
+        size += Int64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func failure(_ what: String) -> LogError {
+        LogError(.writeFailed, path: path, message: "\(what): \(String(cString: strerror(errno)))")
+    }
+}

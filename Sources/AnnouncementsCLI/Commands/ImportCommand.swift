@@ -1,0 +1,86 @@
+import AnnouncementsConfig
+import AnnouncementsDomain
+import AnnouncementsPostgres
+import AnnouncementsStore
+import ArgumentParser
+import Logging
+
+/// `announcements import`: a log file's lines into an empty log (a file or PostgreSQL).
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Copy a log file into the configured log, which must be empty, byte for byte.",
+        discussion: """
+            Verifies FILE first (as `verify` does: a log with problems is refused), then takes the \
+            destination's writer role (so no server may run on it), appends FILE's lines in large \
+            durable batches, and verifies the destination: it must end at FILE's head. The \
+            destination is the config's `storage:` (a file or PostgreSQL), or --log.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Option(help: ArgumentHelp("The log file to copy from.", valueName: "file"))
+    var from: String
+
+    /// How many bytes go in one durable append.
+    static let batchBytes = 4 << 20
+
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
+            let configuration = options.log == nil ? try options.configuration() : Configuration()
+            let destination = try options.source(configuration)
+            let name = LogLines.name(of: destination)
+            if case .file(let path) = destination, path == from {
+                throw CLIError(.usage, "\(from) is the destination log itself")
+            }
+            do throws(LogError) {
+                let source = try await LogLines.verify(.file(from), rules: configuration.rules)
+                guard source.isSound, source.partialTail == nil else {
+                    let first = source.problems.first?.description ?? "\(from): \(source.partialTail ?? 0) bytes at the end with no newline"
+                    throw LogError(.invalidLine, path: from, message: "\(from) does not verify, so it is not imported (run `announcements verify --log \(from)`): \(first)")
+                }
+                let log = try await openEmpty(destination, name: name)
+                var end: Int64 = 0
+                var batch: [UInt8] = []
+                do throws(LogError) {
+                    try LogReader(path: from).read { line throws(LogError) in
+                        batch += line.bytes
+                        batch.append(UInt8(ascii: "\n"))
+                        if batch.count >= Self.batchBytes {
+                            end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) }
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                        return .continue
+                    }
+                    if !batch.isEmpty { end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) } }
+                } catch {
+                    log.close()
+                    throw error
+                }
+                log.close()
+                let copied = try await LogLines.verify(destination, rules: configuration.rules)
+                guard copied.isSound, copied.head == source.head else {
+                    throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")")
+                }
+                Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(copied.head?.description ?? "-")")
+            } catch {
+                throw CLIError(error)
+            }
+        }
+    }
+
+    /// The destination opened as its writer; refused unless it is empty.
+    private func openEmpty(_ destination: LogOptions.Source, name: String) async throws(LogError) -> any EventLog {
+        let log: any EventLog
+        switch destination {
+        case .file(let path): log = try FileLog(path: path)
+        case .postgres(let settings): log = try await PostgresLog.open(settings, logger: Logger(label: "announcements")).log
+        }
+        guard log.durableEnd == 0 else {
+            log.close()
+            throw LogError(.unusable, path: name, message: "the log is not empty (\(log.durableEnd) bytes): import only into an empty log")
+        }
+        return log
+    }
+}

@@ -1,0 +1,44 @@
+import AnnouncementsDomain
+import AnnouncementsPostgres
+import AnnouncementsStore
+import Logging
+
+/// Reading a log's lines whichever storage holds it: what `export`, `import` and `verify` share.
+enum LogLines {
+    /// The log's name in messages: the file's path, or `postgres://USER@HOST:PORT/DATABASE#TABLE`.
+    static func name(of source: LogOptions.Source) -> String {
+        switch source {
+        case .file(let path): path
+        case .postgres(let settings): settings.description
+        }
+    }
+
+    /// Delivers the log's complete lines in order until `body` stops. Returns the bytes after the
+    /// last complete line of a file (a line being written, or torn by a crash), if any.
+    @discardableResult
+    static func read(
+        _ source: LogOptions.Source,
+        computesHashes: Bool = false,
+        _ body: (inout LogLine) throws(LogError) -> LogReader.Next
+    ) async throws(LogError) -> Int? {
+        switch source {
+        case .file(let path):
+            var reader = LogReader(path: path)
+            reader.computesHashes = computesHashes
+            return try reader.read(progress: Output.progress(label: "reading"), body).tail?.bytes.count
+        case .postgres(let settings):
+            _ = try await PostgresLog.readLines(settings, computesHashes: computesHashes, logger: Logger(label: "announcements"), body)
+            return nil
+        }
+    }
+
+    /// Checks the whole log as `verify` does.
+    static func verify(_ source: LogOptions.Source, rules: ValidationRules, expecting expected: LogHead? = nil) async throws(LogError) -> VerifyReport {
+        var verification = LogVerification(path: name(of: source), rules: rules, expecting: expected)
+        let tail = try await read(source, computesHashes: true) { line in
+            verification.check(line)
+            return .continue
+        }
+        return verification.report(tail: tail)
+    }
+}

@@ -1,0 +1,85 @@
+import AnnouncementsPostgres
+
+/// Where the log lives: `storage: file` (the default: `log:`, a file beside the config) or
+/// `storage: postgres` with a `postgres:` section.
+extension Configuration {
+    public enum Storage: Sendable, Hashable {
+        /// The log file at `logPath`.
+        case file
+        /// A table in PostgreSQL.
+        case postgres(PostgresSettings)
+    }
+
+    /// The keys the `postgres:` section may hold.
+    static let postgresKeys = ["url", "password", "table", "tls"]
+}
+
+extension ConfigReader {
+    /// `storage:`, checked against the `postgres:` section (nil when there is none).
+    func storage(_ node: YAMLNode, postgres: YAMLNode?, environment: [String: String]) throws(ConfigError) -> Configuration.Storage {
+        let kind = try nonEmptyString(node, key: "storage")
+        switch kind {
+        case "file":
+            return .file
+        case "postgres":
+            guard let postgres else { throw error(node, key: "storage", "`storage: postgres` needs a `postgres:` section with at least `url`") }
+            return .postgres(try postgresSettings(postgres, environment: environment))
+        default:
+            throw error(node, key: "storage", "expected file or postgres, found \"\(kind)\"")
+        }
+    }
+
+    /// The `postgres:` section: `url` (or `env:NAME`), and optionally `password` (or `env:NAME`,
+    /// which replaces the URL's), `table` and `tls` (which replaces the URL's `sslmode`).
+    func postgresSettings(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> PostgresSettings {
+        var url: (String, YAMLNode)?
+        var password: String??
+        var table = PostgresSettings.defaultTable
+        var tls: PostgresSettings.TLSMode?
+        for (name, value) in try mapping(node, key: "postgres", allowed: Configuration.postgresKeys) {
+            let key = "postgres.\(name)"
+            switch name {
+            case "url": url = (try secret(value, key: key, environment: environment, required: true) ?? "", value)
+            case "password": password = .some(try secret(value, key: key, environment: environment, required: false))
+            case "table":
+                table = try nonEmptyString(value, key: key)
+                do throws(PostgresSettingsError) {
+                    try PostgresSettings.check(table: table)
+                } catch {
+                    throw self.error(value, key: key, error.message)
+                }
+            case "tls":
+                let text = try nonEmptyString(value, key: key)
+                guard let mode = PostgresSettings.TLSMode(rawValue: text) else {
+                    throw error(value, key: key, "expected one of \(PostgresSettings.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(text)\"")
+                }
+                tls = mode
+            default: break
+            }
+        }
+        guard let (text, urlNode) = url else { throw error(node, key: "postgres", "missing `url` (postgres://USER@HOST:PORT/DATABASE, or env:NAME)") }
+        var settings: PostgresSettings
+        do throws(PostgresSettingsError) {
+            settings = try PostgresSettings(url: text, table: table)
+        } catch {
+            throw self.error(urlNode, key: "postgres.url", error.message)
+        }
+        if let password { settings.password = password }
+        if let tls { settings.tls = tls }
+        return settings
+    }
+
+    /// A value given as it is or as `env:NAME`. A variable that is unset or empty is an error when
+    /// `required`, and nil otherwise.
+    private func secret(_ node: YAMLNode, key: String, environment: [String: String], required: Bool) throws(ConfigError) -> String? {
+        let spec = try nonEmptyString(node, key: key)
+        guard spec.hasPrefix("env:") else { return spec }
+        let variable = String(spec.dropFirst(4))
+        guard !variable.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_POSTGRES_URL") }
+        guard let value = environment[variable], !value.isEmpty else {
+            if required { throw error(node, key: key, "the environment variable \(variable) is not set") }
+            return nil
+        }
+        return value
+    }
+}

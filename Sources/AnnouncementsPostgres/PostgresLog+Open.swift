@@ -1,0 +1,205 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+extension PostgresLog {
+    /// Connects, creates the table when it is missing, takes the writer role, and replays the log
+    /// into the state a store starts from (indexed, as `EventStore.open(log:replay:)` wants it).
+    ///
+    /// Fails at once, with `LogError.Kind.locked`, while another process holds the writer role.
+    public static func open(_ settings: PostgresSettings, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
+        let path = settings.description
+        let writer = try await connect(settings, id: 1, logger: logger)
+        do throws(LogError) {
+            let key = lockKey(settings.table)
+            let locked = try await run(path, "take the writer role") {
+                let rows: PostgresRowSequence = try await writer.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
+                for try await locked in rows.decode(Bool.self) { return locked }
+                return false
+            }
+            guard locked else {
+                throw LogError(.locked, path: path, message: "another process holds the writer role on this log (PostgreSQL advisory lock \(key)); stop it, or use another table")
+            }
+            try await run(path, "make commits synchronous") {
+                try await writer.query("SET synchronous_commit TO on", logger: logger)
+            }
+            try await createTable(settings.table, on: writer, path: path, logger: logger)
+            var replay = Replay()
+            var lastLine: [UInt8]?
+            let end = try await lines(of: settings.table, on: writer, path: path, logger: logger) { line throws(LogError) in
+                switch line.takeParsed() {
+                case .success(let event):
+                    try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: true, path: path)
+                case .failure(let problem):
+                    throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+                }
+                lastLine = Array(line.bytes)
+                return .continue
+            }
+            replay.lastHash = lastLine.map { LineHash(of: $0) }
+            let reader = try await connect(settings, id: 2, logger: logger)
+            return (PostgresLog(settings: settings, writer: writer, reader: reader, durableEnd: end, logger: logger), replay)
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+    }
+
+    /// Delivers the lines of the log in `table` in seq order until `body` stops, without taking the
+    /// writer role (for `replay`, `verify` and `export`, which may run beside a server). Returns
+    /// the number of lines delivered. A log whose table does not exist yet is empty.
+    public static func readLines(
+        _ settings: PostgresSettings,
+        computesHashes: Bool = false,
+        logger: Logger,
+        _ body: (inout LogLine) throws(LogError) -> LogReader.Next
+    ) async throws(LogError) -> Int {
+        let path = settings.description
+        let connection = try await connect(settings, id: 3, logger: logger)
+        var count = 0
+        do throws(LogError) {
+            let exists: Bool = try await run(path, "look for the events table") {
+                let rows: PostgresRowSequence = try await connection.query("SELECT to_regclass(\(settings.table)) IS NOT NULL", logger: logger)
+                for try await exists in rows.decode(Bool.self) { return exists }
+                return false
+            }
+            if exists {
+                _ = try await lines(of: settings.table, on: connection, path: path, computesHashes: computesHashes, logger: logger) { line throws(LogError) in
+                    count += 1
+                    return try body(&line)
+                }
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+        return count
+    }
+
+    /// Streams the rows of `table` in seq order as lines: numbered by seq, at their positions, each
+    /// checked to follow the one before it (the next seq, at the next position). Returns where the
+    /// last line ends (0 for an empty log).
+    static func lines(
+        of table: String,
+        on connection: PostgresConnection,
+        path: String,
+        computesHashes: Bool = false,
+        logger: Logger,
+        _ body: (inout LogLine) throws(LogError) -> LogReader.Next
+    ) async throws(LogError) -> Int64 {
+        var expected: (seq: Int64, position: Int64) = (1, 0)
+        let rows: PostgresRowSequence = try await run(path, "read the log") {
+            try await connection.query("SELECT seq, position, line FROM \(unescaped: table) ORDER BY seq", logger: logger)
+        }
+        do {
+            for try await (seq, position, buffer) in rows.decode((Int64, Int64, ByteBuffer).self) {
+                guard seq == expected.seq else {
+                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the log goes from seq \(expected.seq - 1) to seq \(seq): rows are missing")
+                }
+                guard position == expected.position else {
+                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's position is \(position), but the lines before it end at \(expected.position)")
+                }
+                let bytes = Array(buffer.readableBytesView)
+                guard !bytes.contains(UInt8(ascii: "\n")) else {
+                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's line holds a newline")
+                }
+                let parsed = Result { () throws(LineProblem) -> Event in
+                    let event = try EventParser.parse(bytes)
+                    guard event.seq == Int(seq) else { throw LineProblem("the line's seq is \(event.seq), but its row's is \(seq)") }
+                    return event
+                }
+                var line = LogLine(
+                    number: Int(seq), offset: position, bytes: bytes[...], parsed: parsed,
+                    hash: computesHashes ? LineHash(of: bytes) : nil, isLast: false
+                )
+                expected = (seq + 1, position + Int64(bytes.count) + 1)
+                if case .stop = try body(&line) { break }
+            }
+        } catch let error as LogError {
+            throw error
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot read the log: \(describe(error))")
+        }
+        return expected.position
+    }
+
+    /// Creates the events table when it is missing (the writer role is held: no other process
+    /// creates it meanwhile).
+    static func createTable(_ table: String, on connection: PostgresConnection, path: String, logger: Logger) async throws(LogError) {
+        try await run(path, "create the events table") {
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS \(unescaped: table) (
+                    seq bigint PRIMARY KEY CHECK (seq >= 1),
+                    position bigint NOT NULL UNIQUE CHECK (position >= 0),
+                    id bigint NOT NULL,
+                    type text NOT NULL,
+                    by text NOT NULL,
+                    at timestamptz NOT NULL,
+                    key text,
+                    line bytea NOT NULL
+                )
+                """, logger: logger)
+            try await connection.query("CREATE INDEX IF NOT EXISTS \(unescaped: table)_id ON \(unescaped: table) (id, seq)", logger: logger)
+        }
+    }
+
+    static func connect(_ settings: PostgresSettings, id: Int, logger: Logger) async throws(LogError) -> PostgresConnection {
+        let path = settings.description
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch settings.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot set up TLS: \(error)")
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user,
+            password: settings.password, database: settings.database, tls: tls
+        )
+        return try await run(path, "connect to PostgreSQL") {
+            try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        }
+    }
+
+    /// Runs `work`, turning any failure into a `LogError` that says what was being done.
+    @discardableResult
+    static func run<T>(_ path: String, _ what: String, _ work: () async throws -> T) async throws(LogError) -> T {
+        do {
+            return try await work()
+        } catch let error as LogError {
+            throw error
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot \(what): \(describe(error))")
+        }
+    }
+}
+
+extension PostgresLog {
+    /// Rebuilds the state from the log in PostgreSQL, up to `bound` when given, without taking the
+    /// writer role (as `LogReader.replay` does for a file). Stops at the first bad line.
+    public static func replay(_ settings: PostgresSettings, until bound: ReplayBound? = nil, logger: Logger) async throws(LogError) -> Replay {
+        let path = settings.description
+        var replay = Replay()
+        var lastLine: [UInt8]?
+        _ = try await readLines(settings, logger: logger) { line throws(LogError) in
+            switch line.takeParsed() {
+            case .success(let event):
+                if let bound, !bound.includes(event) { return .stop }
+                try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: false, path: path)
+            case .failure(let problem):
+                throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+            }
+            lastLine = Array(line.bytes)
+            return .continue
+        }
+        replay.lastHash = lastLine.map { LineHash(of: $0) }
+        return replay
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Where the PostgreSQL log is and how to reach it: `config.yaml`'s `postgres:` section, or a URL.
+public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
+    /// How the connection is encrypted (`sslmode` in the URL, `tls` in the config).
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// Plain TCP: loopback, or a network you trust.
+        case disable
+        /// TLS when the server offers it, plain otherwise.
+        case prefer
+        /// TLS or no connection, with the server's certificate checked against the system's roots.
+        case require
+    }
+
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+    /// The table that holds the events (created when missing).
+    public var table: String
+
+    public static let defaultTable = "announcement_events"
+
+    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer, table: String = defaultTable) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        self.database = database
+        self.tls = tls
+        self.table = table
+    }
+
+    /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
+    /// (`postgresql://` too). Throws a message naming what is wrong (never echoing the password).
+    public init(url: String, table: String = defaultTable) throws(PostgresSettingsError) {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, ["postgres", "postgresql"].contains(scheme) else {
+            throw PostgresSettingsError("the PostgreSQL URL must look like postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        guard let host = parts.host, !host.isEmpty else { throw PostgresSettingsError("the PostgreSQL URL names no host") }
+        guard let user = parts.user, !user.isEmpty else { throw PostgresSettingsError("the PostgreSQL URL names no user (postgres://USER@HOST/DATABASE)") }
+        let database = String(parts.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else {
+            throw PostgresSettingsError("the PostgreSQL URL names no database (postgres://USER@HOST/DATABASE)")
+        }
+        var tls = TLSMode.prefer
+        for item in parts.queryItems ?? [] {
+            guard item.name == "sslmode" else {
+                throw PostgresSettingsError("the PostgreSQL URL has an unknown parameter \(item.name) (known: sslmode)")
+            }
+            guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                throw PostgresSettingsError("sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            tls = mode
+        }
+        try Self.check(table: table)
+        self.init(
+            host: host, port: parts.port ?? 5432, user: user.removingPercentEncoding ?? user,
+            password: parts.password.map { $0.removingPercentEncoding ?? $0 }, database: database, tls: tls, table: table
+        )
+    }
+
+    /// A table name is put into SQL as it is: letters, digits and `_` only, not starting with a digit.
+    public static func check(table: String) throws(PostgresSettingsError) {
+        let isValid = !table.isEmpty && table.utf8.count <= 63
+            && table.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+            && !(table.utf8.first.map { $0 >= 48 && $0 <= 57 } ?? true)
+        guard isValid else {
+            throw PostgresSettingsError("the table name \"\(table)\" must be lowercase letters, digits and _ (not first), at most 63 bytes")
+        }
+    }
+
+    /// `postgres://USER@HOST:PORT/DATABASE#TABLE`: the log's name in messages, without the password.
+    public var description: String {
+        "postgres://\(user)@\(host):\(port)/\(database)#\(table)"
+    }
+}
+
+/// A PostgreSQL URL or setting that cannot be used, and why.
+public struct PostgresSettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one. The cluster
+# (scripts/pg.sh: Debian's PostgreSQL, installed when missing as root, on 127.0.0.1 on a free port,
+# trusting user postgres) lives in a temporary folder under $TMPDIR (default /tmp) and is stopped
+# and deleted on every exit, Ctrl-C included. The tests find it in ANNOUNCEMENTS_TEST_POSTGRES_URL;
+# when it cannot start, the reason is printed and the tests run without it (they say what they skip).
+#
+# Usage: scripts/test.sh [swift test arguments…], e.g. scripts/test.sh --filter Postgres
+# Environment (all optional):
+#   SWIFT                            the swift binary (default swift; the Makefile passes its own)
+#   ANNOUNCEMENTS_TEST_POSTGRES_URL  a PostgreSQL of your own: used as is, nothing is started
+#   TMPDIR                           where the cluster's folder goes (default /tmp); as root, every
+#                                    folder above it must let the postgres user through (o+x)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/pg.sh
+
+if [ -n "${ANNOUNCEMENTS_TEST_POSTGRES_URL:-}" ]; then
+  echo "PostgreSQL for the tests: $ANNOUNCEMENTS_TEST_POSTGRES_URL (from the environment)"
+else
+  trap pg_stop EXIT
+  trap 'exit 130' INT TERM  # so that the EXIT trap stops the cluster on Ctrl-C too
+  if pg_start "${TMPDIR:-/tmp}"; then
+    export ANNOUNCEMENTS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+    # `postgres --version` prints "postgres (PostgreSQL) 15.10 (Debian …)".
+    echo "PostgreSQL for the tests: $("$PG_BIN/postgres" --version | sed 's/^postgres (PostgreSQL) //') on 127.0.0.1:$PG_PORT"
+  else
+    echo "PostgreSQL tests will be skipped: $PG_SKIP"
+    pg_stop  # what a failed start left behind: a half-made folder
+  fi
+fi
+
+status=0
+"${SWIFT:-swift}" test "$@" || status=$?
+exit "$status"
