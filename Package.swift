@@ -119,7 +119,15 @@ let package = Package(
             name: "AnnouncementsStoreTests",
             dependencies: ["AnnouncementsDomain", "AnnouncementsStore", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig"]),
+        .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig", "AnnouncementsPostgres"]),
+        .testTarget(
+            name: "AnnouncementsPostgresTests",
+            dependencies: [
+                "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "AnnouncementsHTTPTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import AnnouncementsStore
+import Dispatch
 import Logging
 import NIOCore
 import PostgresNIO
@@ -74,7 +75,8 @@ public final class PostgresLog: EventLog {
         }
         let rows = try EventRows(lines: lines, start: start, path: path)
         do {
-            _ = try writer.query(rows.insert(into: settings.table), logger: logger).wait()
+            guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
+            _ = try Self.wait(for: writer.query(rows.insert(into: settings.table), logger: logger), upTo: settings.commitTimeout, closing: writer)
         } catch {
             // A refusal by the server rolled the transaction back: nothing was appended. Any other
             // failure (the connection lost while the commit was under way) leaves the outcome unknown.
@@ -93,7 +95,8 @@ public final class PostgresLog: EventLog {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         do {
-            let result = try reader.query(query, logger: logger).wait()
+            guard !reader.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
             for row in result.rows {
                 var line = try row.decode(ByteBuffer.self)
                 bytes += line.readBytes(length: line.readableBytes) ?? []
@@ -116,9 +119,33 @@ public final class PostgresLog: EventLog {
         guard !wasClosed else { return }
         // Closing the session releases its advisory lock; unlock first all the same, so that a
         // connection slow to close does not hold the writer role meanwhile.
-        _ = try? writer.query("SELECT pg_advisory_unlock(\(PostgresLog.lockKey(settings.table)))", logger: logger).wait()
-        try? writer.close().wait()
-        try? reader.close().wait()
+        // (Each step waits a bounded time: a session the server already dropped may never answer.)
+        if !writer.isClosed {
+            let unlock = writer.query("SELECT pg_advisory_unlock(\(PostgresLog.lockKey(settings.table)))", logger: logger)
+            _ = try? Self.wait(for: unlock, upTo: settings.commitTimeout, closing: writer)
+        }
+        for connection in [writer, reader] where !connection.isClosed {
+            _ = try? Self.wait(for: connection.close(), upTo: .seconds(5), closing: connection)
+        }
+    }
+
+    /// Waits for `future` (answered on SwiftNIO's event loops) at most `timeout`; then closes
+    /// `connection`, whose query's outcome is unknown (a dead server or network, which a session
+    /// does not always notice), and fails.
+    static func wait<T: Sendable>(for future: EventLoopFuture<T>, upTo timeout: Duration, closing connection: PostgresConnection) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        future.whenComplete { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success, let result = outcome.withLock({ $0 }) else {
+            connection.close().whenComplete { _ in }
+            throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
+        }
+        return try result.get()
     }
 
     /// The advisory lock key of the writer role on `table`: the same in every process.
@@ -133,10 +160,20 @@ public final class PostgresLog: EventLog {
 
     /// An error from postgres-nio in words (its own description hides everything, by design).
     static func describe(_ error: any Error) -> String {
+        if let error = error as? PostgresLogFailure { return error.message }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "PostgreSQL: \(message)" + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
         return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+    }
+}
+
+/// A failure of the PostgreSQL log's own (not postgres-nio's).
+struct PostgresLogFailure: Error {
+    var message: String
+
+    init(_ message: String) {
+        self.message = message
     }
 }

@@ -20,6 +20,9 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public var tls: TLSMode
     /// The table that holds the events (created when missing).
     public var table: String
+    /// How long an append (one commit) or a read may take before the connection is given up as
+    /// dead and the log unusable until restart (the commit's outcome is then unknown).
+    public var commitTimeout = Duration.seconds(30)
 
     public static let defaultTable = "announcement_events"
 

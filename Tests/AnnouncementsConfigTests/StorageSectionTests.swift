@@ -1,0 +1,55 @@
+import AnnouncementsPostgres
+import Testing
+@testable import AnnouncementsConfig
+
+/// `storage:` and `postgres:`: where the log lives.
+@Suite struct StorageSectionTests {
+    func parse(_ text: String, environment: [String: String] = [:]) throws -> Configuration {
+        try Configuration.parse(text, path: "config.yaml", environment: environment)
+    }
+
+    @Test("the file is the default, and a postgres: section alone does not change it")
+    func fileByDefault() throws {
+        #expect(try parse("").storage == .file)
+        #expect(try parse("storage: file\n").storage == .file)
+        #expect(try parse("postgres:\n  url: env:UNSET\n").storage == .file, "an unused section's variables are not needed")
+    }
+
+    @Test("postgres: a URL, its password and TLS from the environment or the section, and a table")
+    func postgres() throws {
+        let text = """
+            storage: postgres
+            postgres:
+              url: env:DB_URL
+              password: env:DB_PASSWORD
+              table: intranet_events
+              tls: require
+            """
+        let environment = ["DB_URL": "postgres://app:in%20url@db.example:6432/intranet?sslmode=disable", "DB_PASSWORD": "s3cret"]
+        let settings = PostgresSettings(host: "db.example", port: 6432, user: "app", password: "s3cret", database: "intranet", tls: .require, table: "intranet_events")
+        #expect(try parse(text, environment: environment).storage == .postgres(settings))
+        let inline = try parse("storage: postgres\npostgres:\n  url: postgresql://app:p%40ss@localhost/db\n").storage
+        #expect(inline == .postgres(PostgresSettings(host: "localhost", user: "app", password: "p@ss", database: "db")))
+        #expect(settings.description == "postgres://app@db.example:6432/intranet#intranet_events", "no password in messages")
+    }
+
+    @Test("names the line, column and key of every mistake, never the password", arguments: [
+        ("storage: sqlite\n", "config.yaml:1:10: storage: expected file or postgres"),
+        ("storage: postgres\n", "config.yaml:1:10: storage: `storage: postgres` needs a `postgres:` section"),
+        ("storage: postgres\npostgres:\n  table: t\n", "config.yaml:3:3: postgres: missing `url`"),
+        ("storage: postgres\npostgres:\n  url: env:DB_URL\n", "config.yaml:3:8: postgres.url: the environment variable DB_URL is not set"),
+        ("storage: postgres\npostgres:\n  url: mysql://a@b/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL must look like"),
+        ("storage: postgres\npostgres:\n  url: postgres://a:hunter2@b\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL names no database"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c?ssl=1\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL has an unknown parameter ssl"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  tls: always\n", "config.yaml:4:8: postgres.tls: expected one of disable, prefer, require"),
+        ("postgres:\n  host: b\n", "config.yaml:2:3: postgres.host: unknown key"),
+    ])
+    func mistakes(text: String, message: String) {
+        #expect {
+            try parse(text)
+        } throws: { error in
+            "\(error)".hasPrefix(message) && !"\(error)".contains("hunter2")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import AnnouncementsDomain
+import AnnouncementsPostgres
+import AnnouncementsStore
+import Foundation
+import Logging
+import Testing
+
+/// The throwaway PostgreSQL that `make test` starts (scripts/test.sh), if any.
+enum PostgresTesting {
+    static let variable = "ANNOUNCEMENTS_TEST_POSTGRES_URL"
+    static let url = ProcessInfo.processInfo.environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+    static var isAvailable: Bool { url != nil }
+    static let skipReason: Comment = "\(variable) is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL), or set it to a database of your own"
+
+    /// Settings for a table of its own, so that tests running side by side never share a log.
+    static func settings(table: String = uniqueTable()) throws -> PostgresSettings {
+        guard let url else { throw SkipError() }
+        var settings = try PostgresSettings(url: url, table: table)
+        settings.tls = .disable
+        return settings
+    }
+
+    static func uniqueTable() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    struct SkipError: Error {}
+}
+
+/// Where a store keeps its log in a test: a file in a temporary folder, or a table of its own.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case file, postgres
+
+    var testDescription: String { rawValue }
+
+    /// The backends this run can test: PostgreSQL only when `make test` started one (the
+    /// PostgreSQL-only suite says so when it is skipped).
+    static var available: [Backend] {
+        PostgresTesting.isAvailable ? [.file, .postgres] : [.file]
+    }
+
+    /// A new, empty log of this kind.
+    func makePlace() throws -> LogPlace {
+        switch self {
+        case .file: LogPlace(backend: self, folder: TemporaryFolder(), settings: nil)
+        case .postgres: LogPlace(backend: self, folder: TemporaryFolder(), settings: try PostgresTesting.settings())
+        }
+    }
+}
+
+/// One log for a test: a file path or a table, with what tests do with it.
+struct LogPlace: Sendable {
+    let backend: Backend
+    let folder: TemporaryFolder
+    var settings: PostgresSettings?
+
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    var path: String { folder.file("log.jsonl") }
+
+    var source: String { settings?.description ?? path }
+
+    /// Opens a store on the log as its writer.
+    func open(seed: [AnnouncementDraft] = [], rules: ValidationRules = ValidationRules()) async throws -> EventStore {
+        if let settings {
+            let (log, replay) = try await PostgresLog.open(settings, logger: Self.quiet)
+            return try await EventStore.open(log: log, replay: replay, rules: rules, seed: seed, logger: Self.quiet)
+        }
+        return try await EventStore.open(path: path, rules: rules, seed: seed, logger: Self.quiet)
+    }
+
+    /// The log's lines, as a file would hold them (without newlines).
+    func lines() async throws -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        if let settings {
+            _ = try await PostgresLog.readLines(settings, logger: Self.quiet) { line in
+                lines.append(Array(line.bytes))
+                return .continue
+            }
+        } else {
+            try LogReader(path: path).read { line in
+                lines.append(Array(line.bytes))
+                return .continue
+            }
+        }
+        return lines
+    }
+
+    /// The state the whole log replays to, read without the writer role.
+    func replay() async throws -> Replay {
+        if let settings { return try await PostgresLog.replay(settings, logger: Self.quiet) }
+        return try LogReader(path: path).replay()
+    }
+}
+
+/// A fresh folder for one test, removed when the value is released.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "announcements-pg-test-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String {
+        path + "/" + name
+    }
+}

@@ -1,0 +1,134 @@
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsPostgres
+@testable import AnnouncementsStore
+
+/// What only the PostgreSQL log has to show: order without gaps for readers of the table, the
+/// writer role in the database, and what a refused or lost commit does.
+@Suite(.enabled(if: PostgresTesting.isAvailable, PostgresTesting.skipReason))
+struct PostgresLogTests {
+    let quiet = LogPlace.quiet
+
+    /// A connection of the test's own: another reader of the table, or a rogue writer.
+    func connect(_ settings: PostgresSettings) async throws -> PostgresConnection {
+        try await PostgresLog.connect(settings, id: 99, logger: quiet)
+    }
+
+    @Test("readers of the table never see a seq before every seq below it has committed, under 64 writers")
+    func orderWithoutGaps() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        let reader = try await connect(settings)
+        let writing = Atomic<Bool>(true)
+        // The race a bigserial invites: a reader that sees seq n+1 while n is uncommitted skips n
+        // forever. Look as often as possible while batches commit, and check that what is visible
+        // is always a prefix: as many rows as the highest seq.
+        async let looks: [(count: Int64, max: Int64)] = {
+            var seen: [(Int64, Int64)] = []
+            while writing.load(ordering: .relaxed) || seen.isEmpty {
+                let rows = try await reader.query("SELECT count(*), coalesce(max(seq), 0) FROM \(unescaped: settings.table)", logger: quiet)
+                for try await (count, max) in rows.decode((Int64, Int64).self) { seen.append((count, max)) }
+            }
+            return seen
+        }()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<64 {
+                group.addTask {
+                    for write in 0..<8 { _ = try await store.create(AnnouncementDraft(title: "w\(writer)-\(write)"), by: "w") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        writing.store(false, ordering: .relaxed)
+        let seen = try await looks
+        #expect(seen.count > 1)
+        for look in seen { #expect(look.count == look.max, "a reader saw \(look.count) rows up to seq \(look.max): a gap") }
+        #expect(store.appendCounts.batches < 512, "the 512 writes went out in fewer commits")
+        try await reader.close()
+        await store.close()
+    }
+
+    @Test("a batch the database refuses fails its writers, appends nothing and keeps the state")
+    func refusedBatch() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "alice")
+        // A row for seq 2 that the store does not know of: its own seq 2 is refused by the key.
+        let rogue = try await connect(settings)
+        try await rogue.query("""
+            INSERT INTO \(unescaped: settings.table) (seq, position, id, type, by, at, line)
+            VALUES (2, 999999, 9, 'deleted', 'rogue', now(), '\\x7b7d')
+            """, logger: quiet)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
+        #expect(store.snapshot.announcements.map(\.title) == ["Kept"])
+        #expect(store.lastSeq == 1)
+        if case .failing(let error) = store.health {
+            #expect(error.message.contains("duplicate key"), "\(error.message)")
+        } else {
+            Issue.record("health is \(store.health), not failing")
+        }
+        try await rogue.close()
+        await store.close()
+    }
+
+    @Test("when the writer's session dies its role goes with it: another process takes over, and the old writer stops")
+    func failover() async throws {
+        var place = try Backend.postgres.makePlace()
+        // The old writer may not notice that its session is gone: it gives up after this long.
+        place.settings?.commitTimeout = .seconds(3)
+        let settings = try #require(place.settings)
+        let first = try await place.open()
+        _ = try await first.create(AnnouncementDraft(title: "Before"), by: "alice")
+        // The first writer's session ends as if its machine died: the server drops it.
+        let admin = try await connect(settings)
+        let key = PostgresLog.lockKey(settings.table)
+        try await admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_locks
+            WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(key) AND granted
+            """, logger: quiet)
+        var second: EventStore?
+        for _ in 0..<50 where second == nil {
+            do {
+                second = try await place.open()
+            } catch {
+                #expect(StoreBehaviourTests.kind(of: error) == .locked, "\(error)")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let takeover = try #require(second, "the writer role was not released with its session")
+        #expect(takeover.snapshot.announcements.map(\.title) == ["Before"])
+        _ = try await takeover.create(AnnouncementDraft(title: "After"), by: "bob")
+        // The old writer cannot append any more: its connection is gone.
+        await #expect(throws: StoreError.self) { try await first.create(AnnouncementDraft(title: "Lost"), by: "alice") }
+        #expect(try await place.replay().model.announcements.map(\.title) == ["Before", "After"])
+        try await admin.close()
+        await takeover.close()
+        await first.close()
+    }
+
+    @Test("the rows hold each event's fields beside its exact line")
+    func rows() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Row"), by: "alice", key: "key-1")
+        try await store.delete(id: 1, by: "bob")
+        await store.close()
+        let reader = try await connect(settings)
+        let rows = try await reader.query("SELECT seq, position, id, type, by, key, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') FROM \(unescaped: settings.table) ORDER BY seq", logger: quiet)
+        var seen: [String] = []
+        for try await (seq, position, id, type, by, key, at) in rows.decode((Int64, Int64, Int64, String, String, String?, String).self) {
+            seen.append("\(seq) \(position) \(id) \(type) \(by) \(key ?? "-") \(at.count)")
+        }
+        let lines = try await place.lines()
+        #expect(seen == ["1 0 1 created alice key-1 24", "2 \(lines[0].count + 1) 1 deleted bob - 24"])
+        let events = try lines.map { try EventParser.parse($0) }
+        #expect(events.map(\.at.description).count == 2)
+        try await reader.close()
+    }
+}
