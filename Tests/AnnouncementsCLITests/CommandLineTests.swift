@@ -63,13 +63,14 @@ struct ServerProcess {
 
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
     /// `binary` runs another copy of the CLI. With `errorLog`, stderr goes to that file.
-    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil) throws {
+    /// `arguments` replace `serve --port 0`.
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, arguments: [String] = ["serve", "--port", "0"]) throws {
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" serve --port 0", binary.path]
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
         } else {
             process.executableURL = binary
-            process.arguments = ["serve", "--port", "0"]
+            process.arguments = arguments
         }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -72,24 +72,30 @@ struct HistoryCommand: AsyncParsableCommand {
             try await reportingErrors { () async throws(CLIError) in try await followServer() }
             return
         }
-        try reportingErrors { () throws(CLIError) in
-            let path = try options.logPath()
-            let filter = self.filter
+        try await reportingErrors { () async throws(CLIError) in
+            let source = try options.source()
+            let path = LogLines.name(of: source)
+            var fold = HistoryFold(path: path, filter: filter)
             var entries: [HistoryEntry] = []
-            let summary: LogReader.Summary
+            var lines = 0
+            let format = self.format
             do throws(LogError) {
-                summary = try LogReader(path: path).history(filter) { entry in
-                    if format == .jsonl {
-                        Output.line(String(decoding: entry.bytes, as: UTF8.self))
-                    } else {
-                        entries.append(entry)
+                let tail = try await LogLines.read(source) { line throws(LogError) in
+                    lines += 1
+                    let goesOn = try fold.add(line) { entry in
+                        if format == .jsonl {
+                            Output.line(String(decoding: entry.bytes, as: UTF8.self))
+                        } else {
+                            entries.append(entry)
+                        }
                     }
+                    return goesOn ? .continue : .stop
+                }
+                if let tail {
+                    Output.note("\(path):\(lines + 1): ignored \(tail) bytes at the end with no newline (a line being written, or torn by a crash)")
                 }
             } catch {
                 throw CLIError(error)
-            }
-            if let tail = summary.tail {
-                Output.note("\(path):\(summary.lines + 1): ignored \(tail.bytes.count) bytes at the end with no newline (a line being written, or torn by a crash)")
             }
             switch format {
             case .jsonl: break

@@ -88,10 +88,4 @@ struct LogOptions: ParsableArguments {
         if let log { return .file(log) }
         return try source(configuration())
     }
-
-    /// The log's path: --log, or the config's `log`.
-    func logPath() throws(CLIError) -> String {
-        if let log { return log }
-        return try configuration().logPath
-    }
 }
