@@ -30,14 +30,7 @@ extension PostgresLog {
             var replay = Replay()
             var lastLine: [UInt8]?
             let end = try await lines(of: settings.table, on: writer, path: path, logger: logger) { line throws(LogError) in
-                switch line.takeParsed() {
-                case .success(let event):
-                    try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: true, path: path)
-                case .failure(let problem):
-                    throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
-                }
-                lastLine = Array(line.bytes)
-                return .continue
+                try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
             replay.lastHash = lastLine.map { LineHash(of: $0) }
             let reader = try await connect(settings, id: 2, logger: logger)
@@ -189,17 +182,31 @@ extension PostgresLog {
         var replay = Replay()
         var lastLine: [UInt8]?
         _ = try await readLines(settings, logger: logger) { line throws(LogError) in
-            switch line.takeParsed() {
-            case .success(let event):
-                if let bound, !bound.includes(event) { return .stop }
-                try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: false, path: path)
-            case .failure(let problem):
-                throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
-            }
-            lastLine = Array(line.bytes)
-            return .continue
+            try replayStep(&line, into: &replay, lastLine: &lastLine, until: bound, indexing: false, path: path)
         }
         replay.lastHash = lastLine.map { LineHash(of: $0) }
         return replay
+    }
+
+    /// One line of a replay from the table: its event applied to `replay` (stopping past `bound`),
+    /// its bytes kept as the last line (hashed once at the end). A line that is not an event stops
+    /// the replay with an error naming it.
+    private static func replayStep(
+        _ line: inout LogLine,
+        into replay: inout Replay,
+        lastLine: inout [UInt8]?,
+        until bound: ReplayBound?,
+        indexing: Bool,
+        path: String
+    ) throws(LogError) -> LogReader.Next {
+        switch line.takeParsed() {
+        case .success(let event):
+            if let bound, !bound.includes(event) { return .stop }
+            try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: indexing, path: path)
+        case .failure(let problem):
+            throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+        }
+        lastLine = Array(line.bytes)
+        return .continue
     }
 }
