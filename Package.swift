@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "AnnouncementsBench",
             dependencies: [
-                "AnnouncementsDomain", "AnnouncementsStore",
+                "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -8,6 +8,8 @@
 #   appends     AnnouncementsBench append (the store alone: 1, 16 and 64 writers, feed followers)
 #   HTTP        scripts/http-bench.sh (the routes against a bare Hummingbird server, durable POSTs
 #               against the disk's own sync, PostgreSQL and the store's append; SSE followers)
+#   PostgreSQL  scripts/pg-log-bench.sh (the store's appends on a PostgreSQL log beside the file
+#               log and pgbench inserting the same rows; replay from a table beside the file)
 #   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
 #
 # The Makefile builds the release binaries and generates the log first. Environment (optional):
@@ -79,6 +81,9 @@ section "Durable appends (the store alone)"
 
 section "HTTP"
 scripts/http-bench.sh || FAILED+=" HTTP"
+
+section "PostgreSQL log (issue 15)"
+scripts/pg-log-bench.sh || FAILED+=" PostgreSQL log"
 
 section "Start-up"
 # The store's open, from the whole log and from its snapshot, alternately (writes the snapshot

@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import AnnouncementsPostgres
 import AnnouncementsStore
 import Foundation
 import Logging
@@ -20,6 +21,8 @@ struct AppendBenchmark {
     var writers: [Int]
     var seconds: Double
     var followers = 100
+    /// Appends go to a new table in this database instead of a file (no disk ceiling is printed).
+    var postgres: PostgresSettings?
 
     func run() async throws {
         try BenchError.createFolder(folder)
@@ -31,14 +34,15 @@ struct AppendBenchmark {
             let (rate, written, perSync) = (run.rate, run.written, run.perSync)
             let ratio = baseline.map { String(format: "  %.1fx the 1-writer rate", rate / $0) } ?? ""
             if baseline == nil { baseline = rate }
-            print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per fsync, %.1f µs of CPU each)%@",
-                         count, rate, written, perSync, run.cpuPerAppend * 1e6, ratio))
+            print(String(format: "%3d writers: %8.0f durable appends/s  (%d appends, %.1f per %@, %.1f µs of CPU each)%@",
+                         count, rate, written, perSync, postgres == nil ? "fsync" : "commit", run.cpuPerAppend * 1e6, ratio))
+            guard postgres == nil else { continue }
             let linesPerSync = max(1, Int(perSync.rounded()))
             let ceiling = try diskCeiling(linesPerSync: linesPerSync, lineBytes: 1100)
             print(String(format: "             disk alone, write + fdatasync of %d lines: %8.0f lines/s  (store = %.2f of it)",
                          linesPerSync, ceiling, rate / ceiling))
         }
-        guard let most = writers.max(), let alone = rates[most] else { return }
+        guard let most = writers.max(), let alone = rates[most], postgres == nil else { return }
         let full = try diskCeiling(linesPerSync: most, lineBytes: 1100)
         print(String(format: "disk alone, all %d writers' lines in every sync: %8.0f lines/s", most, full))
         guard followers > 0 else { return }
@@ -66,7 +70,15 @@ struct AppendBenchmark {
     private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, written: Int, perSync: Double, readShare: Double, cpuPerAppend: Double) {
         let path = "\(folder)/append-\(count)-\(followers).jsonl"
         try? FileManager.default.removeItem(atPath: path)
-        let store = try await EventStore.open(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let quiet = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store: EventStore
+        if var settings = postgres {
+            settings.table = "bench_append_\(count)_\(followers)_\(UInt32.random(in: 0...UInt32.max))"
+            let (log, replay) = try await PostgresLog.open(settings, logger: quiet)
+            store = try await EventStore.open(log: log, replay: replay, logger: quiet)
+        } else {
+            store = try await EventStore.open(path: path, logger: quiet)
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(seconds * 1000))
         let start = clock.now

@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import AnnouncementsPostgres
 import ArgumentParser
 import Foundation
 import Hummingbird
@@ -13,7 +14,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements-bench",
         abstract: "Benchmarks for the announcement store.",
-        subcommands: [Generate.self, Replay.self, Startup.self, Append.self, Fsync.self, Bare.self, Goals.self]
+        subcommands: [Generate.self, Replay.self, PostgresReplay.self, Startup.self, Append.self, Fsync.self, Bare.self, Goals.self]
     )
 }
 
@@ -45,6 +46,22 @@ extension Bench {
         }
     }
 
+    struct PostgresReplay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pg-replay",
+            abstract: "Copy a log into a new PostgreSQL table, then time replays of both, alternating."
+        )
+        @Argument(help: "The log file to copy and replay.") var log: String
+        @Option(help: ArgumentHelp("The database (a new table is created in it).", valueName: "url")) var postgres: String
+        @Option(help: "Replays of each; the medians are reported.") var runs = 3
+
+        func run() async throws {
+            var settings = try PostgresSettings(url: postgres)
+            if !postgres.contains("sslmode=") { settings.tls = .disable }
+            try await PostgresReplayBenchmark(path: log, settings: settings, runs: runs).run()
+        }
+    }
+
     struct Startup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Time a store's start-up from the whole log and from its snapshot.")
 
@@ -63,9 +80,16 @@ extension Bench {
         @Option(parsing: .upToNextOption, help: "Concurrent writer counts.") var writers: [Int] = [1, 16, 64]
         @Option(help: "Seconds to write for, per writer count.") var seconds = 3.0
         @Option(help: "Feed followers in the last run, beside the most writers (0: no such run).") var followers = 100
+        @Option(help: ArgumentHelp("Append to a PostgreSQL log instead of a file: a new table per run in this database.", valueName: "url"))
+        var postgres: String?
 
         func run() async throws {
-            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers).run()
+            let settings = try postgres.map { url throws in
+                var settings = try PostgresSettings(url: url)
+                if !url.contains("sslmode=") { settings.tls = .disable }
+                return settings
+            }
+            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers, postgres: settings).run()
         }
     }
 

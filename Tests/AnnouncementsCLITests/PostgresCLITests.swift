@@ -6,7 +6,7 @@ import Testing
 
 /// The commands on a log in PostgreSQL, against the throwaway server `make test` starts.
 @Suite(.enabled(
-    if: ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] != nil,
+    if: !(ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? "").isEmpty,
     "ANNOUNCEMENTS_TEST_POSTGRES_URL is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL)"
 ))
 struct PostgresCLITests {

@@ -171,9 +171,11 @@ import Testing
             #expect(Set(attempts).count == 1, "with the same key each time")
             #expect(UUID(uuidString: attempts[0]) != nil)
             _ = try await client.create(title: "Saved", body: nil)
-            let keys = fakeWriteKeys.withLock { $0 }
-            #expect(keys.count == attempts.count + 1)
-            #expect(keys.last != attempts[0], "a new write gets a new key")
+            // (On a busy machine the next write may time out and be sent again too: with its own key.)
+            let next = fakeWriteKeys.withLock { $0 }.dropFirst(attempts.count)
+            #expect(!next.isEmpty)
+            #expect(Set(next).count == 1, "the next write keeps one key on its retries")
+            #expect(next.first != attempts[0], "a new write gets a new key")
         }
     }
 
