@@ -11,7 +11,7 @@ extension ReadRoutes {
     static let feedDefault = 100
 
     /// `GET /announcements/{id}/history`: the announcement's events, oldest first (deleted ones too).
-    func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
+    func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         try Self.requireJSON(request, "an announcement's history")
@@ -25,15 +25,15 @@ extension ReadRoutes {
         // without reading. So does the plain tag for a client that takes no coding.
         let known = coding.map { $0.tagged(plainTag) } ?? plainTag
         if let notModified = conditional(request, etag: known, wildcard: coding == nil) { return versioned(notModified, version, etag: known) }
-        guard let lines = try store.historyLines(id: id) else { throw notFound }
+        guard let lines = try await store.historyLines(id: id) else { throw notFound }
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: coding)
         let etag = ContentCoding.tagged(plainTag, body.coding)
         return versioned(conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag)
     }
 
     /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
-    func item(_ id: Int, asOf point: LogPoint, _ request: Request, _ version: APIVersion, _ media: MediaType) throws -> Response {
-        guard let announcement = try store.announcement(id: id, asOf: point) else {
+    func item(_ id: Int, asOf point: LogPoint, _ request: Request, _ version: APIVersion, _ media: MediaType) async throws -> Response {
+        guard let announcement = try await store.announcement(id: id, asOf: point) else {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
         let body = CodedBody(try Self.encode(announcement, media), compressedWith: ContentCoding.preferred(by: request))
@@ -43,7 +43,7 @@ extension ReadRoutes {
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
     /// `Accept: text/event-stream`, a stream of them that follows the log (see `EventStream`).
-    func events(_ request: Request) throws -> Response {
+    func events(_ request: Request) async throws -> Response {
         let parameters = request.uri.queryParameters
         // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
         let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
@@ -60,7 +60,7 @@ extension ReadRoutes {
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
-        let lines = try store.eventLines(after: after, limit: limit)
+        let lines = try await store.eventLines(after: after, limit: limit)
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: ContentCoding.preferred(by: request))
         var response = Response.encoded(body, .json)
         response.headers[.vary] = "Accept-Encoding"

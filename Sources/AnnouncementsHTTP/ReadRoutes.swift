@@ -22,10 +22,10 @@ struct ReadRoutes: Sendable {
         for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
             group.get("announcements") { request, _ in try list(request, forced: version) }
-            group.get("announcements/:id") { request, context in try item(request, context, forced: version) }
-            group.get("announcements/:id/history") { request, context in try history(request, context, forced: version) }
+            group.get("announcements/:id") { request, context in try await item(request, context, forced: version) }
+            group.get("announcements/:id/history") { request, context in try await history(request, context, forced: version) }
         }
-        router.get("events") { request, _ in try events(request) }
+        router.get("events") { request, _ in try await events(request) }
     }
 
     // MARK: - Handlers
@@ -55,12 +55,12 @@ struct ReadRoutes: Sendable {
         return versioned(response, version, etag: etag)
     }
 
-    private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) throws -> Response {
+    private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         let media = try MediaType.negotiate(request)
         if let asOf = try asOf(request) {
-            return try item(id, asOf: asOf, request, version, media)
+            return try await item(id, asOf: asOf, request, version, media)
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
         let body = try cache.item(announcement, media: media, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in

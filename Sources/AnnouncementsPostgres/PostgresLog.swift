@@ -89,6 +89,9 @@ public final class PostgresLog: EventLog {
         return end
     }
 
+    /// Every read is a round trip to the database.
+    public var readsWait: Bool { true }
+
     public func read(from position: Int64, count: Int) throws(LogError) -> [UInt8] {
         let end = position + Int64(count)
         let query: PostgresQuery = "SELECT line FROM \(unescaped: settings.table) WHERE position >= \(position) AND position < \(end) ORDER BY position"

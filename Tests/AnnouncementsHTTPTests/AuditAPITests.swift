@@ -69,7 +69,7 @@ private func storedLines(_ store: EventStore) throws -> [String] {
                 }
             }
             // A time counts the events at exactly that time.
-            let editedAt = try #require(try store.history(id: 2)?[1].event.at)
+            let editedAt = try #require(try await store.history(id: 2)?[1].event.at)
             try await client.execute(uri: "/announcements/2?asOf=\(editedAt.description)", method: .get) { response in
                 #expect(response.object["title"] as? String == "Renamed")
             }

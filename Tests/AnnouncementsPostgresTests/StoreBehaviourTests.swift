@@ -86,13 +86,13 @@ import Testing
         try await store.delete(id: created.id, by: "carol")
         let lines = try await place.lines()
 
-        #expect(try store.eventLines(after: 1, limit: 2).map { Array($0) } == Array(lines[1...2]))
-        let history = try #require(try store.history(id: created.id))
+        #expect(try await store.eventLines(after: 1, limit: 2).map { Array($0) } == Array(lines[1...2]))
+        let history = try #require(try await store.history(id: created.id))
         #expect(history.map(\.event.type) == [.created, .edited, .deleted])
         #expect(history.map { Array($0.line) } == [lines[0], lines[2], lines[3]])
-        #expect(try store.announcement(id: created.id, asOf: .seq(3))?.title == "New")
-        #expect(try store.announcement(id: created.id, asOf: .seq(2))?.title == "Old")
-        #expect(try store.announcement(id: created.id, asOf: .seq(4)) == nil)
+        #expect(try await store.announcement(id: created.id, asOf: .seq(3))?.title == "New")
+        #expect(try await store.announcement(id: created.id, asOf: .seq(2))?.title == "Old")
+        #expect(try await store.announcement(id: created.id, asOf: .seq(4)) == nil)
         await store.close()
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Synchronization
 import Testing
@@ -10,6 +11,14 @@ import Testing
     final class MemoryLog: EventLog {
         let path = "memory"
         private let state = Mutex<(bytes: [UInt8], appends: Int, failing: Bool)>(([], 0, false))
+        /// Reads as if each were a round trip to a server (see `EventLog.readsWait`).
+        let readsWait: Bool
+        /// The Dispatch queue each read ran on.
+        let readQueues = Mutex<[String]>([])
+
+        init(readsWait: Bool = false) {
+            self.readsWait = readsWait
+        }
 
         var durableEnd: Int64 { state.withLock { Int64($0.bytes.count) } }
         var isUnusable: Bool { false }
@@ -31,7 +40,9 @@ import Testing
         }
 
         func read(from position: Int64, count: Int) throws(LogError) -> [UInt8] {
-            try state.withLock { state throws(LogError) in
+            let queue = DispatchQueue.getSpecific(key: EventStore.onReaders) == true ? "readers" : "caller"
+            readQueues.withLock { $0.append(queue) }
+            return try state.withLock { state throws(LogError) in
                 guard position >= 0, Int(position) + count <= state.bytes.count else {
                     throw LogError(.unreadable, path: path, message: "no bytes at \(position)")
                 }
@@ -40,6 +51,23 @@ import Testing
         }
 
         func close() {}
+    }
+
+    @Test("reads from a log whose reads wait run on the store's reader threads, never on the cooperative pool", arguments: [false, true])
+    func readsOffThePool(readsWait: Bool) async throws {
+        let log = MemoryLog(readsWait: readsWait)
+        let store = try await EventStore.open(log: log, replay: Replay(), seed: [AnnouncementDraft(title: "One")], logger: Self.quiet)
+        _ = try await store.historyLines(id: 1)
+        _ = try await store.eventLines(after: 0, limit: 10)
+        _ = try await store.announcement(id: 1, asOf: .seq(1))
+        let queues = log.readQueues.withLock { $0 }
+        #expect(queues.count == 3)
+        if readsWait {
+            #expect(queues.allSatisfy { $0 == "readers" }, "\(queues)")
+        } else {
+            #expect(queues.allSatisfy { $0 == "caller" }, "a file's reads need no hop: \(queues)")
+        }
+        await store.close()
     }
 
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -71,9 +99,9 @@ import Testing
         #expect(report.head == store.head)
 
         // History and the feed read lines back through the log.
-        let history = try #require(try store.history(id: second.id))
+        let history = try #require(try await store.history(id: second.id))
         #expect(history.map(\.event.type) == [.created, .edited])
-        #expect(try store.eventLines(after: 2, limit: 10).map { Array($0) } == Array(lines[2...]))
+        #expect(try await store.eventLines(after: 2, limit: 10).map { Array($0) } == Array(lines[2...]))
 
         // A failed append fails its writer, keeps nothing and leaves the state as it was.
         log.failAppends(true)

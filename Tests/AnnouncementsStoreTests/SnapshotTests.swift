@@ -46,7 +46,7 @@ import Testing
 
     /// Everything a server answers from, as one comparable value: each announcement's exact bytes,
     /// both list orders, each id's history lines, the feed, the head, and the idempotency keys.
-    func answers(_ store: EventStore) throws -> [String] {
+    func answers(_ store: EventStore) async throws -> [String] {
         let model = store.snapshot
         var answers = ["seq \(model.seq) maxId \(model.maxId) lastAt \(String(describing: model.lastAt)) head \(String(describing: store.head)) lastSeq \(store.lastSeq)"]
         for announcement in model.announcements {
@@ -56,11 +56,11 @@ import Testing
             answers.append("title \(order): \(model.announcements(PageQuery(offset: 0, limit: 100_000, sort: .title, order: order)).items.map(\.id))")
         }
         for id in 1...(model.maxId + 1) {
-            answers.append("history \(id): \(try store.historyLines(id: id)?.map { Array($0) } ?? [])")
+            answers.append("history \(id): \(try await store.historyLines(id: id)?.map { Array($0) } ?? [])")
         }
         var after = 0
         while after < store.lastSeq {
-            let page = try store.eventLines(after: after, limit: 1000)
+            let page = try await store.eventLines(after: after, limit: 1000)
             answers.append("feed after \(after): \(page.map { Array($0) })")
             after += page.count
         }
@@ -71,7 +71,7 @@ import Testing
     /// The answers of a store opened on `path` with snapshots off: from the whole log.
     func fullReplayAnswers(_ path: String) async throws -> [String] {
         let store = try await EventStore.open(path: path, logger: quiet)
-        let result = try answers(store)
+        let result = try await answers(store)
         await store.close()
         return result
     }
@@ -89,7 +89,7 @@ import Testing
         #expect(loaded.count == 1)
         #expect(loaded.first?.metadata["log.lines_replayed"] == "5")
         #expect(logs.warnings.isEmpty)
-        #expect(try answers(store) == expected)
+        #expect(try await answers(store) == expected)
 
         // A repeat of a keyed write from before the snapshot is recognised: nothing is appended.
         let seq = store.snapshot.seq
@@ -158,7 +158,7 @@ import Testing
 
         let logs = LogCapture()
         let store = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
-        let answered = try answers(store)
+        let answered = try await answers(store)
         await store.close()
         #expect(answered == expected)
         let warnings = logs.entries(containing: "not using the snapshot")
@@ -171,7 +171,7 @@ import Testing
         let reopened = LogCapture()
         let again = try await EventStore.open(path: path, snapshots: atClose, logger: reopened.logger)
         #expect(reopened.entries(containing: "loaded the snapshot").count == 1)
-        #expect(try answers(again) == expected)
+        #expect(try await answers(again) == expected)
         await again.close()
     }
 

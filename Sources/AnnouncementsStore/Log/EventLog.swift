@@ -38,6 +38,14 @@ public protocol EventLog: AnyObject, Sendable {
     /// The durable bytes from `position`, `count` of them: whole lines, with their newlines.
     func read(from position: Int64, count: Int) throws(LogError) -> [UInt8]
 
+    /// Whether `read` may wait on something slow (a network round trip): the store then reads on
+    /// threads of its own, never on Swift's cooperative pool. False for a file (a `pread`).
+    var readsWait: Bool { get }
+
     /// Gives up the writer role; appends fail from then on. Called once appends have stopped.
     func close()
+}
+
+extension EventLog {
+    public var readsWait: Bool { false }
 }

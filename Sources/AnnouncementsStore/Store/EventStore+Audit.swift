@@ -15,7 +15,12 @@ extension EventStore {
 
     /// The stored lines (exact bytes, without newlines) of the events after `seq`, oldest first:
     /// at most `limit` of them.
-    public func eventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
+    public func eventLines(after seq: Int, limit: Int) async throws(StoreError) -> [ArraySlice<UInt8>] {
+        try await reading { () throws(StoreError) in try self.readEventLines(after: seq, limit: limit) }
+    }
+
+    /// `eventLines(after:limit:)` on the calling thread (the feed's worker reads this way).
+    func readEventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
         let span = index.withLock { index -> (offset: Int64, count: Int)? in
             // No arithmetic on `seq` until it is known to be below the last seq: any Int may come in.
             let after = max(seq, 0)
@@ -41,12 +46,18 @@ extension EventStore {
 
     /// Announcement `id`'s events, deleted ones included, oldest first, as stored (without
     /// parsing them). Nil when no announcement `id` was ever created.
-    public func historyLines(id: Int) throws(StoreError) -> [ArraySlice<UInt8>]? {
-        try historySpans(id: id)?.map { span throws(StoreError) in try line(at: span) }
+    public func historyLines(id: Int) async throws(StoreError) -> [ArraySlice<UInt8>]? {
+        try await reading { () throws(StoreError) in
+            try self.historySpans(id: id)?.map { span throws(StoreError) in try self.line(at: span) }
+        }
     }
 
     /// `historyLines(id:)` with the event each line holds.
-    public func history(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
+    public func history(id: Int) async throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
+        try await reading { () throws(StoreError) in try self.readHistory(id: id) }
+    }
+
+    private func readHistory(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
         try historySpans(id: id)?.map { span throws(StoreError) in
             let line = try line(at: span)
             return (line, try parse(line, at: span.offset))
@@ -65,8 +76,12 @@ extension EventStore {
 
     /// Announcement `id` as it was at `point` (counting the events at exactly that seq or time),
     /// or nil when it did not exist then. Throws `notFound` when it was never created.
-    public func announcement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
-        guard let history = try history(id: id) else { throw .notFound(id: id) }
+    public func announcement(id: Int, asOf point: LogPoint) async throws(StoreError) -> Announcement? {
+        try await reading { () throws(StoreError) in try self.readAnnouncement(id: id, asOf: point) }
+    }
+
+    private func readAnnouncement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
+        guard let history = try readHistory(id: id) else { throw .notFound(id: id) }
         var announcement: Announcement?
         for (_, event) in history where point.isAtOrAfter(event) {
             switch event.change {
@@ -76,6 +91,17 @@ extension EventStore {
             }
         }
         return announcement
+    }
+
+    /// Runs `body`, which reads from the log: here when reads are quick (a file), else on a thread
+    /// of `readers`, so that a read waiting on the network never holds one of the cooperative
+    /// pool's few threads.
+    private func reading<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+        guard log.readsWait else { return try body() }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            readers.async { continuation.resume(returning: Result { () throws(StoreError) in try body() }) }
+        }
+        return try result.get()
     }
 
     /// The durable event with `seq`, read back from the log.

@@ -91,7 +91,7 @@ extension EventStore {
                     let lastSeq = self.index.withLock { $0.lastSeq }
                     let lines = try self.feedPages.withLock { pages throws(StoreError) in
                         try pages.lines(after: seq, lastSeq: lastSeq) { after, limit throws(StoreError) in
-                            try self.eventLines(after: after, limit: limit)
+                            try self.readEventLines(after: after, limit: limit)
                         }
                     }
                     return FollowerRead(lines: lines, isCaughtUp: max(seq, 0) + lines.count >= lastSeq)

@@ -29,6 +29,14 @@ public final class EventStore: Sendable {
     let index: Mutex<EventIndex>
     /// Where the lines are kept; durable lines are read back from it.
     let log: any EventLog
+    /// Where reads from a log whose reads wait (`EventLog.readsWait`) run.
+    let readers: DispatchQueue = {
+        let queue = DispatchQueue(label: "announcements.reads", attributes: .concurrent)
+        queue.setSpecific(key: EventStore.onReaders, value: true)
+        return queue
+    }()
+    /// Set on `readers`' threads (for tests).
+    static let onReaders = DispatchSpecificKey<Bool>()
     /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
     let followers = Followers()
     let feedWorker = IdleWorker()
