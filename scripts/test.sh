@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 
 if [ -n "${ANNOUNCEMENTS_TEST_POSTGRES_URL:-}" ]; then
-  echo "PostgreSQL for the tests: $ANNOUNCEMENTS_TEST_POSTGRES_URL (from the environment)"
+  # (Without the URL's password, if it has one.)
+  echo "PostgreSQL for the tests: $(sed -E 's|^([a-z]+://[^:@/]*):[^@/]*@|\1:***@|' <<< "$ANNOUNCEMENTS_TEST_POSTGRES_URL") (from the environment)"
 else
   trap pg_stop EXIT
   trap 'exit 130' INT TERM  # so that the EXIT trap stops the cluster on Ctrl-C too

@@ -33,6 +33,12 @@ extension PostgresLog {
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
             replay.lastHash = lastLine.map { LineHash(of: $0) }
+            // From now on a statement that outlives the append's own wait is cancelled by the
+            // server too, and a client gone silent is noticed by its keepalives.
+            let milliseconds = settings.commitTimeout.components.seconds * 1000 * 9 / 10
+            try await run(path, "set the session's timeouts") {
+                try await writer.query("SELECT set_config('statement_timeout', \(String(milliseconds)), false), set_config('lock_timeout', \(String(milliseconds)), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false)", logger: logger)
+            }
             let reader = try await connect(settings, id: 2, logger: logger)
             return (PostgresLog(settings: settings, writer: writer, reader: reader, durableEnd: end, logger: logger), replay)
         } catch {
@@ -43,7 +49,7 @@ extension PostgresLog {
 
     /// Delivers the lines of the log in `table` in seq order until `body` stops, without taking the
     /// writer role (for `replay`, `verify` and `export`, which may run beside a server). Returns
-    /// the number of lines delivered. A log whose table does not exist yet is empty.
+    /// the number of lines delivered. A table that does not exist is an error naming it.
     public static func readLines(
         _ settings: PostgresSettings,
         computesHashes: Bool = false,
@@ -59,11 +65,12 @@ extension PostgresLog {
                 for try await exists in rows.decode(Bool.self) { return exists }
                 return false
             }
-            if exists {
-                _ = try await lines(of: settings.table, on: connection, path: path, computesHashes: computesHashes, logger: logger) { line throws(LogError) in
-                    count += 1
-                    return try body(&line)
-                }
+            guard exists else {
+                throw LogError(.unreadable, path: path, message: "no table \(settings.table) in the database: a server (or `announcements init` or `import`) creates it")
+            }
+            _ = try await lines(of: settings.table, on: connection, path: path, computesHashes: computesHashes, logger: logger) { line throws(LogError) in
+                count += 1
+                return try body(&line)
             }
         } catch {
             try? await connection.close()
@@ -142,12 +149,22 @@ extension PostgresLog {
 
     static func connect(_ settings: PostgresSettings, id: Int, logger: Logger) async throws(LogError) -> PostgresConnection {
         let path = settings.description
+        do throws(PostgresSettingsError) {
+            // The table's name goes into SQL as it is: settings made in code are checked here too.
+            try PostgresSettings.check(table: settings.table)
+        } catch {
+            throw LogError(.unreadable, path: path, message: error.message)
+        }
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch settings.tls {
             case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer, .require:
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                configuration.certificateVerification = .none
+                let context = try NIOSSLContext(configuration: configuration)
+                tls = settings.tls == .prefer ? .prefer(context) : .require(context)
+            case .verifyFull: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         } catch {
             throw LogError(.unreadable, path: path, message: "cannot set up TLS: \(error)")
@@ -156,8 +173,10 @@ extension PostgresLog {
             host: settings.host, port: settings.port, username: settings.user,
             password: settings.password, database: settings.database, tls: tls
         )
-        return try await run(path, "connect to PostgreSQL") {
-            try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        } catch {
+            throw LogError(.unavailable, path: path, message: "cannot connect to PostgreSQL: \(describe(error))")
         }
     }
 

@@ -80,7 +80,9 @@ public final class PostgresLog: EventLog {
         } catch {
             // A refusal by the server rolled the transaction back: nothing was appended. Any other
             // failure (the connection lost while the commit was under way) leaves the outcome unknown.
-            let isRefusal = (error as? PSQLError)?.code == .server
+            // (A FATAL or PANIC error ends the session: the commit may have happened before it.)
+            let psql = error as? PSQLError
+            let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !writer.isClosed
             state.withLock { $0.isUnusable = $0.isUnusable || !isRefusal }
             throw LogError(.writeFailed, path: path, message: "cannot append to the log: \(Self.describe(error))")
         }
@@ -112,6 +114,17 @@ public final class PostgresLog: EventLog {
             throw LogError(.unreadable, path: path, message: "positions \(position)..<\(end) hold \(bytes.count) bytes, not \(count): the table was changed while the server runs; stop it and run `announcements verify`")
         }
         return bytes
+    }
+
+    /// Deletes every row, as the writer: undoes an `import` that failed half way into a table
+    /// that was empty.
+    public func removeAll() throws(LogError) {
+        do {
+            _ = try Self.wait(for: writer.query("DELETE FROM \(unescaped: settings.table)", logger: logger), upTo: settings.commitTimeout, closing: writer)
+        } catch {
+            throw LogError(.writeFailed, path: path, message: "cannot empty the table: \(Self.describe(error))")
+        }
+        state.withLock { $0.durableEnd = 0 }
     }
 
     public func close() {

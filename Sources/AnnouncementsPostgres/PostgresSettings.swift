@@ -6,10 +6,12 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
         /// Plain TCP: loopback, or a network you trust.
         case disable
-        /// TLS when the server offers it, plain otherwise.
+        /// TLS when the server offers it (its certificate not checked, as libpq's `prefer`), plain otherwise.
         case prefer
-        /// TLS or no connection, with the server's certificate checked against the system's roots.
+        /// TLS or no connection (the certificate not checked, as libpq's `require`).
         case require
+        /// TLS with the server's certificate checked against the system's roots and its host name.
+        case verifyFull = "verify-full"
     }
 
     public var host: String
@@ -60,18 +62,19 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         }
         try Self.check(table: table)
         self.init(
-            host: host, port: parts.port ?? 5432, user: user.removingPercentEncoding ?? user,
-            password: parts.password.map { $0.removingPercentEncoding ?? $0 }, database: database, tls: tls, table: table
+            // (`user` and `password` come percent-decoded already.)
+            host: host, port: parts.port ?? 5432, user: user,
+            password: parts.password, database: database, tls: tls, table: table
         )
     }
 
     /// A table name is put into SQL as it is: letters, digits and `_` only, not starting with a digit.
     public static func check(table: String) throws(PostgresSettingsError) {
-        let isValid = !table.isEmpty && table.utf8.count <= 63
+        let isValid = !table.isEmpty && table.utf8.count <= 60
             && table.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
             && !(table.utf8.first.map { $0 >= 48 && $0 <= 57 } ?? true)
         guard isValid else {
-            throw PostgresSettingsError("the table name \"\(table)\" must be lowercase letters, digits and _ (not first), at most 63 bytes")
+            throw PostgresSettingsError("the table name \"\(table)\" must be lowercase letters, digits and _ (not first), at most 60 bytes")
         }
     }
 

@@ -77,12 +77,12 @@ struct PostgresCLITests {
         #expect(overwrite.stderr == "error: exported.jsonl exists: export writes a new file; choose another name or remove it\n")
     }
 
-    @Test("a PostgreSQL that cannot be reached is one line naming it, without the password, and exit 66")
+    @Test("a PostgreSQL that cannot be reached is one line naming it, without the password, and exit 69")
     func unreachable() throws {
         let folder = try makeFolder(config: "storage: postgres\npostgres:\n  url: postgres://app:hunter2@127.0.0.1:1/db?sslmode=disable\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try CLI.run(["verify"], in: folder)
-        #expect(result.status == 66)
+        #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("error: postgres://app@127.0.0.1:1/db#announcement_events: cannot connect to PostgreSQL:"))
         #expect(!result.stderr.contains("hunter2"))
     }

@@ -31,6 +31,8 @@ import Testing
         let inline = try parse("storage: postgres\npostgres:\n  url: postgresql://app:p%40ss@localhost/db\n").storage
         #expect(inline == .postgres(PostgresSettings(host: "localhost", user: "app", password: "p@ss", database: "db")))
         #expect(settings.description == "postgres://app@db.example:6432/intranet#intranet_events", "no password in messages")
+        let encoded = try parse("storage: postgres\npostgres:\n  url: postgres://app:a%2541@h/db\n").storage
+        #expect(encoded == .postgres(PostgresSettings(host: "h", user: "app", password: "a%41", database: "db")), "decoded once")
     }
 
     @Test("names the line, column and key of every mistake, never the password", arguments: [

@@ -13,7 +13,7 @@ struct CLIError: Error, CustomStringConvertible {
         case usage = 64
         /// A file is missing or unreadable.
         case noInput = 66
-        /// The server cannot be reached.
+        /// The server (or the log's database) cannot be reached.
         case unavailable = 69
         /// An output file cannot be created (it exists, or its folder is not writable).
         case cantCreate = 73
@@ -42,6 +42,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .invalidLine: self.init(.dataError, error.description)
         case .unreadable: self.init(.noInput, error.description)
         case .locked: self.init(.tempFail, error.description)
+        case .unavailable: self.init(.unavailable, error.description)
         case .writeFailed, .unusable: self.init(.ioError, error.description)
         }
     }

@@ -40,6 +40,9 @@ struct ImportCommand: AsyncParsableCommand {
                     let first = source.problems.first?.description ?? "\(from): \(source.partialTail ?? 0) bytes at the end with no newline"
                     throw LogError(.invalidLine, path: from, message: "\(from) does not verify, so it is not imported (run `announcements verify --log \(from)`): \(first)")
                 }
+                // The source's lock, so that no server appends to it while it is copied.
+                let sourceLock = try FileLog(path: from)
+                defer { sourceLock.close() }
                 let log = try await openEmpty(destination, name: name)
                 var end: Int64 = 0
                 var batch: [UInt8] = []
@@ -55,18 +58,35 @@ struct ImportCommand: AsyncParsableCommand {
                     }
                     if !batch.isEmpty { end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) } }
                 } catch {
+                    // The destination was empty: leave it so, for the import to be run again.
+                    try? discardAll(log)
                     log.close()
                     throw error
                 }
                 log.close()
                 let copied = try await LogLines.verify(destination, rules: configuration.rules)
                 guard copied.isSound, copied.head == source.head else {
+                    if let log = try? await openEmptyAfterFailure(destination) { try? discardAll(log); log.close() }
                     throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")")
                 }
                 Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(copied.head?.description ?? "-")")
             } catch {
                 throw CLIError(error)
             }
+        }
+    }
+
+    /// Empties the destination an import failed to fill.
+    private func discardAll(_ log: any EventLog) throws(LogError) {
+        if let file = log as? FileLog { file.cutBack(to: 0) }
+        if let table = log as? PostgresLog { try table.removeAll() }
+    }
+
+    /// The destination opened again as its writer, to empty it after the copy did not verify.
+    private func openEmptyAfterFailure(_ destination: LogOptions.Source) async throws(LogError) -> any EventLog {
+        switch destination {
+        case .file(let path): try FileLog(path: path)
+        case .postgres(let settings): try await PostgresLog.open(settings, logger: Logger(label: "announcements")).log
         }
     }
 

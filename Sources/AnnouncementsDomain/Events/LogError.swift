@@ -8,6 +8,8 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadable
         /// Another process holds the log's write lock.
         case locked
+        /// The log's server (a database) cannot be reached.
+        case unavailable
         /// A write, sync or truncate failed (a full disk, an I/O error).
         case writeFailed
         /// An earlier failure left the file in a state this process cannot vouch for.

@@ -153,7 +153,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
 
     /// Cuts the file back to `offset` (never below its durable length) after a failed write or sync,
     /// and makes the cut durable; marks the file unusable if even that fails.
-    func cutBack(to offset: Int64) {
+    package func cutBack(to offset: Int64) {
         // Never below the durable length, and never past what is written: a cut to an offset an
         // earlier cut already removed must not lengthen the file (ftruncate would fill it with zeros).
         let offset = min(max(offset, length), writtenEnd)

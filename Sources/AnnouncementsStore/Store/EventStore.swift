@@ -200,6 +200,8 @@ public final class EventStore: Sendable {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
             for (index, outcome) in await store.submit(requests).enumerated() {
                 if case .failure(let error) = outcome {
+                    // The log is given up (its lock or writer role released) before the error goes out.
+                    await store.close()
                     if case .invalid(let problems) = error {
                         throw .invalid(problems.map { FieldProblem(field: "seed[\(index)].\($0.field)", message: $0.message) })
                     }
