@@ -329,3 +329,35 @@ extension SortedChunks where Key: Comparable {
         remove { $0 < key ? -1 : ($0 == key ? 0 : 1) }
     }
 }
+
+/// `SortedChunks.Builder`s for the two read models, compiled here, where their element types are
+/// known: a loader in another module (the snapshot's) calls these once per element, and a
+/// generic builder called across the module boundary would not be specialised.
+package struct IdIndexBuilder {
+    private var builder = SortedChunks<IdOrder>.Builder()
+
+    package init() {}
+
+    package mutating func append(_ announcement: Announcement) {
+        builder.append(announcement)
+    }
+
+    package mutating func finish() -> SortedChunks<IdOrder> {
+        builder.finish()
+    }
+}
+
+/// The title index's builder (see `IdIndexBuilder`).
+package struct TitleIndexBuilder {
+    private var builder = SortedChunks<TitleOrder>.Builder()
+
+    package init() {}
+
+    package mutating func append(_ key: TitleKey) {
+        builder.append(key)
+    }
+
+    package mutating func finish() -> SortedChunks<TitleOrder> {
+        builder.finish()
+    }
+}

@@ -118,7 +118,7 @@ extension Snapshot {
         }
         let count = try input.count(itemSize: 32, of: "announcements")
         guard count <= model.maxId else { throw .corrupt("\(count) live announcements, but the largest id is \(model.maxId)") }
-        var announcements = SortedChunks<IdOrder>.Builder()
+        var announcements = IdIndexBuilder()
         var lastId = 0
         // Where each live id is in `announcements` (-1: not live), to check the title index against.
         var positions = [Int32](repeating: -1, count: model.maxId + 1)
@@ -141,7 +141,7 @@ extension Snapshot {
         // The title index.
         let titled = try input.integer()
         guard titled == count else { throw .corrupt("the title index has \(titled) announcements, but \(count) are live") }
-        var keys = SortedChunks<TitleOrder>.Builder()
+        var keys = TitleIndexBuilder()
         for _ in 0..<titled {
             let key = try input.bytes(72) { raw in
                 TitleKey(
