@@ -155,6 +155,16 @@ extension PostgresLog {
         } catch {
             throw LogError(.unreadable, path: path, message: error.message)
         }
+        let configuration = try self.configuration(settings)
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        } catch {
+            throw LogError(.unavailable, path: path, message: "cannot connect to PostgreSQL: \(describe(error))")
+        }
+    }
+
+    /// How postgres-nio reaches the database of `settings`.
+    static func configuration(_ settings: PostgresSettings) throws(LogError) -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch settings.tls {
@@ -167,17 +177,12 @@ extension PostgresLog {
             case .verifyFull: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         } catch {
-            throw LogError(.unreadable, path: path, message: "cannot set up TLS: \(error)")
+            throw LogError(.unreadable, path: settings.description, message: "cannot set up TLS: \(error)")
         }
-        let configuration = PostgresConnection.Configuration(
+        return PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user,
             password: settings.password, database: settings.database, tls: tls
         )
-        do {
-            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-        } catch {
-            throw LogError(.unavailable, path: path, message: "cannot connect to PostgreSQL: \(describe(error))")
-        }
     }
 
     /// Runs `work`, turning any failure into a `LogError` that says what was being done.

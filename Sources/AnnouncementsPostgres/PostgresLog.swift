@@ -35,8 +35,9 @@ public final class PostgresLog: EventLog {
     let settings: PostgresSettings
     /// The connection that holds the writer role and makes every append.
     let writer: PostgresConnection
-    /// A connection for reading durable lines back, so that reads never queue behind an append.
-    let reader: PostgresConnection
+    /// A connection for reading durable lines back, so that reads never queue behind an append;
+    /// replaced by a new one when it is found closed (a server restart, an idle connection cut).
+    private let reader: Mutex<PostgresConnection>
     let logger: Logger
     private let state: Mutex<State>
 
@@ -50,7 +51,7 @@ public final class PostgresLog: EventLog {
         self.path = settings.description
         self.settings = settings
         self.writer = writer
-        self.reader = reader
+        self.reader = Mutex(reader)
         self.logger = logger
         self.state = Mutex(State(durableEnd: durableEnd))
     }
@@ -100,7 +101,7 @@ public final class PostgresLog: EventLog {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         do {
-            guard !reader.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
+            let reader = try readingConnection()
             let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
             for row in result.rows {
                 var line = try row.decode(ByteBuffer.self)
@@ -140,15 +141,33 @@ public final class PostgresLog: EventLog {
             let unlock = writer.query("SELECT pg_advisory_unlock(\(PostgresLog.lockKey(settings.table)))", logger: logger)
             _ = try? Self.wait(for: unlock, upTo: settings.commitTimeout, closing: writer)
         }
-        for connection in [writer, reader] where !connection.isClosed {
+        for connection in [writer, reader.withLock { $0 }] where !connection.isClosed {
             _ = try? Self.wait(for: connection.close(), upTo: .seconds(5), closing: connection)
         }
+    }
+
+    /// The reader's connection, connected again when it was closed.
+    private func readingConnection() throws -> PostgresConnection {
+        let current = reader.withLock { $0 }
+        guard current.isClosed else { return current }
+        let configuration = try Self.configuration(settings)
+        let connecting = PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 2, logger: logger
+        )
+        let fresh = try Self.wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+        logger.info("connected the log's reader to PostgreSQL again", metadata: ["log.path": "\(path)"])
+        let replaced = reader.withLock { reader in
+            defer { reader = fresh }
+            return reader
+        }
+        replaced.close().whenComplete { _ in }
+        return fresh
     }
 
     /// Waits for `future` (answered on SwiftNIO's event loops) at most `timeout`; then closes
     /// `connection`, whose query's outcome is unknown (a dead server or network, which a session
     /// does not always notice), and fails.
-    static func wait<T: Sendable>(for future: EventLoopFuture<T>, upTo timeout: Duration, closing connection: PostgresConnection) throws -> T {
+    static func wait<T: Sendable>(for future: EventLoopFuture<T>, upTo timeout: Duration, closing connection: PostgresConnection?) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<T, any Error>?>(nil)
         future.whenComplete { result in
@@ -158,7 +177,7 @@ public final class PostgresLog: EventLog {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success, let result = outcome.withLock({ $0 }) else {
-            connection.close().whenComplete { _ in }
+            connection?.close().whenComplete { _ in }
             throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
         }
         return try result.get()

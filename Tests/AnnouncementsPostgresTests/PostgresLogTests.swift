@@ -136,6 +136,33 @@ struct PostgresLogTests {
         await store.close()
     }
 
+    @Test("when the connection that reads lines back is dropped, reads connect again")
+    func readerReconnects() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(2)
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Read back"), by: "alice")
+        #expect(try await store.historyLines(id: 1)?.count == 1)
+        let admin = try await connect(settings)
+        let terminated = try await admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE query LIKE \("SELECT line FROM \(settings.table) %")
+            """, logger: quiet)
+        var ended = 0
+        for try await done in terminated.decode(Bool.self) where done { ended += 1 }
+        #expect(ended == 1, "the reader's session was ended")
+        var readAgain = false
+        for _ in 0..<20 where !readAgain {
+            readAgain = (try? await store.historyLines(id: 1))??.count == 1
+            if !readAgain { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(readAgain, "history is read again after the reader's session ended")
+        _ = try await store.create(AnnouncementDraft(title: "Still writing"), by: "alice")
+        try await admin.close()
+        await store.close()
+    }
+
     @Test("the rows hold each event's fields beside its exact line")
     func rows() async throws {
         let place = try Backend.postgres.makePlace()
