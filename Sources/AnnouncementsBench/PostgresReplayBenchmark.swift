@@ -4,7 +4,7 @@ import AnnouncementsStore
 import Logging
 
 /// Replay of the same log from a file and from PostgreSQL, alternating, in one run: the log is
-/// first copied into a new table (in 4 MB durable appends, as `announcements import` does).
+/// first copied into a new table (`EventLog.append(linesOf:)`, as `announcements import` does).
 struct PostgresReplayBenchmark {
     var path: String
     var settings: PostgresSettings
@@ -17,18 +17,7 @@ struct PostgresReplayBenchmark {
         let clock = ContinuousClock()
         let copyStart = clock.now
         let (log, _) = try await PostgresLog.open(settings, logger: quiet)
-        var end: Int64 = 0
-        var batch: [UInt8] = []
-        try LogReader(path: path).read { line throws(LogError) in
-            batch += line.bytes
-            batch.append(UInt8(ascii: "\n"))
-            if batch.count >= 4 << 20 {
-                end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) }
-                batch.removeAll(keepingCapacity: true)
-            }
-            return .continue
-        }
-        if !batch.isEmpty { end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) } }
+        let end = try log.append(linesOf: path)
         log.close()
         let copySeconds = (clock.now - copyStart).seconds
         print(String(format: "copied %@ into %@: %.0f MB in %.2f s", path, settings.description, Double(end) / 1e6, copySeconds))

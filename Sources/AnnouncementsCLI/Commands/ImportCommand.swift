@@ -44,19 +44,9 @@ struct ImportCommand: AsyncParsableCommand {
                 let sourceLock = try FileLog(path: from)
                 defer { sourceLock.close() }
                 let log = try await openEmpty(destination, name: name)
-                var end: Int64 = 0
-                var batch: [UInt8] = []
+                let end: Int64
                 do throws(LogError) {
-                    try LogReader(path: from).read { line throws(LogError) in
-                        batch += line.bytes
-                        batch.append(UInt8(ascii: "\n"))
-                        if batch.count >= Self.batchBytes {
-                            end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) }
-                            batch.removeAll(keepingCapacity: true)
-                        }
-                        return .continue
-                    }
-                    if !batch.isEmpty { end = try batch.withBytes { bytes throws(LogError) in try log.appendDurably(bytes, at: end) } }
+                    end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
                 } catch {
                     // The destination was empty: leave it so, for the import to be run again.
                     try? discardAll(log)
@@ -66,7 +56,7 @@ struct ImportCommand: AsyncParsableCommand {
                 log.close()
                 let copied = try await LogLines.verify(destination, rules: configuration.rules)
                 guard copied.isSound, copied.head == source.head else {
-                    if let log = try? await openEmptyAfterFailure(destination) { try? discardAll(log); log.close() }
+                    if let log = try? await openWriter(destination) { try? discardAll(log); log.close() }
                     throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")")
                 }
                 Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(copied.head?.description ?? "-")")
@@ -82,8 +72,8 @@ struct ImportCommand: AsyncParsableCommand {
         if let table = log as? PostgresLog { try table.removeAll() }
     }
 
-    /// The destination opened again as its writer, to empty it after the copy did not verify.
-    private func openEmptyAfterFailure(_ destination: LogOptions.Source) async throws(LogError) -> any EventLog {
+    /// The destination opened as its writer.
+    private func openWriter(_ destination: LogOptions.Source) async throws(LogError) -> any EventLog {
         switch destination {
         case .file(let path): try FileLog(path: path)
         case .postgres(let settings): try await PostgresLog.open(settings, logger: Logger(label: "announcements")).log
@@ -92,11 +82,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// The destination opened as its writer; refused unless it is empty.
     private func openEmpty(_ destination: LogOptions.Source, name: String) async throws(LogError) -> any EventLog {
-        let log: any EventLog
-        switch destination {
-        case .file(let path): log = try FileLog(path: path)
-        case .postgres(let settings): log = try await PostgresLog.open(settings, logger: Logger(label: "announcements")).log
-        }
+        let log = try await openWriter(destination)
         guard log.durableEnd == 0 else {
             log.close()
             throw LogError(.unusable, path: name, message: "the log is not empty (\(log.durableEnd) bytes): import only into an empty log")
