@@ -76,7 +76,7 @@ pg_start() {
     # A port from the ephemeral range is usually free; another process may take it first, hence the retries.
     PG_PORT=$((20000 + (RANDOM * 32768 + RANDOM) % 30000))
     if pg_as_owner "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 start -o \
-        "-c listen_addresses=127.0.0.1 -c port=$PG_PORT -c unix_socket_directories=$PG_DIR -c max_connections=100 -c fsync=on -c synchronous_commit=on" \
+        "-c listen_addresses=127.0.0.1 -c port=$PG_PORT -c unix_socket_directories=$PG_DIR -c max_connections=300 -c fsync=on -c synchronous_commit=on" \
         > /dev/null 2>&1; then
       break
     fi

@@ -74,7 +74,7 @@ struct AppendBenchmark {
         let store: EventStore
         if var settings = postgres {
             settings.table = "bench_append_\(count)_\(followers)_\(UInt32.random(in: 0...UInt32.max))"
-            let (log, replay) = try await PostgresLog.open(settings, logger: quiet)
+            let (log, replay) = try await PostgresLog.open(settings, alone: true, logger: quiet)
             store = try await EventStore.open(log: log, replay: replay, logger: quiet)
         } else {
             store = try await EventStore.open(path: path, logger: quiet)

@@ -16,7 +16,7 @@ struct PostgresReplayBenchmark {
         settings.table = "bench_replay_\(UInt32.random(in: 0...UInt32.max))"
         let clock = ContinuousClock()
         let copyStart = clock.now
-        let (log, _) = try await PostgresLog.open(settings, logger: quiet)
+        let (log, _) = try await PostgresLog.open(settings, alone: true, logger: quiet)
         let end = try log.append(linesOf: path)
         log.close()
         let copySeconds = (clock.now - copyStart).seconds

@@ -56,6 +56,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<B
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
+    router.add(middleware: ReadYourWritesMiddleware(store: store))
     ReadRoutes(store: store, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
     WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)

@@ -10,6 +10,8 @@ extension HTTPField.Name {
     static let link = Self("Link")!
     static let idempotencyKey = Self("Idempotency-Key")!
     static let lastEventID = Self("Last-Event-ID")!
+    static let minSeq = Self("Min-Seq")!
+    static let logSeq = Self("Log-Seq")!
 }
 
 extension Response {

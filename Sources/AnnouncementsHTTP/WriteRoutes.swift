@@ -67,7 +67,8 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         try await store.delete(id: id, by: writer, expectedRevision: revision(request, id: id), key: key)
         context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
-        return Response(status: .noContent)
+        // The delete's seq is at most the last one now: a read with it as Min-Seq sees the delete.
+        return Response(status: .noContent, headers: [.logSeq: String(store.lastSeq)])
     }
 
     // MARK: - Pieces
@@ -85,6 +86,8 @@ struct WriteRoutes: Sendable {
         }
         var response = Response.encoded(body, answered, status: status)
         response.headers[.eTag] = AnnouncementTag.etag(announcement, answered)
+        // Its revision is the seq of its last event: the one this answer reflects.
+        response.headers[.logSeq] = String(announcement.revision)
         return response
     }
 

@@ -40,13 +40,21 @@ struct EventRows {
         }
     }
 
-    func insert(into table: String) -> PostgresQuery {
-        """
-        INSERT INTO \(unescaped: table) (seq, position, id, type, by, at, key, line)
-        SELECT s, p, i, t, b, a, NULLIF(k, ''), l
-        FROM unnest(\(seqs)::bigint[], \(positions)::bigint[], \(ids)::bigint[], \(types)::text[],
-                    \(writers)::text[], \(times)::timestamptz[], \(keys)::text[], \(lines)::bytea[])
-             AS r(s, p, i, t, b, a, k, l)
-        """
+    /// The statement that inserts the rows; with `channel`, it notifies the processes listening
+    /// there as it commits.
+    func insert(into table: String, notifying channel: String? = nil) -> PostgresQuery {
+        var query: PostgresQuery = """
+            INSERT INTO \(unescaped: table) (seq, position, id, type, by, at, key, line)
+            SELECT s, p, i, t, b, a, NULLIF(k, ''), l
+            FROM unnest(\(seqs)::bigint[], \(positions)::bigint[], \(ids)::bigint[], \(types)::text[],
+                        \(writers)::text[], \(times)::timestamptz[], \(keys)::text[], \(lines)::bytea[])
+                 AS r(s, p, i, t, b, a, k, l)
+            """
+        if let channel {
+            // A data-modifying WITH runs whether or not the query reads it.
+            query.binds.append(channel)
+            query.sql = "WITH appended AS (\(query.sql)) SELECT pg_notify($\(query.binds.count), 'appended')"
+        }
+        return query
     }
 }

@@ -6,25 +6,30 @@ import NIOSSL
 import PostgresNIO
 
 extension PostgresLog {
-    /// Connects, creates the table when it is missing, takes the writer role, and replays the log
-    /// into the state a store starts from (indexed, as `EventStore.open(log:replay:)` wants it).
+    /// Connects, creates the table when it is missing, and replays the log into the state a store
+    /// starts from (indexed, as `EventStore.open(log:replay:)` wants it).
     ///
-    /// Fails at once, with `LogError.Kind.locked`, while another process holds the writer role.
-    public static func open(_ settings: PostgresSettings, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
+    /// The log is shared (as `serve` opens it): the writer role moves between the processes that
+    /// write (see `PostgresLog`). With `alone`, this process takes the role at once and keeps it
+    /// until it closes, for work no other writer may interleave with (`import`, benchmarks); it
+    /// then fails at once, with `LogError.Kind.locked`, while another process holds the role.
+    public static func open(_ settings: PostgresSettings, alone: Bool = false, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
         let path = settings.description
         let writer = try await connect(settings, id: 1, logger: logger)
         do throws(LogError) {
-            let key = lockKey(settings.table)
-            let locked = try await run(path, "take the writer role") {
-                let rows: PostgresRowSequence = try await writer.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
-                for try await locked in rows.decode(Bool.self) { return locked }
-                return false
+            if alone {
+                let key = lockKey(settings.table)
+                let locked = try await run(path, "take the writer role") {
+                    let rows: PostgresRowSequence = try await writer.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
+                    for try await locked in rows.decode(Bool.self) { return locked }
+                    return false
+                }
+                guard locked else {
+                    throw LogError(.locked, path: path, message: "another process holds the writer role on this log (PostgreSQL advisory lock \(key)); stop it, or use another table")
+                }
             }
-            guard locked else {
-                throw LogError(.locked, path: path, message: "another process holds the writer role on this log (PostgreSQL advisory lock \(key)); stop it, or use another table")
-            }
-            try await run(path, "make commits synchronous") {
-                try await writer.query("SET synchronous_commit TO on", logger: logger)
+            try await run(path, "set up the writer's session") {
+                for query in writerSession(settings) { try await writer.query(query, logger: logger) }
             }
             try await createTable(settings.table, on: writer, path: path, logger: logger)
             var replay = Replay()
@@ -33,14 +38,8 @@ extension PostgresLog {
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
             replay.lastHash = lastLine.map { LineHash(of: $0) }
-            // From now on a statement that outlives the append's own wait is cancelled by the
-            // server too, and a client gone silent is noticed by its keepalives.
-            let milliseconds = settings.commitTimeout.components.seconds * 1000 * 9 / 10
-            try await run(path, "set the session's timeouts") {
-                try await writer.query("SELECT set_config('statement_timeout', \(String(milliseconds)), false), set_config('lock_timeout', \(String(milliseconds)), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false)", logger: logger)
-            }
             let reader = try await connect(settings, id: 2, logger: logger)
-            return (PostgresLog(settings: settings, writer: writer, reader: reader, durableEnd: end, logger: logger), replay)
+            return (PostgresLog(settings: settings, writer: writer, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
         } catch {
             try? await writer.close()
             throw error
@@ -127,10 +126,13 @@ extension PostgresLog {
         return expected.position
     }
 
-    /// Creates the events table when it is missing (the writer role is held: no other process
-    /// creates it meanwhile).
+    /// Creates the events table when it is missing, under an advisory lock of its own (two nodes
+    /// starting at once would otherwise race to create it).
     static func createTable(_ table: String, on connection: PostgresConnection, path: String, logger: Logger) async throws(LogError) {
+        let key = lockKey(table, for: "schema")
         try await run(path, "create the events table") {
+            try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger)
+            defer { connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger).whenComplete { _ in } }
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS \(unescaped: table) (
                     seq bigint PRIMARY KEY CHECK (seq >= 1),

@@ -6,22 +6,37 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 
+import Foundation
+
 /// The log in a PostgreSQL table (`storage: postgres`): another `EventLog`, for a log that outlives
-/// one machine, with PostgreSQL's own replication and failover.
+/// one machine, with PostgreSQL's own replication and failover, and that several server processes
+/// (nodes) share.
 ///
 /// Each event is one row: `seq` (the primary key), `position` (where the line starts in the
 /// same log as a file: rows exported in seq order are byte for byte the file), the announcement's
 /// `id`, the `type`, the writer (`by`), the time (`at`), the idempotency `key`, and the `line`'s
 /// exact bytes (the hash chain covers them, so `prev` and `verify` work unchanged).
 ///
-/// **Order without gaps.** One process at a time holds the writer role: a session-level advisory
-/// lock (`pg_try_advisory_lock`) taken by the writer's connection when the log opens and held
-/// until it closes, or until its session dies with its process. The writer assigns each seq itself,
-/// after the last durable one, and appends one batch at a time, each in one transaction on that
-/// same connection: batch n+1 is sent only once batch n has committed, so commit order is seq
-/// order and no reader can see seq n+1 before n. (A `bigserial` would not do: two transactions
+/// **Order without gaps.** One process at a time holds the *writer role*: a session-level advisory
+/// lock (`pg_advisory_lock`) on its writer connection. The holder takes in every line appended
+/// before it got the lock, assigns each seq itself after the last durable one, and appends one
+/// batch at a time, each in one transaction on that connection: batch n+1 is sent only once batch
+/// n has committed, and the next holder reads both before it appends. So commit order is seq
+/// order, and no reader can see seq n+1 before n. (A `bigserial` would not do: two transactions
 /// take 1 and 2, 2 commits first, and a reader that saw 2 skips 1 forever.) Were two writers ever
 /// to race (the lock taken by hand), the primary key refuses the second row for a seq.
+///
+/// **The role moves** (a shared log, as `serve` opens it): a node takes the role when it has a
+/// write to make, keeps it while it has more, and gives it up when another node asks: the asker
+/// sends a notification (`NOTIFY`) on the table's channel and waits in the lock's queue; the holder
+/// hears it (or sees the waiter in `pg_locks` on its next look, four times a second) and unlocks
+/// once its appends under way have committed. A node that dies takes its session, and so the lock,
+/// with it. `import` and the benchmarks open the log *alone* instead: they take the role at once,
+/// or fail, and keep it until they close.
+///
+/// **Following.** Every batch notifies the channel as it commits; each node listens, and looks at
+/// the table's end four times a second besides (a lost notification costs at most that much), and
+/// takes in the lines the others appended (`lines(after:)`).
 ///
 /// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in autocommit, with
 /// `synchronous_commit = on` set on the writer's session: when it returns, the batch is committed
@@ -33,27 +48,37 @@ import Synchronization
 public final class PostgresLog: EventLog {
     public let path: String
     let settings: PostgresSettings
-    /// The connection that holds the writer role and makes every append.
-    let writer: PostgresConnection
+    /// Whether other processes append too: the role moves between them (see above).
+    public let isShared: Bool
+    /// The connection that holds the writer role and makes every append; replaced by a new one
+    /// when it is lost (a shared log only: the next holder of the role reads what it committed).
+    private let writer: Mutex<PostgresConnection>
     /// A connection for reading durable lines back, so that reads never queue behind an append;
     /// replaced by a new one when it is found closed (a server restart, an idle connection cut).
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     private let state: Mutex<State>
+    /// Wakes the follower's look at the table (a notification came).
+    private let wake = DispatchSemaphore(value: 0)
 
     private struct State {
         var durableEnd: Int64
+        var holdsRole: Bool
         var isUnusable = false
         var isClosed = false
+        /// The writer's connection was given up (closed, or closing): the next use connects again.
+        var writerLost = false
+        var listener: Task<Void, Never>?
     }
 
-    init(settings: PostgresSettings, writer: PostgresConnection, reader: PostgresConnection, durableEnd: Int64, logger: Logger) {
+    init(settings: PostgresSettings, writer: PostgresConnection, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
         self.path = settings.description
         self.settings = settings
-        self.writer = writer
+        self.isShared = isShared
+        self.writer = Mutex(writer)
         self.reader = Mutex(reader)
         self.logger = logger
-        self.state = Mutex(State(durableEnd: durableEnd))
+        self.state = Mutex(State(durableEnd: durableEnd, holdsRole: !isShared))
     }
 
     public var durableEnd: Int64 {
@@ -64,32 +89,194 @@ public final class PostgresLog: EventLog {
         state.withLock { $0.isUnusable }
     }
 
+    /// Whether this process holds the writer role now.
+    public var holdsWriterRole: Bool {
+        state.withLock { $0.holdsRole }
+    }
+
+    /// The channel notifications about this log go on: the table's name.
+    var channel: String { settings.table }
+
     public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
         try state.withLock { state throws(LogError) in
             guard !state.isClosed else { throw LogError(.unusable, path: path, message: "the log is closed") }
             guard !state.isUnusable else {
                 throw LogError(.unusable, path: path, message: "an earlier append's outcome is unknown (the connection failed while it ran); restart to read the log as it is")
             }
+            guard state.holdsRole else {
+                throw LogError(.writeFailed, path: path, message: "this process does not hold the writer role (its connection was lost); the next write takes it again")
+            }
             guard start == state.durableEnd else {
                 throw LogError(.unusable, path: path, message: "an append was to go at position \(start), but the log's lines end at \(state.durableEnd)")
             }
         }
         let rows = try EventRows(lines: lines, start: start, path: path)
+        let writer = self.writer.withLock { $0 }
         do {
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
-            _ = try Self.wait(for: writer.query(rows.insert(into: settings.table), logger: logger), upTo: settings.commitTimeout, closing: writer)
+            _ = try Self.wait(for: writer.query(rows.insert(into: settings.table, notifying: isShared ? channel : nil), logger: logger), upTo: settings.commitTimeout, closing: writer)
         } catch {
             // A refusal by the server rolled the transaction back: nothing was appended. Any other
-            // failure (the connection lost while the commit was under way) leaves the outcome unknown.
-            // (A FATAL or PANIC error ends the session: the commit may have happened before it.)
+            // failure (the connection lost while the commit was under way) leaves the outcome
+            // unknown. (A FATAL or PANIC error ends the session: the commit may have happened
+            // before it.) A shared log finds out when it takes the role again: it reads what is
+            // there. A log alone cannot: it takes no more appends.
             let psql = error as? PSQLError
             let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !writer.isClosed
-            state.withLock { $0.isUnusable = $0.isUnusable || !isRefusal }
+            if !isRefusal {
+                if isShared { Self.closeSoon(writer) }
+                state.withLock { state in
+                    if isShared {
+                        state.holdsRole = false
+                        state.writerLost = true
+                    } else {
+                        state.isUnusable = true
+                    }
+                }
+            }
             throw LogError(.writeFailed, path: path, message: "cannot append to the log: \(Self.describe(error))")
         }
         let end = start + Int64(lines.count)
         state.withLock { $0.durableEnd = end }
         return end
+    }
+
+    public func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8] {
+        guard isShared, !holdsWriterRole else { return [] }
+        let key = Self.lockKey(settings.table)
+        do {
+            let writer = try writingConnection()
+            // Ask the holder to give the role up, then wait in the lock's queue (at most the
+            // session's lock_timeout, just under the commit timeout).
+            _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), 'role')", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            _ = try Self.wait(for: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+        } catch {
+            let psql = error as? PSQLError
+            if psql?.code != .server {
+                // The connection failed: the next try connects again.
+                state.withLock { $0.writerLost = true }
+            }
+            if psql?.serverInfo?[.sqlState] == "55P03" {
+                throw LogError(.locked, path: path, message: "another process held the writer role (PostgreSQL advisory lock \(key)) and did not give it up within \(settings.commitTimeout): an `import`, or a node that cannot reach the database")
+            }
+            throw LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
+        }
+        state.withLock { $0.holdsRole = true }
+        do throws(LogError) {
+            let writer = self.writer.withLock { $0 }
+            return try linesAppended(after: end, on: writer)
+        } catch {
+            yieldWriterRole()
+            throw error
+        }
+    }
+
+    public func yieldWriterRole() {
+        guard isShared, holdsWriterRole else { return }
+        state.withLock { $0.holdsRole = false }
+        let writer = self.writer.withLock { $0 }
+        do {
+            _ = try Self.wait(for: writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+        } catch {
+            // Its session ends with its connection, and the lock with it.
+            Self.closeSoon(writer)
+            state.withLock { $0.writerLost = true }
+        }
+    }
+
+    public func lines(after end: Int64) throws(LogError) -> [UInt8] {
+        guard isShared, !holdsWriterRole else { return [] }
+        do {
+            return try linesAppended(after: end, on: readingConnection())
+        } catch let error as LogError {
+            throw error
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot read the log: \(Self.describe(error))")
+        }
+    }
+
+    /// The lines from position `end` to the table's end, read on `connection`; moves the durable end there.
+    private func linesAppended(after end: Int64, on connection: PostgresConnection) throws(LogError) -> [UInt8] {
+        let query: PostgresQuery = "SELECT position, line FROM \(unescaped: settings.table) WHERE position >= \(end) ORDER BY position"
+        var bytes: [UInt8] = []
+        do {
+            let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
+            for row in result.rows {
+                let (position, line) = try row.decode((Int64, ByteBuffer).self)
+                guard position == end + Int64(bytes.count) else {
+                    throw LogError(.unreadable, path: path, message: "the row at position \(position) does not follow the lines before it (they end at \(end + Int64(bytes.count))): stop the servers and run `announcements verify`")
+                }
+                bytes += line.readableBytesView
+                bytes.append(UInt8(ascii: "\n"))
+            }
+        } catch let error as LogError {
+            throw error
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot read the lines others appended: \(Self.describe(error))")
+        }
+        state.withLock { $0.durableEnd = end + Int64(bytes.count) }
+        return bytes
+    }
+
+    public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {
+        guard isShared else { return }
+        let listener = Task.detached { [settings, channel, wake, logger] in
+            await Self.listen(settings, channel: channel, logger: logger) { wake.signal() }
+        }
+        state.withLock { $0.listener = listener }
+        let thread = Thread { [weak self] in
+            while let log = self, !log.state.withLock({ $0.isClosed }) {
+                _ = log.wake.wait(timeout: .now() + .milliseconds(250))
+                log.look(changed)
+            }
+        }
+        thread.name = "announcements.follow"
+        thread.start()
+    }
+
+    /// Wakes `woken` for every notification on `channel`, from its own connection, until cancelled;
+    /// connects again a second after losing it.
+    private static func listen(_ settings: PostgresSettings, channel: String, logger: Logger, _ woken: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await connect(settings, id: 4, logger: logger)
+                do {
+                    try await connection.listen(on: channel) { notifications in
+                        for try await _ in notifications { woken() }
+                    }
+                } catch {
+                    logger.debug("lost the connection that listens for new lines; connecting again", metadata: ["error": "\(describe(error))"])
+                }
+                try? await connection.close()
+            } catch {
+                logger.debug("cannot connect to listen for new lines; trying again", metadata: ["error": "\(describe(error))"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// One look at the table: where its lines end, and whether another process waits for the
+    /// writer role; tells `changed` what concerns this process.
+    private func look(_ changed: @Sendable (LogChange) -> Void) {
+        let key = Self.lockKey(settings.table)
+        let query: PostgresQuery = """
+            SELECT coalesce((SELECT position + octet_length(line) + 1 FROM \(unescaped: settings.table) ORDER BY seq DESC LIMIT 1), 0),
+                   EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = \(key))
+            """
+        do {
+            let connection = try readingConnection()
+            let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
+            guard let row = result.rows.first else { return }
+            let (end, roleWanted) = try row.decode((Int64, Bool).self)
+            let (durableEnd, holdsRole) = state.withLock { ($0.durableEnd, $0.holdsRole) }
+            if holdsRole {
+                if roleWanted { changed(.roleWanted) }
+            } else if end > durableEnd {
+                changed(.appended)
+            }
+        } catch {
+            logger.debug("cannot look at the log's end", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+        }
     }
 
     /// Every read is a round trip to the database.
@@ -120,6 +307,7 @@ public final class PostgresLog: EventLog {
     /// Deletes every row, as the writer: undoes an `import` that failed half way into a table
     /// that was empty.
     public func removeAll() throws(LogError) {
+        let writer = self.writer.withLock { $0 }
         do {
             _ = try Self.wait(for: writer.query("DELETE FROM \(unescaped: settings.table)", logger: logger), upTo: settings.commitTimeout, closing: writer)
         } catch {
@@ -129,15 +317,18 @@ public final class PostgresLog: EventLog {
     }
 
     public func close() {
-        let wasClosed = state.withLock { state in
+        let (wasClosed, holdsRole, listener) = state.withLock { state in
             defer { state.isClosed = true }
-            return state.isClosed
+            return (state.isClosed, state.holdsRole, state.listener)
         }
         guard !wasClosed else { return }
+        listener?.cancel()
+        wake.signal()
+        let writer = self.writer.withLock { $0 }
         // Closing the session releases its advisory lock; unlock first all the same, so that a
         // connection slow to close does not hold the writer role meanwhile.
         // (Each step waits a bounded time: a session the server already dropped may never answer.)
-        if !writer.isClosed {
+        if holdsRole, !writer.isClosed {
             let unlock = writer.query("SELECT pg_advisory_unlock(\(PostgresLog.lockKey(settings.table)))", logger: logger)
             _ = try? Self.wait(for: unlock, upTo: settings.commitTimeout, closing: writer)
         }
@@ -148,20 +339,77 @@ public final class PostgresLog: EventLog {
 
     /// The reader's connection, connected again when it was closed.
     private func readingConnection() throws -> PostgresConnection {
-        let current = reader.withLock { $0 }
-        guard current.isClosed else { return current }
-        let configuration = try Self.configuration(settings)
-        let connecting = PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 2, logger: logger
-        )
-        let fresh = try Self.wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
-        logger.info("connected the log's reader to PostgreSQL again", metadata: ["log.path": "\(path)"])
-        let replaced = reader.withLock { reader in
-            defer { reader = fresh }
-            return reader
+        try Self.openConnection(reader, settings, id: 2, logger: logger, replacing: false, isClosed: { state.withLock { $0.isClosed } }) { _ in }
+    }
+
+    /// The writer's connection, connected again (with the writer's session settings) when it was
+    /// closed: a shared log only, whose role a new session can take again.
+    private func writingConnection() throws -> PostgresConnection {
+        let lost = state.withLock { state in
+            defer { state.writerLost = false }
+            return state.writerLost
         }
-        replaced.close().whenComplete { _ in }
+        do {
+            return try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.isClosed } }) { connection in
+                for query in Self.writerSession(settings) {
+                    let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+                    _ = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
+                }
+            }
+        } catch {
+            if lost { state.withLock { $0.writerLost = true } }
+            throw error
+        }
+    }
+
+    /// The connection `slot` holds, or a new one (set up by `prepare`) when it is closed or `replacing`.
+    private static func openConnection(
+        _ slot: borrowing Mutex<PostgresConnection>,
+        _ settings: PostgresSettings,
+        id: Int,
+        logger: Logger,
+        replacing: Bool,
+        isClosed: () -> Bool,
+        prepare: (PostgresConnection) throws -> Void
+    ) throws -> PostgresConnection {
+        let current = slot.withLock { $0 }
+        guard current.isClosed || replacing else { return current }
+        guard !isClosed() else { throw PostgresLogFailure("the log is closed") }
+        let connecting = PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings), id: id, logger: logger
+        )
+        let fresh = try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+        try prepare(fresh)
+        logger.info("connected to PostgreSQL again", metadata: ["log.path": "\(settings.description)", "connection": "\(id == 1 ? "writer" : "reader")"])
+        let replaced = slot.withLock { slot in
+            defer { slot = fresh }
+            return slot
+        }
+        closeSoon(replaced)
         return fresh
+    }
+
+    /// The writer's session: synchronous commits; a statement or lock wait that outlives the
+    /// append's own wait is cancelled by the server too; a client gone silent is noticed by its
+    /// keepalives.
+    static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
+        let milliseconds = String(settings.commitTimeout.components.seconds * 1000 * 9 / 10)
+        return [
+            "SET synchronous_commit TO on",
+            "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false)",
+        ]
+    }
+
+    /// Closes `connection` without waiting (kept until it is closed: postgres-nio wants that).
+    static func closeSoon(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    deinit {
+        // A log dropped without `close()` (a store never closed) still ends its sessions.
+        state.withLock { $0.listener }?.cancel()
+        Self.closeSoon(writer.withLock { $0 })
+        Self.closeSoon(reader.withLock { $0 })
     }
 
     /// Waits for `future` (answered on SwiftNIO's event loops) at most `timeout`; then closes
@@ -177,17 +425,18 @@ public final class PostgresLog: EventLog {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success, let result = outcome.withLock({ $0 }) else {
-            connection?.close().whenComplete { _ in }
+            if let connection { closeSoon(connection) }
             throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
         }
         return try result.get()
     }
 
-    /// The advisory lock key of the writer role on `table`: the same in every process.
-    static func lockKey(_ table: String) -> Int64 {
-        // FNV-1a of "announcements:" + the table's name.
+    /// The advisory lock key of the writer role on `table` (or of another `purpose`, such as
+    /// creating it): the same in every process.
+    static func lockKey(_ table: String, for purpose: String = "") -> Int64 {
+        // FNV-1a of "announcements:" + the table's name (+ ":" + the purpose).
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("announcements:" + table).utf8 {
+        for byte in ("announcements:" + table + (purpose.isEmpty ? "" : ":" + purpose)).utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return Int64(bitPattern: hash)

@@ -11,7 +11,7 @@ import Testing
 ))
 struct PostgresCLITests {
     /// A config whose log is a table of its own in the test server.
-    func postgresConfig(in folder: String) throws -> String {
+    static func postgresConfig(in folder: String) throws -> String {
         let url = ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? ""
         let table = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let path = folder + "/postgres.yaml"
@@ -31,7 +31,7 @@ struct PostgresCLITests {
     func roundTrip() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let config = try postgresConfig(in: folder)
+        let config = try Self.postgresConfig(in: folder)
         let fileHead = try CLI.run(["verify", "--log", log], in: folder).stdout.split(separator: "\n").last { $0.contains("head:") }
 
         let imported = try CLI.run(["import", "--config", config, "--from", log], in: folder)

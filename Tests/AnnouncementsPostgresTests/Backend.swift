@@ -60,10 +60,11 @@ struct LogPlace: Sendable {
 
     var source: String { settings?.description ?? path }
 
-    /// Opens a store on the log as its writer.
-    func open(seed: [AnnouncementDraft] = [], rules: ValidationRules = ValidationRules()) async throws -> EventStore {
+    /// Opens a store on the log as its writer: for PostgreSQL, as `serve` does (the writer role
+    /// shared with other stores on the table), or `alone` (the role taken at once, and kept).
+    func open(seed: [AnnouncementDraft] = [], rules: ValidationRules = ValidationRules(), alone: Bool = false) async throws -> EventStore {
         if let settings {
-            let (log, replay) = try await PostgresLog.open(settings, logger: Self.quiet)
+            let (log, replay) = try await PostgresLog.open(settings, alone: alone, logger: Self.quiet)
             return try await EventStore.open(log: log, replay: replay, rules: rules, seed: seed, logger: Self.quiet)
         }
         return try await EventStore.open(path: path, rules: rules, seed: seed, logger: Self.quiet)

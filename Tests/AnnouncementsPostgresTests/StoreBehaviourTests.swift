@@ -59,13 +59,14 @@ import Testing
         await reopened.close()
     }
 
-    @Test("a second writer is refused at once while the first holds the log, and opens once it is closed", arguments: Backend.available)
+    @Test("a second writer is refused at once while the first holds the log alone, and opens once it is closed", arguments: Backend.available)
     func oneWriter(_ backend: Backend) async throws {
+        // (A log in PostgreSQL opened as `serve` opens it is shared: see SharedLogTests.)
         let place = try backend.makePlace()
-        let store = try await place.open()
+        let store = try await place.open(alone: true)
         _ = try await store.create(AnnouncementDraft(title: "One"), by: "a")
         do {
-            _ = try await place.open()
+            _ = try await place.open(alone: true)
             Issue.record("a second writer opened the log")
         } catch {
             #expect(Self.kind(of: error) == .locked, "\(error)")
@@ -122,7 +123,7 @@ import Testing
 
         let destination = try to.makePlace()
         let log: any EventLog = if let settings = destination.settings {
-            try await PostgresLog.open(settings, logger: LogPlace.quiet).log
+            try await PostgresLog.open(settings, alone: true, logger: LogPlace.quiet).log
         } else {
             try FileLog(path: destination.path)
         }

@@ -76,7 +76,7 @@ struct ImportCommand: AsyncParsableCommand {
     private func openWriter(_ destination: LogOptions.Source) async throws(LogError) -> any EventLog {
         switch destination {
         case .file(let path): try FileLog(path: path)
-        case .postgres(let settings): try await PostgresLog.open(settings, logger: Logger(label: "announcements")).log
+        case .postgres(let settings): try await PostgresLog.open(settings, alone: true, logger: Logger(label: "announcements")).log
         }
     }
 

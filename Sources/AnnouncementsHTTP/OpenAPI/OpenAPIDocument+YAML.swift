@@ -183,7 +183,16 @@ components:
         oneOf:
           - { type: string, format: date-time }
           - { type: string, pattern: "^[0-9]{1,18}$" }
+    MinSeq:
+      name: Min-Seq
+      in: header
+      description: |
+        Read your writes through another node: the `Log-Seq` a write answered with. The answer
+        reflects the log up to that seq at least; a node that has not taken it in yet waits for it
+        up to 5 s, then answers 503 (at once when the log has no other nodes: it never will).
+      schema: { type: integer, format: int64, minimum: 0 }
   headers:
+    LogSeq: { schema: { type: integer }, description: "The seq of the log this write's answer reflects: send it as `Min-Seq` to read it from any node." }
     ETag: { schema: { type: string }, description: The representation's version. }
     APIVersion: { schema: { type: string, enum: ["1.0", "2.0"] }, description: The version served. }
     Vary: { schema: { type: string }, description: "`Accept-Version, Accept, Accept-Encoding`: the same for every representation." }
@@ -283,6 +292,7 @@ components:
     UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it; try again), or never will (a server alone).", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.
@@ -293,6 +303,7 @@ components:
       description: The announcement (compressed for a read that allows it; a write's answer never is).
       headers:
         ETag: { $ref: "#/components/headers/ETag" }
+        Log-Seq: { $ref: "#/components/headers/LogSeq" }
         API-Version: { $ref: "#/components/headers/APIVersion" }
         Vary: { $ref: "#/components/headers/Vary" }
         Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
@@ -318,6 +329,7 @@ components:
             headers:
               Location: { $ref: "#/components/headers/Location" }
               ETag: { $ref: "#/components/headers/ETag" }
+              Log-Seq: { $ref: "#/components/headers/LogSeq" }
             content:
               application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
               application/xml: { schema: { type: string } }
@@ -341,6 +353,7 @@ components:
           - $ref: "#/components/parameters/Order"
           - $ref: "#/components/parameters/IfNoneMatch"
           - $ref: "#/components/parameters/AcceptEncoding"
+          - $ref: "#/components/parameters/MinSeq"
         responses:
           "200":
             description: The page.
@@ -361,6 +374,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "503": { $ref: "#/components/responses/Behind" }
     CollectionV1:
       post: *create
       get:
@@ -374,6 +388,7 @@ components:
           - $ref: "#/components/parameters/Order"
           - $ref: "#/components/parameters/IfNoneMatch"
           - $ref: "#/components/parameters/AcceptEncoding"
+          - $ref: "#/components/parameters/MinSeq"
         responses:
           "200":
             description: The page.
@@ -384,6 +399,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "503": { $ref: "#/components/responses/Behind" }
     CollectionV2:
       post: *create
       get:
@@ -401,6 +417,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "503": { $ref: "#/components/responses/Behind" }
     Item:
       get:
         tags: [announcements]
@@ -411,12 +428,14 @@ components:
           - $ref: "#/components/parameters/AsOf"
           - $ref: "#/components/parameters/IfNoneMatch"
           - $ref: "#/components/parameters/AcceptEncoding"
+          - $ref: "#/components/parameters/MinSeq"
         responses:
           "200": { $ref: "#/components/responses/One" }
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "503": { $ref: "#/components/responses/Behind" }
       put:
         tags: [announcements]
         summary: Replace the title and the body (no body clears it).
@@ -458,7 +477,10 @@ components:
         security: [{ bearer: [] }]
         parameters: *writeParameters
         responses:
-          "204": { description: Deleted and synced to the log. }
+          "204":
+            description: Deleted and synced to the log.
+            headers:
+              Log-Seq: { $ref: "#/components/headers/LogSeq" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "401": { $ref: "#/components/responses/Unauthorized" }
           "403": { $ref: "#/components/responses/Forbidden" }

@@ -15,8 +15,15 @@ import AnnouncementsDomain
 /// durable lines.
 ///
 /// Replay is the log's reader's work, not this protocol's: the store opens with the state the log
-/// folds into (see `EventStore.open`). Followers are woken by the store as its own appends become
-/// durable: a log that other processes append to as well will add a way to follow their lines.
+/// folds into (see `EventStore.open`).
+///
+/// A *shared* log (`isShared`) is one that other processes append to as well (PostgreSQL with
+/// several nodes): the writer role then moves between them. The store takes it before it appends
+/// (`takeWriterRole(after:)`, which hands back the lines the others appended meanwhile), keeps it
+/// while it has writes to make, and gives it up when another process asks (`yieldWriterRole()`);
+/// the log tells it when that happens, and when others append (`follow`), and hands it their lines
+/// (`lines(after:)`). A log only this process appends to keeps the role from open to `close()`
+/// and needs none of this (the defaults).
 public protocol EventLog: AnyObject, Sendable {
     /// The log's name in messages: a file's path.
     var path: String { get }
@@ -44,8 +51,41 @@ public protocol EventLog: AnyObject, Sendable {
 
     /// Gives up the writer role; appends fail from then on. Called once appends have stopped.
     func close()
+
+    /// Whether other processes append to this log too (see above).
+    var isShared: Bool { get }
+
+    /// Takes the writer role when this process does not hold it, waiting for the process that
+    /// does to give it up, and returns the lines others appended after `end` (where this process's
+    /// lines end): the store takes them in before it decides anything. Fails when the role cannot
+    /// be had in time.
+    func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8]
+
+    /// Gives up the writer role (between appends), so that another process waiting for it gets it.
+    func yieldWriterRole()
+
+    /// The durable lines after `end` that other processes appended; none while this process holds
+    /// the writer role (nobody else appends then).
+    func lines(after end: Int64) throws(LogError) -> [UInt8]
+
+    /// Calls `changed` from now until `close()` whenever another process appends lines or asks for
+    /// the writer role.
+    func follow(_ changed: @escaping @Sendable (LogChange) -> Void)
+}
+
+/// What a shared log tells the store that follows it.
+public enum LogChange: Sendable {
+    /// Another process appended lines: read them with `lines(after:)`.
+    case appended
+    /// Another process waits for the writer role: yield it once the appends under way are done.
+    case roleWanted
 }
 
 extension EventLog {
     public var readsWait: Bool { false }
+    public var isShared: Bool { false }
+    public func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8] { [] }
+    public func yieldWriterRole() {}
+    public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
+    public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {}
 }

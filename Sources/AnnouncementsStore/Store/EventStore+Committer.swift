@@ -57,17 +57,34 @@ extension EventStore {
     /// Commits batches until nothing is queued or waiting for its sync; runs on `committerQueue`.
     func drain() {
         var handedOver: [HandedOver] = []
+        // Another process asked for the writer role of a shared log: no new batch starts until the
+        // ones handed over are durable and the role is given up (see EventStore+Sharing.swift).
+        var yielding = false
         while true {
             // Prepare what is queued, and hand its lines to the syncer.
             let isIdle = handedOver.isEmpty
-            let (waiters, closers) = queue.withLock { queue in
-                let waiters = queue.takeAll()
+            let (waiters, closers, news, holding) = queue.withLock { queue in
+                let news = queue.news
+                queue.news = LogNews()
+                let holding = (yielding || news.roleWanted) && !isIdle
+                let waiters = holding ? [] : queue.takeAll()
                 var closers: [CheckedContinuation<Void, Never>] = []
-                if waiters.isEmpty, isIdle {
+                if waiters.isEmpty, isIdle, news.isEmpty, !yielding {
                     queue.isCommitting = false
                     if queue.isClosed { swap(&closers, &queue.closers) }
                 }
-                return (waiters, closers)
+                return (waiters, closers, news, holding)
+            }
+            if news.roleWanted { yielding = true }
+            // Between batches, act on the log's news; then look at the queue again (the committer
+            // stops only when a look finds nothing at all).
+            if isIdle, yielding || !news.isEmpty {
+                if yielding {
+                    log.yieldWriterRole()
+                    yielding = false
+                }
+                if news.appended { catchUp() }
+                if waiters.isEmpty { continue }
             }
             if waiters.isEmpty, isIdle {
                 if !closers.isEmpty {
@@ -78,6 +95,15 @@ extension EventStore {
                     for closer in closers { closer.resume() }
                 }
                 return
+            }
+            if !waiters.isEmpty, isIdle, log.isShared {
+                do throws(LogError) {
+                    try takeWriterRole()
+                } catch {
+                    logger.error("cannot take the writer role", metadata: ["log.path": "\(path)", "error": "\(error)"])
+                    for waiter in waiters { waiter.continuation.resume(returning: waiter.requests.map { _ in .failure(.log(error)) }) }
+                    continue
+                }
             }
             if !waiters.isEmpty {
                 let base = handedOver.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
@@ -109,7 +135,7 @@ extension EventStore {
                 queue.wakeAt = wakeAt
                 return queue.requestCount
             }
-            if queued < wakeAt { arrivals.wait() }
+            if holding || queued < wakeAt { arrivals.wait() }
         }
     }
 
@@ -203,6 +229,10 @@ extension EventStore {
         for (position, waiter) in waiters.enumerated() {
             if position > 0, stop() { return waiters[position...] }
             batch.waiters.append(waiter)
+            if waiter.intoEmptyLog, batch.model.seq > 0 {
+                batch.outcomes += waiter.requests.map { _ in .success(nil) }
+                continue
+            }
             for request in waiter.requests {
                 let index = batch.outcomes.count
                 do throws(StoreError) {

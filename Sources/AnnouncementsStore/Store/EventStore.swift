@@ -58,7 +58,14 @@ public final class EventStore: Sendable {
     typealias Outcome = Result<Announcement?, StoreError>
 
     /// Requests that go into the same batch, and the writer waiting for their outcomes.
-    typealias Waiter = (requests: [WriteRequest], continuation: CheckedContinuation<[Outcome], Never>)
+    struct Waiter {
+        var requests: [WriteRequest]
+        var continuation: CheckedContinuation<[Outcome], Never>
+        /// Only into an empty log (the seed): when the log holds events by the time the requests
+        /// are decided (another process on a shared log seeded it first), nothing is appended and
+        /// every outcome is nil.
+        var intoEmptyLog = false
+    }
 
     struct Queue: ~Copyable {
         private var waiting: [Waiter] = []
@@ -70,6 +77,8 @@ public final class EventStore: Sendable {
         var wakeAt = 1
         var isClosed = false
         var closers: [CheckedContinuation<Void, Never>] = []
+        /// What a shared log told the committer (see EventStore+Sharing.swift).
+        var news = LogNews()
 
         mutating func append(_ waiter: Waiter) {
             waiting.append(waiter)
@@ -196,9 +205,15 @@ public final class EventStore: Sendable {
         logger.debug("replayed the log", metadata: ["log.path": "\(log.path)", "event.seq": "\(replay.model.seq)"])
         // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
         snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
+        log.follow { [weak store] change in store?.logChanged(change) }
         if replay.model.seq == 0, !seed.isEmpty {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
-            for (index, outcome) in await store.submit(requests).enumerated() {
+            let outcomes = await store.submit(requests, intoEmptyLog: true)
+            if case .success(nil) = outcomes.first {
+                logger.info("another process seeded the log first", metadata: ["log.path": "\(log.path)"])
+                return store
+            }
+            for (index, outcome) in outcomes.enumerated() {
                 if case .failure(let error) = outcome {
                     // The log is given up (its lock or writer role released) before the error goes out.
                     await store.close()
@@ -305,11 +320,11 @@ public final class EventStore: Sendable {
 
     /// Queues requests together, so that they go into one batch (one write and one sync: all
     /// durable or none), and waits for their outcomes.
-    func submit(_ requests: [WriteRequest]) async -> [Outcome] {
+    func submit(_ requests: [WriteRequest], intoEmptyLog: Bool = false) async -> [Outcome] {
         await withCheckedContinuation { continuation in
             let next = queue.withLock { queue -> Next in
                 guard !queue.isClosed else { return .refuse }
-                queue.append((requests, continuation))
+                queue.append(Waiter(requests: requests, continuation: continuation, intoEmptyLog: intoEmptyLog))
                 defer { queue.isCommitting = true }
                 if !queue.isCommitting { return .startCommitter }
                 return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait

@@ -107,6 +107,15 @@ final class LogSyncer: Sendable {
         }
     }
 
+    /// Moves on to `end`, past lines another process appended to a shared log (nothing is
+    /// handed over meanwhile: the committer takes them in between its batches).
+    func advance(to end: Int64) {
+        state.withLock { state in
+            state.pendingStart = end
+            state.durableEnd = end
+        }
+    }
+
     /// Waits until the loop has ended (nothing is handed over, or a failure stopped it). An inline
     /// loop has ended before its `append` returns.
     func waitUntilStopped() {

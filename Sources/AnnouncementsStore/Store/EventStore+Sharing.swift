@@ -1,0 +1,123 @@
+import AnnouncementsDomain
+
+/// A store on a shared log (`EventLog.isShared`: several processes, one PostgreSQL table): it
+/// takes in the lines the others append, takes the writer role before it appends, and gives the
+/// role up when another process asks for it. All of it happens on the committer, between batches
+/// (see `drain`): the committer is the only one that changes the state, whoever wrote the lines.
+extension EventStore {
+    /// What the log told the committer that it has not acted on yet.
+    struct LogNews {
+        /// Another process appended lines: take them in.
+        var appended = false
+        /// Another process waits for the writer role: give it up once the appends under way end.
+        var roleWanted = false
+
+        var isEmpty: Bool { !appended && !roleWanted }
+    }
+
+    /// Passes on what a shared log says to the committer (starting it when it is not running).
+    func logChanged(_ change: LogChange) {
+        let start = queue.withLock { queue -> Bool? in
+            guard !queue.isClosed else { return nil }
+            switch change {
+            case .appended: queue.news.appended = true
+            case .roleWanted: queue.news.roleWanted = true
+            }
+            defer { queue.isCommitting = true }
+            return !queue.isCommitting
+        }
+        switch start {
+        case true?: committerQueue.async { self.drain() }
+        case false?: arrivals.signal()
+        case nil: break
+        }
+    }
+
+    /// Returns once this store has the events up to `seq`, at most `timeout` later: for a reader
+    /// that wrote through another node and wants to read its write here. Returns whether it has
+    /// them; at once on a log no other process appends to (what it lacks will never come).
+    public func waitUntilSeq(_ seq: Int, upTo timeout: Duration) async -> Bool {
+        if lastSeq >= seq { return true }
+        guard log.isShared else { return false }
+        // Ask for the lines now rather than at the log's next notice.
+        logChanged(.appended)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForEvents(after: seq - 1) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        return lastSeq >= seq
+    }
+
+    /// Takes the writer role of a shared log, and takes in what others appended before it got it.
+    /// Runs on the committer, with nothing handed over.
+    func takeWriterRole() throws(LogError) {
+        let end = syncer.end
+        let appended = try log.takeWriterRole(after: end)
+        if !appended.isEmpty { try ingest(appended, at: end) }
+    }
+
+    /// Takes in the lines others appended to a shared log since this store's last line. Runs on
+    /// the committer, with nothing handed over; a failure is logged (the next notice tries again).
+    func catchUp() {
+        let end = syncer.end
+        do throws(LogError) {
+            let appended = try log.lines(after: end)
+            if !appended.isEmpty { try ingest(appended, at: end) }
+        } catch {
+            logger.error("cannot take in the lines other processes appended", metadata: ["log.path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    /// Takes in `bytes`, whole lines another process appended from `start` (where this store's
+    /// lines end): checks that each follows the one before it (its seq, its `prev`), then applies,
+    /// indexes and publishes them as the committer does its own lines. All or nothing.
+    func ingest(_ bytes: [UInt8], at start: Int64) throws(LogError) {
+        var model = published.withLock { $0.model }
+        var hash = committer.lastHash
+        var located: [(seq: Int, id: Int, offset: Int64, length: Int)] = []
+        var keys: [String: Int] = [:]
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let number = model.seq + 1
+            guard let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) else {
+                throw LogError(.invalidLine, path: path, line: number, message: "the lines read back do not end with a newline")
+            }
+            let line = bytes[lineStart..<newline]
+            let event: Event
+            do throws(LineProblem) {
+                event = try EventParser.parse(line)
+            } catch {
+                throw LogError(.invalidLine, path: path, line: number, message: error.message)
+            }
+            if let prev = event.prev, prev != hash {
+                throw LogError(.invalidLine, path: path, line: number, message: "its prev is not the hash of the line before it: the log was changed under the server")
+            }
+            let (seq, id, key) = (event.seq, event.id, event.key)
+            do throws(ApplyProblem) {
+                try model.apply(event)
+            } catch {
+                throw LogError(.invalidLine, path: path, line: number, message: error.message)
+            }
+            hash = LineHash(of: line)
+            located.append((seq, id, start + Int64(lineStart), line.count))
+            if let key { keys[key] = seq }
+            lineStart = newline + 1
+        }
+        committer.lastHash = hash
+        committer.keys.merge(keys.mapValues { ($0, nil) }) { $1 }
+        index.withLock { index in
+            for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length) }
+        }
+        let head = hash.map { LogHead(seq: model.seq, hash: $0) }
+        published.withLock { published in
+            published.model = model
+            published.head = head
+        }
+        syncer.advance(to: start + Int64(bytes.count))
+        followers.published(model.seq)
+        snapshotter?.published(seq: model.seq) { snapshotContents(of: model) }
+        logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])
+    }
+}

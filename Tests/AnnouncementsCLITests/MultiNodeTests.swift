@@ -1,0 +1,198 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Three `announcements serve` processes on one PostgreSQL table, as three machines behind a load
+/// balancer would run them.
+@Suite(.enabled(
+    if: !(ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? "").isEmpty,
+    "ANNOUNCEMENTS_TEST_POSTGRES_URL is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL)"
+))
+struct MultiNodeTests {
+    @Test("writes spread over three nodes: each reads its writes from any other with Min-Seq, and all agree on list, detail, history and events")
+    func writesSpread() async throws {
+        let folder = try makeFolder(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try PostgresCLITests.postgresConfig(in: folder)
+        let servers = try (0..<3).map { _ in try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config]) }
+        defer { for server in servers { _ = server.stop() } }
+        let nodes = servers.map { Node(url: $0.url) }
+
+        let lastSeq = Shared(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<6 {
+                group.addTask {
+                    for write in 0..<8 {
+                        let (via, other) = (nodes[(client + write) % 3], nodes[(client + write + 1) % 3])
+                        let created = try await via.send("POST", "/announcements", body: #"{"title":"c\#(client)-\#(write)","body":"<p>from \#(via.url)</p>"}"#)
+                        #expect(created.status == 201, "\(created.text)")
+                        let id = try #require(created.json?["id"] as? Int)
+                        let seq = try #require(created.logSeq)
+                        lastSeq.raise(to: seq)
+                        // Read your write through another node.
+                        let read = try await other.send("GET", "/announcements/\(id)", headers: ["Min-Seq": "\(seq)", "Accept-Version": "1.0"])
+                        #expect(read.status == 200 && read.json?["title"] as? String == "c\(client)-\(write)", "\(read.status) \(read.text)")
+                        if write % 4 == 3 {
+                            let deleted = try await other.send("DELETE", "/announcements/\(id)", headers: ["If-Match": read.etag ?? ""])
+                            #expect(deleted.status == 204, "\(deleted.text)")
+                            lastSeq.raise(to: try #require(deleted.logSeq))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // 48 creates and 12 deletes, in one log; every node serves the same of it.
+        let seq = lastSeq.value
+        #expect(seq == 60)
+        for path in ["/announcements?max=100", "/v1/announcements?max=100&sort=title", "/announcements/1", "/announcements/4/history", "/events?after=0&limit=100"] {
+            var bodies: Set<String> = []
+            for node in nodes {
+                let answer = try await node.send("GET", path, headers: ["Min-Seq": "\(seq)"])
+                #expect(answer.status == 200, "\(path): \(answer.status) \(answer.text)")
+                bodies.insert(answer.text)
+            }
+            #expect(bodies.count == 1, "\(path) differs between nodes")
+        }
+        let events = try await nodes[2].send("GET", "/events?after=0&limit=100", headers: ["Min-Seq": "\(seq)"])
+        #expect(events.text.components(separatedBy: #""seq":"#).count - 1 == 60)
+        let verified = try CLI.run(["verify", "--config", config], in: folder)
+        #expect(verified.status == 0 && verified.stdout.contains(": sound"), "\(verified.stdout)\(verified.stderr)")
+    }
+
+    @Test("kill -9 of the node taking the writes, mid-load: clients retry on the others with their idempotency keys, and no acknowledged write is lost or doubled")
+    func writingNodeKilled() async throws {
+        let folder = try makeFolder(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try PostgresCLITests.postgresConfig(in: folder)
+        let servers = try (0..<3).map { _ in try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config]) }
+        defer { for server in servers.dropFirst() { _ = server.stop() } }
+        let nodes = servers.map { Node(url: $0.url) }
+        let firstNode = servers[0].process.processIdentifier
+
+        // Clients write to node 0 (the writer while it lives) and move on to the next node when
+        // one fails them, sending the same write again with the same key.
+        let acknowledged = Shared<[String]>([])
+        let killed = Shared(false)
+        let retriedAfterKill = Shared(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<8 {
+                group.addTask {
+                    var target = 0
+                    for write in 0..<25 {
+                        let title = "c\(client)-\(write)"
+                        var tries = 0
+                        while true {
+                            tries += 1
+                            let answer = try? await nodes[target].send(
+                                "POST", "/announcements", headers: ["Idempotency-Key": title], body: #"{"title":"\#(title)"}"#, timeout: 20
+                            )
+                            if answer?.status == 201 { break }
+                            // Refused (the node is gone) or not acknowledged: try the next node.
+                            if killed.value { retriedAfterKill.update { $0 += 1 } }
+                            target = target == 0 ? 1 + client % 2 : (target % 2) + 1
+                            #expect(tries < 20, "\(title) was never acknowledged: \(answer.map { "\($0.status) \($0.text)" } ?? "no answer")")
+                            if tries >= 20 { return }
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                        acknowledged.update { $0.append(title) }
+                    }
+                }
+            }
+            group.addTask {
+                while acknowledged.value.count < 60 { try await Task.sleep(for: .milliseconds(5)) }
+                kill(firstNode, SIGKILL)
+                killed.update { $0 = true }
+            }
+            try await group.waitForAll()
+        }
+        servers[0].process.waitUntilExit()
+        #expect(servers[0].process.terminationReason == .uncaughtSignal)
+        #expect(retriedAfterKill.value > 0, "some writes met the dead node")
+        let titles = acknowledged.value
+        #expect(titles.count == 200)
+
+        // Every acknowledged write is there once, on both survivors.
+        let head = try await nodes[1].send("POST", "/announcements", body: #"{"title":"last"}"#)
+        let seq = try #require(head.logSeq)
+        for node in nodes.dropFirst() {
+            let list = try await node.send("GET", "/announcements?max=100&offset=0", headers: ["Min-Seq": "\(seq)", "Accept-Version": "2.0"])
+            #expect(list.status == 200)
+            #expect(list.headers["x-total-count"] == "201")
+            var seen: [String] = []
+            for offset in stride(from: 0, to: 201, by: 100) {
+                let page = try await node.send("GET", "/announcements?max=100&offset=\(offset)", headers: ["Min-Seq": "\(seq)"])
+                let items = try #require(try JSONSerialization.jsonObject(with: Data(page.text.utf8)) as? [[String: Any]])
+                seen += items.compactMap { $0["title"] as? String }
+            }
+            #expect(seen.count == 201)
+            #expect(Set(seen) == Set(titles + ["last"]), "every acknowledged write, once")
+        }
+        let verified = try CLI.run(["verify", "--config", config], in: folder)
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+    }
+}
+
+/// One running node, and the requests a test sends it (with the writer's token).
+struct Node: Sendable {
+    let url: String
+
+    struct Answer {
+        var status: Int
+        var text: String
+        var headers: [String: String]
+
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] }
+        /// By lowercased name.
+        var logSeq: Int? { headers["log-seq"].flatMap { Int($0) } }
+        var etag: String? { headers["etag"] }
+    }
+
+    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil, timeout: TimeInterval = 60) async throws -> Answer {
+        var request = URLRequest(url: URL(string: url + path)!, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return Answer(status: http?.statusCode ?? 0, text: String(decoding: data, as: UTF8.self), headers: fields)
+    }
+}
+
+/// A value the tasks of a test share.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    var value: Value { mutex.withLock { $0 } }
+
+    func update(_ change: (inout Value) -> Void) {
+        mutex.withLock { change(&$0) }
+    }
+}
+
+extension Shared where Value == Int {
+    func raise(to candidate: Int) {
+        update { $0 = Swift.max($0, candidate) }
+    }
+}
