@@ -10,13 +10,15 @@
 #               against the disk's own sync, PostgreSQL and the store's append; SSE followers)
 #   PostgreSQL  scripts/pg-log-bench.sh (the store's appends on a PostgreSQL log beside the file
 #               log and pgbench inserting the same rows; replay from a table beside the file)
+#   nodes       scripts/nodes-bench.sh (three servers on one table: durable POSTs all through one
+#               node beside spread over two and three; how soon a write is served by another node)
 #   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
 #
 # The Makefile builds the release binaries and generates the log first. Environment (optional):
 # BENCH_DIR (default .bench), BENCH_EVENTS (default 1000000: the log is BENCH_DIR/log-N.jsonl),
 # BENCH_APPEND_SECONDS (seconds per run of the append benchmark, default 3), and those of
 # scripts/http-bench.sh (HTTP_BENCH_SECONDS, HTTP_BENCH_ROUNDS, HTTP_BENCH_PG, HTTP_BENCH_FOLLOWERS)
-# and scripts/startup-bench.sh. About 4 to 5 minutes with the defaults, besides generating the log.
+# and scripts/startup-bench.sh. About 5 to 6 minutes with the defaults, besides generating the log.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
@@ -84,6 +86,9 @@ scripts/http-bench.sh || FAILED+=" HTTP"
 
 section "PostgreSQL log (issue 15)"
 scripts/pg-log-bench.sh || FAILED+=" PostgreSQL log"
+
+section "Several nodes on one PostgreSQL table (issue 15)"
+scripts/nodes-bench.sh || FAILED+=" several nodes"
 
 section "Start-up"
 # The store's open, from the whole log and from its snapshot, alternately (writes the snapshot

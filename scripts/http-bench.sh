@@ -97,14 +97,6 @@ URL=$(listening "$DIR/server.out" "$SERVER")
 BARE_URL=$(listening "$DIR/bare.out" "$BARE")
 
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
-cat > "$DIR/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer bench-token"
-local file = assert(io.open(os.getenv("BENCH_POST_BODY"), "rb"))
-wrk.body = (file:read("*a"):gsub("%s+$", ""))
-file:close()
-LUA
 
 # The list holds 10 items, as the issue measured it: the seed's 6 and 4 POSTs. /health then
 # answers the same bytes as the bare server's (seq 10).
@@ -132,7 +124,7 @@ measure() {
     health) wrk_rate 64 "$URL/health" ;;
     v2) wrk_rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
     one) wrk_rate 64 "$URL/announcements/2" ;;
-    post*) wrk_rate "${1#post}" -s "$DIR/post.lua" "$URL/announcements" ;;
+    post*) wrk_rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
     pg*) pg_rate "${1#pg}" "$SECONDS_EACH" ;;
     fsync) "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH" \
              | awk '{ for (i = 2; i <= NF; i++) if ($i == "syncs/s,") print $(i - 1) }' ;;

@@ -3,6 +3,7 @@
 # pgbench inserting the same rows, all on one throwaway PostgreSQL (scripts/pg.sh), alternating:
 #
 #   durable appends, 1, 16 and 64 writers   AnnouncementsBench append (file) | append --postgres |
+#                                           append --postgres --shared (as `serve` opens it) |
 #                                           pgbench: one INSERT of the same row per transaction
 #                                           (seq, position, id, type, by, at, key, the line as bytea)
 #   replay                                  AnnouncementsBench pg-replay: the same log from the file
@@ -60,10 +61,11 @@ store_rates() { # [--postgres URL]: "1 16 64" rates of the store's append benchm
 declare -A SUMS
 add() { local i=0; for value in $2; do SUMS[$1,$i]=$(awk -v a="${SUMS[$1,$i]:-0}" -v b="$value" 'BEGIN { print a + b }'); i=$((i + 1)); done; }
 for round in 1 2; do
-  for kind in $([ $round = 1 ] && echo "file postgres pgbench" || echo "pgbench postgres file"); do
+  for kind in $([ $round = 1 ] && echo "file postgres shared pgbench" || echo "pgbench shared postgres file"); do
     case $kind in
       file) rates=$(store_rates) ;;
       postgres) rates=$(store_rates --postgres "$URL") ;;
+      shared) rates=$(store_rates --postgres "$URL" --shared) ;;
       pgbench) rates="$(pgbench_rate 1) $(pgbench_rate 16) $(pgbench_rate 64)" ;;
     esac
     printf "  %-32s %s\n" "$kind (1, 16, 64 writers):" "$rates"
@@ -76,6 +78,13 @@ i=0
 for writers in 1 16 64; do
   awk -v w="$writers" -v f="${SUMS[file,$i]}" -v p="${SUMS[postgres,$i]}" -v b="${SUMS[pgbench,$i]}" \
     'BEGIN { printf "  %-10s %12.0f %12.0f %12.0f %18.2f %18.2f\n", w, f / 2, p / 2, b / 2, p / f, p / b }'
+  i=$((i + 1))
+done
+echo "The PostgreSQL log shared (as serve opens it: each commit notifies, the log is followed) beside alone:"
+i=0
+for writers in 1 16 64; do
+  awk -v w="$writers" -v p="${SUMS[postgres,$i]}" -v s="${SUMS[shared,$i]}" \
+    'BEGIN { printf "  %-10s alone %8.0f  shared %8.0f  shared / alone %.2f\n", w, p / 2, s / 2, s / p }'
   i=$((i + 1))
 done
 

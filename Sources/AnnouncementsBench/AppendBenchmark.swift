@@ -23,6 +23,8 @@ struct AppendBenchmark {
     var followers = 100
     /// Appends go to a new table in this database instead of a file (no disk ceiling is printed).
     var postgres: PostgresSettings?
+    /// The PostgreSQL log opened shared, as `serve` opens it (see `PostgresLog`), not alone.
+    var shared = false
 
     func run() async throws {
         try BenchError.createFolder(folder)
@@ -74,7 +76,7 @@ struct AppendBenchmark {
         let store: EventStore
         if var settings = postgres {
             settings.table = "bench_append_\(count)_\(followers)_\(UInt32.random(in: 0...UInt32.max))"
-            let (log, replay) = try await PostgresLog.open(settings, alone: true, logger: quiet)
+            let (log, replay) = try await PostgresLog.open(settings, alone: !shared, logger: quiet)
             store = try await EventStore.open(log: log, replay: replay, logger: quiet)
         } else {
             store = try await EventStore.open(path: path, logger: quiet)

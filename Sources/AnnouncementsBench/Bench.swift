@@ -82,6 +82,8 @@ extension Bench {
         @Option(help: "Feed followers in the last run, beside the most writers (0: no such run).") var followers = 100
         @Option(help: ArgumentHelp("Append to a PostgreSQL log instead of a file: a new table per run in this database.", valueName: "url"))
         var postgres: String?
+        @Flag(help: "With --postgres: open the log as `serve` does, shared with other nodes (notifying each commit, followed), not alone.")
+        var shared = false
 
         func run() async throws {
             let settings = try postgres.map { url throws in
@@ -89,7 +91,7 @@ extension Bench {
                 if !url.contains("sslmode=") { settings.tls = .disable }
                 return settings
             }
-            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers, postgres: settings).run()
+            try await AppendBenchmark(folder: dir, writers: writers, seconds: seconds, followers: followers, postgres: settings, shared: shared).run()
         }
     }
 

@@ -40,20 +40,33 @@ struct EventRows {
         }
     }
 
-    /// The statement that inserts the rows; with `channel`, it notifies the processes listening
-    /// there as it commits.
-    func insert(into table: String, notifying channel: String? = nil) -> PostgresQuery {
+    /// The statement that inserts the rows, whose first line goes at `start`, and answers how many
+    /// it inserted: none unless the table ends there (its last row ends at `start`, or it is empty
+    /// and `start` is 0), so that no process can leave a gap however it went wrong. With `channel`,
+    /// it notifies the processes listening there as it commits, with `payload`.
+    func insert(into table: String, at start: Int64, notifying channel: String? = nil, payload: String = "") -> PostgresQuery {
+        let previous = (seqs.first ?? 1) - 1
         var query: PostgresQuery = """
             INSERT INTO \(unescaped: table) (seq, position, id, type, by, at, key, line)
             SELECT s, p, i, t, b, a, NULLIF(k, ''), l
             FROM unnest(\(seqs)::bigint[], \(positions)::bigint[], \(ids)::bigint[], \(types)::text[],
                         \(writers)::text[], \(times)::timestamptz[], \(keys)::text[], \(lines)::bytea[])
                  AS r(s, p, i, t, b, a, k, l)
+            WHERE CASE WHEN \(start)::bigint = 0 THEN NOT EXISTS (SELECT 1 FROM \(unescaped: table))
+                       ELSE EXISTS (SELECT 1 FROM \(unescaped: table) WHERE seq = \(previous) AND position + octet_length(line) + 1 = \(start)) END
+            RETURNING 1
             """
         if let channel {
-            // A data-modifying WITH runs whether or not the query reads it.
+            // Notified only when rows went in (a data-modifying WITH runs whether or not it is read).
             query.binds.append(channel)
-            query.sql = "WITH appended AS (\(query.sql)) SELECT pg_notify($\(query.binds.count), 'appended')"
+            query.binds.append(payload)
+            query.sql = """
+                WITH appended AS (\(query.sql)),
+                     notified AS (SELECT pg_notify($\(query.binds.count - 1), $\(query.binds.count)) FROM appended LIMIT 1)
+                SELECT (SELECT count(*) FROM appended), (SELECT count(*) FROM notified)
+                """
+        } else {
+            query.sql = "WITH appended AS (\(query.sql)) SELECT count(*), 0::bigint FROM appended"
         }
         return query
     }

@@ -28,8 +28,10 @@ extension PostgresLog {
                     throw LogError(.locked, path: path, message: "another process holds the writer role on this log (PostgreSQL advisory lock \(key)); stop it, or use another table")
                 }
             }
-            try await run(path, "set up the writer's session") {
+            let writerPID: Int32 = try await run(path, "set up the writer's session") {
                 for query in writerSession(settings) { try await writer.query(query, logger: logger) }
+                for try await pid in try await writer.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { return pid }
+                return 0
             }
             try await createTable(settings.table, on: writer, path: path, logger: logger)
             var replay = Replay()
@@ -39,7 +41,7 @@ extension PostgresLog {
             }
             replay.lastHash = lastLine.map { LineHash(of: $0) }
             let reader = try await connect(settings, id: 2, logger: logger)
-            return (PostgresLog(settings: settings, writer: writer, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
+            return (PostgresLog(settings: settings, writer: writer, writerPID: writerPID, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
         } catch {
             try? await writer.close()
             throw error

@@ -68,17 +68,19 @@ public final class PostgresLog: EventLog {
         var isClosed = false
         /// The writer's connection was given up (closed, or closing): the next use connects again.
         var writerLost = false
+        /// The writer's session (`pg_backend_pid()`): how `pg_locks` names it.
+        var writerPID: Int32
         var listener: Task<Void, Never>?
     }
 
-    init(settings: PostgresSettings, writer: PostgresConnection, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
+    init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
         self.path = settings.description
         self.settings = settings
         self.isShared = isShared
         self.writer = Mutex(writer)
         self.reader = Mutex(reader)
         self.logger = logger
-        self.state = Mutex(State(durableEnd: durableEnd, holdsRole: !isShared))
+        self.state = Mutex(State(durableEnd: durableEnd, holdsRole: !isShared, writerPID: writerPID))
     }
 
     public var durableEnd: Int64 {
@@ -96,6 +98,9 @@ public final class PostgresLog: EventLog {
 
     /// The channel notifications about this log go on: the table's name.
     var channel: String { settings.table }
+    /// This process's name in its notifications (`appended NODE`, `role NODE`), so that it does
+    /// not wake for its own.
+    let node = UUID().uuidString
 
     public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
         try state.withLock { state throws(LogError) in
@@ -112,9 +117,13 @@ public final class PostgresLog: EventLog {
         }
         let rows = try EventRows(lines: lines, start: start, path: path)
         let writer = self.writer.withLock { $0 }
+        let inserted: Int64
         do {
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
-            _ = try Self.wait(for: writer.query(rows.insert(into: settings.table, notifying: isShared ? channel : nil), logger: logger), upTo: settings.commitTimeout, closing: writer)
+            let insert = rows.insert(into: settings.table, at: start, notifying: isShared ? channel : nil, payload: "appended " + node)
+            let result = try Self.wait(for: writer.query(insert, logger: logger), upTo: settings.commitTimeout, closing: writer)
+            guard let row = result.rows.first else { throw PostgresLogFailure("the insert answered no row") }
+            (inserted, _) = try row.decode((Int64, Int64).self)
         } catch {
             // A refusal by the server rolled the transaction back: nothing was appended. Any other
             // failure (the connection lost while the commit was under way) leaves the outcome
@@ -123,7 +132,11 @@ public final class PostgresLog: EventLog {
             // there. A log alone cannot: it takes no more appends.
             let psql = error as? PSQLError
             let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !writer.isClosed
-            if !isRefusal {
+            if isRefusal {
+                // A shared log reads the table again before its next append (a duplicate seq: the
+                // table holds lines this process has not seen).
+                yieldWriterRole()
+            } else {
                 if isShared { Self.closeSoon(writer) }
                 state.withLock { state in
                     if isShared {
@@ -135,6 +148,11 @@ public final class PostgresLog: EventLog {
                 }
             }
             throw LogError(.writeFailed, path: path, message: "cannot append to the log: \(Self.describe(error))")
+        }
+        guard inserted == Int64(rows.seqs.count) else {
+            // The insert's own check: the table does not end where this process's lines do.
+            yieldWriterRole()
+            throw LogError(.writeFailed, path: path, message: "the table does not end where this server's lines end (position \(start)): rows were removed, or another process appended without the writer role; nothing was appended. Stop the servers and run `announcements verify`")
         }
         let end = start + Int64(lines.count)
         state.withLock { $0.durableEnd = end }
@@ -148,7 +166,7 @@ public final class PostgresLog: EventLog {
             let writer = try writingConnection()
             // Ask the holder to give the role up, then wait in the lock's queue (at most the
             // session's lock_timeout, just under the commit timeout).
-            _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), 'role')", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
             _ = try Self.wait(for: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), upTo: settings.commitTimeout, closing: writer)
         } catch {
             let psql = error as? PSQLError
@@ -176,7 +194,10 @@ public final class PostgresLog: EventLog {
         state.withLock { $0.holdsRole = false }
         let writer = self.writer.withLock { $0 }
         do {
-            _ = try Self.wait(for: writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            // A session already gone holds nothing; one that does not answer an unlock within a
+            // few seconds is cut off (and the lock goes with it).
+            guard !writer.isClosed else { throw PostgresLogFailure("the connection is closed") }
+            _ = try Self.wait(for: writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: writer)
         } catch {
             // Its session ends with its connection, and the lock with it.
             Self.closeSoon(writer)
@@ -195,7 +216,7 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// The lines from position `end` to the table's end, read on `connection`; moves the durable end there.
+    /// The lines from position `end` to the table's end, read on `connection`.
     private func linesAppended(after end: Int64, on connection: PostgresConnection) throws(LogError) -> [UInt8] {
         let query: PostgresQuery = "SELECT position, line FROM \(unescaped: settings.table) WHERE position >= \(end) ORDER BY position"
         var bytes: [UInt8] = []
@@ -214,14 +235,22 @@ public final class PostgresLog: EventLog {
         } catch {
             throw LogError(.unreadable, path: path, message: "cannot read the lines others appended: \(Self.describe(error))")
         }
-        state.withLock { $0.durableEnd = end + Int64(bytes.count) }
         return bytes
     }
 
+    public func tookIn(upTo end: Int64) {
+        state.withLock { $0.durableEnd = end }
+    }
+
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {
-        guard isShared else { return }
-        let listener = Task.detached { [settings, channel, wake, logger] in
-            await Self.listen(settings, channel: channel, logger: logger) { wake.signal() }
+        guard isShared, !state.withLock({ $0.isClosed }) else { return }
+        let listener = Task.detached { [settings, channel, node, logger] in
+            await Self.listen(settings, channel: channel, ignoring: node, logger: logger) { [weak self] payload in
+                guard let self else { return }
+                // Asked for the role: say so at once (the look confirms it, and catches a lost notice).
+                if payload.hasPrefix("role "), self.holdsWriterRole { changed(.roleWanted) }
+                self.wake.signal()
+            }
         }
         state.withLock { $0.listener = listener }
         let thread = Thread { [weak self] in
@@ -234,15 +263,16 @@ public final class PostgresLog: EventLog {
         thread.start()
     }
 
-    /// Wakes `woken` for every notification on `channel`, from its own connection, until cancelled;
-    /// connects again a second after losing it.
-    private static func listen(_ settings: PostgresSettings, channel: String, logger: Logger, _ woken: @escaping @Sendable () -> Void) async {
+    /// Passes `heard` every notification on `channel` but those this process sent (their payload
+    /// ends with `node`), from a connection of its own, until cancelled; connects again a second
+    /// after losing it.
+    private static func listen(_ settings: PostgresSettings, channel: String, ignoring node: String, logger: Logger, _ heard: @escaping @Sendable (String) -> Void) async {
         while !Task.isCancelled {
             do {
                 let connection = try await connect(settings, id: 4, logger: logger)
                 do {
                     try await connection.listen(on: channel) { notifications in
-                        for try await _ in notifications { woken() }
+                        for try await notification in notifications where !notification.payload.hasSuffix(node) { heard(notification.payload) }
                     }
                 } catch {
                     logger.debug("lost the connection that listens for new lines; connecting again", metadata: ["error": "\(describe(error))"])
@@ -255,20 +285,42 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// One look at the table: where its lines end, and whether another process waits for the
-    /// writer role; tells `changed` what concerns this process.
+    /// One look at the table: where its lines end, whether another process waits for the writer
+    /// role, and whether this process's writer session still holds it (a session the server
+    /// ended, which the connection has not noticed yet, would hold on to stale state: then the
+    /// role is given up, and the lines others appended since are taken in). Tells `changed` what
+    /// concerns this process.
     private func look(_ changed: @Sendable (LogChange) -> Void) {
         let key = Self.lockKey(settings.table)
+        let (heldBefore, pid) = state.withLock { ($0.holdsRole, $0.writerPID) }
         let query: PostgresQuery = """
+            WITH role AS (
+                SELECT pid, granted FROM pg_locks
+                WHERE locktype = 'advisory' AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = \(key)
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            )
             SELECT coalesce((SELECT position + octet_length(line) + 1 FROM \(unescaped: settings.table) ORDER BY seq DESC LIMIT 1), 0),
-                   EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = \(key))
+                   EXISTS (SELECT 1 FROM role WHERE NOT granted AND pid <> \(pid)),
+                   EXISTS (SELECT 1 FROM role WHERE granted AND pid = \(pid))
             """
         do {
             let connection = try readingConnection()
             let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
             guard let row = result.rows.first else { return }
-            let (end, roleWanted) = try row.decode((Int64, Bool).self)
-            let (durableEnd, holdsRole) = state.withLock { ($0.durableEnd, $0.holdsRole) }
+            let (end, roleWanted, sessionHolds) = try row.decode((Int64, Bool, Bool).self)
+            let (durableEnd, holdsRole, lost) = state.withLock { state in
+                // Held before the look and still held by the same session as far as this process
+                // knows, but not by the server's account: the session is gone.
+                let lost = heldBefore && !sessionHolds && state.holdsRole && state.writerPID == pid
+                if lost {
+                    state.holdsRole = false
+                    state.writerLost = true
+                }
+                return (state.durableEnd, state.holdsRole, lost)
+            }
+            if lost {
+                logger.warning("the writer's session no longer holds the writer role (the server ended it?): connecting again at the next write", metadata: ["log.path": "\(path)"])
+            }
             if holdsRole {
                 if roleWanted { changed(.roleWanted) }
             } else if end > durableEnd {
@@ -355,6 +407,9 @@ public final class PostgresLog: EventLog {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
                     _ = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
                 }
+                let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: settings.commitTimeout, closing: connection)
+                let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
+                state.withLock { $0.writerPID = writerPID }
             }
         } catch {
             if lost { state.withLock { $0.writerLost = true } }
@@ -381,12 +436,14 @@ public final class PostgresLog: EventLog {
         let fresh = try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
         try prepare(fresh)
         logger.info("connected to PostgreSQL again", metadata: ["log.path": "\(settings.description)", "connection": "\(id == 1 ? "writer" : "reader")"])
-        let replaced = slot.withLock { slot in
+        // Another thread may have connected again meanwhile: the first new connection stays.
+        let (kept, dropped) = slot.withLock { slot in
+            if slot !== current, !slot.isClosed { return (slot, fresh) }
             defer { slot = fresh }
-            return slot
+            return (fresh, slot)
         }
-        closeSoon(replaced)
-        return fresh
+        closeSoon(dropped)
+        return kept
     }
 
     /// The writer's session: synchronous commits; a statement or lock wait that outlives the

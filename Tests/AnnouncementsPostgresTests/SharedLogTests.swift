@@ -71,9 +71,14 @@ struct SharedLogTests {
     @Test("two stores opened at once on an empty table seed it once")
     func seedOnce() async throws {
         let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
         let seed = [AnnouncementDraft(title: "Welcome"), AnnouncementDraft(title: "Lunch")]
-        async let first = place.open(seed: seed)
-        async let second = place.open(seed: seed)
+        // Both logs replay the empty table before either store seeds it: both are to seed.
+        let (firstLog, firstReplay) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
+        let (secondLog, secondReplay) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
+        #expect(firstReplay.model.seq == 0 && secondReplay.model.seq == 0)
+        async let first = EventStore.open(log: firstLog, replay: firstReplay, seed: seed, logger: LogPlace.quiet)
+        async let second = EventStore.open(log: secondLog, replay: secondReplay, seed: seed, logger: LogPlace.quiet)
         let stores = try await [first, second]
         #expect(try await place.replay().model.announcements.map(\.title) == ["Welcome", "Lunch"])
         for store in stores {
@@ -104,7 +109,84 @@ struct SharedLogTests {
         let titles = try await place.replay().model.announcements.map(\.title)
         #expect(titles.count == 46)
         #expect(titles.filter { $0.hasPrefix("other") }.count == 5)
+        // The other store got the role while the busy one still had writes to make.
+        let firstOther = try #require(titles.firstIndex { $0.hasPrefix("other") })
+        let lastBusy = try #require(titles.lastIndex { $0.hasPrefix("busy") })
+        #expect(firstOther < lastBusy, "\(titles)")
         await busy.close()
         await other.close()
+    }
+
+    @Test("a line another process appended that this store cannot take in: health says so, reads go on, and nothing is appended after it")
+    func unreadableLine() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        // A row nobody with the writer role wrote, whose line is not an event.
+        let rogue = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        try await rogue.query("""
+            INSERT INTO \(unescaped: settings.table) (seq, position, id, type, by, at, line)
+            VALUES (1, 0, 1, 'created', 'rogue', now(), '\\x7b7d')
+            """, logger: LogPlace.quiet)
+        var health = store.health
+        for _ in 0..<150 {
+            if case .failing = health { break }
+            try await Task.sleep(for: .milliseconds(100))
+            health = store.health
+        }
+        guard case .failing(let error) = health else {
+            Issue.record("health is \(health), not failing")
+            return
+        }
+        #expect(error.line == 1, "\(error)")
+        #expect(store.snapshot.seq == 0)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "After a bad line"), by: "alice") }
+        let count = try await rogue.query("SELECT count(*) FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
+        for try await rows in count.decode(Int64.self) { #expect(rows == 1, "nothing appended after the line the store could not read") }
+        let log = try #require(store.log as? PostgresLog)
+        #expect(!log.holdsWriterRole)
+        try await rogue.close()
+        await store.close()
+    }
+
+    @Test("rows removed under a store: its next append finds the table not ending where its lines do, and leaves no gap")
+    func noGap() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        let rogue = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        try await rogue.query("DELETE FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Two"), by: "alice") }
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Three"), by: "alice") }
+        let count = try await rogue.query("SELECT count(*) FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
+        for try await rows in count.decode(Int64.self) { #expect(rows == 0, "no row after the gap") }
+        try await rogue.close()
+        await store.close()
+    }
+
+    @Test("a writer whose session the server ended while it was idle notices, and takes in what another store appends")
+    func lostSessionNoticed() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let first = try await place.open()
+        let second = try await place.open()
+        _ = try await first.create(AnnouncementDraft(title: "Before"), by: "alice")
+        let admin = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        try await admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_locks
+            WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table)) AND granted
+            """, logger: LogPlace.quiet)
+        _ = try await second.create(AnnouncementDraft(title: "After"), by: "bob")
+        // The first store makes no write: its look finds its session gone, and it follows again.
+        var titles: [String] = []
+        for _ in 0..<150 where titles.count < 2 {
+            try await Task.sleep(for: .milliseconds(100))
+            titles = first.snapshot.announcements.map(\.title)
+        }
+        #expect(titles == ["Before", "After"])
+        try await admin.close()
+        await first.close()
+        await second.close()
     }
 }

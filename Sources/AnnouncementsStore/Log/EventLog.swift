@@ -68,6 +68,11 @@ public protocol EventLog: AnyObject, Sendable {
     /// the writer role (nobody else appends then).
     func lines(after end: Int64) throws(LogError) -> [UInt8]
 
+    /// The store took in the lines others appended, up to `end` (read with `takeWriterRole` or
+    /// `lines(after:)`): this process's lines end there now. Not called when it could not take
+    /// them in (a line it cannot read): the log then goes on saying that there are lines to take in.
+    func tookIn(upTo end: Int64)
+
     /// Calls `changed` from now until `close()` whenever another process appends lines or asks for
     /// the writer role.
     func follow(_ changed: @escaping @Sendable (LogChange) -> Void)
@@ -87,5 +92,6 @@ extension EventLog {
     public func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func yieldWriterRole() {}
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
+    public func tookIn(upTo end: Int64) {}
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {}
 }

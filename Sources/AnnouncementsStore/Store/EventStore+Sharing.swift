@@ -37,36 +37,50 @@ extension EventStore {
     /// that wrote through another node and wants to read its write here. Returns whether it has
     /// them; at once on a log no other process appends to (what it lacks will never come).
     public func waitUntilSeq(_ seq: Int, upTo timeout: Duration) async -> Bool {
-        if lastSeq >= seq { return true }
+        // The published state, not the index: the index runs ahead of it for a moment.
+        if snapshot.seq >= seq { return true }
         guard log.isShared else { return false }
         // Ask for the lines now rather than at the log's next notice.
         logChanged(.appended)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForEvents(after: seq - 1) }
+            group.addTask { await self.followers.wait(after: seq - 1) { self.snapshot.seq } }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }
-        return lastSeq >= seq
+        return snapshot.seq >= seq
     }
 
     /// Takes the writer role of a shared log, and takes in what others appended before it got it.
-    /// Runs on the committer, with nothing handed over.
+    /// Runs on the committer, with nothing handed over. When their lines cannot be taken in, the
+    /// role is given up again: nothing may be appended after lines this store does not have.
     func takeWriterRole() throws(LogError) {
         let end = syncer.end
         let appended = try log.takeWriterRole(after: end)
-        if !appended.isEmpty { try ingest(appended, at: end) }
+        do throws(LogError) {
+            if !appended.isEmpty { try ingest(appended, at: end) }
+        } catch {
+            log.yieldWriterRole()
+            throw error
+        }
     }
 
     /// Takes in the lines others appended to a shared log since this store's last line. Runs on
-    /// the committer, with nothing handed over; a failure is logged (the next notice tries again).
+    /// the committer, with nothing handed over. A failure is logged once, and `health` says
+    /// `failing` until lines are taken in again (each notice tries again).
     func catchUp() {
         let end = syncer.end
         do throws(LogError) {
             let appended = try log.lines(after: end)
             if !appended.isEmpty { try ingest(appended, at: end) }
         } catch {
-            logger.error("cannot take in the lines other processes appended", metadata: ["log.path": "\(path)", "error": "\(error)"])
+            let isNew = followFailure.withLock { failure in
+                defer { failure = error }
+                return failure?.message != error.message
+            }
+            if isNew {
+                logger.error("cannot take in the lines other processes appended: this server serves the log as it was", metadata: ["log.path": "\(path)", "error": "\(error)"])
+            }
         }
     }
 
@@ -116,6 +130,11 @@ extension EventStore {
             published.head = head
         }
         syncer.advance(to: start + Int64(bytes.count))
+        log.tookIn(upTo: start + Int64(bytes.count))
+        if followFailure.withLock({ $0 }) != nil {
+            followFailure.withLock { $0 = nil }
+            logger.info("took in the lines other processes appended again", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)"])
+        }
         followers.published(model.seq)
         snapshotter?.published(seq: model.seq) { snapshotContents(of: model) }
         logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])

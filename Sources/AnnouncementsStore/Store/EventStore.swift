@@ -53,6 +53,8 @@ public final class EventStore: Sendable {
     let syncedEvents = Atomic<Int>(0)
     /// Writes snapshots of the state beside the log (nil when snapshots are off).
     let snapshotter: Snapshotter?
+    /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.
+    let followFailure = Mutex<LogError?>(nil)
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
     typealias Outcome = Result<Announcement?, StoreError>
@@ -256,9 +258,12 @@ public final class EventStore: Sendable {
     }
 
     /// Whether writes can succeed now: not after a failed write or sync until one succeeds, and
-    /// never again once a failed write could not be undone (see `StoreHealth`).
+    /// never again once a failed write could not be undone (see `StoreHealth`); on a shared log,
+    /// not while the lines others appended cannot be taken in.
     public var health: StoreHealth {
-        syncer.health
+        let health = syncer.health
+        guard case .ok = health, let failure = followFailure.withLock({ $0 }) else { return health }
+        return .failing(failure)
     }
 
     /// How many write batches (one write and one sync each) and events this store has appended.

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# `make bench`, issue 15: several nodes on one PostgreSQL table (scripts/pg.sh starts a throwaway
+# one), side by side in one run, alternating:
+#
+#   durable POSTs, 48 connections in all    all on node A | split over A and B | over A, B and C
+#   following                               a POST to A, then B polled (no Min-Seq) until it serves
+#                                           the new announcement: how long until it is visible there;
+#                                           and one GET on B with Min-Seq (read-your-writes)
+#
+# Environment (optional): BENCH_DIR (default .bench), NODES_BENCH_SECONDS (per wrk run, default 5),
+# NODES_BENCH_ROUNDS (default 3), NODES_BENCH_SAMPLES (follow samples, default 200).
+set -euo pipefail
+shopt -s inherit_errexit
+cd "$(dirname "$0")/.."
+source scripts/pg.sh
+
+BIN=.build/release/announcements
+BENCH_DIR=${BENCH_DIR:-.bench}
+SECONDS_EACH=${NODES_BENCH_SECONDS:-5}
+ROUNDS=${NODES_BENCH_ROUNDS:-3}
+SAMPLES=${NODES_BENCH_SAMPLES:-200}
+[ -x "$BIN" ] || { echo "$BIN is missing: run 'make release' first"; exit 1; }
+command -v wrk > /dev/null || { echo "several-node figures skipped: wrk is missing (apt-get install wrk)"; exit 0; }
+command -v python3 > /dev/null || { echo "several-node figures skipped: python3 is missing"; exit 0; }
+
+mkdir -p "$BENCH_DIR"
+DIR= NODES=
+stop_all() {
+  for pid in $NODES; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  pg_stop
+  [ -z "$DIR" ] || rm -rf "$DIR"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+pg_start "$BENCH_DIR" || { echo "several-node figures skipped: $PG_SKIP"; exit 0; }
+DIR=$(mktemp -d "$(cd "$BENCH_DIR" && pwd)/nodes-XXXXXX")
+echo "PostgreSQL $("$PG_BIN/postgres" --version | sed 's/^postgres (PostgreSQL) //') on 127.0.0.1:$PG_PORT, fsync=on, synchronous_commit=on"
+
+cat > "$DIR/config.yaml" <<YAML
+port: 0
+storage: postgres
+postgres:
+  url: postgres://postgres@127.0.0.1:$PG_PORT/postgres
+  table: nodes_bench
+  tls: disable
+tokens:
+  bench: bench-token
+YAML
+
+# Three nodes on the table; URLS[i] is node i's address.
+URLS=()
+for node in a b c; do
+  LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/$node.out" 2> "$DIR/$node.err" &
+  NODES+=" $!"
+  url=
+  for _ in $(seq 100); do
+    url=$(sed -n 's/^listening on //p' "$DIR/$node.out")
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "node $node did not start:"; cat "$DIR/$node.err"; exit 1; }
+  URLS+=("$url")
+done
+
+export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+
+# posts NODES: durable POSTs per second, 48 connections split over the first NODES nodes, summed.
+posts() {
+  local count=$1 each=$((48 / $1)) pids=() node
+  for ((node = 0; node < count; node++)); do
+    wrk -t1 -c"$each" -d"${SECONDS_EACH}s" -s scripts/bench-post.lua "${URLS[$node]}/announcements" > "$DIR/wrk-$node.out" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for ((node = 0; node < count; node++)); do
+    if grep -q 'Non-2xx' "$DIR/wrk-$node.out"; then echo "wrk got errors from node $node:" >&2; cat "$DIR/wrk-$node.out" >&2; return 1; fi
+  done
+  cat "$DIR"/wrk-*.out | awk '/Requests\/sec/ { sum += $2 } END { printf "%.0f", sum }'
+  rm -f "$DIR"/wrk-*.out
+}
+
+declare -A SUMS
+for round in $(seq "$ROUNDS"); do
+  for count in 1 2 3; do
+    rate=$(posts "$count")
+    echo "round $round: durable POSTs over $count node(s): $rate/s"
+    SUMS[$count]=$(awk -v a="${SUMS[$count]:-0}" -v b="$rate" 'BEGIN { print a + b }')
+  done
+done
+one=$(awk -v s="${SUMS[1]}" -v n="$ROUNDS" 'BEGIN { print s / n }')
+for count in 1 2 3; do
+  awk -v s="${SUMS[$count]}" -v n="$ROUNDS" -v one="$one" -v c="$count" \
+    'BEGIN { printf "durable POSTs over %d node(s), mean of %d: %.0f/s (%.2f of one node)\n", c, n, s / n, s / n / one }'
+done
+
+# Following: how long until a write through A is served by B, which is not asked to wait.
+python3 - "${URLS[0]}" "${URLS[1]}" "$SAMPLES" <<'PY'
+import http.client, json, sys, time, urllib.parse
+a, b, samples = urllib.parse.urlparse(sys.argv[1]), urllib.parse.urlparse(sys.argv[2]), int(sys.argv[3])
+ca, cb = http.client.HTTPConnection(a.hostname, a.port), http.client.HTTPConnection(b.hostname, b.port)
+headers = {"Content-Type": "application/json", "Authorization": "Bearer bench-token"}
+def request(connection, method, path, body=None, extra={}):
+    connection.request(method, path, body=body, headers={**headers, **extra})
+    response = connection.getresponse()
+    return response.status, response.getheader("Log-Seq"), response.read()
+visible, minseq = [], []
+for n in range(samples):
+    status, seq, body = request(ca, "POST", "/announcements", json.dumps({"title": f"follow {n}"}))
+    assert status == 201, body
+    path = f"/announcements/{json.loads(body)['id']}"
+    start = time.perf_counter()
+    while request(cb, "GET", path)[0] != 200:
+        time.sleep(0.001)
+    visible.append(time.perf_counter() - start)
+    status, seq, body = request(ca, "POST", "/announcements", json.dumps({"title": f"read your write {n}"}))
+    start = time.perf_counter()
+    status, _, body = request(cb, "GET", f"/announcements/{json.loads(body)['id']}", extra={"Min-Seq": seq})
+    assert status == 200, body
+    minseq.append(time.perf_counter() - start)
+def summary(values):
+    values = sorted(values)
+    pick = lambda q: values[min(len(values) - 1, int(q * len(values)))] * 1000
+    return f"median {pick(0.5):.1f} ms, p99 {pick(0.99):.1f} ms, max {values[-1] * 1000:.1f} ms"
+print(f"a write through A served by B (polled, no Min-Seq), {samples} writes: {summary(visible)}")
+print(f"a read on B with Min-Seq right after a write through A, {samples} reads: {summary(minseq)}")
+PY
