@@ -153,7 +153,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AnnouncementsCLITests",
-            dependencies: ["AnnouncementsCLI", "AnnouncementsDomain", "AnnouncementsStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "AnnouncementsCLI", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Foundation
 import AnnouncementsStore
 import Logging
 import NIOCore
@@ -159,7 +160,7 @@ extension PostgresLog {
         } catch {
             throw LogError(.unreadable, path: path, message: error.message)
         }
-        let configuration = try self.configuration(settings)
+        let configuration = try self.configuration(settings, connection: id)
         do {
             return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
         } catch {
@@ -167,8 +168,11 @@ extension PostgresLog {
         }
     }
 
-    /// How postgres-nio reaches the database of `settings`.
-    static func configuration(_ settings: PostgresSettings) throws(LogError) -> PostgresConnection.Configuration {
+    /// How postgres-nio reaches the database of `settings`, for the connection numbered `id`
+    /// (1 the writer, 2 the reader, 4 the listener, others a tool's): each connection says in its
+    /// `application_name` what it is and which process (and machine) it belongs to, so that
+    /// `pg_stat_activity` shows, beside `pg_locks`, which node holds the writer role.
+    static func configuration(_ settings: PostgresSettings, connection id: Int) throws(LogError) -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch settings.tls {
@@ -183,10 +187,13 @@ extension PostgresLog {
         } catch {
             throw LogError(.unreadable, path: settings.description, message: "cannot set up TLS: \(error)")
         }
-        return PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user,
             password: settings.password, database: settings.database, tls: tls
         )
+        let role = [1: "writer", 2: "reader", 4: "listener"][id] ?? "tool"
+        configuration.options.additionalStartupParameters = [("application_name", "announcements \(role) pid=\(getpid()) host=\(ProcessInfo.processInfo.hostName)")]
+        return configuration
     }
 
     /// Runs `work`, turning any failure into a `LogError` that says what was being done.

@@ -431,7 +431,7 @@ public final class PostgresLog: EventLog {
         guard current.isClosed || replacing else { return current }
         guard !isClosed() else { throw PostgresLogFailure("the log is closed") }
         let connecting = PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings), id: id, logger: logger
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings, connection: id), id: id, logger: logger
         )
         let fresh = try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
         try prepare(fresh)
