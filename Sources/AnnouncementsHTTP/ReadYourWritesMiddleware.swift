@@ -5,9 +5,9 @@ import Hummingbird
 /// Read-your-writes across nodes: a request with `Min-Seq: N` is answered from a state that holds
 /// the log up to seq N at least. Every write answers with `Log-Seq`, the seq its answer reflects;
 /// a client that writes through one node and reads through another sends it back as `Min-Seq`.
-/// A node that has not yet taken in seq N waits for it, at most `wait`, then answers 503.
-///
-/// One node alone always has every seq it answered with: the header costs nothing there.
+/// A node that has not yet taken in seq N waits for it, at most `wait`, then answers 503. A
+/// server alone on its log has every seq it answered with: a `Min-Seq` beyond its last is a 409
+/// at once (the seq came from elsewhere, or the log was restored from an older backup).
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: EventStore
     var wait = Duration.seconds(5)
@@ -17,10 +17,20 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let seq = Int(value), seq >= 0 else {
             throw APIError(.badRequest, "Min-Seq must be a whole number of 0 or more (the Log-Seq a write answered with), not \"\(value)\"")
         }
-        if seq > store.lastSeq, await !store.waitUntilSeq(seq, upTo: wait) {
+        if await !store.waitUntilSeq(seq, upTo: wait) {
+            let lastSeq = store.snapshot.seq
+            guard store.isShared else {
+                // No other process appends to this log: that seq will never come.
+                var error = APIError(
+                    .conflict,
+                    "Min-Seq \(seq) is beyond the end of the log, which ends at seq \(lastSeq), and no other server appends to it: the seq came from another log, or this one was restored from an older backup"
+                )
+                error.extraJSON = #""minSeq":\#(seq),"lastSeq":\#(lastSeq)"#
+                throw error
+            }
             throw APIError(
                 .serviceUnavailable,
-                "this node has the log up to seq \(store.lastSeq): seq \(seq) has not reached it within \(wait.components.seconds) s; try again",
+                "this node has the log up to seq \(lastSeq): seq \(seq) has not reached it within \(wait.components.seconds) s; try again",
                 headers: [.retryAfter: "1"]
             )
         }

@@ -189,7 +189,8 @@ components:
       description: |
         Read your writes through another node: the `Log-Seq` a write answered with. The answer
         reflects the log up to that seq at least; a node that has not taken it in yet waits for it
-        up to 5 s, then answers 503 (at once when the log has no other nodes: it never will).
+        up to 5 s, then answers 503. A server alone on its log answers 409 at once for a seq
+        beyond its last (it will never come).
       schema: { type: integer, format: int64, minimum: 0 }
   headers:
     LogSeq: { schema: { type: integer }, description: "The seq of the log this write's answer reflects: send it as `Min-Seq` to read it from any node." }
@@ -292,7 +293,8 @@ components:
     UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it; try again), or never will (a server alone).", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it): try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.
@@ -374,6 +376,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
     CollectionV1:
       post: *create
@@ -399,6 +402,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
     CollectionV2:
       post: *create
@@ -417,6 +421,7 @@ components:
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
     Item:
       get:
@@ -435,6 +440,7 @@ components:
           "400": { $ref: "#/components/responses/BadRequest" }
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
+          "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
       put:
         tags: [announcements]

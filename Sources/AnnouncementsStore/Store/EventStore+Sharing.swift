@@ -15,6 +15,9 @@ extension EventStore {
         var isEmpty: Bool { !appended && !roleWanted }
     }
 
+    /// Whether other processes append to this store's log too (PostgreSQL with several nodes).
+    public var isShared: Bool { log.isShared }
+
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
         let start = queue.withLock { queue -> Bool? in

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import AnnouncementsHTTP
+
+/// `Log-Seq` on every write's answer, and `Min-Seq` on a server alone on its log (the several-node
+/// case, where a node waits for the seq, is in MultiNodeTests).
+@Suite struct ReadYourWritesAPITests {
+    @Test("every write answers Log-Seq: the seq its answer reflects")
+    func logSeq() async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"New"}"#)) { response in
+                #expect(response.headers[.logSeq] == "7")
+            }
+            try await client.execute(uri: "/announcements/7", method: .patch, headers: alice, body: body(#"{"title":"Changed"}"#)) { response in
+                #expect(response.headers[.logSeq] == "8")
+            }
+            // An edit that changes nothing appends nothing: its answer reflects seq 8 still.
+            try await client.execute(uri: "/announcements/7", method: .patch, headers: alice, body: body(#"{"title":"Changed"}"#)) { response in
+                #expect(response.headers[.logSeq] == "8")
+            }
+            try await client.execute(uri: "/announcements/7", method: .delete, headers: alice) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.logSeq] == "9")
+            }
+            #expect(store.snapshot.seq == 9)
+        }
+    }
+
+    @Test("Min-Seq up to the last seq is answered as usual; beyond it a server alone answers 409 (not a 503 after waiting); a bad one is a 400")
+    func minSeq() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.minSeq: "6"]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/announcements", method: .get, headers: [.minSeq: "7"]) { response in
+                #expect(response.status == .conflict)
+                #expect(response.object["lastSeq"] as? Int == 6)
+                #expect(response.object["minSeq"] as? Int == 7)
+                #expect((response.object["message"] as? String)?.contains("no other server appends to it") == true)
+            }
+            for bad in ["-1", "seven", "99999999999999999999"] {
+                try await client.execute(uri: "/announcements", method: .get, headers: [.minSeq: bad]) { response in
+                    #expect(response.status == .badRequest, "\(bad)")
+                    #expect((response.object["message"] as? String)?.contains("Min-Seq") == true)
+                }
+            }
+        }
+    }
+}
