@@ -70,6 +70,8 @@ public final class PostgresLog: EventLog {
         var writerLost = false
         /// The writer's session (`pg_backend_pid()`): how `pg_locks` names it.
         var writerPID: Int32
+        /// The writer's request for the lock while it waits in line (see `takeWriterRole`).
+        var roleRequest: EventLoopFuture<PostgresQueryResult>?
         var listener: Task<Void, Never>?
     }
 
@@ -159,16 +161,28 @@ public final class PostgresLog: EventLog {
         return end
     }
 
-    public func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8] {
+    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? {
         guard isShared, !holdsWriterRole else { return [] }
         let key = Self.lockKey(settings.table)
         do {
-            let writer = try writingConnection()
-            // Ask the holder to give the role up, then wait in the lock's queue (at most the
-            // session's lock_timeout, just under the commit timeout).
-            _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
-            _ = try Self.wait(for: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            let request = try state.withLock { $0.roleRequest } ?? {
+                let writer = try writingConnection()
+                // Ask the holder to give the role up, then get in the lock's queue (the wait ends
+                // at the session's lock_timeout, just under the commit timeout).
+                _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+                let request = writer.query("SELECT pg_advisory_lock(\(key))", logger: logger)
+                state.withLock { $0.roleRequest = request }
+                return request
+            }()
+            do {
+                _ = try Self.wait(for: request, upTo: slice, closing: nil)
+            } catch is PostgresLogFailure {
+                // Still in line: the request stays queued.
+                return nil
+            }
+            state.withLock { $0.roleRequest = nil }
         } catch {
+            state.withLock { $0.roleRequest = nil }
             let psql = error as? PSQLError
             if psql?.code != .server {
                 // The connection failed: the next try connects again.

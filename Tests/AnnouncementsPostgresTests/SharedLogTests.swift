@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsPostgres
@@ -188,5 +189,60 @@ struct SharedLogTests {
         try await admin.close()
         await first.close()
         await second.close()
+    }
+
+    @Test("a store in line for the writer role takes in what the holder appends meanwhile")
+    func followsWhileWaitingForTheRole() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        // A holder that never gives the role up (opened alone, as `import` opens it).
+        let holder = try await place.open(alone: true)
+        _ = try await holder.create(AnnouncementDraft(title: "First"), by: "alice")
+        let waiting = try await place.open()
+        let written = Shared(false)
+        let pending = Task {
+            defer { written.update { $0 = true } }
+            return try await waiting.create(AnnouncementDraft(title: "From the waiting store"), by: "bob")
+        }
+        // Its request is in the lock's queue before the holder writes again.
+        let admin = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        var queued = false
+        for _ in 0..<300 where !queued {
+            let rows = try await admin.query("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table))
+                """, logger: LogPlace.quiet)
+            for try await count in rows.decode(Int64.self) { queued = count == 1 }
+            if !queued { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(queued, "the waiting store's request for the role is queued")
+        _ = try await holder.create(AnnouncementDraft(title: "Meanwhile"), by: "alice")
+        var seen = false
+        for _ in 0..<150 where !seen {
+            try await Task.sleep(for: .milliseconds(100))
+            seen = waiting.snapshot.announcements.contains { $0.title == "Meanwhile" }
+        }
+        #expect(seen, "the holder's line is taken in while the write waits for the role")
+        #expect(!written.value, "the write still waits for the role")
+        await holder.close()
+        _ = try await pending.value
+        #expect(try await place.replay().model.announcements.map(\.title) == ["First", "Meanwhile", "From the waiting store"])
+        try await admin.close()
+        await waiting.close()
+    }
+}
+
+/// A value the tasks of a test share.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    var value: Value { mutex.withLock { $0 } }
+
+    func update(_ change: (inout Value) -> Void) {
+        mutex.withLock { change(&$0) }
     }
 }

@@ -55,11 +55,12 @@ public protocol EventLog: AnyObject, Sendable {
     /// Whether other processes append to this log too (see above).
     var isShared: Bool { get }
 
-    /// Takes the writer role when this process does not hold it, waiting for the process that
-    /// does to give it up, and returns the lines others appended after `end` (where this process's
-    /// lines end): the store takes them in before it decides anything. Fails when the role cannot
-    /// be had in time.
-    func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8]
+    /// Takes the writer role when this process does not hold it, and returns the lines others
+    /// appended after `end` (where this process's lines end): the store takes them in before it
+    /// decides anything. While the process that holds the role has not given it up, returns nil
+    /// after waiting at most `slice`, still in line for it: the store takes in the lines the holder
+    /// appends meanwhile (`lines(after:)`) and asks again. Fails when the role cannot be had in time.
+    func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]?
 
     /// Gives up the writer role (between appends), so that another process waiting for it gets it.
     func yieldWriterRole()
@@ -89,7 +90,7 @@ public enum LogChange: Sendable {
 extension EventLog {
     public var readsWait: Bool { false }
     public var isShared: Bool { false }
-    public func takeWriterRole(after end: Int64) throws(LogError) -> [UInt8] { [] }
+    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? { [] }
     public func yieldWriterRole() {}
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func tookIn(upTo end: Int64) {}

@@ -55,18 +55,30 @@ extension EventStore {
     }
 
     /// Takes the writer role of a shared log, and takes in what others appended before it got it.
-    /// Runs on the committer, with nothing handed over. When their lines cannot be taken in, the
-    /// role is given up again: nothing may be appended after lines this store does not have.
+    /// Runs on the committer, with nothing handed over. While it waits in line for the role, it
+    /// takes in what the holder appends, a few times a second, so that readers of this store (and
+    /// `Min-Seq`) do not wait for its writers. When their lines cannot be taken in, the role is
+    /// given up again: nothing may be appended after lines this store does not have.
     func takeWriterRole() throws(LogError) {
-        let end = syncer.end
-        let appended = try log.takeWriterRole(after: end)
-        do throws(LogError) {
-            if !appended.isEmpty { try ingest(appended, at: end) }
-        } catch {
-            log.yieldWriterRole()
-            throw error
+        while true {
+            let end = syncer.end
+            guard let appended = try log.takeWriterRole(after: end, waitingAtMost: Self.roleWaitSlice) else {
+                catchUp()
+                continue
+            }
+            do throws(LogError) {
+                if !appended.isEmpty { try ingest(appended, at: end) }
+            } catch {
+                log.yieldWriterRole()
+                throw error
+            }
+            return
         }
     }
+
+    /// How long the committer waits in line for the writer role before it takes in what the
+    /// holder appended meanwhile.
+    static let roleWaitSlice = Duration.milliseconds(200)
 
     /// Takes in the lines others appended to a shared log since this store's last line. Runs on
     /// the committer, with nothing handed over. A failure is logged once, and `health` says
