@@ -199,9 +199,9 @@ struct SharedLogTests {
         let holder = try await place.open(alone: true)
         _ = try await holder.create(AnnouncementDraft(title: "First"), by: "alice")
         let waiting = try await place.open()
-        let written = Shared(false)
+        let written = Flag()
         let pending = Task {
-            defer { written.update { $0 = true } }
+            defer { written.set() }
             return try await waiting.create(AnnouncementDraft(title: "From the waiting store"), by: "bob")
         }
         // Its request is in the lock's queue before the holder writes again.
@@ -223,7 +223,7 @@ struct SharedLogTests {
             seen = waiting.snapshot.announcements.contains { $0.title == "Meanwhile" }
         }
         #expect(seen, "the holder's line is taken in while the write waits for the role")
-        #expect(!written.value, "the write still waits for the role")
+        #expect(!written.isSet, "the write still waits for the role")
         await holder.close()
         _ = try await pending.value
         #expect(try await place.replay().model.announcements.map(\.title) == ["First", "Meanwhile", "From the waiting store"])
@@ -232,17 +232,13 @@ struct SharedLogTests {
     }
 }
 
-/// A value the tasks of a test share.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+/// Set once, from another task.
+final class Flag: Sendable {
+    private let state = Atomic<Bool>(false)
 
-    init(_ value: Value) {
-        mutex = Mutex(value)
-    }
+    var isSet: Bool { state.load(ordering: .acquiring) }
 
-    var value: Value { mutex.withLock { $0 } }
-
-    func update(_ change: (inout Value) -> Void) {
-        mutex.withLock { change(&$0) }
+    func set() {
+        state.store(true, ordering: .releasing)
     }
 }
