@@ -1,8 +1,9 @@
 import AnnouncementsDomain
-import AnnouncementsPostgres
+@testable import AnnouncementsPostgres
 import AnnouncementsStore
 import Foundation
 import Logging
+import PostgresNIO
 import Testing
 
 /// The throwaway PostgreSQL that `make test` starts (scripts/test.sh), if any.
@@ -91,6 +92,42 @@ struct LogPlace: Sendable {
     func replay() async throws -> Replay {
         if let settings { return try await PostgresLog.replay(settings, logger: Self.quiet) }
         return try LogReader(path: path).replay()
+    }
+}
+
+extension LogPlace {
+    /// Runs `body` on a connection of the test's own to the log's database (a PostgreSQL log only).
+    @discardableResult
+    func withConnection<T>(_ body: (PostgresConnection, PostgresSettings) async throws -> T) async throws -> T {
+        guard let settings else { throw PostgresTesting.SkipError() }
+        let connection = try await PostgresLog.connect(settings, id: 99, logger: Self.quiet)
+        do {
+            let result = try await body(connection, settings)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// How many rows the log's table holds.
+    func rowCount() async throws -> Int64 {
+        try await withConnection { connection, settings in
+            let rows = try await connection.query("SELECT count(*) FROM \(unescaped: settings.table)", logger: Self.quiet)
+            for try await count in rows.decode(Int64.self) { return count }
+            return 0
+        }
+    }
+
+    /// Ends the session that holds the writer role, as if its machine had died: the server drops it.
+    func endWriterSession() async throws {
+        try await withConnection { connection, settings in
+            try await connection.query("""
+                SELECT pg_terminate_backend(pid) FROM pg_locks
+                WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table)) AND granted
+                """, logger: Self.quiet)
+        }
     }
 }
 

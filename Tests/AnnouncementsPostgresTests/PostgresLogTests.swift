@@ -81,17 +81,10 @@ struct PostgresLogTests {
         var place = try Backend.postgres.makePlace()
         // The old writer may not notice that its session is gone: it gives up after this long.
         place.settings?.commitTimeout = .seconds(3)
-        let settings = try #require(place.settings)
         let first = try await place.open()
         let second = try await place.open()
         _ = try await first.create(AnnouncementDraft(title: "Before"), by: "alice")
-        // The first writer's session ends as if its machine died: the server drops it.
-        let admin = try await connect(settings)
-        let key = PostgresLog.lockKey(settings.table)
-        try await admin.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_locks
-            WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(key) AND granted
-            """, logger: quiet)
+        try await place.endWriterSession()
         _ = try await second.create(AnnouncementDraft(title: "After"), by: "bob")
         #expect(second.snapshot.announcements.map(\.title) == ["Before", "After"])
         // The old writer has given up the role when the other asked for it, or finds its session
@@ -102,7 +95,6 @@ struct PostgresLogTests {
         let expected = ["Before", "After"] + (maybe == nil ? [] : ["Maybe"]) + ["Again"]
         #expect(first.snapshot.announcements.map(\.title) == expected)
         #expect(try await place.replay().model.announcements.map(\.title) == expected)
-        try await admin.close()
         await second.close()
         await first.close()
     }

@@ -121,14 +121,14 @@ struct SharedLogTests {
     @Test("a line another process appended that this store cannot take in: health says so, reads go on, and nothing is appended after it")
     func unreadableLine() async throws {
         let place = try Backend.postgres.makePlace()
-        let settings = try #require(place.settings)
         let store = try await place.open()
         // A row nobody with the writer role wrote, whose line is not an event.
-        let rogue = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
-        try await rogue.query("""
-            INSERT INTO \(unescaped: settings.table) (seq, position, id, type, by, at, line)
-            VALUES (1, 0, 1, 'created', 'rogue', now(), '\\x7b7d')
-            """, logger: LogPlace.quiet)
+        try await place.withConnection { rogue, settings in
+            try await rogue.query("""
+                INSERT INTO \(unescaped: settings.table) (seq, position, id, type, by, at, line)
+                VALUES (1, 0, 1, 'created', 'rogue', now(), '\\x7b7d')
+                """, logger: LogPlace.quiet)
+        }
         var health = store.health
         for _ in 0..<150 {
             if case .failing = health { break }
@@ -142,42 +142,33 @@ struct SharedLogTests {
         #expect(error.line == 1, "\(error)")
         #expect(store.snapshot.seq == 0)
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "After a bad line"), by: "alice") }
-        let count = try await rogue.query("SELECT count(*) FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
-        for try await rows in count.decode(Int64.self) { #expect(rows == 1, "nothing appended after the line the store could not read") }
+        #expect(try await place.rowCount() == 1, "nothing appended after the line the store could not read")
         let log = try #require(store.log as? PostgresLog)
         #expect(!log.holdsWriterRole)
-        try await rogue.close()
         await store.close()
     }
 
     @Test("rows removed under a store: its next append finds the table not ending where its lines do, and leaves no gap")
     func noGap() async throws {
         let place = try Backend.postgres.makePlace()
-        let settings = try #require(place.settings)
         let store = try await place.open()
         _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
-        let rogue = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
-        try await rogue.query("DELETE FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
+        try await place.withConnection { rogue, settings in
+            try await rogue.query("DELETE FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
+        }
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Two"), by: "alice") }
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Three"), by: "alice") }
-        let count = try await rogue.query("SELECT count(*) FROM \(unescaped: settings.table)", logger: LogPlace.quiet)
-        for try await rows in count.decode(Int64.self) { #expect(rows == 0, "no row after the gap") }
-        try await rogue.close()
+        #expect(try await place.rowCount() == 0, "no row after the gap")
         await store.close()
     }
 
     @Test("a writer whose session the server ended while it was idle notices, and takes in what another store appends")
     func lostSessionNoticed() async throws {
         let place = try Backend.postgres.makePlace()
-        let settings = try #require(place.settings)
         let first = try await place.open()
         let second = try await place.open()
         _ = try await first.create(AnnouncementDraft(title: "Before"), by: "alice")
-        let admin = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
-        try await admin.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_locks
-            WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table)) AND granted
-            """, logger: LogPlace.quiet)
+        try await place.endWriterSession()
         _ = try await second.create(AnnouncementDraft(title: "After"), by: "bob")
         // The first store makes no write: its look finds its session gone, and it follows again.
         var titles: [String] = []
@@ -186,7 +177,6 @@ struct SharedLogTests {
             titles = first.snapshot.announcements.map(\.title)
         }
         #expect(titles == ["Before", "After"])
-        try await admin.close()
         await first.close()
         await second.close()
     }
