@@ -110,6 +110,8 @@ for n in range(samples):
     path = f"/announcements/{json.loads(body)['id']}"
     start = time.perf_counter()
     while request(cb, "GET", path)[0] != 200:
+        if time.perf_counter() - start > 10:
+            sys.exit(f"node B did not serve {path} within 10 s of its write through A")
         time.sleep(0.001)
     visible.append(time.perf_counter() - start)
     status, seq, body = request(ca, "POST", "/announcements", json.dumps({"title": f"read your write {n}"}))

@@ -26,7 +26,7 @@ struct MultiNodeTests {
         let folder = try makeFolder(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
-        let servers = try (0..<3).map { _ in try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config]) }
+        let servers = try Self.startNodes(3, in: folder, config: config)
         defer { for server in servers { _ = server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
@@ -77,7 +77,7 @@ struct MultiNodeTests {
         let folder = try makeFolder(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
-        let servers = try (0..<3).map { _ in try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config]) }
+        let servers = try Self.startNodes(3, in: folder, config: config)
         defer { for server in servers where server.process.isRunning { _ = server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
@@ -111,7 +111,14 @@ struct MultiNodeTests {
                 }
             }
             group.addTask {
-                while acknowledged.value.count < 60 { try await Task.sleep(for: .milliseconds(5)) }
+                let deadline = ContinuousClock.now + .seconds(120)
+                while acknowledged.value.count < 60 {
+                    guard ContinuousClock.now < deadline else {
+                        Issue.record("60 writes were not acknowledged within 120 s: nothing was killed")
+                        return
+                    }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
                 // The node whose session holds the writer role now (each connection names its process).
                 let holder = try await Self.writerRoleHolder(config: config)
                 let index = try #require(servers.firstIndex { $0.process.processIdentifier == holder }, "pid \(holder) is none of the nodes'")
@@ -150,6 +157,19 @@ struct MultiNodeTests {
         }
         let verified = try CLI.run(["verify", "--config", config], in: folder)
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+    }
+
+    /// `count` servers on `config`, started one after another (those started are stopped when a
+    /// later one fails to start).
+    static func startNodes(_ count: Int, in folder: String, config: String) throws -> [ServerProcess] {
+        var servers: [ServerProcess] = []
+        do {
+            for _ in 0..<count { servers.append(try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config])) }
+        } catch {
+            for server in servers { _ = server.stop() }
+            throw error
+        }
+        return servers
     }
 
     /// The process whose writer connection holds the writer role on the config's table now.

@@ -187,34 +187,44 @@ extension EventStore {
     /// Publishes the state after `durable`, batches whose lines are durable, and answers their writers.
     private func finish(_ durable: ArraySlice<HandedOver>) {
         guard let last = durable.last else { return }
-        committer.lastHash = last.batch.hash
         for batch in durable where !batch.batch.keyed.isEmpty {
             committer.keys.merge(batch.batch.keyed.mapValues { ($0.event.seq, $0.fingerprint) }) { $1 }
         }
-        // Index before publishing: whoever sees an event in the snapshot finds its line.
-        index.withLock { index in
+        let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
+        let replaced = publish(last.batch.model, hash: last.batch.hash, waking: appended > 0) { index in
             for batch in durable {
                 for line in batch.batch.located {
                     index.add(seq: line.seq, id: line.id, offset: batch.start + Int64(line.start), length: line.length)
                 }
             }
         }
-        var replaced = last.batch.model
-        let head = last.batch.hash.map { LogHead(seq: last.batch.model.seq, hash: $0) }
+        syncedEvents.add(appended, ordering: .relaxed)
+        for batch in durable { answer(batch.batch) }
+        // The replaced state (its chunks no later state shares) is freed here, after the answers.
+        _ = consume replaced
+    }
+
+    /// Makes `model`, the state after durable lines the last of which hashes to `hash`, what
+    /// readers see: the lines go into the index first (`indexing`: whoever sees an event in the
+    /// state finds its line), then the state and head are published, followers of the feed woken
+    /// (with `waking`) and a due snapshot started. The committer's own lines and those another
+    /// process appended (`ingest`) go through here alike. Returns the state it replaced, for the
+    /// caller to free when it likes.
+    func publish(_ model: ReadModel, hash: LineHash?, waking: Bool, indexing: (inout EventIndex) -> Void) -> ReadModel {
+        committer.lastHash = hash
+        index.withLock { indexing(&$0) }
+        var replaced = model
+        let head = hash.map { LogHead(seq: model.seq, hash: $0) }
         published.withLock { published in
             swap(&published.model, &replaced)
             published.head = head
         }
-        let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
-        if appended > 0 { followers.published(last.batch.model.seq) }
-        syncedEvents.add(appended, ordering: .relaxed)
+        if waking { followers.published(model.seq) }
         // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
         // answers, so that a writer answered knows any snapshot due is under way) and is written
         // in the background.
-        snapshotter?.published(seq: last.batch.model.seq) { snapshotContents(of: last.batch.model) }
-        for batch in durable { answer(batch.batch) }
-        // The replaced state (its chunks no later state shares) is freed here, after the answers.
-        _ = consume replaced
+        snapshotter?.published(seq: model.seq) { snapshotContents(of: model) }
+        return replaced
     }
 
     /// Decides, encodes and applies `waiters`' requests on top of `batch`, one waiter after another,

@@ -134,24 +134,19 @@ extension EventStore {
             if let key { keys[key] = seq }
             lineStart = newline + 1
         }
-        committer.lastHash = hash
         committer.keys.merge(keys.mapValues { ($0, nil) }) { $1 }
-        index.withLock { index in
+        _ = publish(model, hash: hash, waking: true) { index in
             for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length) }
-        }
-        let head = hash.map { LogHead(seq: model.seq, hash: $0) }
-        published.withLock { published in
-            published.model = model
-            published.head = head
         }
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))
-        if followFailure.withLock({ $0 }) != nil {
-            followFailure.withLock { $0 = nil }
+        let wasFailing = followFailure.withLock { failure in
+            defer { failure = nil }
+            return failure != nil
+        }
+        if wasFailing {
             logger.info("took in the lines other processes appended again", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)"])
         }
-        followers.published(model.seq)
-        snapshotter?.published(seq: model.seq) { snapshotContents(of: model) }
         logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])
     }
 }
