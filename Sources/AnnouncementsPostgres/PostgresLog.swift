@@ -370,8 +370,6 @@ public final class PostgresLog: EventLog {
         return bytes
     }
 
-    /// Deletes every row, as the writer: undoes an `import` that failed half way into a table
-    /// that was empty.
     public func removeAll() throws(LogError) {
         let writer = self.writer.withLock { $0 }
         do {

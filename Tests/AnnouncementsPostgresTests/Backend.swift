@@ -71,6 +71,12 @@ struct LogPlace: Sendable {
         return try await EventStore.open(path: path, rules: rules, seed: seed, logger: Self.quiet)
     }
 
+    /// The log itself, opened as its only writer (as `import` opens it), without a store.
+    func openLog() async throws -> any EventLog {
+        if let settings { return try await PostgresLog.open(settings, alone: true, logger: Self.quiet).log }
+        return try FileLog(path: path)
+    }
+
     /// The log's lines, as a file would hold them (without newlines).
     func lines() async throws -> [[UInt8]] {
         var lines: [[UInt8]] = []

@@ -122,11 +122,7 @@ import Testing
         let lines = try await source.lines()
 
         let destination = try to.makePlace()
-        let log: any EventLog = if let settings = destination.settings {
-            try await PostgresLog.open(settings, alone: true, logger: LogPlace.quiet).log
-        } else {
-            try FileLog(path: destination.path)
-        }
+        let log = try await destination.openLog()
         var end: Int64 = 0
         for batch in [lines[0...1], lines[2...]] {
             let bytes = batch.flatMap { $0 + [UInt8(ascii: "\n")] }
@@ -137,6 +133,23 @@ import Testing
         let (a, b) = (try await source.replay(), try await destination.replay())
         #expect(Array(a.model.announcements) == Array(b.model.announcements))
         #expect(a.lastHash == b.lastHash)
+    }
+
+    @Test("a log emptied by its writer (an import that failed, undone) holds no line, durably, and takes lines at 0 again", arguments: Backend.available)
+    func emptied(_ backend: Backend) async throws {
+        let place = try backend.makePlace()
+        let store = try await place.open(seed: [AnnouncementDraft(title: "A"), AnnouncementDraft(title: "B")])
+        await store.close()
+        let lines = try await place.lines()
+        #expect(lines.count == 2)
+        let log = try await place.openLog()
+        #expect(log.durableEnd > 0)
+        try log.removeAll()
+        #expect(log.durableEnd == 0)
+        #expect(try await place.lines().isEmpty)
+        _ = try (lines[0] + [UInt8(ascii: "\n")]).withBytes { try log.appendDurably($0, at: 0) }
+        log.close()
+        #expect(try await place.lines() == [lines[0]])
     }
 
     static func kind(of error: any Error) -> LogError.Kind? {

@@ -39,6 +39,10 @@ import Testing
             }
         }
 
+        func removeAll() throws(LogError) {
+            state.withLock { $0.bytes = [] }
+        }
+
         func read(from position: Int64, count: Int) throws(LogError) -> [UInt8] {
             let queue = DispatchQueue.getSpecific(key: EventStore.onReaders) == true ? "readers" : "caller"
             readQueues.withLock { $0.append(queue) }

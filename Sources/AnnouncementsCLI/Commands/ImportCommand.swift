@@ -49,15 +49,19 @@ struct ImportCommand: AsyncParsableCommand {
                     end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
                 } catch {
                     // The destination was empty: leave it so, for the import to be run again.
-                    try? discardAll(log)
+                    let message = discard(log, name: name)
                     log.close()
-                    throw error
+                    throw LogError(error.kind, path: error.path, line: error.line, message: error.message + message)
                 }
                 log.close()
                 let copied = try await LogLines.verify(destination, rules: configuration.rules)
                 guard copied.isSound, copied.head == source.head else {
-                    if let log = try? await openWriter(destination) { try? discardAll(log); log.close() }
-                    throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")")
+                    var message = "; the destination holds a partial copy: empty it before importing again"
+                    if let log = try? await openWriter(destination) {
+                        message = discard(log, name: name)
+                        log.close()
+                    }
+                    throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")" + message)
                 }
                 Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(copied.head?.description ?? "-")")
             } catch {
@@ -66,10 +70,15 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// Empties the destination an import failed to fill.
-    private func discardAll(_ log: any EventLog) throws(LogError) {
-        if let file = log as? FileLog { file.cutBack(to: 0) }
-        if let table = log as? PostgresLog { try table.removeAll() }
+    /// Empties the destination an import failed to fill; returns what to add to the error's
+    /// message: that it was emptied, or that it holds a partial copy and what to do.
+    private func discard(_ log: any EventLog, name: String) -> String {
+        do throws(LogError) {
+            try log.removeAll()
+            return "; \(name) was emptied again"
+        } catch {
+            return "; \(name) holds a partial copy and could not be emptied (\(error.message)): empty it before importing again"
+        }
     }
 
     /// The destination opened as its writer.

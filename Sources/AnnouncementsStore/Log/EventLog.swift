@@ -52,6 +52,10 @@ public protocol EventLog: AnyObject, Sendable {
     /// Gives up the writer role; appends fail from then on. Called once appends have stopped.
     func close()
 
+    /// Removes every line, durably, as the writer: undoes an `import` that failed into a log that
+    /// was empty. Never while a store runs on the log.
+    func removeAll() throws(LogError)
+
     /// Whether other processes append to this log too (see above).
     var isShared: Bool { get }
 

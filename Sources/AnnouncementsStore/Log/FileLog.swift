@@ -163,6 +163,14 @@ public final class FileLog: EventLog, @unchecked Sendable {
         }
     }
 
+    public func removeAll() throws(LogError) {
+        guard ftruncate(fd, 0) == 0, operations.sync(fd) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot empty the log", errno: errno)
+        }
+        length = 0
+        writtenEnd = 0
+    }
+
     /// Moves the bytes from `offset` to the end into a side file next to the log (a torn last line,
     /// kept for inspection, never deleted), then cuts the log at `offset`. Returns the side file's path.
     func setAside(from offset: Int64) throws(LogError) -> String {
