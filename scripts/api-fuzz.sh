@@ -24,7 +24,7 @@ cat > "$DIR/config.yaml" <<'YAML'
 port: 0
 log: log.jsonl
 tokens:
-  fuzz: fuzz-token
+  fuzz: {token: fuzz-token, role: admin}
 seed:
   - title: Welcome
     body: "<p>Hello</p>"

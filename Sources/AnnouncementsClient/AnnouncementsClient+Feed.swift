@@ -10,7 +10,9 @@ public struct FeedEvent: Sendable, Hashable {
     public var seq: Int
     /// `created`, `edited` or `deleted`.
     public var type: String
-    /// The log line, exactly as stored (JSON: `seq`, `type`, `id`, `at`, `by`, `data`, …).
+    /// The log line, exactly as stored (JSON: `seq`, `type`, `id`, `at`, `by`, `data`, …), for a
+    /// client whose token is an auditor's or an admin's; for any other, its public form, JSON with
+    /// `seq`, `type`, `id` (the announcement's) and `at` only.
     public var line: String
 }
 
@@ -65,6 +67,8 @@ extension AnnouncementsClient {
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
         request.setValue(String(seq), forHTTPHeaderField: "Last-Event-ID")
+        // An auditor's (or an admin's) token gets the full lines; without one, the public form.
+        if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         // Longer than the server's 15-second heartbeat, so an idle stream is not taken for a dead one.
         request.timeoutInterval = max(configuration.timeout, 45)
         let chunks = StreamDelegate()

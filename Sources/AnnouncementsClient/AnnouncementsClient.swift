@@ -30,7 +30,10 @@ public final class AnnouncementsClient: Sendable {
         /// Sent as `Accept-Version` on every request but the two lists, which name their version
         /// by what they return (`announcements`: 1.0, `summaries`: 2.0).
         public var version: APIVersion
-        /// The bearer token writes need; reads need none.
+        /// The bearer token, sent with every request: writes need one of a role that writes, history
+        /// and past states an auditor's or an admin's, and reads one of any role on a server whose
+        /// reads need a token. The event feed sends full lines to an auditor or an admin, and the
+        /// public form (`seq`, `type`, `id`, `at`) to anyone else.
         public var token: String?
         /// How long a request may wait for the server, in seconds.
         public var timeout: TimeInterval

@@ -48,6 +48,15 @@ struct ConfigReader {
         return text
     }
 
+    /// One of `Choice`'s raw values.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ node: YAMLNode, key: String, _: Choice.Type) throws(ConfigError) -> Choice where Choice.RawValue == String {
+        let text = try string(node, key: key)
+        guard let value = Choice(rawValue: text) else {
+            throw error(node, key: key, "must be one of \(Choice.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")), not \"\(text)\"")
+        }
+        return value
+    }
+
     func integer(_ node: YAMLNode, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
         guard case .scalar(let text, true, _) = node, let value = Int(text) else {
             throw error(node, key: key, "expected an integer, found \(node.kindDescription)")
@@ -82,38 +91,5 @@ struct ConfigReader {
             let field = pairs.first { if case .scalar(problem.field, _, _) = $0.key { true } else { false } }
             throw error(field?.value ?? node, key: "\(key).\(problem.field)", problem.message)
         }
-    }
-
-    /// `{name: token}`: a literal token, or `env:NAME` read from the environment (unset: disabled).
-    func writers(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> [Configuration.Writer] {
-        if node.isNull { return [] }
-        guard case .mapping(let pairs, _) = node else {
-            throw error(node, key: "tokens", "expected a mapping from a writer's name to a token, found \(node.kindDescription)")
-        }
-        var writers: [Configuration.Writer] = []
-        for (keyNode, value) in pairs {
-            let name = try string(keyNode, key: "tokens")
-            let key = "tokens.\(name)"
-            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-                throw error(keyNode, key: key, "a writer's name must be one word")
-            }
-            guard name != "seed" else { throw error(keyNode, key: key, "`seed` is reserved for seed data; choose another name") }
-            guard !writers.contains(where: { $0.name == name }) else { throw error(keyNode, key: key, "appears twice") }
-            let spec = try nonEmptyString(value, key: key)
-            let writer: Configuration.Writer
-            if spec.hasPrefix("env:") {
-                let variable = String(spec.dropFirst(4))
-                guard !variable.isEmpty else { throw error(value, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
-                let token = environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-                writer = Configuration.Writer(name: name, token: token, source: spec)
-            } else {
-                writer = Configuration.Writer(name: name, token: spec, source: "inline")
-            }
-            if let token = writer.token, let other = writers.first(where: { $0.token == token }) {
-                throw error(value, key: key, "has the same token as `\(other.name)`: each writer needs its own")
-            }
-            writers.append(writer)
-        }
-        return writers
     }
 }

@@ -10,7 +10,7 @@ import Darwin
 
 extension Configuration {
     /// The keys `config.yaml` may hold.
-    public static let keys = ["host", "port", "log", "seed", "tokens", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot", "storage", "postgres"]
+    public static let keys = ["host", "port", "log", "seed", "tokens", "reads", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot", "storage", "postgres"]
 
     /// Reads and checks a config file. `environment` resolves `env:NAME` tokens. A file past
     /// `ConfigLimits.maxFileBytes` is refused before it is read.
@@ -68,7 +68,8 @@ extension Configuration {
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
             case "http": configuration.http = try reader.http(value)
             case "snapshot": configuration.snapshot = try reader.snapshot(value)
-            case "tokens": configuration.writers = try reader.writers(value, environment: environment)
+            case "tokens": configuration.tokens = try reader.tokens(value, environment: environment)
+            case "reads": configuration.reads = try reader.choice(value, key: name, ReadAccess.self)
             case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)
             case "postgres":
                 // Read with `storage: postgres`; otherwise unused, but its keys must still be known ones.

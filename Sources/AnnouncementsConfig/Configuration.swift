@@ -12,8 +12,10 @@ public struct Configuration: Sendable, Hashable {
     public var logPath = "events/announcements.jsonl"
     /// Announcements appended, by `seed`, when a writer opens an empty log.
     public var seed: [AnnouncementDraft] = []
-    /// The writers that may change announcements, each with its token (nil when disabled).
-    public var writers: [Writer] = []
+    /// The bearer tokens, each with its name (the `by` of the events it makes) and role.
+    public var tokens: [Token] = []
+    /// Whether reading live announcements needs a token (`reads:`).
+    public var reads = ReadAccess.public
     /// The rules announcements must follow.
     public var rules = ValidationRules()
     /// Seconds between the heartbeat comments of an idle event stream (`feed_heartbeat_seconds`).
@@ -25,22 +27,25 @@ public struct Configuration: Sendable, Hashable {
 
     public init() {}
 
-    /// A named writer and its bearer token.
-    public struct Writer: Sendable, Hashable {
-        /// The writer's name: the `by` of every event it makes.
+    /// A named bearer token and its role.
+    public struct Token: Sendable, Hashable {
+        /// The token's name: the `by` of every event it makes.
         public var name: String
+        /// What it may do.
+        public var role: Role
         /// The token, or nil when it is disabled (its environment variable is unset or empty).
         public var token: String?
         /// Where the token comes from: `env:NAME`, or `inline`.
         public var source: String
 
-        public init(name: String, token: String?, source: String) {
+        public init(name: String, role: Role = .editor, token: String?, source: String) {
             self.name = name
+            self.role = role
             self.token = token
             self.source = source
         }
     }
 
-    /// The writers whose tokens are set.
-    public var enabledWriters: [Writer] { writers.filter { $0.token != nil } }
+    /// The tokens that are set.
+    public var enabledTokens: [Token] { tokens.filter { $0.token != nil } }
 }

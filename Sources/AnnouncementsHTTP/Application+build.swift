@@ -10,8 +10,8 @@ public struct ServerSettings: Sendable {
     public var port: Int
     /// The version served to requests that name none.
     public var defaultVersion: APIVersion
-    /// Who may write.
-    public var writers: Writers
+    /// Who may read and write what.
+    public var access: Access
     /// The largest request body accepted, in bytes.
     public var maxRequestBytes: Int
     /// The time between heartbeat comments on an idle event stream.
@@ -25,7 +25,7 @@ public struct ServerSettings: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         defaultVersion: APIVersion = .v2,
-        writers: Writers = Writers([]),
+        access: Access = Access([]),
         maxRequestBytes: Int = ServerSettings.requestLimit(forBodyBytes: ValidationRules.defaultMaxBodyBytes),
         feedHeartbeat: Duration = .seconds(15),
         connections: ConnectionLimits = ConnectionLimits(),
@@ -34,7 +34,7 @@ public struct ServerSettings: Sendable {
         self.host = host
         self.port = port
         self.defaultVersion = defaultVersion
-        self.writers = writers
+        self.access = access
         self.maxRequestBytes = maxRequestBytes
         self.feedHeartbeat = feedHeartbeat
         self.connections = connections
@@ -57,8 +57,8 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<B
     router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
     router.add(middleware: ReadYourWritesMiddleware(store: store))
-    ReadRoutes(store: store, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
-    WriteRoutes(store: store, writers: settings.writers, maxRequestBytes: settings.maxRequestBytes).add(to: router)
+    ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
+    WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
     routes.load(router.routes)
     return router

@@ -8,7 +8,7 @@ import Synchronization
 
 /// `GET /events` as Server-Sent Events: every stored event after a seq, then each new one as it is
 /// appended; `id:` is the seq (so a client resumes with `Last-Event-ID`), `event:` the type, `data:`
-/// the line exactly as stored. A comment line every `heartbeat` (15 seconds by default) keeps idle
+/// the line exactly as stored, or its public form (see `FeedForm`). A comment line every `heartbeat` (15 seconds by default) keeps idle
 /// connections open.
 ///
 /// The stream reads every event back from the log (at most a page at a time), so it holds nothing
@@ -18,6 +18,8 @@ import Synchronization
 struct EventStream: Sendable {
     let store: EventStore
     let after: Int
+    /// The full lines, or their public form.
+    let form: FeedForm
     /// Idle time between heartbeats.
     let heartbeat: Duration
     /// Pages already framed by other streams.
@@ -28,7 +30,7 @@ struct EventStream: Sendable {
     }
 
     func response() -> Response {
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var last = after
             // Tell the client at once that the stream is open, before any event.
@@ -36,7 +38,7 @@ struct EventStream: Sendable {
             following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let read = try await store.followerLines(after: last)
                 if !read.lines.isEmpty {
-                    try await writer.write(frames.framed(read.lines, after: last))
+                    try await writer.write(frames.framed(read.lines, after: last, form: form))
                     last += read.lines.count
                     // Caught up: let new events gather before reading again (see followerPause).
                     guard let pause = read.pause else { continue }
@@ -84,6 +86,7 @@ struct EventStream: Sendable {
         private struct Page: Hashable {
             var after: Int
             var count: Int
+            var form: FeedForm
         }
 
         private struct State {
@@ -96,10 +99,11 @@ struct EventStream: Sendable {
         /// At most this many bytes of framed pages are kept (a larger page is not kept at all).
         static let byteLimit = 32 << 20
 
-        /// `lines`, the events after `after`, as Server-Sent Events.
-        func framed(_ lines: [ArraySlice<UInt8>], after: Int) -> ByteBuffer {
-            let page = Page(after: after, count: lines.count)
+        /// `lines`, the events after `after`, as Server-Sent Events in `form`.
+        func framed(_ lines: [ArraySlice<UInt8>], after: Int, form: FeedForm) throws(APIError) -> ByteBuffer {
+            let page = Page(after: after, count: lines.count, form: form)
             if let kept = state.withLock({ $0.pages[page] }) { return kept }
+            let lines = try form.lines(lines, after: after)
             var buffer = ByteBuffer()
             buffer.reserveCapacity(lines.reduce(0) { $0 + $1.count + 48 })
             for (offset, line) in lines.enumerated() {

@@ -5,13 +5,16 @@ import Hummingbird
 import NIOCore
 
 /// The audit side of the read API: an announcement's history, an announcement as it was, and the
-/// feed of stored events. Each event is sent exactly as its log line holds it.
+/// feed of stored events. Each event is sent exactly as its log line holds it, to auditors and
+/// admins; the feed's public form (`FeedForm`) sends anyone else what each event did, without text.
 extension ReadRoutes {
     /// The most events one feed request returns, and how many it returns by default.
     static let feedDefault = 100
 
     /// `GET /announcements/{id}/history`: the announcement's events, oldest first (deleted ones too).
     func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
+        // Every history holds past states (the texts before each edit): an auditor's to read.
+        _ = try access.require(.audit, request)
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         try Self.requireJSON(request, "an announcement's history")
@@ -44,6 +47,7 @@ extension ReadRoutes {
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
     /// `Accept: text/event-stream`, a stream of them that follows the log (see `EventStream`).
     func events(_ request: Request) async throws -> Response {
+        let form = FeedForm(for: try access.reader(request))
         let parameters = request.uri.queryParameters
         // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
         let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
@@ -56,14 +60,14 @@ extension ReadRoutes {
             throw APIError.beyondLog(after: after, source: source, lastSeq: lastSeq)
         }
         if EventStream.isRequested(by: request) {
-            return EventStream(store: store, after: after, heartbeat: feedHeartbeat, frames: frames).response()
+            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
-        let lines = try await store.eventLines(after: after, limit: limit)
+        let lines = try form.lines(await store.eventLines(after: after, limit: limit), after: after)
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: ContentCoding.preferred(by: request))
         var response = Response.encoded(body, .json)
-        response.headers[.vary] = "Accept-Encoding"
+        response.headers[.vary] = "Accept-Encoding, Authorization"
         return response
     }
 

@@ -8,6 +8,7 @@ import NIOCore
 /// The read side of the API: lists and single announcements in both versions, and health.
 struct ReadRoutes: Sendable {
     let store: EventStore
+    let access: Access
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
     let cache = RepresentationCache()
@@ -37,6 +38,7 @@ struct ReadRoutes: Sendable {
     }
 
     private func list(_ request: Request, forced: APIVersion?) throws -> Response {
+        _ = try access.reader(request)
         let version = try self.version(of: request, forced: forced)
         let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
@@ -56,11 +58,14 @@ struct ReadRoutes: Sendable {
     }
 
     private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
+        // A past state is no longer live: only an auditor's (or an admin's) to read.
+        let point = try asOf(request)
+        _ = try point == nil ? access.reader(request) : access.require(.audit, request)
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         let media = try MediaType.negotiate(request)
-        if let asOf = try asOf(request) {
-            return try await item(id, asOf: asOf, request, version, media)
+        if let point {
+            return try await item(id, asOf: point, request, version, media)
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
         let body = try cache.item(announcement, media: media, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in

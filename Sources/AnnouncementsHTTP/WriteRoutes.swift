@@ -4,11 +4,11 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The write side of the API: create, replace, update and delete, for bearer-token writers.
+/// The write side of the API: create, replace, update and delete, for tokens whose role writes.
 /// A 2xx answer means the event is in the log and synced.
 struct WriteRoutes: Sendable {
     let store: EventStore
-    let writers: Writers
+    let access: Access
     let maxRequestBytes: Int
 
     func add(to router: Router<BasicRequestContext>) {
@@ -24,7 +24,7 @@ struct WriteRoutes: Sendable {
     // MARK: - Handlers
 
     private func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let writer = try authenticate(request)
+        let writer = try access.require(.create, request).name
         let (media, key) = try headers(request)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
@@ -36,13 +36,13 @@ struct WriteRoutes: Sendable {
     }
 
     private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let writer = try authenticate(request)
+        let (writer, scope) = try changer(request)
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
         let replaced = try await store.update(
-            id: id, AnnouncementPatch(replacingWith: draft), by: writer,
+            id: id, AnnouncementPatch(replacingWith: draft), by: writer, scope: scope,
             expectedRevision: revision(request, id: id), key: key
         )
         context.logger.debug("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
@@ -50,22 +50,22 @@ struct WriteRoutes: Sendable {
     }
 
     private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let writer = try authenticate(request)
+        let (writer, scope) = try changer(request)
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
-        let updated = try await store.update(id: id, patch, by: writer, expectedRevision: revision(request, id: id), key: key)
+        let updated = try await store.update(id: id, patch, by: writer, scope: scope, expectedRevision: revision(request, id: id), key: key)
         context.logger.debug("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
 
     private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let writer = try authenticate(request)
+        let (writer, scope) = try changer(request)
         _ = try APIVersion(of: request)
         let key = try idempotencyKey(request)
         let id = try AnnouncementTag.id(request, context)
-        try await store.delete(id: id, by: writer, expectedRevision: revision(request, id: id), key: key)
+        try await store.delete(id: id, by: writer, scope: scope, expectedRevision: revision(request, id: id), key: key)
         context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         // The delete's seq is at most the last one now: a read with it as Min-Seq sees the delete.
         return Response(status: .noContent, headers: [.logSeq: String(store.lastSeq)])
@@ -91,19 +91,11 @@ struct WriteRoutes: Sendable {
         return response
     }
 
-    /// The writer's name for the request's bearer token.
-    private func authenticate(_ request: Request) throws(APIError) -> String {
-        guard writers.canWrite else {
-            throw APIError(.forbidden, "writes are disabled: no writer has a token. Add one under `tokens` in config.yaml (e.g. `editor: env:ANNOUNCEMENTS_TOKEN`), set it, and restart the server")
-        }
-        let challenge: HTTPFields = [.wwwAuthenticate: "Bearer"]
-        guard let header = request.headers[.authorization] else {
-            throw APIError(.unauthorized, "this needs a writer's token: send Authorization: Bearer <token>", headers: challenge)
-        }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer ", let name = writers.writer(for: String(header.dropFirst(7))) else {
-            throw APIError(.unauthorized, "the bearer token is not one of the configured writers' tokens", headers: challenge)
-        }
-        return name
+    /// The writer of an edit or a delete, and which announcements its role lets it change (an
+    /// author's own; the store refuses the others with `StoreError.notOwn`).
+    private func changer(_ request: Request) throws(APIError) -> (name: String, scope: WriteScope) {
+        let caller = try access.require(.changeOwn, request)
+        return (caller.name, WriteScope(caller.role))
     }
 
     /// The headers a write with a body to answer checks before anything else: `Accept-Version`

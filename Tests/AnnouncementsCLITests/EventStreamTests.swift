@@ -32,7 +32,7 @@ final class StreamingConnection {
 }
 
 @Suite struct EventStreamTests {
-    static let config = "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nseed:\n  - title: One\n  - title: Two\n"
+    static let config = "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\n  audrey: {token: audrey-secret, role: auditor}\nseed:\n  - title: One\n  - title: Two\n"
 
     /// The `id:` lines of a stream, in order (the chunked framing's "\r\n" is one Character in
     /// Swift, so it is made a plain newline first).
@@ -42,7 +42,7 @@ final class StreamingConnection {
 
     @Test("streams name each event's type, also for hand-made lines laid out differently, and streams at one place get the same bytes")
     func handMadeLines() async throws {
-        let folder = try makeFolder(config: "log: events/announcements.jsonl\n")
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\ntokens:\n  audrey: {token: audrey-secret, role: auditor}\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/events", withIntermediateDirectories: true)
         let lines = [
@@ -53,7 +53,7 @@ final class StreamingConnection {
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/events/announcements.jsonl", atomically: true, encoding: .utf8)
         let server = try ServerProcess(in: folder)
         let streams = try (0..<2).map { _ in
-            try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream"])
+            try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Authorization": "Bearer audrey-secret"])
         }
         for stream in streams {
             #expect(stream.read { Self.ids($0) == [1, 2, 3] })
@@ -62,6 +62,14 @@ final class StreamingConnection {
                 #expect(text.contains("id: \(seq)\nevent: \(type)\ndata: \(lines[seq - 1])\n\n"))
             }
         }
+        // Without an auditor's token, the public form: made from the parsed line when it is laid out otherwise.
+        let anyone = try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream"])
+        #expect(anyone.read { Self.ids($0) == [1, 2, 3] })
+        let text = anyone.received.replacing("\r\n", with: "\n")
+        for (seq, type, minute) in [(1, "created", 30), (2, "edited", 31), (3, "deleted", 32)] {
+            #expect(text.contains(#"id: \#(seq)\#nevent: \#(type)\#ndata: {"seq":\#(seq),"type":"\#(type)","id":1,"at":"2026-11-21T09:\#(minute):00.000Z"}\#n\#n"#))
+        }
+        #expect(!text.contains("Uno") && !text.contains("bob"))
         #expect(server.stop() == 0)
     }
 
@@ -77,6 +85,7 @@ final class StreamingConnection {
         #expect(posted.status == 0)
         #expect(stream.read { Self.ids($0) == [2, 3] })
         #expect(stream.received.contains("id: 3\nevent: created\ndata: {\"seq\":3,\"type\":\"created\",\"id\":3,"))
+        #expect(!stream.received.contains("Live") && !stream.received.contains("alice"), "without a token, the public form: no text, no writer")
 
         // Reconnecting with Last-Event-ID resumes after it: nothing missed, nothing repeated.
         _ = try CLI.run(["delete", "1", "--server", server.url, "--token", "alice-secret"])
@@ -110,7 +119,7 @@ final class StreamingConnection {
         defer { _ = server.stop() }
         let follower = Process()
         follower.executableURL = CLI.binary
-        follower.arguments = ["history", "--follow", "--server", server.url, "--by", "alice"]
+        follower.arguments = ["history", "--follow", "--server", server.url, "--by", "alice", "--token", "audrey-secret"]
         let out = Pipe()
         follower.standardOutput = out
         follower.standardError = Pipe()
@@ -135,7 +144,7 @@ final class StreamingConnection {
         #expect(!printed.contains("seed"), "the seed's events are filtered out by --by alice")
 
         // --until ends the follow at its seq, also when the other filters drop that event.
-        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl"], timeout: 10)
+        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl", "--token", "audrey-secret"], timeout: 10)
         #expect(bounded.status == 0, "\(bounded.stderr)")
         #expect(bounded.stdout.split(separator: "\n").map { $0.contains(#""by":"seed""#) } == [true, true], "\(bounded.stdout)")
         // A --since beyond the server's log (restored from an older backup) is an error at once.
@@ -143,6 +152,13 @@ final class StreamingConnection {
         #expect(beyond.status == 1, "\(beyond.stderr)")
         #expect(beyond.stderr == "error: the server's log ends at seq 3, before seq 10 where this follow starts: it may have been restored from an older backup; follow with --since 4 for what comes next, or without --since to read it all again\n")
         #expect(beyond.stdout.isEmpty, "not even the table's header: \(beyond.stdout)")
+        // Without an auditor's token the server sends the public form, which names no writer: an error at once.
+        for token in [[], ["--token", "alice-secret"]] {
+            let publicOnly = try CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 10)
+            #expect(publicOnly.status == 77, "\(publicOnly.stderr)")
+            #expect(publicOnly.stderr.contains("history --follow needs an auditor's or an admin's token"), "\(publicOnly.stderr)")
+            #expect(publicOnly.stdout.isEmpty, "\(publicOnly.stdout)")
+        }
         // An unreachable server is an error at once, not an endless wait.
         let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 10)
         #expect(nowhere.status == 69 && nowhere.stderr.contains("cannot reach the server"), "\(nowhere.stderr)")

@@ -10,7 +10,8 @@ import Testing
     "ANNOUNCEMENTS_TEST_POSTGRES_URL is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL)"
 ))
 struct PostgresCLITests {
-    /// A config whose log is a table of its own in the test server.
+    /// A config whose log is a table of its own in the test server, with one token, an admin's (the
+    /// tests write and read history with it).
     static func postgresConfig(in folder: String) throws -> String {
         let url = ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? ""
         let table = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -22,7 +23,7 @@ struct PostgresCLITests {
               table: \(table)
               tls: disable
             tokens:
-              editor: secret-token
+              editor: {token: secret-token, role: admin}
             """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

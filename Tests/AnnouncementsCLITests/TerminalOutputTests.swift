@@ -30,7 +30,7 @@ import Testing
     ]
 
     static func folder() throws -> String {
-        let folder = try makeFolder(config: "log: log.jsonl\n")
+        let folder = try makeFolder(config: "log: log.jsonl\ntokens:\n  audrey: {token: audrey-secret, role: auditor}\n")
         try (log.joined(separator: "\n") + "\n").write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
         return folder
     }
@@ -99,10 +99,10 @@ import Testing
         let full = try CLI.run(["list", "--api-version", "1.0", "--server", server.url])
         #expect(full.stdout.contains(#"1   Fire \u001b[2K\rdrill  25 bytes"#))
 
-        let followed = try CLI.run(["history", "--follow", "--until", "3", "--server", server.url], timeout: 10)
+        let followed = try CLI.run(["history", "--follow", "--until", "3", "--server", server.url, "--token", "audrey-secret"], timeout: 10)
         #expect(followed.status == 0, "\(followed.stderr)")
         let rows = followed.stdout.split(separator: "\n").map(String.init)
-        #expect(rows.count == 4, "a header and three events: \(rows)")
+        try #require(rows.count == 4, "a header and three events: \(rows)")
         #expect(rows[1].hasSuffix(#"alice  1  "Fire \u001b[2K\rdrill" (body 25 bytes)"#))
         #expect(rows[2].hasSuffix(#"mallory\u001b[2K  2  "Two\nlines""#))
         #expect(rows[3].hasSuffix(#"title → "Two \u202esides""#))

@@ -183,10 +183,11 @@ import Testing
     func followsTheFeed() async throws {
         try await withServer { url in
             let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret")
             let seen = try await withThrowingTaskGroup(of: [FeedEvent].self) { group in
                 group.addTask {
                     var seen: [FeedEvent] = []
-                    for try await event in client.events(after: 1) {
+                    for try await event in auditor.events(after: 1) {
                         seen.append(event)
                         if seen.count == 2 { _ = try await client.create(title: "Live", body: nil) }
                         if seen.count == 3 { break }
@@ -204,7 +205,7 @@ import Testing
             #expect(seen.map(\.seq) == [2, 3, 4])
             #expect(seen.map(\.type) == ["created", "created", "created"])
             #expect(seen.last?.line.hasPrefix(#"{"seq":4,"type":"created","id":4,"#) == true)
-            #expect(seen.last?.line.contains(#""by":"alice""#) == true)
+            #expect(seen.last?.line.contains(#""by":"alice""#) == true, "an auditor follows the full lines")
         }
     }
 
@@ -222,10 +223,15 @@ import Testing
         }
     }
 
-    @Test("eventPage(after:limit:) reads a page of the feed, each line exactly as stored")
+    @Test("eventPage(after:limit:) reads a page of the feed, each line exactly as stored for an auditor, in its public form for anyone else")
     func eventPage() async throws {
         try await withServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let anyone = try await AnnouncementsClient(baseURL: url).eventPage(after: 1, limit: 5)
+            #expect(anyone.map(\.seq) == [2, 3])
+            #expect(anyone.map(\.type) == ["created", "created"])
+            #expect(anyone[0].line.hasPrefix(#"{"seq":2,"type":"created","id":2,"at":""#) && anyone[0].line.hasSuffix(#"Z"}"#))
+            #expect(!anyone.contains { $0.line.contains("Announcement") || $0.line.contains("seed") })
+            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret")
             let page = try await client.eventPage(after: 1, limit: 5)
             #expect(page.map(\.seq) == [2, 3])
             #expect(page.map(\.type) == ["created", "created"])

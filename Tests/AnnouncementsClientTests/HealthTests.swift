@@ -12,7 +12,7 @@ import Testing
         let folder = NSTemporaryDirectory() + "client-health-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: .withFailingSync { true })
-        let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]))
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor)]))
         try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
             let port = try #require(client.port)
             let url = try #require(URL(string: "http://127.0.0.1:\(port)"))

@@ -16,7 +16,7 @@ import Testing
         #expect(configuration.port == 8080)
         #expect(configuration.logPath == "events/announcements.jsonl")
         #expect(configuration.seed.isEmpty)
-        #expect(configuration.writers.isEmpty)
+        #expect(configuration.tokens.isEmpty)
         #expect(configuration.rules.maxBodyBytes == ValidationRules.defaultMaxBodyBytes)
     }
 
@@ -44,12 +44,13 @@ import Testing
         #expect(configuration.logPath == "data/log.jsonl")
         #expect(configuration.rules.maxBodyBytes == 2048)
         #expect(configuration.feedHeartbeatSeconds == 5)
-        #expect(configuration.writers == [
+        #expect(configuration.tokens == [
             .init(name: "alice", token: "a-token", source: "env:ALICE_TOKEN"),
             .init(name: "bob", token: nil, source: "env:BOB_TOKEN"),
             .init(name: "ci", token: "s3cret-inline", source: "inline"),
         ])
-        #expect(configuration.enabledWriters.map(\.name) == ["alice", "ci"])
+        #expect(configuration.enabledTokens.map(\.name) == ["alice", "ci"])
+        #expect(configuration.reads == .public, "reads are public unless the config says otherwise")
         #expect(configuration.seed == [
             AnnouncementDraft(title: "First", body: "<p>one</p>"),
             AnnouncementDraft(title: "Second", body: nil),
@@ -57,11 +58,34 @@ import Testing
         ])
     }
 
+    @Test("a token has a role: the short form `name: token` is an editor's, the long form names one; reads: token")
+    func roles() throws {
+        let configuration = try parse("""
+            reads: token
+            tokens:
+              editor: e-secret
+              writer: {token: w-secret, role: author}
+              audit:
+                token: env:AUDIT_TOKEN
+                role: auditor
+              root: {role: admin, token: r-secret}
+              later: {token: env:UNSET, role: admin}
+            """, environment: ["AUDIT_TOKEN": "a-secret"])
+        #expect(configuration.reads == .token)
+        #expect(configuration.tokens == [
+            .init(name: "editor", role: .editor, token: "e-secret", source: "inline"),
+            .init(name: "writer", role: .author, token: "w-secret", source: "inline"),
+            .init(name: "audit", role: .auditor, token: "a-secret", source: "env:AUDIT_TOKEN"),
+            .init(name: "root", role: .admin, token: "r-secret", source: "inline"),
+            .init(name: "later", role: .admin, token: nil, source: "env:UNSET"),
+        ])
+    }
+
     @Test("names the file, line, column and key of every mistake", arguments: [
         ("port: eighty", "config.yaml:1:7: port: expected an integer, found a scalar"),
         ("port: \"8080\"", "config.yaml:1:7: port: expected an integer, found a quoted string"),
         ("port: 70000", "config.yaml:1:7: port: must be between 0 and 65535, not 70000"),
-        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, max_body_bytes, feed_heartbeat_seconds, http, snapshot, storage, postgres)"),
+        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, reads, max_body_bytes, feed_heartbeat_seconds, http, snapshot, storage, postgres)"),
         ("host: a\nhost: b", "config.yaml:2:1: host: appears twice"),
         ("seed:\n  - title: ok\n  - title: fine\n  - title: [1, 2]", "config.yaml:4:12: seed[2].title: expected a string, found a list"),
         ("seed:\n  - body: <p>no title</p>", "config.yaml:2:5: seed[0]: missing `title`"),
@@ -74,9 +98,14 @@ import Testing
         ),
         ("seed:\n  - title: x\n    colour: red", "config.yaml:3:5: seed[0].colour: unknown key (expected one of: title, body)"),
         ("seed: {title: x}", "config.yaml:1:7: seed: expected a list, found a mapping"),
-        ("tokens: [a]", "config.yaml:1:9: tokens: expected a mapping from a writer's name to a token, found a list"),
+        ("tokens: [a]", "config.yaml:1:9: tokens: expected a mapping from a token's name to the token, found a list"),
         ("tokens:\n  seed: abc", "config.yaml:2:3: tokens.seed: `seed` is reserved for seed data; choose another name"),
-        ("tokens:\n  a: same\n  b: same", "config.yaml:3:6: tokens.b: has the same token as `a`: each writer needs its own"),
+        ("tokens:\n  a: same\n  b: same", "config.yaml:3:6: tokens.b: has the same token as `a`: each name needs its own"),
+        ("tokens:\n  a: {token: x, role: boss}", "config.yaml:2:23: tokens.a.role: must be one of `author`, `editor`, `auditor`, `admin`, not \"boss\""),
+        ("tokens:\n  a: {role: auditor}", "config.yaml:2:6: tokens.a: missing `token` (a literal token, or env:NAME)"),
+        ("tokens:\n  a: {token: x, rights: all}", "config.yaml:2:17: tokens.a.rights: unknown key (expected one of: token, role)"),
+        ("tokens:\n  a: {token: \"env:\"}", "config.yaml:2:14: tokens.a.token: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
+        ("reads: private", "config.yaml:1:8: reads: must be one of `public`, `token`, not \"private\""),
         ("tokens:\n  a: \"env:\"", "config.yaml:2:6: tokens.a: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
         ("- just\n- a list", "config.yaml:1:1: expected a mapping, found a list"),
         ("port: [8080", "config.yaml:2:1: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
@@ -139,6 +168,6 @@ import Testing
             "Developing Grails 3 Applications With IntelliJ IDEA",
         ])
         #expect(configuration.seed.allSatisfy { ($0.body?.count ?? 0) >= 700 && $0.body?.hasPrefix("<p>") == true })
-        #expect(configuration.enabledWriters.isEmpty, "no writer is enabled unless ANNOUNCEMENTS_TOKEN is set")
+        #expect(configuration.enabledTokens.isEmpty, "no writer is enabled unless ANNOUNCEMENTS_TOKEN is set")
     }
 }

@@ -12,7 +12,7 @@ import Testing
 @testable import AnnouncementsHTTP
 
 /// The log's lines, exactly as stored.
-private func storedLines(_ store: EventStore) throws -> [String] {
+func storedLines(_ store: EventStore) throws -> [String] {
     try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n").map(String.init)
 }
 
@@ -30,7 +30,7 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             try await editAndDelete(client)
             let stored = try storedLines(store)
             for path in ["/announcements/2/history", "/v1/announcements/2/history"] {
-                try await client.execute(uri: path, method: .get) { response in
+                try await client.execute(uri: path, method: .get, headers: auditor) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
                     #expect(response.objects.map { $0["type"] as? String } == ["created", "edited", "deleted"])
@@ -38,19 +38,19 @@ private func storedLines(_ store: EventStore) throws -> [String] {
                     #expect(String(buffer: response.body) == "[" + [stored[1], stored[6], stored[7]].joined(separator: ",") + "]")
                 }
             }
-            try await client.execute(uri: "/announcements/99/history", method: .get) { response in
+            try await client.execute(uri: "/announcements/99/history", method: .get, headers: auditor) { response in
                 #expect(response.status == .notFound)
                 #expect(response.object["message"] as? String == "announcement 99 was never created")
             }
             // The ETag names the last event: unchanged history is a 304, a new event makes it a 200.
             var tag: String?
-            try await client.execute(uri: "/announcements/1/history", method: .get) { tag = $0.headers[.eTag] }
-            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: auditor) { tag = $0.headers[.eTag] }
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag ?? ""]) { response in
                 #expect(tag != nil && response.status == .notModified)
                 #expect(response.body.readableBytes == 0)
             }
             try await client.execute(uri: "/announcements/1", method: .patch, headers: alice, body: ByteBuffer(string: #"{"title":"Again"}"#)) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag ?? ""]) { response in
                 #expect(response.status == .ok)
                 #expect(response.objects.last?["title"] == nil && (response.objects.last?["data"] as? [String: Any])?["title"] as? String == "Again")
             }
@@ -62,7 +62,7 @@ private func storedLines(_ store: EventStore) throws -> [String] {
         try await withServer { client, store in
             try await editAndDelete(client)
             for (asOf, title) in [("6", "Grails Quickcast #2: JSON Views"), ("7", "Renamed")] {
-                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get, headers: [acceptVersion: "1.0"]) { response in
+                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get, headers: [.authorization: "Bearer audrey-secret", acceptVersion: "1.0"]) { response in
                     #expect(response.status == .ok)
                     #expect(response.object["title"] as? String == title)
                     #expect(response.headers[.eTag] == "\"2-\(asOf == "6" ? 2 : 7)\"")
@@ -70,17 +70,17 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             }
             // A time counts the events at exactly that time.
             let editedAt = try #require(try await store.history(id: 2)?[1].event.at)
-            try await client.execute(uri: "/announcements/2?asOf=\(editedAt.description)", method: .get) { response in
+            try await client.execute(uri: "/announcements/2?asOf=\(editedAt.description)", method: .get, headers: auditor) { response in
                 #expect(response.object["title"] as? String == "Renamed")
             }
             for asOf in ["8", "0"] {
-                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get) { response in
+                try await client.execute(uri: "/announcements/2?asOf=\(asOf)", method: .get, headers: auditor) { response in
                     #expect(response.status == .notFound)
                     #expect((response.object["message"] as? String)?.hasPrefix("announcement 2 did not exist at \(asOf)") == true)
                 }
             }
-            try await client.execute(uri: "/announcements/99?asOf=3", method: .get) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/announcements/2?asOf=yesterday", method: .get) { response in
+            try await client.execute(uri: "/announcements/99?asOf=3", method: .get, headers: auditor) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/announcements/2?asOf=yesterday", method: .get, headers: auditor) { response in
                 #expect(response.status == .badRequest)
                 #expect((response.object["message"] as? String)?.contains("`asOf`") == true)
             }
@@ -92,28 +92,28 @@ private func storedLines(_ store: EventStore) throws -> [String] {
         try await withServer { client, store in
             try await editAndDelete(client)
             let stored = try storedLines(store)
-            try await client.execute(uri: "/events", method: .get) { response in
+            try await client.execute(uri: "/events", method: .get, headers: auditor) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == "[" + stored.joined(separator: ",") + "]")
             }
-            try await client.execute(uri: "/events?after=2&limit=2", method: .get) { response in
+            try await client.execute(uri: "/events?after=2&limit=2", method: .get, headers: auditor) { response in
                 #expect(String(buffer: response.body) == "[" + stored[2...3].joined(separator: ",") + "]")
             }
-            try await client.execute(uri: "/events?after=8", method: .get) { #expect(String(buffer: $0.body) == "[]") }
+            try await client.execute(uri: "/events?after=8", method: .get, headers: auditor) { #expect(String(buffer: $0.body) == "[]") }
             // Found by schemathesis: numbers near Int.max must not overflow.
-            try await client.execute(uri: "/events?after=\(Int.max - 1)&limit=\(Int.max)", method: .get) { response in
+            try await client.execute(uri: "/events?after=\(Int.max - 1)&limit=\(Int.max)", method: .get, headers: auditor) { response in
                 #expect(response.status == .conflict)
                 #expect(response.object["lastSeq"] as? Int == 8)
             }
-            try await client.execute(uri: "/events?after=0&limit=\(Int.max)", method: .get) { #expect($0.objects.count == 8) }
+            try await client.execute(uri: "/events?after=0&limit=\(Int.max)", method: .get, headers: auditor) { #expect($0.objects.count == 8) }
             try await client.execute(uri: "/announcements?offset=\(Int.max)&max=100", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.link]?.contains("rel=\"prev\"") == true)
             }
             for query in ["after=-1", "after=x", "limit=0"] {
-                try await client.execute(uri: "/events?\(query)", method: .get) { #expect($0.status == .badRequest) }
+                try await client.execute(uri: "/events?\(query)", method: .get, headers: auditor) { #expect($0.status == .badRequest) }
             }
-            try await client.execute(uri: "/events", method: .get, headers: [.accept: "application/xml"]) { #expect($0.status == .notAcceptable) }
+            try await client.execute(uri: "/events", method: .get, headers: [.authorization: "Bearer audrey-secret", .accept: "application/xml"]) { #expect($0.status == .notAcceptable) }
 
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<1100 {
@@ -121,12 +121,12 @@ private func storedLines(_ store: EventStore) throws -> [String] {
                 }
                 try await group.waitForAll()
             }
-            try await client.execute(uri: "/events", method: .get) { #expect($0.objects.count == 100) }
-            try await client.execute(uri: "/events?limit=5000", method: .get) { response in
+            try await client.execute(uri: "/events", method: .get, headers: auditor) { #expect($0.objects.count == 100) }
+            try await client.execute(uri: "/events?limit=5000", method: .get, headers: auditor) { response in
                 #expect(response.objects.count == 1000)
                 #expect(response.objects.first?["seq"] as? Int == 1)
             }
-            try await client.execute(uri: "/events?after=1000&limit=5000", method: .get) { response in
+            try await client.execute(uri: "/events?after=1000&limit=5000", method: .get, headers: auditor) { response in
                 #expect(response.objects.map { $0["seq"] as? Int } == (1001...1108).map { $0 })
             }
         }
@@ -172,7 +172,7 @@ private func storedLines(_ store: EventStore) throws -> [String] {
             let source = headers["Last-Event-ID"] == nil ? "after=14" : "Last-Event-ID: 14"
             #expect(object["message"] as? String == "\(source) is beyond the end of the log, which ends at seq 11: it may have been restored from an older backup; resume from 11, or from 0 to read it all again")
             // At the end of the log is not beyond it: nothing yet, or a stream that waits.
-            try await client.execute(uri: "/events?after=11", method: .get) { #expect(String(buffer: $0.body) == "[]") }
+            try await client.execute(uri: "/events?after=11", method: .get, headers: auditor) { #expect(String(buffer: $0.body) == "[]") }
         }
     }
 
@@ -182,12 +182,12 @@ private func storedLines(_ store: EventStore) throws -> [String] {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await withServer(folder: folder) { client, _ in try await editAndDelete(client) }
         try await withServer(folder: folder) { client, store in
-            try await client.execute(uri: "/announcements/2/history", method: .get) { response in
+            try await client.execute(uri: "/announcements/2/history", method: .get, headers: auditor) { response in
                 #expect(response.objects.map { $0["seq"] as? Int } == [2, 7, 8])
             }
-            try await client.execute(uri: "/announcements/2?asOf=7", method: .get) { #expect($0.object["title"] as? String == "Renamed") }
+            try await client.execute(uri: "/announcements/2?asOf=7", method: .get, headers: auditor) { #expect($0.object["title"] as? String == "Renamed") }
             let stored = try storedLines(store)
-            try await client.execute(uri: "/events?after=6", method: .get) { response in
+            try await client.execute(uri: "/events?after=6", method: .get, headers: auditor) { response in
                 #expect(String(buffer: response.body) == "[" + stored[6...7].joined(separator: ",") + "]")
             }
         }

@@ -31,8 +31,11 @@ private struct Answer {
     var etag: String? { headers[.eTag] }
 }
 
+/// A request with `headers`, sent with the auditor's token (which reads history and past states too).
 private func get(_ client: some TestClientProtocol, _ uri: String, _ headers: HTTPFields = [:], method: HTTPRequest.Method = .get) async throws -> Answer {
-    try await client.execute(uri: uri, method: method, headers: headers) { Answer(status: $0.status, headers: $0.headers, body: $0.body) }
+    var headers = headers
+    headers[.authorization] = auditor[.authorization]
+    return try await client.execute(uri: uri, method: method, headers: headers) { Answer(status: $0.status, headers: $0.headers, body: $0.body) }
 }
 
 private func gzip(_ extra: HTTPFields = [:]) -> HTTPFields {

@@ -116,7 +116,7 @@ import Testing
     func itemCompressedOncePerRevision() {
         let counting = Counting()
         let cache = RepresentationCache(compressor: counting.compressor)
-        var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1)
+        var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1, createdBy: "alice")
         func item() -> CodedBody {
             cache.item(announcement, media: .json, coding: .gzip) { ReadRoutes.json(announcement) }
         }

@@ -61,7 +61,7 @@ import Testing
         let folder = try Self.oldLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await withServer(seed: [], folder: folder) { client, _ in
-            let xml: HTTPFields = [.accept: "application/xml", acceptVersion: "1.0"]
+            let xml: HTTPFields = [.accept: "application/xml", acceptVersion: "1.0", .authorization: "Bearer audrey-secret"]
             let refusal = "announcement 2's title holds U+0001 at character 4, which XML 1.0 cannot carry: ask for application/json, or have a writer correct the title"
             for uri in ["/announcements/2", "/announcements", "/v2/announcements", "/announcements/2?asOf=2"] {
                 try await client.execute(uri: uri, method: .get, headers: xml) { response in

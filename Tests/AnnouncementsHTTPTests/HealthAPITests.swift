@@ -16,7 +16,7 @@ private func withServer(
 ) async throws {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
-    let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]))
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor)]))
     try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in try await test(client, store) }
     await store.close()
 }

@@ -13,7 +13,8 @@ import Testing
 /// A store in a fresh folder, seeded like the original backend, and a live server on port 0.
 func withServer(
     seed: [AnnouncementDraft] = reference,
-    writers: [(name: String, token: String?)] = [("alice", "alice-secret"), ("bob", "bob-secret"), ("carol", nil)],
+    tokens: [(name: String, token: String?, role: Role)] = testTokens,
+    reads: ReadAccess = .public,
     folder: String? = nil,
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     configure: (inout ServerSettings) -> Void = { _ in },
@@ -23,12 +24,21 @@ func withServer(
     defer { if folder == nil { try? FileManager.default.removeItem(atPath: path) } }
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let store = try await EventStore.open(path: path + "/log.jsonl", seed: seed, logger: quiet)
-    var settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers(writers), maxRequestBytes: 4096)
+    var settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access(tokens, reads: reads), maxRequestBytes: 4096)
     configure(&settings)
     let app = buildApplication(store: store, settings: settings, logger: logger)
     try await app.test(.live) { client in try await test(client, store) }
     await store.close()
 }
+
+/// The tokens a test server takes by default: two editors, one disabled, an auditor, an author and an admin.
+let testTokens: [(name: String, token: String?, role: Role)] = [
+    ("alice", "alice-secret", .editor), ("bob", "bob-secret", .editor), ("carol", nil, .editor),
+    ("audrey", "audrey-secret", .auditor), ("arthur", "arthur-secret", .author), ("ada", "ada-secret", .admin),
+]
+
+/// The `Authorization` header of the default auditor's token: history, past states and full events need it.
+let auditor: HTTPFields = [.authorization: "Bearer audrey-secret"]
 
 let reference = [
     "Grails Quickcast #1: Grails Interceptors", "Grails Quickcast #2: JSON Views",

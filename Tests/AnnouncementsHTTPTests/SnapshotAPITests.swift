@@ -12,14 +12,17 @@ import Testing
 @Suite struct SnapshotAPITests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Status, ETag and body of each of `uris`, from a server over the store opened on `path`.
+    /// Status, ETag and body of each of `uris`, from a server over the store opened on `path`, as
+    /// an auditor (who reads history and past states too).
     func answers(_ path: String, snapshots: SnapshotPolicy, uris: @escaping @Sendable (ReadModel) -> [String]) async throws -> [String] {
         let store = try await EventStore.open(path: path, snapshots: snapshots, logger: quiet)
-        let app = buildApplication(store: store, settings: ServerSettings(host: "127.0.0.1", port: 0), logger: quiet)
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("audrey", "audrey-secret", .auditor)]))
+        let app = buildApplication(store: store, settings: settings, logger: quiet)
         let collected = try await app.test(.router) { client in
             var collected: [String] = []
             for uri in uris(store.snapshot) {
-                try await client.execute(uri: uri, method: .get) { response in
+                try await client.execute(uri: uri, method: .get, headers: auditor) { response in
+                    #expect(response.status != .unauthorized && response.status != .forbidden, "\(uri)")
                     collected.append("\(uri) \(response.status.code) \(response.headers[.eTag] ?? "-") \(String(buffer: response.body))")
                 }
             }

@@ -85,7 +85,7 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
     @Test("with no token enabled, writes are refused with how to enable them, and reads still work")
     func readOnly() async throws {
-        try await withServer(writers: [("carol", nil)]) { client, _ in
+        try await withServer(tokens: [("carol", nil, .editor)]) { client, _ in
             try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"T"}"#)) { response in
                 #expect(response.status == .forbidden)
                 #expect((response.object["message"] as? String)?.contains("tokens") == true)
@@ -172,7 +172,7 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         operations.write = { _, _, _ in errno = ENOSPC; return -1 }
         let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
-        let settings = ServerSettings(host: "127.0.0.1", port: 0, writers: Writers([("alice", "alice-secret")]))
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor)]))
         let app = buildApplication(store: store, settings: settings, logger: quiet)
         try await app.test(.live) { client in
             try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Lost"}"#)) { response in

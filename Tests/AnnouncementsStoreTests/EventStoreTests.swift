@@ -18,7 +18,7 @@ import Testing
         #expect(first.id == 1)
         #expect(second.id == 2)
         let edited = try await store.update(id: 1, AnnouncementPatch(title: "First!", body: .clear), by: "bob")
-        #expect(edited == Announcement(id: 1, title: "First!", body: nil, revision: 3))
+        #expect(edited == Announcement(id: 1, title: "First!", body: nil, revision: 3, createdBy: "alice"))
         try await store.delete(id: 2, by: "carol")
         let third = try await store.create(AnnouncementDraft(title: "Third"), by: "alice")
         #expect(third.id == 3, "ids are never reused")

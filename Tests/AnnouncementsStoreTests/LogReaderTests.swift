@@ -12,8 +12,8 @@ import Testing
         let replay = try LogReader(path: path).replay()
         #expect(replay.model.seq == 7)
         #expect(Array(replay.model.announcements) == [
-            Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4),
-            Announcement(id: 3, title: "Parking", body: nil, revision: 7),
+            Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4, createdBy: "seed"),
+            Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice"),
         ])
         #expect(replay.tornTail == nil)
         #expect(replay.lastHash == LineHash(of: Array(try lines(of: path).last!.utf8)))

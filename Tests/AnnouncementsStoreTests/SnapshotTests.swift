@@ -150,7 +150,7 @@ import Testing
         case .headerByteFlipped:
             snapshot[16] ^= 0x01
         case .foreignVersion:
-            snapshot[8] = 2
+            snapshot[8] &+= 1
         }
         try log.write(to: URL(fileURLWithPath: path))
         if damage != .missing { try snapshot.write(to: URL(fileURLWithPath: snapshotPath)) }

@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = ServerSettings(
             host: host ?? configuration.host,
             port: port ?? configuration.port,
-            writers: Writers(configuration.writers.map { ($0.name, $0.token) }),
+            access: Access(configuration.tokens.map { ($0.name, $0.token, $0.role) }, reads: configuration.reads),
             maxRequestBytes: ServerSettings.requestLimit(forBodyBytes: configuration.rules.maxBodyBytes),
             feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds),
             connections: ConnectionLimits(
@@ -67,10 +67,14 @@ struct ServeCommand: AsyncParsableCommand {
             "http.idle_timeout_seconds": "\(configuration.http.idleTimeoutSeconds)",
             "http.read_timeout_seconds": "\(configuration.http.readTimeoutSeconds)",
         ])
-        if configuration.enabledWriters.isEmpty {
-            logger.warning("no writer has a token: the API is read-only (see `tokens` in the config)")
-        } else {
-            logger.info("writers enabled", metadata: ["writers": "\(configuration.enabledWriters.map(\.name).joined(separator: ","))"])
+        let tokens = configuration.enabledTokens
+        if !tokens.contains(where: { $0.role.may(.create) }) {
+            logger.warning("no token may write: the API is read-only (see `tokens` in the config)")
+        }
+        if !tokens.isEmpty {
+            logger.info("tokens enabled", metadata: [
+                "tokens": "\(tokens.map { "\($0.name) (\($0.role))" }.joined(separator: ", "))", "reads": "\(configuration.reads.rawValue)",
+            ])
         }
         let app = buildApplication(store: store, settings: settings, logger: logger) { host, port in
             Output.line("listening on http://\(host):\(port)")

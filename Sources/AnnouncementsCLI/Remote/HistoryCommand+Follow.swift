@@ -21,11 +21,13 @@ extension HistoryCommand {
         if case .seq(let seq)? = filter.since { after = max(0, seq - 1) }
         // The feed retries an unreachable server forever: fail at once when it is not there to
         // start with, or when its log ends before `after` (then nothing is printed at all).
+        let first: [FeedEvent]
         do {
-            _ = try await client.eventPage(after: after, limit: 1)
+            first = try await client.eventPage(after: after, limit: 1)
         } catch {
             throw Self.followError(error, after: after)
         }
+        if let event = first.first, Self.isPublicForm(event) { throw Self.publicFormOnly }
         if format == .table {
             Output.line("SEQ  TIME                      EVENT    BY  ID  CHANGE")
             fflush(nil)
@@ -36,6 +38,7 @@ extension HistoryCommand {
                 do throws(LineProblem) {
                     event = try EventParser.parse(Array(feedEvent.line.utf8))
                 } catch {
+                    if Self.isPublicForm(feedEvent) { throw Self.publicFormOnly }
                     Output.note("event \(feedEvent.seq) skipped: the server sent a line that is not an event (\(error.message))")
                     continue
                 }
@@ -46,12 +49,22 @@ extension HistoryCommand {
                 }
                 if case .seq(let last)? = filter.until, event.seq >= last { return }
             }
+        } catch let error as CLIError {
+            throw error
         } catch let error as ClientError {
             throw Self.followError(error, after: after)
         } catch {
             throw CLIError(.failure, "the event feed stopped: \(error)")
         }
     }
+
+    /// Whether the server sent the feed's public form (`seq`, `type`, `id`, `at`): it does to a
+    /// token that is not an auditor's or an admin's, and a full line always names its writer.
+    static func isPublicForm(_ event: FeedEvent) -> Bool {
+        !event.line.contains(#""by""#)
+    }
+
+    static let publicFormOnly = CLIError(.noPermission, "the server sends this token the feed's public form (seq, type, id and time, no text or writer): history --follow needs an auditor's or an admin's token (pass --token, or set ANNOUNCEMENTS_TOKEN)")
 
     /// A failed request of a follow that started after `after`, as one line and an exit code.
     static func followError(_ error: ClientError, after: Int) -> CLIError {

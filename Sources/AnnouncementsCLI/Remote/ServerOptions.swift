@@ -7,7 +7,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The server's URL (default: $ANNOUNCEMENTS_SERVER, else \(Self.defaultServer)).", valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("The bearer token for writes (default: $ANNOUNCEMENTS_TOKEN).", valueName: "token"))
+    @Option(help: ArgumentHelp("The bearer token: for writes, history and past states, and reads where the server wants one (default: $ANNOUNCEMENTS_TOKEN).", valueName: "token"))
     var token: String?
 
     static let defaultServer = "http://127.0.0.1:8080"
@@ -39,7 +39,7 @@ extension CLIError {
         case .unreachable: self.init(.unavailable, error.description)
         case .invalidJSON, .unexpectedJSON: self.init(.protocolError, error.description)
         case .status(401, _, _), .status(403, _, _):
-            self.init(.noPermission, "\(error.description) (pass --token, or set ANNOUNCEMENTS_TOKEN, to a writer's token from the server's config)")
+            self.init(.noPermission, "\(error.description) (pass --token, or set ANNOUNCEMENTS_TOKEN, to a token from the server's config whose role may do this)")
         case .status, .changedBySomeoneElse, .positionBeyondLog: self.init(.failure, error.description)
         }
     }

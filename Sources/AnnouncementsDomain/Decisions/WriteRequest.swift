@@ -9,6 +9,8 @@ package struct WriteRequest: Sendable {
     package let action: Action
     /// The writer's name, the event's `by`.
     package let by: String
+    /// Which announcements it may edit or delete: its writer's own, or any.
+    package let scope: WriteScope
     /// When set, the write goes ahead only if the announcement is at this revision.
     package let expectedRevision: Int?
     /// The writer's idempotency key: a repeat of a request with a key already in the log appends
@@ -20,9 +22,10 @@ package struct WriteRequest: Sendable {
     /// Computed once, on the writer's task, not on the committer's.
     package let fingerprint: LineHash?
 
-    package init(action: Action, by: String, expectedRevision: Int? = nil, key: String? = nil) {
+    package init(action: Action, by: String, scope: WriteScope = .any, expectedRevision: Int? = nil, key: String? = nil) {
         self.action = action
         self.by = by
+        self.scope = scope
         self.expectedRevision = expectedRevision
         self.key = key
         self.fingerprint = key == nil ? nil : Self.fingerprint(of: action, by: by)
@@ -103,21 +106,26 @@ extension ReadModel {
             // The request's own problems first: they are the writer's to fix whatever the state.
             let problems = rules.problems(patch)
             guard problems.isEmpty else { throw .invalid(problems) }
-            let current = try existing(id, expectedRevision: request.expectedRevision)
+            let current = try existing(id, for: request)
             // Byte for byte: a change to a canonically equal spelling is still a change.
             if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
             if let body = patch.body, body.text == current.bodyText { patch.body = nil }
             guard patch.title != nil || patch.body != nil else { return nil }
             return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch))
         case .delete(let id):
-            _ = try existing(id, expectedRevision: request.expectedRevision)
+            _ = try existing(id, for: request)
             return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .deleted)
         }
     }
 
-    private func existing(_ id: Int, expectedRevision: Int?) throws(StoreError) -> Announcement {
+    /// The live announcement `request` changes, if its writer may change it and it is at the
+    /// revision the request expects (in that order: a refusal says nothing of the revision).
+    private func existing(_ id: Int, for request: WriteRequest) throws(StoreError) -> Announcement {
         guard let current = announcement(id: id) else { throw .notFound(id: id) }
-        if let expectedRevision, expectedRevision != current.revision {
+        if request.scope == .own, !current.createdBy.utf8.elementsEqual(request.by.utf8) {
+            throw .notOwn(id: id, createdBy: current.createdBy)
+        }
+        if let expectedRevision = request.expectedRevision, expectedRevision != current.revision {
             throw .revisionMismatch(id: id, expected: expectedRevision, current: current.revision)
         }
         return current

@@ -6,21 +6,25 @@ public struct Announcement: Sendable, Hashable {
     public var bodyText: JSONText?
     /// The seq of the last event that changed it: its revision, for conditional requests.
     public var revision: Int
+    /// The writer that created it (its `created` event's `by`): an author may change only its own.
+    /// Not part of any representation.
+    public var createdBy: String
 
-    public init(id: Int, title: String, body: String?, revision: Int) {
-        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision)
+    public init(id: Int, title: String, body: String?, revision: Int, createdBy: String) {
+        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision, createdBy: createdBy)
     }
 
-    public init(id: Int, title: String, bodyText: JSONText?, revision: Int) {
+    public init(id: Int, title: String, bodyText: JSONText?, revision: Int, createdBy: String) {
         self.id = id
         self.title = title
         self.bodyText = bodyText
         self.revision = revision
+        self.createdBy = createdBy
     }
 
-    /// The announcement a `created` event with seq `revision` makes.
-    package init(id: Int, created draft: AnnouncementDraft, revision: Int) {
-        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision)
+    /// The announcement a `created` event with seq `revision`, written by `writer`, makes.
+    package init(id: Int, created draft: AnnouncementDraft, revision: Int, by writer: String) {
+        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision, createdBy: writer)
     }
 
     /// The body (HTML), decoded, or nil.

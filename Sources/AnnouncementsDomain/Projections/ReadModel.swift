@@ -33,7 +33,7 @@ public struct ReadModel: Sendable {
     /// Applies one event: the single code path for replay and for live writes.
     /// Throws, changing nothing, when the event does not follow from the current state.
     public mutating func apply(_ event: consuming Event) throws(ApplyProblem) {
-        let (eventSeq, id, at) = (event.seq, event.id, event.at)
+        let (eventSeq, id, at, by) = (event.seq, event.id, event.at, event.by)
         guard eventSeq == seq + 1 else {
             throw ApplyProblem(eventSeq <= seq
                 ? "seq \(eventSeq) repeats or goes back (the previous line has seq \(seq))"
@@ -47,7 +47,7 @@ public struct ReadModel: Sendable {
             guard id == maxId + 1 else {
                 throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
             }
-            let created = Announcement(id: id, created: draft, revision: eventSeq)
+            let created = Announcement(id: id, created: draft, revision: eventSeq, by: by)
             byId.upsert(created)
             indexTitle(created.title, id: id)
             maxId = id

@@ -25,8 +25,15 @@ info:
     representation the request selects, and `If-Match` takes any representation's tag. Event
     streams are never compressed.
 
-    Writes need `Authorization: Bearer <token>`. A 2xx answer to a write means its event is in the
-    log and synced to disk. No error appends anything.
+    Each token in the server's config has a role: `author` (creates; edits and deletes what it
+    created), `editor` (creates; edits and deletes anything), `auditor` (reads history, past
+    states and full events; writes nothing) or `admin` (all of these). Send it as
+    `Authorization: Bearer <token>`: writes need one whose role writes, history and `asOf` an
+    auditor's or an admin's. Live announcements are public unless the server is configured with
+    `reads: token`, where every read needs a token of any role (`/health` and this document stay
+    open). A token that is sent is checked wherever it is sent: an unknown one is a 401. A request
+    outside its role is a 403 whose `needs` lists the roles that may. A 2xx answer to a write means
+    its event is in the log and synced to disk. No error appends anything.
   license:
     name: Apache-2.0
 servers:
@@ -78,11 +85,17 @@ paths:
     get:
       tags: [audit]
       operationId: events
-      summary: The stored events after a seq, oldest first, each exactly as the log holds it.
+      summary: The stored events after a seq, oldest first; in full for an auditor, else in public form.
       description: |
+        With an auditor's or an admin's token, each event exactly as the log holds it (`Event`).
+        For anyone else its public form (`PublicEvent`): `seq`, `type`, `id` and `at` only, no
+        text, writer or key; an app following the feed re-reads the announcements it names. Both
+        forms resume the same way. The answer varies by `Authorization`.
+
         With `Accept: text/event-stream`, a Server-Sent Events stream instead: every stored event
         after `after` (or after the `Last-Event-ID` header), then each new one as it is appended,
-        as `id: <seq>`, `event: <type>`, `data: <the line>`; a comment line every 15 seconds.
+        as `id: <seq>`, `event: <type>`, `data: <the line or its public form>`; a comment line
+        every 15 seconds.
 
         A position (`after` or `Last-Event-ID`) beyond the log's last seq is a 409 naming that
         seq, in both forms, before any stream starts: the log was most likely restored from an
@@ -92,16 +105,20 @@ paths:
         - { name: after, in: query, description: Return events after this seq (default 0)., schema: { type: integer, format: int64, minimum: 0 } }
         - { name: limit, in: query, description: "At most this many (default 100, capped at 1000).", schema: { type: integer, format: int64, minimum: 1 } }
         - $ref: "#/components/parameters/AcceptEncoding"
+      security: [{}, { bearer: [] }]
       responses:
         "200":
           description: The events (a page may come compressed; a stream never does).
-          headers: *codingHeaders
+          headers:
+            Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
+            Vary: { schema: { type: string }, description: "`Accept-Encoding, Authorization`: the form depends on the token." }
           content:
             application/json:
-              schema: { type: array, items: { $ref: "#/components/schemas/Event" } }
+              schema: { type: array, items: { oneOf: [{ $ref: "#/components/schemas/Event" }, { $ref: "#/components/schemas/PublicEvent" }] } }
             text/event-stream:
               schema: { type: string }
         "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
         "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/BeyondLog" }
   /announcements: { $ref: "#/components/pathItems/Collection" }
@@ -118,7 +135,7 @@ components:
     bearer:
       type: http
       scheme: bearer
-      description: A writer's token from `tokens` in config.yaml; its name becomes the event's `by`.
+      description: A token from `tokens` in config.yaml; its role says what it may do, its name becomes the `by` of the events it makes.
   parameters:
     AcceptVersion:
       name: Accept-Version
@@ -178,7 +195,7 @@ components:
     AsOf:
       name: asOf
       in: query
-      description: An RFC 3339 time or a seq; the announcement as it was then.
+      description: An RFC 3339 time or a seq; the announcement as it was then. Needs an auditor's or an admin's token.
       schema:
         oneOf:
           - { type: string, format: date-time }
@@ -243,6 +260,16 @@ components:
           type: [string, "null"]
           pattern: "^[1-9][0-9]*:[0-9a-f]{64}$"
           description: "The last durable line as `SEQ:SHA256` (its seq and the SHA-256 of its bytes); null for an empty log."
+    PublicEvent:
+      type: object
+      description: "What anyone who may read live announcements learns of an event: no text, writer or key."
+      required: [seq, type, id, at]
+      additionalProperties: false
+      properties:
+        seq: { type: integer, minimum: 1 }
+        type: { type: string, enum: [created, edited, deleted] }
+        id: { type: integer, minimum: 1 }
+        at: { type: string, format: date-time }
     Event:
       type: object
       description: One line of the log, exactly as stored (see events/README.md).
@@ -279,13 +306,15 @@ components:
           items: { type: string }
         after: { type: integer, minimum: 0, description: "A 409 of /events: the position asked for." }
         lastSeq: { type: integer, minimum: 0, description: "A 409 of /events: the seq the log ends at." }
+        needs: { type: array, items: { type: string, enum: [author, editor, auditor, admin] }, description: "A 403: the roles that may do this." }
+        role: { type: string, enum: [author, editor, auditor, admin], description: "A 403: the token's role." }
   responses:
     BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     Unauthorized:
-      description: No or a wrong bearer token.
+      description: No token where one is needed, or a token that is not a configured one (wherever it is sent).
       headers: { WWW-Authenticate: { schema: { type: string } } }
       content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } }
-    Forbidden: { description: No writer has a token; writes are disabled., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's; an author changes only what it created), or no configured token has such a role.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
@@ -375,6 +404,7 @@ components:
               application/xml: { schema: { type: string } }
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
@@ -401,6 +431,7 @@ components:
               application/xml: { schema: { type: string } }
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
@@ -420,6 +451,7 @@ components:
               application/xml: { schema: { type: string } }
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "409": { $ref: "#/components/responses/BeyondMinSeq" }
           "503": { $ref: "#/components/responses/Behind" }
@@ -438,6 +470,8 @@ components:
           "200": { $ref: "#/components/responses/One" }
           "304": { $ref: "#/components/responses/NotModified" }
           "400": { $ref: "#/components/responses/BadRequest" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
+          "403": { $ref: "#/components/responses/Forbidden" }
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "409": { $ref: "#/components/responses/BeyondMinSeq" }
@@ -499,6 +533,8 @@ components:
       get:
         tags: [audit]
         summary: Every event of the announcement, oldest first, also after it was deleted.
+        description: It holds past states, so it needs an auditor's or an admin's token.
+        security: [{ bearer: [] }]
         parameters:
           - $ref: "#/components/parameters/Id"
           - $ref: "#/components/parameters/AcceptVersion"
@@ -515,6 +551,8 @@ components:
             content:
               application/json: { schema: { type: array, items: { $ref: "#/components/schemas/Event" } } }
           "304": { $ref: "#/components/responses/NotModified" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
+          "403": { $ref: "#/components/responses/Forbidden" }
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
 """#

@@ -116,23 +116,30 @@ extension Snapshot {
         guard model.seq == seq, hasLastAt == 1, model.maxId >= 0, model.maxId == idCount else {
             throw .corrupt("the read model (seq \(model.seq), largest id \(model.maxId)) does not match the tag (seq \(seq)) and the index (\(idCount) ids)")
         }
-        let count = try input.count(itemSize: 32, of: "announcements")
+        let writerCount = try input.count(itemSize: 8, of: "writers")
+        var writers: [String] = []
+        writers.reserveCapacity(writerCount)
+        for _ in 0..<writerCount {
+            let length = try input.count(itemSize: 1, of: "bytes of a writer's name")
+            writers.append(try input.bytes(length) { String(decoding: $0, as: UTF8.self) })
+        }
+        let count = try input.count(itemSize: 40, of: "announcements")
         guard count <= model.maxId else { throw .corrupt("\(count) live announcements, but the largest id is \(model.maxId)") }
         var announcements = IdIndexBuilder()
         var lastId = 0
         // Where each live id is in `announcements` (-1: not live), to check the title index against.
         var positions = [Int32](repeating: -1, count: model.maxId + 1)
         for position in 0..<count {
-            let (id, revision, titleLength, bodyLength) = try input.bytes(32) { raw in
-                (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24))
+            let (id, revision, writer, titleLength, bodyLength) = try input.bytes(40) { raw in
+                (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24), raw.integer(at: 32))
             }
-            guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), bodyLength >= -1 else {
+            guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), writers.indices.contains(writer), bodyLength >= -1 else {
                 throw .corrupt("announcement \(position + 1) (id \(id), revision \(revision)) is out of order or out of range")
             }
             let title = try input.bytes(titleLength) { String(decoding: $0, as: UTF8.self) }
             var body: JSONText?
             if bodyLength >= 0 { body = try input.bytes(bodyLength) { JSONText(escaped: Array($0)) } }
-            announcements.append(Announcement(id: id, title: title, bodyText: body, revision: revision))
+            announcements.append(Announcement(id: id, title: title, bodyText: body, revision: revision, createdBy: writers[writer]))
             positions[id] = Int32(position)
             lastId = id
         }

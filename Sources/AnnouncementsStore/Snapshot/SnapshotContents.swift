@@ -76,10 +76,24 @@ struct SnapshotContents: Sendable {
         output.integer(model.lastAt == nil ? 0 : 1)
         output.integer(Int(model.lastAt?.millisecondsSince1970 ?? 0))
         output.integer(model.maxId)
+        // The writers that created the live announcements, each name once; then each announcement
+        // names its creator by its place in this list.
+        var writers: [String: Int] = [:]
+        var names: [String] = []
+        for announcement in model.announcements where writers[announcement.createdBy] == nil {
+            writers[announcement.createdBy] = names.count
+            names.append(announcement.createdBy)
+        }
+        output.integer(names.count)
+        for name in names {
+            output.integer(name.utf8.count)
+            output.bytes(name.utf8)
+        }
         output.integer(model.count)
         for announcement in model.announcements {
             output.integer(announcement.id)
             output.integer(announcement.revision)
+            output.integer(writers[announcement.createdBy] ?? 0)
             output.integer(announcement.title.utf8.count)
             output.integer(announcement.bodyText?.escaped.count ?? -1)
             output.bytes(announcement.title.utf8)

@@ -24,12 +24,14 @@ import AnnouncementsDomain
 /// the idempotency keys (a count, then per key its event's seq, its length and its UTF-8 bytes);
 /// the event index (the number of events, each line's offset, each event's previous event about
 /// the same announcement, the number of ids, each id's last event); the read model (seq, whether
-/// there is a last event time and the time in milliseconds, the largest id, the number of live
-/// announcements, then per announcement its id, revision, title length, body length or -1 for
-/// none, the title's UTF-8 bytes and the body's bytes as JSON text); the title index (the number of
-/// announcements, then in title order each one's id, whether its folded title is longer than the
-/// key's head, and the key's seven head words: see `TitleKey`; stored because folding the case of
-/// half a million titles again would take a third of a second).
+/// there is a last event time and the time in milliseconds, the largest id, the writers that
+/// created the live announcements (a count, then per writer its name's length and UTF-8 bytes),
+/// the number of live announcements, then per announcement its id, revision, its creator's place
+/// in that list, title length, body length or -1 for none, the title's UTF-8 bytes and the body's
+/// bytes as JSON text); the title index (the number of announcements, then in title order each
+/// one's id, whether its folded title is longer than the key's head, and the key's seven head
+/// words: see `TitleKey`; stored because folding the case of half a million titles again would
+/// take a third of a second).
 ///
 /// The payload is checksummed in blocks of `blockSize` bytes (the last one shorter): the checksum of
 /// each block (XXH64, see `SnapshotChecksum`) seeds the next one's, and the last is the payload's.
@@ -39,10 +41,10 @@ import AnnouncementsDomain
 enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
     /// index change what they hold, so that a snapshot made by another version is not trusted.
-    static let stateVersion: UInt32 = 1
+    static let stateVersion: UInt32 = 2
     static let headerSize = 96
     static let blockSize = 4 << 20
     /// The longest line a tag may point at (a line is at most a few megabytes of JSON).

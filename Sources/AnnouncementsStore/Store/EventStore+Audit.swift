@@ -85,7 +85,7 @@ extension EventStore {
         var announcement: Announcement?
         for (_, event) in history where point.isAtOrAfter(event) {
             switch event.change {
-            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq)
+            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq, by: event.by)
             case .edited(let patch): announcement?.apply(patch, revision: event.seq)
             case .deleted: announcement = nil
             }

@@ -294,7 +294,7 @@ extension EventStore {
     private static func outcome(repeating original: Event, in model: ReadModel) -> Outcome {
         switch original.change {
         case .created(let draft):
-            .success(Announcement(id: original.id, created: draft, revision: original.seq))
+            .success(Announcement(id: original.id, created: draft, revision: original.seq, by: original.by))
         case .edited:
             model.announcement(id: original.id).map { .success($0) } ?? .failure(.notFound(id: original.id))
         case .deleted:

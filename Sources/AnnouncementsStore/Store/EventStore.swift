@@ -280,21 +280,24 @@ public final class EventStore: Sendable {
     }
 
     /// Changes the fields `patch` sets. An update that changes nothing appends nothing and returns
-    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it.
+    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it;
+    /// with `scope` `.own`, unless `writer` created it.
     public func update(
         id: Int,
         _ patch: AnnouncementPatch,
         by writer: String,
+        scope: WriteScope = .any,
         expectedRevision: Int? = nil,
         key: String? = nil
     ) async throws(StoreError) -> Announcement {
-        let request = WriteRequest(action: .update(id: id, patch), by: writer, expectedRevision: expectedRevision, key: key)
+        let request = WriteRequest(action: .update(id: id, patch), by: writer, scope: scope, expectedRevision: expectedRevision, key: key)
         return try await announcement(from: submit(request))
     }
 
-    /// Deletes an announcement; its id is never reused.
-    public func delete(id: Int, by writer: String, expectedRevision: Int? = nil, key: String? = nil) async throws(StoreError) {
-        _ = try await submit(WriteRequest(action: .delete(id: id), by: writer, expectedRevision: expectedRevision, key: key)).get()
+    /// Deletes an announcement; its id is never reused. `expectedRevision` and `scope` as for `update`.
+    public func delete(id: Int, by writer: String, scope: WriteScope = .any, expectedRevision: Int? = nil, key: String? = nil) async throws(StoreError) {
+        let request = WriteRequest(action: .delete(id: id), by: writer, scope: scope, expectedRevision: expectedRevision, key: key)
+        _ = try await submit(request).get()
     }
 
     /// Finishes the writes already queued, refuses new ones, and releases the log's lock.

@@ -1,0 +1,50 @@
+import AnnouncementsDomain
+
+extension ConfigReader {
+    /// `tokens:`, a mapping from each token's name to the token (`name: token`, an editor's) or to
+    /// `{token: …, role: …}`. A token is literal, or `env:NAME` read from the environment (unset or
+    /// empty: disabled).
+    func tokens(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> [Configuration.Token] {
+        if node.isNull { return [] }
+        guard case .mapping(let pairs, _) = node else {
+            throw error(node, key: "tokens", "expected a mapping from a token's name to the token, found \(node.kindDescription)")
+        }
+        var tokens: [Configuration.Token] = []
+        for (keyNode, value) in pairs {
+            let name = try string(keyNode, key: "tokens")
+            let key = "tokens.\(name)"
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw error(keyNode, key: key, "a token's name must be one word")
+            }
+            guard name != "seed" else { throw error(keyNode, key: key, "`seed` is reserved for seed data; choose another name") }
+            guard !tokens.contains(where: { $0.name == name }) else { throw error(keyNode, key: key, "appears twice") }
+            var role = Role.editor
+            var specNode = value
+            var specKey = key
+            if case .mapping = value {
+                var found: YAMLNode?
+                for (field, fieldValue) in try mapping(value, key: key, allowed: ["token", "role"]) {
+                    if field == "token" { found = fieldValue } else { role = try choice(fieldValue, key: "\(key).role", Role.self) }
+                }
+                guard let found else { throw error(value, key: key, "missing `token` (a literal token, or env:NAME)") }
+                specNode = found
+                specKey = "\(key).token"
+            }
+            let spec = try nonEmptyString(specNode, key: specKey)
+            let token: Configuration.Token
+            if spec.hasPrefix("env:") {
+                let variable = String(spec.dropFirst(4))
+                guard !variable.isEmpty else { throw error(specNode, key: specKey, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
+                let secret = environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+                token = Configuration.Token(name: name, role: role, token: secret, source: spec)
+            } else {
+                token = Configuration.Token(name: name, role: role, token: spec, source: "inline")
+            }
+            if let secret = token.token, let other = tokens.first(where: { $0.token == secret }) {
+                throw error(specNode, key: specKey, "has the same token as `\(other.name)`: each name needs its own")
+            }
+            tokens.append(token)
+        }
+        return tokens
+    }
+}

@@ -1,0 +1,86 @@
+import AnnouncementsDomain
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may do what: the configured bearer tokens, each with its writer's name (the events' `by`)
+/// and its role, and whether reading live announcements needs a token. Every route asks here, with
+/// the permission it needs (`Permission`, whose table says which roles have it).
+public struct Access: Sendable {
+    /// Who sent a request: the name its token belongs to, and that token's role.
+    public struct Caller: Sendable, Hashable {
+        public var name: String
+        public var role: Role
+    }
+
+    private let tokens: [(caller: Caller, digest: [UInt8])]
+    public let reads: ReadAccess
+
+    /// `tokens` are names with their tokens and roles; a nil token is a disabled one.
+    public init(_ tokens: [(name: String, token: String?, role: Role)], reads: ReadAccess = .public) {
+        self.tokens = tokens.compactMap { entry in
+            entry.token.map { (Caller(name: entry.name, role: entry.role), Array(SHA256.hash(data: Data($0.utf8)))) }
+        }
+        self.reads = reads
+    }
+
+    /// The caller whose token the request sends, or nil when it sends none: 401 for a token that
+    /// is not a configured one, wherever it is sent (a revoked token is found at once).
+    func caller(_ request: Request) throws(APIError) -> Caller? {
+        guard let header = request.headers[.authorization] else { return nil }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer ", let caller = caller(token: String(header.dropFirst(7))) else {
+            throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)
+        }
+        return caller
+    }
+
+    /// The caller, who must have `permission`: 401 without a token, 403 naming the roles that have
+    /// it when the token's role has not.
+    func require(_ permission: Permission, _ request: Request) throws(APIError) -> Caller {
+        guard tokens.contains(where: { $0.caller.role.may(permission) }) else {
+            let example = permission.roles.contains(.editor) ? "editor: env:ANNOUNCEMENTS_TOKEN" : "audit: {token: env:AUDIT_TOKEN, role: \(permission.roles[0])}"
+            throw APIError(.forbidden, "no configured token has role \(permission.rolesDescription), so this server does not allow it: add one under `tokens` in config.yaml (e.g. `\(example)`), set it, and restart the server")
+        }
+        guard let caller = try caller(request) else {
+            throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Self.challenge)
+        }
+        guard caller.role.may(permission) else {
+            throw APIError.forbidden(needs: permission, role: caller.role, "the token of `\(caller.name)` has role \(caller.role)")
+        }
+        return caller
+    }
+
+    /// The caller of a read of live announcements: under `reads: token` one with a token is needed.
+    func reader(_ request: Request) throws(APIError) -> Caller? {
+        switch reads {
+        case .public: try caller(request)
+        case .token: try require(.read, request)
+        }
+    }
+
+    /// The caller whose token this is. Compares SHA-256 digests of every token in constant time,
+    /// so that neither the match nor its position leaks through timing.
+    private func caller(token: String) -> Caller? {
+        let digest = Array(SHA256.hash(data: Data(token.utf8)))
+        var found: Caller?
+        for candidate in tokens {
+            var difference: UInt8 = 0
+            for (a, b) in zip(candidate.digest, digest) { difference |= a ^ b }
+            if difference == 0, found == nil { found = candidate.caller }
+        }
+        return found
+    }
+
+    private static let challenge: HTTPFields = [.wwwAuthenticate: "Bearer"]
+}
+
+extension APIError {
+    /// A 403 for a request outside its token's role: `"needs"` lists the roles that may, `"role"`
+    /// is the token's.
+    static func forbidden(needs permission: Permission, role: Role, _ reason: String) -> APIError {
+        var error = APIError(.forbidden, "forbidden: \(reason); this needs role \(permission.rolesDescription)")
+        error.extraJSON = #""needs":["# + permission.roles.map { "\"\($0)\"" }.joined(separator: ",") + #"],"role":"\#(role)""#
+        return error
+    }
+}
