@@ -50,7 +50,7 @@ struct LogGenerator {
             let event = Event(seq: seq, id: id, at: at, by: ["alice", "bob", "carol", "dave"][seq % 4], change: change, prev: prev)
             let start = buffer.count
             event.encodeLine(into: &buffer)
-            prev = LineHash(of: buffer[start...])
+            prev = LineHash(link: buffer[start...])
             buffer.append(UInt8(ascii: "\n"))
             if buffer.count > 8 << 20 {
                 try handle.write(contentsOf: buffer)

@@ -14,7 +14,7 @@ struct Announcements: AsyncParsableCommand {
             list, show, post, edit and delete talk to a running server (--server, --token).
             """,
         subcommands: [
-            ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self, ExportCommand.self, ImportCommand.self,
+            ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self, ExportCommand.self, ImportCommand.self, EraseCommand.self, UpgradeCommand.self,
             ListCommand.self, ShowCommand.self, PostCommand.self, EditCommand.self, DeleteCommand.self,
         ]
     )

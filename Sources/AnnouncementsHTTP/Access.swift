@@ -38,11 +38,13 @@ public struct Access: Sendable {
     /// The caller, who must have `permission`: 401 without a token, 403 naming the roles that have
     /// it when the token's role has not.
     func require(_ permission: Permission, _ request: Request) throws(APIError) -> Caller {
+        // A token that is not configured is a 401 first, whatever else is wrong.
+        let caller = try caller(request)
         guard tokens.contains(where: { $0.caller.role.may(permission) }) else {
             let example = permission.roles.contains(.editor) ? "editor: env:ANNOUNCEMENTS_TOKEN" : "audit: {token: env:AUDIT_TOKEN, role: \(permission.roles[0])}"
             throw APIError(.forbidden, "no configured token has role \(permission.rolesDescription), so this server does not allow it: add one under `tokens` in config.yaml (e.g. `\(example)`), set it, and restart the server")
         }
-        guard let caller = try caller(request) else {
+        guard let caller else {
             throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Self.challenge)
         }
         guard caller.role.may(permission) else {

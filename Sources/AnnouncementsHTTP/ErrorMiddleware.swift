@@ -38,9 +38,16 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.unprocessableContent, "the announcement is not valid: " + problems.map(\.description).joined(separator: "; "), fieldErrors: problems)
         case .notFound(let id):
             APIError(.notFound, "announcement \(id) does not exist (it may have been deleted)")
-        case .notOwn(let id, let createdBy):
-            // Only an author's writes are limited to its own announcements.
-            APIError.forbidden(needs: .changeAny, role: .author, "announcement \(id) was created by `\(createdBy)`, and an author edits and deletes only what it created")
+        case .notOwn(let id, _):
+            // Only an author's writes are limited to its own announcements. Who created it is the
+            // audit trail's to tell, not this answer's.
+            APIError.forbidden(needs: .changeAny, role: .author, "announcement \(id) was created by another token, and an author edits and deletes only what it created")
+        case .erased:
+            APIError(.gone, "\(error)")
+        case .needsUpgrade:
+            APIError(.conflict, "\(error)")
+        case .unsupported:
+            APIError(.notImplemented, "\(error)")
         case .revisionMismatch(let id, let expected, let current) where expected <= 0:
             APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (it is at revision \(current)): fetch it again for its ETag and retry")
         case .revisionMismatch(let id, _, let current):

@@ -36,9 +36,19 @@ struct EventStream: Sendable {
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))
             following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                // Counted before the read: lines read while an erasure runs are framed as from before it.
+                let erasures = store.erasureCount
                 let read = try await store.followerLines(after: last)
                 if !read.lines.isEmpty {
-                    try await writer.write(frames.framed(read.lines, after: last, form: form))
+                    let framed: ByteBuffer
+                    do throws(APIError) {
+                        framed = try frames.framed(read.lines, after: last, form: form, erasures: erasures)
+                    } catch {
+                        // The answer has begun: say why in a comment, and end the stream.
+                        try await writer.write(ByteBuffer(string: ": error: \(error.message)\n\n"))
+                        break following
+                    }
+                    try await writer.write(framed)
                     last += read.lines.count
                     // Caught up: let new events gather before reading again (see followerPause).
                     guard let pause = read.pause else { continue }
@@ -87,6 +97,9 @@ struct EventStream: Sendable {
             var after: Int
             var count: Int
             var form: FeedForm
+            /// The store's erasures when it was framed: a page framed before an erasure may hold
+            /// what it erased, and is not served after it.
+            var erasures: Int
         }
 
         private struct State {
@@ -100,8 +113,8 @@ struct EventStream: Sendable {
         static let byteLimit = 32 << 20
 
         /// `lines`, the events after `after`, as Server-Sent Events in `form`.
-        func framed(_ lines: [ArraySlice<UInt8>], after: Int, form: FeedForm) throws(APIError) -> ByteBuffer {
-            let page = Page(after: after, count: lines.count, form: form)
+        func framed(_ lines: [ArraySlice<UInt8>], after: Int, form: FeedForm, erasures: Int) throws(APIError) -> ByteBuffer {
+            let page = Page(after: after, count: lines.count, form: form, erasures: erasures)
             if let kept = state.withLock({ $0.pages[page] }) { return kept }
             let lines = try form.lines(lines, after: after)
             var buffer = ByteBuffer()

@@ -58,9 +58,10 @@ struct ReadRoutes: Sendable {
     }
 
     private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
-        // A past state is no longer live: only an auditor's (or an admin's) to read.
+        // A past state is no longer live: only an auditor's (or an admin's) to read, checked
+        // before the point is (a 401 or 403 says nothing of the parameter).
+        _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)
         let point = try asOf(request)
-        _ = try point == nil ? access.reader(request) : access.require(.audit, request)
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         let media = try MediaType.negotiate(request)

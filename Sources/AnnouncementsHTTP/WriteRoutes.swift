@@ -18,6 +18,7 @@ struct WriteRoutes: Sendable {
             group.put("announcements/:id") { request, context in try await replace(request, context) }
             group.patch("announcements/:id") { request, context in try await update(request, context) }
             group.delete("announcements/:id") { request, context in try await delete(request, context) }
+            group.post("announcements/:id/erase") { request, context in try await erase(request, context) }
         }
     }
 
@@ -69,6 +70,25 @@ struct WriteRoutes: Sendable {
         context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         // The delete's seq is at most the last one now: a read with it as Min-Seq sees the delete.
         return Response(status: .noContent, headers: [.logSeq: String(store.lastSeq)])
+    }
+
+    /// `POST /announcements/{id}/erase` with `{"reason": "…"}`: erases every text the announcement
+    /// ever had from the log (see `EventStore.erase`); an admin's.
+    private func erase(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let writer = try access.require(.erase, request).name
+        _ = try APIVersion(of: request)
+        let id = try AnnouncementTag.id(request, context)
+        let reason = try await EraseReason.read(request, context, maxBytes: maxRequestBytes)
+        let erasure = try await store.erase(id: id, by: writer, reason: reason)
+        context.logger.notice("erased announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
+        var json = JSONBytes()
+        json.raw(#"{"id":"#); json.integer(id)
+        json.raw(#","seq":"#); json.integer(erasure.seq)
+        json.raw(#","sealedLines":"#); json.array(erasure.sealedLines) { $0.integer($1) }
+        json.raw("}")
+        var response = Response.json(json.bytes, status: .ok)
+        response.headers[.logSeq] = String(erasure.seq)
+        return response
     }
 
     // MARK: - Pieces

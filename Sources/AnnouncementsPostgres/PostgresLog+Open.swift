@@ -40,7 +40,7 @@ extension PostgresLog {
             let end = try await lines(of: settings.table, on: writer, path: path, logger: logger) { line throws(LogError) in
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
-            replay.lastHash = lastLine.map { LineHash(of: $0) }
+            replay.lastHash = lastLine.map { LineHash(link: $0) }
             let reader = try await connect(settings, id: 2, logger: logger)
             return (PostgresLog(settings: settings, writer: writer, writerPID: writerPID, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
         } catch {
@@ -116,7 +116,7 @@ extension PostgresLog {
                 }
                 var line = LogLine(
                     number: Int(seq), offset: position, bytes: bytes[...], parsed: parsed,
-                    hash: computesHashes ? LineHash(of: bytes) : nil, isLast: false
+                    hash: computesHashes ? LineHash(link: bytes) : nil, isLast: false
                 )
                 expected = (seq + 1, position + Int64(bytes.count) + 1)
                 if case .stop = try body(&line) { break }
@@ -219,7 +219,7 @@ extension PostgresLog {
         _ = try await readLines(settings, logger: logger) { line throws(LogError) in
             try replayStep(&line, into: &replay, lastLine: &lastLine, until: bound, indexing: false, path: path)
         }
-        replay.lastHash = lastLine.map { LineHash(of: $0) }
+        replay.lastHash = lastLine.map { LineHash(link: $0) }
         return replay
     }
 

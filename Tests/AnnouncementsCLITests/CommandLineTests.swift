@@ -184,7 +184,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(sound.stdout.contains("live announcements:  2"))
         #expect(sound.stdout.contains("sealed lines:        5 of 5"))
         let lastLine = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").last!
-        #expect(sound.stdout.contains("head:                5:\(LineHash(of: Array(lastLine.utf8)))"))
+        #expect(sound.stdout.contains("head:                5:\(LineHash(link: Array(lastLine.utf8)))"))
 
         var text = try String(contentsOfFile: log, encoding: .utf8)
         text = text.replacingOccurrences(of: "Lunch", with: "Brunch")

@@ -77,7 +77,7 @@ import Testing
             .joined(separator: "\n").appending("\n").write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
         let replay = try CLI.run(["replay"], in: folder)
         #expect(replay.status == 65)
-        #expect(replay.stderr == #"error: log.jsonl:4: unknown type "\u001b[2Kcreated" (expected created, edited or deleted)"# + "\n")
+        #expect(replay.stderr == #"error: log.jsonl:4: unknown type "\u001b[2Kcreated" (expected created, edited, deleted or erased)"# + "\n")
         let verifyAgain = try CLI.run(["verify"], in: folder)
         #expect(verifyAgain.stdout.contains(#"log.jsonl:4: unknown type "\u001b[2Kcreated""#))
         #expect(!Self.hasRawControl(verifyAgain.stdout + verifyAgain.stderr))

@@ -64,6 +64,7 @@ import Testing
         Row(method: .put, uri: "/announcements/1", body: #"{"title":"Another's, replaced"}"#, statuses: [401, 403, 200, 403, 200, 401]),
         Row(method: .delete, uri: "/announcements/8", statuses: /*              */ [401, 204, 204, 403, 204, 401]),
         Row(method: .delete, uri: "/announcements/2", statuses: /*              */ [401, 403, 204, 403, 204, 401]),
+        Row(method: .post, uri: "/announcements/3/erase", body: #"{"reason":"posted to the wrong audience"}"#, statuses: [401, 403, 403, 403, 200, 401]),
     ]
 
     @Test("every caller against every route: the status its role gives, and nothing appended on a refusal", arguments: Caller.allCases)
@@ -88,14 +89,14 @@ import Testing
         }
     }
 
-    @Test("a 403 says which roles may and which role the token has; an author's refusal names the creator; events keep the token's name")
+    @Test("a 403 says which roles may and which role the token has; an author's refusal does not name the creator; events keep the token's name")
     func forbiddenSaysWhy() async throws {
         try await withServer { client, store in
             try await client.execute(uri: "/announcements/1", method: .patch, headers: Caller.author.headers, body: body(#"{"title":"Mine now"}"#)) { response in
                 #expect(response.status == .forbidden)
                 #expect(response.object["needs"] as? [String] == ["editor", "admin"])
                 #expect(response.object["role"] as? String == "author")
-                #expect(response.object["message"] as? String == "forbidden: announcement 1 was created by `seed`, and an author edits and deletes only what it created; this needs role editor or admin")
+                #expect(response.object["message"] as? String == "forbidden: announcement 1 was created by another token, and an author edits and deletes only what it created; this needs role editor or admin")
             }
             try await client.execute(uri: "/announcements", method: .post, headers: Caller.auditor.headers, body: body(#"{"title":"Audited"}"#)) { response in
                 #expect(response.status == .forbidden)

@@ -86,10 +86,12 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
     @Test("with no token enabled, writes are refused with how to enable them, and reads still work")
     func readOnly() async throws {
         try await withServer(tokens: [("carol", nil, .editor)]) { client, _ in
-            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"T"}"#)) { response in
+            try await client.execute(uri: "/announcements", method: .post, headers: [.contentType: "application/json"], body: body(#"{"title":"T"}"#)) { response in
                 #expect(response.status == .forbidden)
                 #expect((response.object["message"] as? String)?.contains("tokens") == true)
             }
+            // A token that is not configured is a 401 first, here as anywhere.
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"T"}"#)) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/announcements", method: .get) { #expect($0.status == .ok) }
         }
     }

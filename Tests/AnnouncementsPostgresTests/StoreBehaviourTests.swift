@@ -166,7 +166,7 @@ func verify(_ lines: [[UInt8]], name: String) -> VerifyReport {
         verification.check(LogLine(
             number: index + 1, offset: 0, bytes: line[...],
             parsed: Result { () throws(LineProblem) in try EventParser.parse(line) },
-            hash: LineHash(of: line), isLast: index == lines.count - 1
+            hash: LineHash(link: line), isLast: index == lines.count - 1
         ))
     }
     return verification.report(tail: nil)

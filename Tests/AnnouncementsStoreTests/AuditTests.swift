@@ -50,7 +50,7 @@ import Testing
         #expect(report.events == 7)
         #expect(report.live == 2)
         #expect(report.sealed == 7)
-        #expect(report.lastHash == LineHash(of: Array(try lines(of: path)[6].utf8)))
+        #expect(report.lastHash == LineHash(link: Array(try lines(of: path)[6].utf8)))
     }
 
     @Test("verify detects a line changed after it was written")

@@ -95,7 +95,7 @@ import Testing
         for (number, line) in lines.enumerated() {
             verification.check(LogLine(
                 number: number + 1, offset: 0, bytes: line[...], parsed: Result { () throws(LineProblem) in try EventParser.parse(line) },
-                hash: LineHash(of: line), isLast: number == lines.count - 1
+                hash: LineHash(link: line), isLast: number == lines.count - 1
             ))
         }
         let report = verification.report(tail: nil)

@@ -313,7 +313,7 @@ import Testing
         _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")
         _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")  // changes nothing, appends nothing
         let head = try #require(store.head)
-        #expect(head == LogHead(seq: 2, hash: LineHash(of: Array(try lines(of: path)[1].utf8))))
+        #expect(head == LogHead(seq: 2, hash: LineHash(link: Array(try lines(of: path)[1].utf8))))
         #expect(try LogReader(path: path).verify().head == head)
         await store.close()
         store = try await EventStore.open(path: path, logger: quiet)

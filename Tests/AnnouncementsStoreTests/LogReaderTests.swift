@@ -16,7 +16,7 @@ import Testing
             Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice"),
         ])
         #expect(replay.tornTail == nil)
-        #expect(replay.lastHash == LineHash(of: Array(try lines(of: path).last!.utf8)))
+        #expect(replay.lastHash == LineHash(link: Array(try lines(of: path).last!.utf8)))
     }
 
     @Test("stops at a seq or a time")

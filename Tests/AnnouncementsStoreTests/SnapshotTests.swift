@@ -104,6 +104,31 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("who created each announcement comes back from a snapshot, byte for byte: an author's own stay its own")
+    func creatorsFromSnapshot() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        // "é" as one scalar and as "e" and a combining accent: equal Strings, different writers.
+        for writer in ["alice", "arthur", "ren\u{E9}", "ren\u{65}\u{301}"] {
+            _ = try await first.create(AnnouncementDraft(title: "By \(writer)"), by: writer)
+        }
+        await first.close()
+        let logs = LogCapture()
+        let second = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
+        #expect(!logs.entries(containing: "loaded the snapshot").isEmpty, "the state came from the snapshot")
+        #expect(second.snapshot.announcements.map { Array($0.createdBy.utf8) } == ["alice", "arthur", "ren\u{E9}", "ren\u{65}\u{301}"].map { Array($0.utf8) })
+        _ = try await second.update(id: 2, AnnouncementPatch(title: "Mine"), by: "arthur", scope: .own)
+        await #expect(throws: StoreError.notOwn(id: 1, createdBy: "alice")) {
+            try await second.update(id: 1, AnnouncementPatch(title: "Not mine"), by: "arthur", scope: .own)
+        }
+        _ = try await second.update(id: 4, AnnouncementPatch(title: "Mine too"), by: "ren\u{65}\u{301}", scope: .own)
+        await #expect(throws: StoreError.notOwn(id: 3, createdBy: "ren\u{E9}")) {
+            try await second.delete(id: 3, by: "ren\u{65}\u{301}", scope: .own)
+        }
+        await second.close()
+    }
+
     /// Ways a snapshot can stop matching its log, or stop being readable.
     enum Damage: String, CaseIterable, Sendable {
         case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, foreignVersion

@@ -39,7 +39,7 @@ func writeLog(_ events: [Event], to path: String) throws {
     for var event in events {
         event.prev = prev
         let line = event.encodedLine()
-        prev = LineHash(of: line)
+        prev = LineHash(link: line)
         text += line + [UInt8(ascii: "\n")]
     }
     try Data(text).write(to: URL(fileURLWithPath: path))

@@ -48,7 +48,7 @@ struct ExportCommand: AsyncParsableCommand {
                 file.remove()
                 throw CLIError(error)
             }
-            let head = lastLine.map { LogHead(seq: count, hash: LineHash(of: $0)).description } ?? "-"
+            let head = lastLine.map { LogHead(seq: count, hash: LineHash(link: $0)).description } ?? "-"
             Output.line("exported \(Output.count(count)) events (\(Output.count(Int(file.size))) bytes) from \(name) to \(to)\n  head: \(head)")
         }
     }

@@ -65,6 +65,8 @@ struct VerifyCommand: AsyncParsableCommand {
             let shown = report.unsealedLines.prefix(5).map(String.init).joined(separator: ", ")
             unsealed = " (unsealed: line\(report.unsealedLines.count == 1 ? "" : "s") \(shown)\(report.unsealedLines.count > 5 ? ", …" : ""))"
         }
+        // Lines whose data an erasure took out (their skeleton stays, and the chain proves it).
+        let erased = report.erasedLines > 0 ? "\n  erased lines:        \(Output.count(report.erasedLines))" : ""
         var expected = ""
         if let holds = report.holdsExpectedHead {
             expected = "\n  expected head:       \(holds ? "found" : "NOT found")"
@@ -73,7 +75,7 @@ struct VerifyCommand: AsyncParsableCommand {
             \(path): \(report.isSound ? "sound" : "NOT sound")
               events:              \(Output.count(report.events))
               live announcements:  \(Output.count(report.live))
-              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)
+              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)\(erased)
               head:                \(report.head?.description ?? "-")\(expected)
             """
     }

@@ -22,6 +22,10 @@ enum HistoryFormat {
             return "\(quoted(draft.title)) (\(bodySize(draft.bodyText)))"
         case .deleted:
             return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.bodyText)))" } ?? ""
+        case .sealed:
+            return "(text erased)"
+        case .erased(let reason):
+            return "erased: \(quoted(reason))"
         case .edited(let patch):
             var parts: [String] = []
             if let title = patch.title {

@@ -91,6 +91,8 @@ extension HistoryCommand {
             }
             change = parts.joined(separator: "; ")
         case .deleted: change = "deleted"
+        case .sealed: change = "(text erased)"
+        case .erased(let reason): change = "erased: \"\(VisibleText.escaped(reason))\""
         }
         return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(VisibleText.escaped(event.by))  \(event.id)  \(change)"
     }

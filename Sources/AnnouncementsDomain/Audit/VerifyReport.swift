@@ -9,7 +9,9 @@ public struct VerifyReport: Sendable {
     /// Lines after line 1 without a `prev` before the chain starts (an old or imported log): not
     /// a problem, but not proven. Once a line has a `prev`, every later line must have one.
     public var unsealedLines: [Int] = []
-    /// The SHA-256 of the last line (`head` gives it with its seq, the form to record).
+    /// Lines whose data was erased (sealed lines: their skeleton and the digest of their data).
+    public var erasedLines = 0
+    /// The last line's link in the chain (`LineHash(link:)`; `head` gives it with its seq, the form to record).
     public var lastHash: LineHash?
     /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
     /// none was given. When it does not, `problems` says how the log differs.
@@ -42,6 +44,10 @@ public struct LogVerification: Sendable {
     private var previous: (hash: LineHash, at: Timestamp?)?
     /// The first line with a `prev`: from there on the store writes one on every line.
     private var chainStart: Int?
+    /// By announcement, the first line whose data is erased while no erased event has come yet.
+    private var erasedBeforeEvent: [Int: Int] = [:]
+    /// By announcement, the first line that still holds data erasure would remove.
+    private var dataLines: [Int: Int] = [:]
 
     /// With `expected`, a head recorded earlier, it also checks that the log still holds that
     /// line unchanged: a log cut back before it, or rewritten up to it, is a problem. (The chain
@@ -103,7 +109,16 @@ public struct LogVerification: Sendable {
             for rule in rules.problems(patch) { problem(line.number, "data.\(rule.field) \(rule.message)") }
         case .deleted:
             break
+        case .sealed:
+            report.erasedLines += 1
+            if erasedBeforeEvent[event.id] == nil { erasedBeforeEvent[event.id] = line.number }
+        case .erased:
+            erasedBeforeEvent[event.id] = nil
+            if let held = dataLines.removeValue(forKey: event.id) {
+                problem(line.number, "announcement \(event.id) is erased here, but line \(held) still holds its data: the erasure was interrupted (the next start of a server, or `announcements erase`, finishes it)")
+            }
         }
+        if event.salt != nil, event.type != .erased, dataLines[event.id] == nil { dataLines[event.id] = line.number }
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {
@@ -123,6 +138,9 @@ public struct LogVerification: Sendable {
                 report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(report.events), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
             }
             report.holdsExpectedHead = !isCutBack
+        }
+        for (id, number) in erasedBeforeEvent.sorted(by: { $0.value < $1.value }) {
+            report.problems.append(LogError(.invalidLine, path: path, line: number, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand"))
         }
         report.live = model.count
         report.partialTail = tail

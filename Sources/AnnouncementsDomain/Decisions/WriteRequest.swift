@@ -4,6 +4,7 @@ package struct WriteRequest: Sendable {
         case create(AnnouncementDraft)
         case update(id: Int, AnnouncementPatch)
         case delete(id: Int)
+        case erase(id: Int, reason: String)
     }
 
     package let action: Action
@@ -51,6 +52,9 @@ package struct WriteRequest: Sendable {
             }
         case .delete(let id):
             bytes += Array("d\(id)".utf8)
+        case .erase(let id, let reason):
+            bytes += Array("x\(id)".utf8) + [0]
+            text(reason.utf8)
         }
         return LineHash(of: bytes)
     }
@@ -79,6 +83,8 @@ package struct WriteRequest: Sendable {
             return true
         case (.delete(let id), .deleted):
             return id == event.id
+        case (.erase(let id, let reason), .erased(let erasedFor)):
+            return id == event.id && Self.same(reason, erasedFor)
         default:
             return false
         }
@@ -101,7 +107,7 @@ extension ReadModel {
         case .create(let draft):
             let problems = rules.problems(draft)
             guard problems.isEmpty else { throw .invalid(problems) }
-            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft))
+            return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft), format: Event.currentFormat)
         case .update(let id, var patch):
             // The request's own problems first: they are the writer's to fix whatever the state.
             let problems = rules.problems(patch)
@@ -111,10 +117,15 @@ extension ReadModel {
             if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
             if let body = patch.body, body.text == current.bodyText { patch.body = nil }
             guard patch.title != nil || patch.body != nil else { return nil }
-            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch))
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch), format: Event.currentFormat)
         case .delete(let id):
             _ = try existing(id, for: request)
-            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .deleted)
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .deleted, format: Event.currentFormat)
+        case .erase(let id, let reason):
+            // Live or deleted: what was ever created may be erased, once.
+            guard id >= 1, id <= maxId else { throw .notFound(id: id) }
+            if let earlier = erased[id] { throw .erased(id: id, seq: earlier) }
+            return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .erased(reason: reason), format: Event.currentFormat)
         }
     }
 

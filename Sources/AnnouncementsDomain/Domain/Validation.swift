@@ -69,3 +69,17 @@ public struct FieldProblem: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(field) \(message)" }
 }
+
+extension ValidationRules {
+    /// The longest reason an erasure may give, in characters.
+    public static let maxReasonLength = 1000
+
+    /// What is wrong with an erasure's reason, or nil: like a title, not blank, at most
+    /// `maxReasonLength` characters, no control character.
+    public static func problem(reason: String) -> String? {
+        if reason.allSatisfy(\.isWhitespace) { return "must not be blank" }
+        if reason.count > maxReasonLength { return "must be at most \(maxReasonLength) characters" }
+        if let place = ControlCharacters.first(inTitle: reason) { return "must not contain control characters (\(place))" }
+        return nil
+    }
+}

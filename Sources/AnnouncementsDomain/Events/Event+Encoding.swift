@@ -1,7 +1,8 @@
 extension Event {
     /// The event as one log line, without its newline, in the field order the store writes:
-    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","key":"…","data":{…},"prev":"…"}`
-    /// (`key` only when the writer sent one).
+    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","key":"…","data":{…},"salt":"…","v":2,"prev":"…"}`
+    /// (`key` only when the writer sent one; `salt` and `v` in format 2; `"sealed":"…"` in place of
+    /// `data` and `salt` once the data is erased). `LineHash(link:)` relies on this layout.
     public func encodedLine() -> [UInt8] {
         var line = [UInt8]()
         encodeLine(into: &line)
@@ -47,6 +48,23 @@ extension Event {
             line.append(UInt8(ascii: "}"))
         case .deleted:
             break
+        case .erased(let reason):
+            line.append(contentsOf: #","data":{"reason":"#.utf8)
+            line.appendJSONString(reason)
+            line.append(UInt8(ascii: "}"))
+        case .sealed(_, let digest):
+            line.append(contentsOf: #","sealed":""#.utf8)
+            line.append(contentsOf: digest.description.utf8)
+            line.append(UInt8(ascii: "\""))
+        }
+        if let salt {
+            line.append(contentsOf: #","salt":""#.utf8)
+            line.append(contentsOf: salt.description.utf8)
+            line.append(UInt8(ascii: "\""))
+        }
+        if format >= 2 {
+            line.append(contentsOf: #","v":"#.utf8)
+            line.appendDecimal(format)
         }
         if let prev {
             line.append(contentsOf: #","prev":""#.utf8)

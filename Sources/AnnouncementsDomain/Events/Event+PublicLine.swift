@@ -7,7 +7,7 @@ extension Event {
     /// form is that beginning, closed; any other line (a hand-made one) is parsed. nil for a line
     /// that is not an event.
     public static func publicLine(ofStored line: ArraySlice<UInt8>) -> [UInt8]? {
-        if let end = publicPrefixEnd(line) {
+        if let end = publicPrefixEnd(line), isPublicPrefixValid(line[..<end]) {
             return Array(line[..<end]) + [UInt8(ascii: "}")]
         }
         guard let event = try? EventParser.parse(line) else { return nil }
@@ -21,6 +21,17 @@ extension Event {
         encoded.append(contentsOf: event.at.description.utf8)
         encoded.append(contentsOf: #""}"#.utf8)
         return encoded
+    }
+
+    /// Whether the type and the time in a public prefix are a known type and an RFC 3339 time:
+    /// a line changed by hand must not pass anything else on to anyone who reads the feed.
+    private static func isPublicPrefixValid(_ prefix: ArraySlice<UInt8>) -> Bool {
+        // The prefix ends with `"at":"<time>"`: the time is between its last two quotes.
+        let closing = prefix.index(before: prefix.endIndex)
+        guard let type = storedType(inLine: prefix), EventType(rawValue: String(decoding: type, as: UTF8.self)) != nil,
+              let opening = prefix[..<closing].lastIndex(of: UInt8(ascii: "\"")) else { return false }
+        let time = prefix[(opening + 1)..<closing]
+        return Array(time).withUnsafeBytes { Timestamp.parse($0) } != nil
     }
 
     /// Where `{"seq":D,"type":"T","id":D,"at":"A"` ends in a line that goes on with `,"by":`; nil

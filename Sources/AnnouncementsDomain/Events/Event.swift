@@ -12,10 +12,17 @@ public struct Event: Sendable, Hashable {
     public var key: String?
     /// What changed.
     public var change: Change
-    /// The SHA-256 of the previous line's bytes; nil on line 1 and on unsealed (hand-made) lines.
+    /// The previous line's link in the hash chain (`LineHash(link:)`); nil on line 1 and on
+    /// unsealed (hand-made) lines.
     public var prev: LineHash?
+    /// The line's format (`"v"`): 1 for lines written before erasure existed (no `v` field), 2
+    /// since. Format 2 seals: the chain covers a line as it will read once its data is erased.
+    public var format: Int
+    /// In format 2, the random salt of the data's digest (`"salt"`), for events with `data`. It
+    /// is erased with the data, so that a short title cannot be guessed from its digest.
+    public var salt: Salt?
 
-    public init(seq: Int, id: Int, at: Timestamp, by: String, key: String? = nil, change: Change, prev: LineHash? = nil) {
+    public init(seq: Int, id: Int, at: Timestamp, by: String, key: String? = nil, change: Change, prev: LineHash? = nil, format: Int = 1, salt: Salt? = nil) {
         self.seq = seq
         self.id = id
         self.at = at
@@ -23,10 +30,23 @@ public struct Event: Sendable, Hashable {
         self.key = key
         self.change = change
         self.prev = prev
+        self.format = format
+        self.salt = salt
     }
+
+    /// The format the store writes.
+    public static let currentFormat = 2
 
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }
+
+    /// Whether the event carries `data` (created, edited, erased): what a salt goes with.
+    public var hasData: Bool {
+        switch change {
+        case .created, .edited, .erased: true
+        case .deleted, .sealed: false
+        }
+    }
 
     /// Moves the change out of the event, leaving `.deleted`: unlike a copy, this does not retain
     /// the change's strings (replay applies every event this way).
@@ -44,6 +64,12 @@ public struct Event: Sendable, Hashable {
         case edited(AnnouncementPatch)
         /// The announcement is gone; its id is never reused.
         case deleted
+        /// The texts of every earlier event about the announcement were erased, for `reason`; it is
+        /// gone (if it was still live), and its past states with it.
+        case erased(reason: String)
+        /// An event of `type` whose data was erased: only the salted digest of its data remains
+        /// (`"sealed"`), which the hash chain covers.
+        case sealed(EventType, digest: LineHash)
 
         /// The kind of change, the log's `type` field.
         public var type: EventType {
@@ -51,6 +77,8 @@ public struct Event: Sendable, Hashable {
             case .created: .created
             case .edited: .edited
             case .deleted: .deleted
+            case .erased: .erased
+            case .sealed(let type, _): type
             }
         }
     }
@@ -58,5 +86,24 @@ public struct Event: Sendable, Hashable {
 
 /// The log's `type` field.
 public enum EventType: String, Sendable, Hashable, CaseIterable {
-    case created, edited, deleted
+    case created, edited, deleted, erased
+}
+
+/// 32 random bytes: the salt of a format-2 event's data digest.
+public struct Salt: Sendable, Hashable, CustomStringConvertible {
+    package var value: LineHash
+
+    /// A salt from its 32 bytes.
+    public init(bytes: UnsafeRawBufferPointer) {
+        value = LineHash(bytes: bytes)
+    }
+
+    /// Parses 64 lowercase hex digits; nil for anything else.
+    public init?(hex: UnsafeRawBufferPointer) {
+        guard let value = LineHash(hex: hex) else { return nil }
+        self.value = value
+    }
+
+    /// Its 64 lowercase hex digits.
+    public var description: String { value.description }
 }

@@ -39,6 +39,7 @@ extension JSONScanner {
     private struct DataFields {
         var title: Field<String> = .absent
         var body: Field<JSONText> = .absent
+        var reason: Field<String> = .absent
 
         enum Field<Text> {
             case absent, null, text(Text)
@@ -48,8 +49,9 @@ extension JSONScanner {
     package mutating func event() throws(LineProblem) -> Event {
         var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, idempotencyKey: String?, prev: LineHash?
         var data: DataFields?
-        var seen: UInt8 = 0
-        func once(_ bit: UInt8, _ name: StaticString) throws(LineProblem) {
+        var format = 1, salt: Salt?, sealed: LineHash?
+        var seen: UInt16 = 0
+        func once(_ bit: UInt16, _ name: StaticString) throws(LineProblem) {
             guard seen & bit == 0 else { throw LineProblem("field `\(name)` appears twice") }
             seen |= bit
         }
@@ -65,7 +67,7 @@ extension JSONScanner {
                 try once(4, "type")
                 let name = try scanner.string(field: "type")
                 guard let value = EventType(rawValue: name) else {
-                    throw LineProblem("unknown type \"\(name)\" (expected created, edited or deleted)")
+                    throw LineProblem("unknown type \"\(name)\" (expected created, edited, deleted or erased)")
                 }
                 type = value
             case .at:
@@ -98,7 +100,25 @@ extension JSONScanner {
                     }
                     return hash
                 }
-            case .title, .body, .other:
+            case .v:
+                try once(256, "v")
+                format = try scanner.positiveInteger(field: "v")
+                guard format <= Event.currentFormat else {
+                    throw LineProblem("field `v`: format \(format) is not known to this version, which reads formats 1 to \(Event.currentFormat): upgrade")
+                }
+            case .salt:
+                try once(512, "salt")
+                salt = try scanner.stringBytes(field: "salt") { bytes throws(LineProblem) in
+                    guard let salt = Salt(hex: bytes) else { throw LineProblem("field `salt`: expected 64 lowercase hex digits") }
+                    return salt
+                }
+            case .sealed:
+                try once(1024, "sealed")
+                sealed = try scanner.stringBytes(field: "sealed") { bytes throws(LineProblem) in
+                    guard let digest = LineHash(hex: bytes) else { throw LineProblem("field `sealed`: expected 64 lowercase hex digits (a SHA-256)") }
+                    return digest
+                }
+            case .title, .body, .reason, .other:
                 try scanner.skipValue(depth: 1)
             }
         }
@@ -110,11 +130,27 @@ extension JSONScanner {
         guard let id else { throw LineProblem("missing field `id`") }
         guard let at else { throw LineProblem("missing field `at`") }
         guard let by else { throw LineProblem("missing field `by`") }
-        return Event(seq: seq, id: id, at: at, by: by, key: idempotencyKey, change: try change(type, data), prev: prev)
+        if format < 2, salt != nil || sealed != nil {
+            throw LineProblem("fields `salt` and `sealed` belong to format 2: the line needs \"v\":2")
+        }
+        let change: Event.Change
+        if let sealed {
+            guard data == nil, salt == nil else { throw LineProblem("a sealed event carries no `data` or `salt`: they were erased") }
+            guard type == .created || type == .edited else { throw LineProblem("only created and edited events are sealed, not \(type.rawValue)") }
+            change = .sealed(type, digest: sealed)
+        } else {
+            change = try self.change(type, data)
+            if format >= 2, data != nil, salt == nil { throw LineProblem("an event with `data` in format 2 needs a `salt`") }
+            if data == nil, salt != nil { throw LineProblem("field `salt` belongs to an event with `data`") }
+        }
+        return Event(seq: seq, id: id, at: at, by: by, key: idempotencyKey, change: change, prev: prev, format: format, salt: salt)
     }
 
     private func change(_ type: EventType, _ data: DataFields?) throws(LineProblem) -> Event.Change {
         switch type {
+        case .erased:
+            guard case .text(let reason)? = data?.reason else { throw LineProblem("an erased event needs `data` with a `reason`") }
+            return .erased(reason: reason)
         case .created:
             guard let data else { throw LineProblem("a created event needs `data` with a `title`") }
             let title: String
@@ -162,6 +198,9 @@ extension JSONScanner {
                 guard !seen.body else { throw LineProblem("field `data.body` appears twice") }
                 seen.body = true
                 fields.body = scanner.null() ? .null : .text(try scanner.text(field: "data.body"))
+            case .reason:
+                guard case .absent = fields.reason else { throw LineProblem("field `data.reason` appears twice") }
+                fields.reason = .text(try scanner.string(field: "data.reason"))
             default:
                 try scanner.skipValue(depth: 2)
             }

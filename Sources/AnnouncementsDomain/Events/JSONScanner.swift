@@ -36,7 +36,7 @@ package struct JSONScanner {
 
     /// The field names the event schema knows; everything else is `.other`.
     enum Key {
-        case seq, type, id, at, by, key, data, prev, title, body, other
+        case seq, type, id, at, by, key, data, prev, title, body, salt, v, sealed, reason, other
     }
 
     /// Reads an object whose `{` is the current byte, calling `field` with the scanner positioned
@@ -70,6 +70,8 @@ package struct JSONScanner {
         return try stringBytes(field: nil) { name in
             @inline(__always) func byte(_ index: Int) -> UInt8 { name[index] }
             switch name.count {
+            case 1:
+                return byte(0) == UInt8(ascii: "v") ? .v : .other
             case 2:
                 switch (byte(0), byte(1)) {
                 case (UInt8(ascii: "i"), UInt8(ascii: "d")): return .id
@@ -90,10 +92,14 @@ package struct JSONScanner {
                 case Self.dataWord: return .data
                 case Self.prevWord: return .prev
                 case Self.bodyWord: return .body
+                case Self.saltWord: return .salt
                 default: return .other
                 }
             case 5:
                 return name.loadUnaligned(as: UInt32.self) == Self.titlWord && byte(4) == UInt8(ascii: "e") ? .title : .other
+            case 6:
+                if name.elementsEqual("sealed".utf8) { return .sealed }
+                return name.elementsEqual("reason".utf8) ? .reason : .other
             default:
                 return .other
             }
@@ -101,7 +107,7 @@ package struct JSONScanner {
     }
 
     private static let typeWord = word("type"), dataWord = word("data"), prevWord = word("prev")
-    private static let bodyWord = word("body"), titlWord = word("titl")
+    private static let bodyWord = word("body"), titlWord = word("titl"), saltWord = word("salt")
 
     /// The first four bytes of `text` as a little-endian word.
     private static func word(_ text: StaticString) -> UInt32 {

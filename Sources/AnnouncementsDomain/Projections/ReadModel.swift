@@ -11,6 +11,9 @@ public struct ReadModel: Sendable {
     /// The largest id ever created (deleted ones included); the next `created` takes `maxId + 1`.
     public package(set) var maxId = 0
 
+    /// The announcements whose texts were erased, with the seq of each one's erased event.
+    public package(set) var erased: [Int: Int] = [:]
+
     package var byId = SortedChunks<IdOrder>()
     /// The title index; nil while a replay defers it (see `buildTitleIndex()`).
     package var byTitle: SortedChunks<TitleOrder>? = SortedChunks<TitleOrder>()
@@ -62,6 +65,23 @@ public struct ReadModel: Sendable {
         case .deleted:
             guard let old = byId.remove(id) else { throw missing(id, verb: "deletes") }
             indexTitle(old.title, id: id, removing: true)
+        case .erased:
+            guard id >= 1, id <= maxId else { throw ApplyProblem("erases announcement \(id), which was never created") }
+            if let earlier = erased[id] { throw ApplyProblem("erases announcement \(id) again (event \(earlier) erased it)") }
+            // Erasing a live announcement ends it, as a delete does.
+            if let old = byId.remove(id) { indexTitle(old.title, id: id, removing: true) }
+            erased[id] = eventSeq
+        case .sealed(.created, _):
+            // Its title and body are gone: it stands with none until its erased event removes it.
+            guard id == maxId + 1 else {
+                throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
+            }
+            byId.upsert(Announcement(id: id, title: "", bodyText: nil, revision: eventSeq, createdBy: by))
+            indexTitle("", id: id)
+            maxId = id
+        case .sealed:
+            let found = byId.modify(id) { $0.revision = eventSeq }
+            guard found else { throw missing(id, verb: "edits") }
         }
         seq = eventSeq
         lastAt = at

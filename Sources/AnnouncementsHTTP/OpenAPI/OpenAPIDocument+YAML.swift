@@ -130,6 +130,9 @@ paths:
   /v2/announcements: { $ref: "#/components/pathItems/CollectionV2" }
   /v2/announcements/{id}: { $ref: "#/components/pathItems/Item" }
   /v2/announcements/{id}/history: { $ref: "#/components/pathItems/History" }
+  /announcements/{id}/erase: { $ref: "#/components/pathItems/Erase" }
+  /v1/announcements/{id}/erase: { $ref: "#/components/pathItems/Erase" }
+  /v2/announcements/{id}/erase: { $ref: "#/components/pathItems/Erase" }
 components:
   securitySchemes:
     bearer:
@@ -267,7 +270,7 @@ components:
       additionalProperties: false
       properties:
         seq: { type: integer, minimum: 1 }
-        type: { type: string, enum: [created, edited, deleted] }
+        type: { type: string, enum: [created, edited, deleted, erased] }
         id: { type: integer, minimum: 1 }
         at: { type: string, format: date-time }
     Event:
@@ -276,16 +279,20 @@ components:
       required: [seq, type, id, at, by]
       properties:
         seq: { type: integer, minimum: 1 }
-        type: { type: string, enum: [created, edited, deleted] }
+        type: { type: string, enum: [created, edited, deleted, erased] }
         id: { type: integer, minimum: 1 }
         at: { type: string, format: date-time }
         by: { type: string }
+        salt: { type: string, pattern: "^[0-9a-f]{64}$", description: "Format 2: the salt of the data's digest." }
+        sealed: { type: string, pattern: "^[0-9a-f]{64}$", description: "Format 2, once erased: the salted digest of the data that was here." }
+        v: { type: integer, description: "The line's format: 2 (absent: 1)." }
         key: { type: string }
         data:
           type: object
           properties:
             title: { type: string }
             body: { type: [string, "null"] }
+            reason: { type: string, description: "An erased event's: why." }
         prev: { type: string, pattern: "^[0-9a-f]{64}$" }
     Error:
       type: object
@@ -315,6 +322,7 @@ components:
       headers: { WWW-Authenticate: { schema: { type: string } } }
       content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } }
     Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's; an author changes only what it created), or no configured token has such a role.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    Gone: { description: "The announcement was erased: its texts and past states are gone.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
@@ -475,6 +483,7 @@ components:
           "404": { $ref: "#/components/responses/NotFound" }
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "409": { $ref: "#/components/responses/BeyondMinSeq" }
+          "410": { $ref: "#/components/responses/Gone" }
           "503": { $ref: "#/components/responses/Behind" }
       put:
         tags: [announcements]
@@ -528,6 +537,57 @@ components:
           "406": { $ref: "#/components/responses/NotAcceptable" }
           "412": { $ref: "#/components/responses/PreconditionFailed" }
           "422": { $ref: "#/components/responses/Invalid" }
+          "503": { $ref: "#/components/responses/Unavailable" }
+    Erase:
+      post:
+        tags: [audit]
+        summary: Erase every title and body the announcement ever had (an admin's).
+        description: |
+          Appends an `erased` event (who, when, `reason`), ends the announcement if it is live, and
+          overwrites each earlier line of it in the log with its sealed form: its skeleton (seq,
+          type, time, writer) and the salted digest of its data stay, and the hash chain still
+          proves every line (events/README.md). Its past states are gone (410). A log whose lines
+          of this announcement predate the format that can be erased is a 409 (run
+          `announcements upgrade` on the stopped log); a PostgreSQL log cannot erase yet (501).
+        security: [{ bearer: [] }]
+        parameters:
+          - $ref: "#/components/parameters/Id"
+          - $ref: "#/components/parameters/AcceptVersion"
+        requestBody:
+          required: true
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [reason]
+                additionalProperties: false
+                properties:
+                  reason: { type: string, minLength: 1, maxLength: 1000, pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F]*$", description: "Why: recorded in the erased event. No control characters." }
+        responses:
+          "200":
+            description: Erased, and synced.
+            headers:
+              Log-Seq: { $ref: "#/components/headers/LogSeq" }
+            content:
+              application/json:
+                schema:
+                  type: object
+                  required: [id, seq, sealedLines]
+                  properties:
+                    id: { type: integer, minimum: 1 }
+                    seq: { type: integer, minimum: 1, description: The erased event's seq. }
+                    sealedLines: { type: array, items: { type: integer }, description: The lines overwritten by their sealed forms. }
+          "400": { $ref: "#/components/responses/BadRequest" }
+          "401": { $ref: "#/components/responses/Unauthorized" }
+          "403": { $ref: "#/components/responses/Forbidden" }
+          "404": { $ref: "#/components/responses/NotFound" }
+          "406": { $ref: "#/components/responses/NotAcceptable" }
+          "409": { description: "The announcement has lines in the log's first format: run `announcements upgrade` on the stopped log.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+          "410": { $ref: "#/components/responses/Gone" }
+          "413": { $ref: "#/components/responses/TooLarge" }
+          "415": { $ref: "#/components/responses/UnsupportedMedia" }
+          "422": { $ref: "#/components/responses/Invalid" }
+          "501": { description: "This log cannot erase yet (PostgreSQL).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
           "503": { $ref: "#/components/responses/Unavailable" }
     History:
       get:

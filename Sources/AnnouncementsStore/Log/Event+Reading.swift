@@ -26,8 +26,8 @@ extension Event {
         case .edited(var patch):
             patch.body = .set(text)
             change = .edited(patch)
-        case .deleted:
-            change = .deleted
+        case let other:
+            change = other
         }
     }
 }

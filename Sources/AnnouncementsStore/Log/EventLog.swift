@@ -56,6 +56,15 @@ public protocol EventLog: AnyObject, Sendable {
     /// was empty. Never while a store runs on the log.
     func removeAll() throws(LogError)
 
+    /// Whether this log can erase lines in place (`eraseDurably`).
+    var erasesInPlace: Bool { get }
+
+    /// Overwrites durable lines in place with bytes of the same length (an erased line's sealed
+    /// form, see `SealableLine`), durably, and removes any copy the log keeps beside it (a torn
+    /// line set aside) that holds one of `secrets`. A crash midway leaves nothing half done once
+    /// the log is opened again. Never runs while a read of those lines is under way.
+    func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError)
+
     /// Whether other processes append to this log too (see above).
     var isShared: Bool { get }
 
@@ -83,6 +92,17 @@ public protocol EventLog: AnyObject, Sendable {
     func follow(_ changed: @escaping @Sendable (LogChange) -> Void)
 }
 
+/// A line's new bytes, at its position (without its newline).
+public struct LineReplacement: Sendable, Hashable {
+    public var position: Int64
+    public var bytes: [UInt8]
+
+    public init(position: Int64, bytes: [UInt8]) {
+        self.position = position
+        self.bytes = bytes
+    }
+}
+
 /// What a shared log tells the store that follows it.
 public enum LogChange: Sendable {
     /// Another process appended lines: read them with `lines(after:)`.
@@ -94,6 +114,10 @@ public enum LogChange: Sendable {
 extension EventLog {
     public var readsWait: Bool { false }
     public var isShared: Bool { false }
+    public var erasesInPlace: Bool { false }
+    public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
+        throw LogError(.writeFailed, path: path, message: "this log cannot erase lines in place")
+    }
     public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? { [] }
     public func yieldWriterRole() {}
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }

@@ -36,6 +36,19 @@ enum FileIO {
         return 0
     }
 
+    /// Creates the file at `path` (failing if it exists, with `exclusive`; else replacing it) with
+    /// `bytes`, synced; `what` names it in errors. The caller syncs the folder when the new name
+    /// must be durable.
+    static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String) throws(LogError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0o644)
+        guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
+        defer { close(fd) }
+        let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
+        guard error == 0, fsync(fd) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)
+        }
+    }
+
     /// The size of an open file; on failure closes `fd` and throws an error naming `path`.
     static func sizeOrClose(_ fd: Int32, path: String) throws(LogError) -> Int64 {
         var info = stat()

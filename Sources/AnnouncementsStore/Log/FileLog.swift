@@ -28,6 +28,8 @@ public final class FileLog: EventLog, @unchecked Sendable {
     private(set) var length: Int64
     /// Set when a failed append could not be undone: the file's end is then unknown.
     public private(set) var isUnusable = false
+    /// Reads share it; an erasure's overwrite takes it alone.
+    let readGate = ReadGate()
 
     /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
     /// when another process holds it.
@@ -65,6 +67,12 @@ public final class FileLog: EventLog, @unchecked Sendable {
         self.fd = fd
         self.writtenEnd = length
         if !existed { Self.syncFolder(folder) }
+        do throws(LogError) {
+            try finishInterruptedErasure()
+        } catch {
+            close()
+            throw error
+        }
     }
 
     deinit {
@@ -109,7 +117,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
     }
 
     public func read(from position: Int64, count: Int) throws(LogError) -> [UInt8] {
-        try reader.bytes(from: position, count: count)
+        try readGate.reading { () throws(LogError) in try reader.bytes(from: position, count: count) }
     }
 
     /// Writes `bytes` after everything written so far, not yet durable: `sync()` and then
@@ -185,13 +193,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
             suffix += 1
             sidePath = path + ".torn-" + Timestamp.now().compactDescription + "-\(suffix)"
         }
-        let side = open(sidePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard side >= 0 else { throw LogError.system(.writeFailed, path: sidePath, "cannot create the side file for a torn line", errno: errno) }
-        defer { FileIO.close(side) }
-        let writeError = torn.withUnsafeBytes { FileIO.write(side, $0, at: 0) }
-        guard writeError == 0, fsync(side) == 0 else {
-            throw LogError.system(.writeFailed, path: sidePath, "cannot save the torn line", errno: writeError == 0 ? errno : writeError)
-        }
+        try FileIO.create(sidePath, with: torn, exclusive: true, what: "the side file for a torn line")
         Self.syncFolder(Self.folder(of: path))
         guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)

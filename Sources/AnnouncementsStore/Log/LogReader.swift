@@ -167,6 +167,11 @@ final class ReadOnlyFile: Sendable {
         return bytes
     }
 
+    /// Every byte of the file as it was opened.
+    func all() throws(LogError) -> [UInt8] {
+        try bytes(from: 0, count: Int(size))
+    }
+
     /// The offset just past the last newline before `end` (0 when there is none).
     func endOfLastLine(before end: Int64) throws(LogError) -> Int64 {
         var blockEnd = end
@@ -305,7 +310,7 @@ private final class ChunkSlot: @unchecked Sendable {
                 } catch {
                     result.lines.append(ParsedLine(event: .placeholder, problem: error))
                 }
-                if hashes { result.hashes.append(LineHash(of: line)) }
+                if hashes { result.hashes.append(LineHash(link: line)) }
                 start = end + 1
             }
         }

@@ -146,7 +146,7 @@ extension LogReader {
         }
         replay.tornTail = torn.map { TornTail(offset: $0.offset, count: Int(summary.size - $0.offset), line: $0.line, reason: $0.reason) }
         if let lastLine {
-            replay.lastHash = LineHash(of: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count))
+            replay.lastHash = LineHash(link: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count))
         }
         return (replay, applied, chained)
     }

@@ -63,7 +63,7 @@ extension Snapshot {
         } catch {
             throw .unreadable(error.description)
         }
-        guard line.last == UInt8(ascii: "\n"), LineHash(of: line.dropLast()) == tag.hash else {
+        guard line.last == UInt8(ascii: "\n"), LineHash(link: line.dropLast()) == tag.hash else {
             throw .stale("the log no longer holds line \(tag.seq) as the snapshot knew it (bytes \(tag.lineStart)..<\(tag.end) hash differently): the log was rewritten or replaced")
         }
     }
@@ -164,6 +164,16 @@ extension Snapshot {
             positions[key.id] = -1
         }
         model.byTitle = keys.finish()
+
+        // The erased announcements, with their erased events.
+        let erasedCount = try input.count(itemSize: 16, of: "erased announcements")
+        for _ in 0..<erasedCount {
+            let (id, erasedAt) = try input.bytes(16) { ($0.integer(at: 0), $0.integer(at: 8)) }
+            guard id >= 1, id <= model.maxId, (1...seq).contains(erasedAt), model.erased[id] == nil, model.announcement(id: id) == nil else {
+                throw .corrupt("erased announcement \(id) (event \(erasedAt)) is out of range, live, or there twice")
+            }
+            model.erased[id] = erasedAt
+        }
         replay.model = model
         return replay
     }

@@ -78,10 +78,12 @@ struct SnapshotContents: Sendable {
         output.integer(model.maxId)
         // The writers that created the live announcements, each name once; then each announcement
         // names its creator by its place in this list.
-        var writers: [String: Int] = [:]
+        // Keyed by bytes: names that Swift's String equality takes as one (canonically equivalent
+        // spellings) are different writers to the store.
+        var writers: [[UInt8]: Int] = [:]
         var names: [String] = []
-        for announcement in model.announcements where writers[announcement.createdBy] == nil {
-            writers[announcement.createdBy] = names.count
+        for announcement in model.announcements where writers[Array(announcement.createdBy.utf8)] == nil {
+            writers[Array(announcement.createdBy.utf8)] = names.count
             names.append(announcement.createdBy)
         }
         output.integer(names.count)
@@ -93,7 +95,7 @@ struct SnapshotContents: Sendable {
         for announcement in model.announcements {
             output.integer(announcement.id)
             output.integer(announcement.revision)
-            output.integer(writers[announcement.createdBy] ?? 0)
+            output.integer(writers[Array(announcement.createdBy.utf8)] ?? 0)
             output.integer(announcement.title.utf8.count)
             output.integer(announcement.bodyText?.escaped.count ?? -1)
             output.bytes(announcement.title.utf8)
@@ -107,6 +109,12 @@ struct SnapshotContents: Sendable {
             output.integer(key.id)
             output.integer(key.isLong ? 1 : 0)
             output.integers(key.headWords.map { Int64(bitPattern: $0) })
+        }
+
+        output.integer(model.erased.count)
+        for (id, seq) in model.erased.sorted(by: { $0.key < $1.key }) {
+            output.integer(id)
+            output.integer(seq)
         }
     }
 }

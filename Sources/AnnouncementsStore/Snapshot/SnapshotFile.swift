@@ -31,7 +31,8 @@ import AnnouncementsDomain
 /// bytes as JSON text); the title index (the number of announcements, then in title order each
 /// one's id, whether its folded title is longer than the key's head, and the key's seven head
 /// words: see `TitleKey`; stored because folding the case of half a million titles again would
-/// take a third of a second).
+/// take a third of a second); the erased announcements (a count, then per announcement its id and
+/// the seq of its erased event).
 ///
 /// The payload is checksummed in blocks of `blockSize` bytes (the last one shorter): the checksum of
 /// each block (XXH64, see `SnapshotChecksum`) seeds the next one's, and the last is the payload's.
@@ -41,10 +42,10 @@ import AnnouncementsDomain
 enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
-    static let formatVersion: UInt32 = 2
+    static let formatVersion: UInt32 = 3
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
     /// index change what they hold, so that a snapshot made by another version is not trusted.
-    static let stateVersion: UInt32 = 2
+    static let stateVersion: UInt32 = 3
     static let headerSize = 96
     static let blockSize = 4 << 20
     /// The longest line a tag may point at (a line is at most a few megabytes of JSON).

@@ -17,6 +17,9 @@ struct SnapshotSchedule: Sendable {
     private(set) var takenAt: Double
     /// Whether a snapshot is being written.
     private(set) var isWriting = false
+    /// The erased announcements in the state of the last erasure: a state with fewer is from
+    /// before it, and holds what it erased (never written).
+    private(set) var erasedCount = 0
 
     /// A schedule for a store that opened at `now` with a snapshot covering `seq` (0: none).
     init(policy: SnapshotPolicy, loadedSeq seq: Int, now: Double) {
@@ -43,6 +46,13 @@ struct SnapshotSchedule: Sendable {
         guard policy.isEnabled, seq > writtenSeq else { return false }
         isWriting = true
         return true
+    }
+
+    /// Records an erasure, after which the state holds `count` erased announcements: the snapshot
+    /// written before is deleted, so the next one is due as for a store without one.
+    mutating func erased(count: Int) {
+        erasedCount = max(erasedCount, count)
+        writtenSeq = 0
     }
 
     /// Records the end of a write of the state at `seq`.

@@ -3,6 +3,14 @@ import Dispatch
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes a store's snapshots one at a time on a thread of its own (an `IdleWorker`), so that
 /// writers never wait for one: the committer hands over the state (values, taken in a moment) and
 /// goes on. A snapshot that cannot be written is a warning, never a failed write.
@@ -51,6 +59,24 @@ final class Snapshotter: Sendable {
         done.wait()
     }
 
+    /// After an erasure: deletes the snapshot beside the log (it may hold the erased texts), once
+    /// any write in progress has finished, and returns once it is gone; snapshots of states from
+    /// before the erasure that were queued meanwhile are not written.
+    /// `erasedCount` is the number of erased announcements in the state after the erasure.
+    func erased(count erasedCount: Int) {
+        let done = DispatchSemaphore(value: 0)
+        worker.async {
+            self.schedule.withLock { $0.erased(count: erasedCount) }
+            for path in [SnapshotFile.path(forLog: self.logPath), SnapshotFile.partialPath(forLog: self.logPath)] {
+                if unlink(path) != 0, errno != ENOENT {
+                    self.logger.error("cannot delete the snapshot after an erasure: delete it by hand, it may hold the erased texts", metadata: ["snapshot.path": "\(path)", "errno": "\(errno)"])
+                }
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+
     /// Waits for the writes queued so far (for tests).
     func waitUntilWritten() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -59,6 +85,11 @@ final class Snapshotter: Sendable {
     }
 
     private func write(_ contents: SnapshotContents) {
+        // A state captured before an erasure holds what it erased.
+        guard contents.model.erased.count >= schedule.withLock({ $0.erasedCount }) else {
+            schedule.withLock { $0.finished(seq: contents.model.seq, written: false) }
+            return
+        }
         beforeWrite?()
         let seq = contents.model.seq
         let start = clock.now

@@ -82,12 +82,14 @@ extension EventStore {
 
     private func readAnnouncement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
         guard let history = try readHistory(id: id) else { throw .notFound(id: id) }
+        // An erased announcement has no past states left to read, whatever the point.
+        if let erasure = history.last(where: { $0.event.type == .erased }) { throw .erased(id: id, seq: erasure.event.seq) }
         var announcement: Announcement?
         for (_, event) in history where point.isAtOrAfter(event) {
             switch event.change {
             case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq, by: event.by)
             case .edited(let patch): announcement?.apply(patch, revision: event.seq)
-            case .deleted: announcement = nil
+            case .deleted, .erased, .sealed: announcement = nil
             }
         }
         return announcement
@@ -120,7 +122,7 @@ extension EventStore {
         }
     }
 
-    private func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
+    func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
         do throws(LogError) {
             return try log.read(from: span.offset, count: span.count)[...]
         } catch {

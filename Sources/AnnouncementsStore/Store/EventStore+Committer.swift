@@ -248,7 +248,8 @@ extension EventStore {
                 do throws(StoreError) {
                     if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
                         guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
-                            throw .keyReused(key: key, seq: original.event.seq)
+                            // Another writer's event is the audit trail's to tell, not this answer's.
+                            throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
                         }
                         if batch.keyed[key] != nil { batch.repeats.append(index) }
                         batch.outcomes.append(Self.outcome(repeating: original.event, in: batch.model))
@@ -259,6 +260,7 @@ extension EventStore {
                         continue
                     }
                     event.prev = batch.hash
+                    if event.format >= 2, event.hasData { event.salt = committer.salts.salt() }
                     let start = batch.lines.count
                     event.encodeLine(into: &batch.lines)
                     do throws(ApplyProblem) {
@@ -268,7 +270,7 @@ extension EventStore {
                         batch.lines.removeSubrange(start...)
                         throw .invalid([FieldProblem(field: "event", message: error.message)])
                     }
-                    batch.hash = LineHash(of: batch.lines[start...])
+                    batch.hash = LineHash(link: batch.lines[start...])
                     batch.located.append((event.seq, event.id, start, batch.lines.count - start))
                     if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, fingerprint: request.fingerprint) }
                     batch.lines.append(UInt8(ascii: "\n"))
@@ -297,7 +299,7 @@ extension EventStore {
             .success(Announcement(id: original.id, created: draft, revision: original.seq, by: original.by))
         case .edited:
             model.announcement(id: original.id).map { .success($0) } ?? .failure(.notFound(id: original.id))
-        case .deleted:
+        case .deleted, .erased, .sealed:
             .success(nil)
         }
     }

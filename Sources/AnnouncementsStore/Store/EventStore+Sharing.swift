@@ -129,7 +129,7 @@ extension EventStore {
             } catch {
                 throw LogError(.invalidLine, path: path, line: number, message: error.message)
             }
-            hash = LineHash(of: line)
+            hash = LineHash(link: line)
             located.append((seq, id, start + Int64(lineStart), line.count))
             if let key { keys[key] = seq }
             lineStart = newline + 1

@@ -55,6 +55,9 @@ public final class EventStore: Sendable {
     let snapshotter: Snapshotter?
     /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.
     let followFailure = Mutex<LogError?>(nil)
+    /// Erasures run here, one at a time (see EventStore+Erasure.swift); `erasures` counts them.
+    let erasureQueue = DispatchQueue(label: "announcements.erasures")
+    let erasures = Atomic<Int>(0)
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
     typealias Outcome = Result<Announcement?, StoreError>
@@ -117,6 +120,8 @@ public final class EventStore: Sendable {
         /// The seq of the durable event each idempotency key made, and the fingerprint of its
         /// request when this process took it.
         var keys: [String: (seq: Int, fingerprint: LineHash?)]
+        /// The salts of the data of the events it writes.
+        var salts = SaltSource()
 
         init(lastHash: LineHash?, keys: [String: Int]) {
             self.lastHash = lastHash
@@ -205,6 +210,14 @@ public final class EventStore: Sendable {
         replay.model.buildTitleIndex()
         let store = EventStore(log: log, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
         logger.debug("replayed the log", metadata: ["log.path": "\(log.path)", "event.seq": "\(replay.model.seq)"])
+        if log.erasesInPlace, !replay.model.erased.isEmpty {
+            do throws(StoreError) {
+                try store.finishErasures()
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
         // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
         snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
         log.follow { [weak store] change in store?.logChanged(change) }
@@ -322,7 +335,7 @@ public final class EventStore: Sendable {
         case refuse, startCommitter, wakeCommitter, wait
     }
 
-    private func submit(_ request: WriteRequest) async -> Outcome {
+    func submit(_ request: WriteRequest) async -> Outcome {
         await submit([request])[0]
     }
 

@@ -56,6 +56,14 @@ struct FeedPages: Sendable {
         return Array(lines.dropFirst(seq - first))
     }
 
+    /// Forgets every page kept (after an erasure changed lines in them).
+    mutating func removeAll() {
+        complete = [:]
+        recency = []
+        bytes = 0
+        partial = nil
+    }
+
     private mutating func keep(_ lines: [ArraySlice<UInt8>], as page: Int) {
         let size = lines.reduce(0) { $0 + $1.count }
         guard size <= byteLimit else { return }

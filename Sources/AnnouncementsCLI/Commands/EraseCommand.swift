@@ -1,0 +1,51 @@
+import AnnouncementsConfig
+import AnnouncementsDomain
+import AnnouncementsStore
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `announcements erase ID --reason TEXT`: erase an announcement's texts from a stopped log.
+struct EraseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "erase",
+        abstract: "Erase every title and body an announcement ever had from the log (the server must be stopped).",
+        discussion: """
+            Appends an `erased` event (who, when, the reason), then overwrites each earlier line of \
+            the announcement with its sealed form: its skeleton (seq, type, time, writer) and the \
+            digest of its data stay, and the hash chain still proves every line. Deletes the \
+            snapshot, and torn lines set aside beside the log that hold the texts. A running \
+            server does the same through POST /announcements/{id}/erase (an admin's token).
+            """
+    )
+
+    @Argument(help: "The announcement's id (live or deleted).") var id: Int
+    @Option(help: ArgumentHelp("Why its texts go: recorded in the erased event.", valueName: "text")) var reason: String
+    @Option(help: ArgumentHelp("Who erases: the erased event's `by` (default: $USER).", valueName: "name")) var by: String?
+    @OptionGroup var options: LogOptions
+
+    func run() async throws {
+        Announcements.bootstrapLogging()
+        try await reportingErrors { () async throws(CLIError) in try await erase() }
+    }
+
+    private func erase() async throws(CLIError) {
+        if let problem = ValidationRules.problem(reason: reason) { throw CLIError(.usage, "--reason \(problem)") }
+        let writer = by ?? ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "operator"
+        guard !writer.contains(where: { $0.isWhitespace || $0.isNewline }), writer != "seed" else {
+            throw CLIError(.usage, "--by must be one word, not `seed`")
+        }
+        let configuration = try options.configuration()
+        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
+        let erasure: EventStore.Erasure
+        do throws(StoreError) {
+            erasure = try await store.erase(id: id, by: writer, reason: reason)
+        } catch {
+            await store.close()
+            throw CLIError(error)
+        }
+        await store.close()
+        let lines = erasure.sealedLines.map(String.init).joined(separator: ", ")
+        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); lines sealed: \(lines.isEmpty ? "none" : lines)")
+    }
+}

@@ -1,0 +1,132 @@
+import AnnouncementsDomain
+import Crypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Erasure in the file: lines overwritten in place by their sealed forms (same length), crash-safe
+/// through a journal beside the log (`<log>.erasing`) that holds the new bytes (never the erased
+/// ones): written and synced before the first byte of the log changes, applied again by the next
+/// open when a crash came in between, removed once the log is synced.
+///
+/// Journal: `ANNOERAS`, the SHA-256 of the rest, then per line its offset and length (64-bit
+/// little-endian) and its new bytes. A journal whose checksum fails was torn while it was being
+/// written, before the log was touched: it is removed.
+extension FileLog {
+    public var erasesInPlace: Bool { true }
+
+    /// The journal of an erasure in progress.
+    static func journalPath(forLog path: String) -> String {
+        path + ".erasing"
+    }
+
+    public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
+        if !replacements.isEmpty {
+            let journal = Self.journalPath(forLog: path)
+            try Self.writeJournal(replacements, to: journal)
+            try overwrite(replacements)
+            try removeJournal(journal)
+        }
+        try scrubSideFiles(holding: secrets)
+    }
+
+    /// Applies the journal an interrupted erasure left, if any (at open, as the writer).
+    func finishInterruptedErasure() throws(LogError) {
+        let journal = Self.journalPath(forLog: path)
+        guard access(journal, F_OK) == 0 else { return }
+        if let replacements = Self.readJournal(journal) { try overwrite(replacements) }
+        try removeJournal(journal)
+    }
+
+    private func overwrite(_ replacements: [LineReplacement]) throws(LogError) {
+        try readGate.writing { () throws(LogError) in
+            for replacement in replacements {
+                guard replacement.position >= 0, replacement.position + Int64(replacement.bytes.count) <= length else {
+                    throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(replacement.position) to \(replacement.position + Int64(replacement.bytes.count)), beyond the log's durable end \(length)")
+                }
+                let error = replacement.bytes.withUnsafeBytes { FileIO.write(fd, $0, at: replacement.position) }
+                guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot overwrite an erased line", errno: error) }
+            }
+            try sync()
+        }
+    }
+
+    private func removeJournal(_ journal: String) throws(LogError) {
+        guard unlink(journal) == 0 || errno == ENOENT else {
+            throw LogError.system(.writeFailed, path: journal, "cannot remove the erasure's journal", errno: errno)
+        }
+        Self.syncFolder(Self.folder(of: path))
+    }
+
+    private static func writeJournal(_ replacements: [LineReplacement], to journal: String) throws(LogError) {
+        var body: [UInt8] = []
+        for replacement in replacements {
+            withUnsafeBytes(of: replacement.position.littleEndian) { body.append(contentsOf: $0) }
+            withUnsafeBytes(of: Int64(replacement.bytes.count).littleEndian) { body.append(contentsOf: $0) }
+            body.append(contentsOf: replacement.bytes)
+        }
+        let file = Array("ANNOERAS".utf8) + Array(SHA256.hash(data: body)) + body
+        try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal")
+        syncFolder(folder(of: journal))
+    }
+
+    /// The journal's replacements; nil for a torn or foreign one.
+    private static func readJournal(_ journal: String) -> [LineReplacement]? {
+        guard let bytes = try? ReadOnlyFile(path: journal).all(), bytes.count >= 40,
+              bytes.prefix(8).elementsEqual("ANNOERAS".utf8),
+              Array(SHA256.hash(data: bytes[40...])).elementsEqual(bytes[8..<40])
+        else { return nil }
+        var replacements: [LineReplacement] = []
+        var index = 40
+        func integer() -> Int64? {
+            guard index + 8 <= bytes.count else { return nil }
+            defer { index += 8 }
+            return bytes[index..<(index + 8)].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+        }
+        while index < bytes.count {
+            guard let position = integer(), let count = integer(), count >= 0, index + Int(count) <= bytes.count else { return nil }
+            replacements.append(LineReplacement(position: position, bytes: Array(bytes[index..<(index + Int(count))])))
+            index += Int(count)
+        }
+        return replacements
+    }
+
+    /// Overwrites with zeros, syncs and removes the side files beside the log (torn lines set
+    /// aside) that hold any of `secrets`.
+    private func scrubSideFiles(holding secrets: [[UInt8]]) throws(LogError) {
+        let folder = Self.folder(of: path)
+        let prefix = (path.split(separator: "/").last.map(String.init) ?? path) + ".torn-"
+        guard !secrets.isEmpty, let directory = opendir(folder) else { return }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(prefix) { names.append(name) }
+        }
+        closedir(directory)
+        for name in names {
+            let side = folder + "/" + name
+            guard let bytes = try? ReadOnlyFile(path: side).all(), secrets.contains(where: { Self.contains(bytes, $0) }) else { continue }
+            let fd = open(side, O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = [UInt8](repeating: 0, count: bytes.count).withUnsafeBytes { FileIO.write(fd, $0, at: 0) }
+                fsync(fd)
+                FileIO.close(fd)
+            }
+            guard unlink(side) == 0 else { throw LogError.system(.writeFailed, path: side, "cannot remove a torn line that holds erased text", errno: errno) }
+        }
+        Self.syncFolder(folder)
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+}

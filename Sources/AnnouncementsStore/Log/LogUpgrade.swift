@@ -1,0 +1,87 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Rewrites a log file in the current line format (see `LineHash(link:)`), so that every event in
+/// it can be erased: each line gets `"v":2`, a line with data a fresh salt, every line after the
+/// first a `prev` (the chain is recomputed from line 1). The log must verify sound before; the new
+/// file must verify sound and replay to the same announcements after; only then does it replace
+/// the old one (written beside it, synced, renamed over it). Holds the log's write lock throughout:
+/// no server may run on it. The snapshot beside it is deleted (it is tagged with the old chain).
+public enum LogUpgrade {
+    /// What an upgrade did.
+    public struct Outcome: Sendable {
+        /// The lines rewritten (those that were not in the current format, and those after them).
+        public var rewritten: Int
+        public var events: Int
+        /// The last line's head before and after: the old one no longer holds.
+        public var oldHead: LogHead?
+        public var newHead: LogHead?
+    }
+
+    public static func upgrade(path: String, rules: ValidationRules) throws(LogError) -> Outcome {
+        let log = try FileLog(path: path)
+        defer { log.close() }
+        let before = try LogReader(path: path).verify(rules: rules)
+        guard before.isSound else {
+            throw LogError(.invalidLine, path: path, message: "the log is not sound (\(before.problems.count) problems; the first: \(before.problems[0])): run `announcements verify`, and restore it or correct it before upgrading")
+        }
+        guard before.partialTail == nil else {
+            throw LogError(.invalidLine, path: path, message: "the log ends with a line torn by a crash: start the server once (or run `announcements init`), which moves it aside, then upgrade")
+        }
+        let oldModel = try LogReader(path: path).replay().model
+
+        var lines: [UInt8] = []
+        var previous: LineHash?
+        var rewritten = 0
+        var salts = SaltSource()
+        try LogReader(path: path).read { line throws(LogError) in
+            guard case .success(var event) = line.parsed else {
+                throw LogError(.invalidLine, path: path, line: line.number, message: "cannot be read as an event")
+            }
+            let start = lines.count
+            if event.format < Event.currentFormat || event.prev != previous || rewritten > 0 {
+                event.format = Event.currentFormat
+                if event.hasData, event.salt == nil { event.salt = salts.salt() }
+                event.prev = previous
+                event.encodeLine(into: &lines)
+                rewritten += 1
+            } else {
+                lines.append(contentsOf: line.bytes)
+            }
+            previous = LineHash(link: lines[start...])
+            lines.append(UInt8(ascii: "\n"))
+            return .continue
+        }
+
+        guard rewritten > 0 else { return Outcome(rewritten: 0, events: before.events, oldHead: before.head, newHead: before.head) }
+        let partial = path + ".upgrading"
+        do throws(LogError) {
+            try FileIO.create(partial, with: lines, exclusive: false, what: "the upgraded log")
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        let after = try LogReader(path: partial).verify(rules: rules)
+        let newModel = try LogReader(path: partial).replay().model
+        guard after.isSound, after.events == before.events, Array(newModel.announcements) == Array(oldModel.announcements),
+              newModel.erased == oldModel.erased, newModel.maxId == oldModel.maxId else {
+            unlink(partial)
+            throw LogError(.invalidLine, path: path, message: "the upgraded log did not verify, or did not replay to the same announcements: the log is left as it was (please report this)")
+        }
+        guard rename(partial, path) == 0 else {
+            let code = errno
+            unlink(partial)
+            throw LogError.system(.writeFailed, path: path, "cannot replace the log with the upgraded one", errno: code)
+        }
+        FileLog.syncFolder(FileLog.folder(of: path))
+        unlink(SnapshotFile.path(forLog: path))
+        return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
+    }
+}

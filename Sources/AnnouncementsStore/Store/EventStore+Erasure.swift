@@ -1,0 +1,117 @@
+import AnnouncementsDomain
+import Dispatch
+
+/// Erasure: an announcement's texts, in every version it had, taken out of the log for good,
+/// while the chain still proves every line (see `LineHash(link:)` and events/README.md).
+///
+/// 1. The `erased` event is appended like any write (who, when, why): from then on the
+///    announcement is gone from the read models, and its past states are refused.
+/// 2. Every earlier line of it that holds data is overwritten in place by its sealed form
+///    (`EventLog.eraseDurably`, crash-safe through a journal), and copies the log keeps beside it
+///    that hold its texts (torn lines set aside) are removed.
+/// 3. What the store keeps of those lines is dropped: the feed's page cache, and the snapshot
+///    (deleted at once; the next one is written from the state without them).
+///
+/// A crash after step 1 leaves the erased event in the log: every open finishes step 2 for every
+/// erased announcement before it serves (`finishErasures`).
+extension EventStore {
+    /// What an erasure did.
+    public struct Erasure: Sendable, Hashable {
+        /// The erased event's seq.
+        public var seq: Int
+        /// The lines overwritten by their sealed forms.
+        public var sealedLines: [Int]
+    }
+
+    /// Erases announcement `id` (live or deleted) for `reason`, by `writer`.
+    public func erase(id: Int, by writer: String, reason: String) async throws(StoreError) -> Erasure {
+        guard log.erasesInPlace else {
+            throw .unsupported("this log (\(path)) cannot erase yet: erasure works on a log file (storage: file)")
+        }
+        guard let history = try await history(id: id) else { throw .notFound(id: id) }
+        if let erasure = history.first(where: { $0.event.type == .erased }) { throw .erased(id: id, seq: erasure.event.seq) }
+        let old = history.filter { $0.event.format < 2 && $0.event.hasData }.map(\.event.seq)
+        guard old.isEmpty else { throw .needsUpgrade(id: id, lines: old) }
+        _ = try await submit(WriteRequest(action: .erase(id: id, reason: reason), by: writer)).get()
+        let seq = snapshot.erased[id] ?? lastSeq
+        let sealed = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+        logger.notice("erased an announcement", metadata: [
+            "event.id": "\(id)", "event.seq": "\(seq)", "writer": "\(writer)", "log.lines_sealed": "\(sealed.count)",
+        ])
+        return Erasure(seq: seq, sealedLines: sealed)
+    }
+
+    /// How many erasures this store has made: caches of the feed's lines made before the last
+    /// one are not served (see `EventStream.Frames`).
+    public var erasureCount: Int { erasures.load(ordering: .acquiring) }
+
+    /// Seals what erasures left unsealed (a crash between an erased event and its overwrite): at
+    /// open, before the store serves.
+    func finishErasures() throws(StoreError) {
+        for id in snapshot.erased.keys.sorted() {
+            let sealed = try seal(id)
+            if !sealed.isEmpty {
+                logger.notice("finished an interrupted erasure", metadata: ["event.id": "\(id)", "log.lines_sealed": "\(sealed.count)"])
+            }
+        }
+    }
+
+    /// Overwrites the lines of announcement `id` that still hold data by their sealed forms, and
+    /// drops what the store keeps of them; returns their seqs.
+    private func seal(_ id: Int) throws(StoreError) -> [Int] {
+        let spans = index.withLock { index in index.seqs(of: id)?.compactMap { seq in index.span(seq...seq).map { (seq, $0) } } } ?? []
+        var replacements: [LineReplacement] = []
+        var secrets: [[UInt8]] = [Array(#""id":\#(id),"#.utf8)]
+        var sealedSeqs: [Int] = []
+        for (seq, span) in spans {
+            let bytes = try read(span)
+            let line = bytes[..<(bytes.endIndex - 1)]
+            // The erased event keeps its reason: it is the record of the erasure.
+            guard Event.storedType(inLine: line).map({ !$0.elementsEqual("erased".utf8) }) ?? true,
+                  let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else { continue }
+            if let event = try? EventParser.parse(line) { secrets += Self.texts(of: event) }
+            replacements.append(LineReplacement(position: span.offset, bytes: sealed))
+            sealedSeqs.append(seq)
+        }
+        do throws(LogError) {
+            try log.eraseDurably(replacements, secrets: secrets)
+        } catch {
+            throw .log(error)
+        }
+        if !replacements.isEmpty {
+            erasures.add(1, ordering: .releasing)
+            feedWorker.async { self.feedPages.withLock { $0.removeAll() } }
+            snapshotter?.erased(count: snapshot.erased.count)
+        }
+        return sealedSeqs
+    }
+
+    /// An event's texts as its line spells them (JSON-escaped), for finding copies of them.
+    private static func texts(of event: Event) -> [[UInt8]] {
+        var texts: [[UInt8]] = []
+        func add(_ text: JSONText?) {
+            guard let text, text.escaped.count >= 4 else { return }
+            texts.append(text.escaped)
+        }
+        switch event.change {
+        case .created(let draft):
+            add(JSONText(draft.title))
+            add(draft.bodyText)
+        case .edited(let patch):
+            add(patch.title.map(JSONText.init))
+            add(patch.body?.text)
+        case .deleted, .erased, .sealed:
+            break
+        }
+        return texts
+    }
+
+    /// Runs `body` on the erasure queue, one erasure at a time, off Swift's cooperative pool (it
+    /// syncs the disk).
+    private func onErasureQueue<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            erasureQueue.async { continuation.resume(returning: Result { () throws(StoreError) in try body() }) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,80 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import AnnouncementsHTTP
+
+@Suite struct ErasureAPITests {
+    static let admin: HTTPFields = [.authorization: "Bearer ada-secret", .contentType: "application/json"]
+
+    @Test("POST /announcements/{id}/erase: an admin erases; the texts leave every API, the skeleton stays for auditors, a second erasure is 410")
+    func erases() async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements/2", method: .patch, headers: alice, body: body(#"{"title":"Jane Roe's salary, corrected"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/announcements/2/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"personal data"}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["id"] as? Int == 2)
+                #expect(response.object["seq"] as? Int == 8)
+                #expect(response.object["sealedLines"] as? [Int] == [2, 7])
+                #expect(response.headers[.logSeq] == "8")
+            }
+            try await client.execute(uri: "/v1/announcements/2", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/v1/announcements?max=100", method: .get) { response in
+                #expect(!String(buffer: response.body).contains("Grails Quickcast #2"))
+                #expect(response.objects.count == 5)
+            }
+            try await client.execute(uri: "/announcements/2?asOf=2", method: .get, headers: auditor) { response in
+                #expect(response.status == .gone)
+                #expect(response.object["message"] as? String == "announcement 2 was erased (event 8): its texts are gone")
+            }
+            try await client.execute(uri: "/announcements/2/history", method: .get, headers: auditor) { response in
+                #expect(response.status == .ok)
+                #expect(response.objects.map { $0["type"] as? String } == ["created", "edited", "erased"])
+                #expect(response.objects.map { $0["by"] as? String } == ["seed", "alice", "ada"])
+                #expect(response.objects.prefix(2).allSatisfy { $0["data"] == nil && ($0["sealed"] as? String)?.count == 64 })
+                #expect((response.objects.last?["data"] as? [String: Any])?["reason"] as? String == "personal data")
+            }
+            for (uri, headers) in [("/events?limit=100", auditor), ("/events?limit=100", [:] as HTTPFields)] {
+                try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                    let text = String(buffer: response.body)
+                    #expect(!text.contains("Quickcast #2") && !text.contains("Jane Roe") && !text.contains("Body of announcement 2"))
+                    #expect(response.objects.count == 8)
+                }
+            }
+            try await client.execute(uri: "/announcements/2/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"again"}"#)) { #expect($0.status == .gone) }
+            try await client.execute(uri: "/announcements/99/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"none"}"#)) { #expect($0.status == .notFound) }
+            let report = try LogReader(path: store.path).verify()
+            #expect(report.isSound && report.erasedLines == 2, "\(report.problems)")
+        }
+    }
+
+    @Test("an erasure's body is a JSON object with a reason: each mistake is named, and nothing is appended")
+    func badBodies() async throws {
+        try await withServer { client, store in
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                (#"{}"#, .unprocessableContent, "an erasure needs a reason"),
+                (#"{"reason":"   "}"#, .unprocessableContent, "the reason is not valid: reason must not be blank"),
+                (#"{"reason":"a\u001bb"}"#, .unprocessableContent, "the reason is not valid: reason must not contain control characters (U+001B at character 2)"),
+                (#"{"reason":"x","why":"y"}"#, .badRequest, "unknown field `why`: an erasure has a `reason`"),
+                (#"{"reason":"x","reason":"y"}"#, .badRequest, "field `reason` appears twice in the request body: send each field once"),
+                (#"{"reason":7}"#, .badRequest, "field `reason` must be a string"),
+                (#"["reason"]"#, .badRequest, #"the request body must be a JSON object like {"reason": "…"}"#),
+                (#"{"reason":"#, .badRequest, "the request body is not valid JSON"),
+            ]
+            for (text, status, message) in cases {
+                try await client.execute(uri: "/announcements/1/erase", method: .post, headers: Self.admin, body: body(text)) { response in
+                    #expect(response.status == status, "\(text)")
+                    #expect(response.object["message"] as? String == message, "\(text)")
+                }
+            }
+            var plain = Self.admin
+            plain[.contentType] = "text/plain"
+            try await client.execute(uri: "/announcements/1/erase", method: .post, headers: plain, body: body(#"{"reason":"x"}"#)) { #expect($0.status == .unsupportedMediaType) }
+            #expect(store.lastSeq == 6, "nothing appended")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
+
+/// Erasure: the texts go from every file the store keeps, the chain still proves every line.
+@Suite struct ErasureTests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
+
+    /// What an erased announcement held, each version: no byte of any may be left.
+    static let secrets = [
+        "Salary review of Jane Roe", "Jane Roe earns 123,456 a year", "Salary review of J. Roe (corrected)",
+        "<p>Corrected: 124,000</p>", "123,456", "124,000", "Jane Roe",
+    ]
+
+    /// Every file in `folder`, with its bytes.
+    func files(in folder: String) throws -> [(name: String, bytes: Data)] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { ($0, try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0))) }
+    }
+
+    /// A store in `folder` with announcement 2 holding the secrets in two versions (the second
+    /// deleted later), around others that stay; a snapshot of it taken while 2 was live, and a
+    /// torn line about 2 set aside beside the log.
+    func logWithSecrets(in folder: TemporaryFolder) async throws -> String {
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Canteen menu", body: "<p>Soup</p>"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: Self.secrets[0], body: "<p>\(Self.secrets[1])</p>"), by: "alice")
+        _ = try await store.update(id: 2, AnnouncementPatch(title: Self.secrets[2], body: .set(JSONText(Self.secrets[3]))), by: "bob")
+        _ = try await store.create(AnnouncementDraft(title: "Parking", body: nil), by: "bob")
+        await store.close()
+        #expect(FileManager.default.fileExists(atPath: path + ".snapshot"), "the snapshot holds announcement 2 while it is live")
+        // A write torn by a crash: the next open sets it aside beside the log.
+        let torn = #"{"seq":5,"type":"edited","id":2,"at":"2026-11-24T10:00:00.000Z","by":"bob","data":{"title":"Salary review of Jane Roe, again"#
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(torn.utf8))
+        try handle.close()
+        return path
+    }
+
+    @Test("after an erasure no byte of any version of the texts is in any file of the folder; verify passes; the skeleton and the erasure are in the log")
+    func erasesEverywhere() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSecrets(in: folder)
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        #expect(try files(in: folder.path).contains { $0.name.contains(".torn-") }, "the torn line was set aside")
+        let erasure = try await store.erase(id: 2, by: "root", reason: "personal data")
+        #expect(erasure.sealedLines == [2, 3])
+        #expect(erasure.seq == 5)
+        #expect(store.snapshot.announcement(id: 2) == nil)
+        await #expect(throws: StoreError.erased(id: 2, seq: 5)) { try await store.announcement(id: 2, asOf: .seq(3)) }
+        await #expect(throws: StoreError.erased(id: 2, seq: 5)) { try await store.erase(id: 2, by: "root", reason: "again") }
+        // The feed and history show the skeleton.
+        let history = try #require(try await store.history(id: 2))
+        #expect(history.map(\.event.type) == [.created, .edited, .erased])
+        #expect(history.map(\.event.by) == ["alice", "bob", "root"])
+        #expect(history.last?.event.change == .erased(reason: "personal data"))
+        await store.close()
+
+        for (name, bytes) in try files(in: folder.path) {
+            for secret in Self.secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) still holds \"\(secret)\"")
+            }
+        }
+        let report = try LogReader(path: path).verify()
+        #expect(report.isSound, "\(report.problems)")
+        #expect(report.erasedLines == 2)
+        #expect(report.sealed == 5, "every line's place in the chain is proven")
+        let again = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        #expect(Array(again.snapshot.announcements).map(\.title) == ["Canteen menu", "Parking"])
+        #expect(again.snapshot.erased == [2: 5])
+        await again.close()
+    }
+
+    @Test("after an erasure, verify finds a change to any other line, and to the erased skeleton")
+    func tamperIsFound() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSecrets(in: folder)
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.erase(id: 2, by: "root", reason: "personal data")
+        await store.close()
+        let original = try lines(of: path)
+        let changes: [(line: Int, from: String, to: String)] = [
+            (0, "Soup", "Stew"),                 // another line's text
+            (1, #""by":"alice""#, #""by":"carol""#),  // the erased line's writer
+            (2, "2026-", "2025-"),              // the erased line's time
+            (1, #""sealed":"0"#, #""sealed":"1"#), (1, #""sealed":"a"#, #""sealed":"b"#),  // its digest (one of the two applies)
+        ]
+        var tried = 0
+        for change in changes {
+            var changed = original
+            guard changed[change.line].contains(change.from) else { continue }
+            changed[change.line] = changed[change.line].replacingOccurrences(of: change.from, with: change.to)
+            try write(changed, to: path)
+            tried += 1
+            let report = try LogReader(path: path).verify()
+            #expect(!report.isSound, "changing \(change.from) on line \(change.line + 1) went unnoticed")
+            #expect(report.problems.contains { $0.line == change.line + 2 && $0.description.contains("prev") }, "\(report.problems)")
+        }
+        #expect(tried >= 3)
+    }
+
+    @Test("an erasure interrupted after its event, or halfway through its overwrite, is finished by the next open")
+    func interruptedErasure() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSecrets(in: folder)
+        let first = try await EventStore.open(path: path, logger: quiet)  // sets the torn line aside
+        await first.close()
+        let before = try lines(of: path)
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.erase(id: 2, by: "root", reason: "personal data")
+        await store.close()
+        let erased = try lines(of: path)
+        let readable = try LogReader(path: path).replay().model
+
+        // Crash after the erased event, before the overwrite: the lines still hold their data.
+        var unsealed = erased
+        unsealed[1] = before[1]
+        unsealed[2] = before[2]
+        try write(unsealed, to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0]))
+        let reopened = try await EventStore.open(path: path, logger: quiet)
+        await reopened.close()
+        #expect(try lines(of: path) == erased, "the open sealed them")
+
+        // Crash halfway through the overwrite: line 2 half sealed; the journal holds the new bytes.
+        var torn = erased
+        torn[1] = String(erased[1].prefix(40)) + String(before[1].dropFirst(40))
+        try write(torn, to: path)
+        let journal = path + ".erasing"
+        let replacements = [(Int64(erased[0].utf8.count + 1), Array(erased[1].utf8))]
+        var body: [UInt8] = []
+        for (position, bytes) in replacements {
+            withUnsafeBytes(of: position.littleEndian) { body += $0 }
+            withUnsafeBytes(of: Int64(bytes.count).littleEndian) { body += $0 }
+            body += bytes
+        }
+        try Data(Array("ANNOERAS".utf8) + Array(SHA256Digest.of(body)) + body).write(to: URL(fileURLWithPath: journal))
+        let recovered = try await EventStore.open(path: path, logger: quiet)
+        #expect(Array(recovered.snapshot.announcements) == Array(readable.announcements))
+        await recovered.close()
+        #expect(try lines(of: path) == erased, "the journal was applied")
+        #expect(!FileManager.default.fileExists(atPath: journal), "and removed")
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
+    @Test("a log in the first format opens and serves; erasing one of its announcements asks for upgrade, which verifies, keeps the state and makes it erasable")
+    func oldFormat() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        let old = try lines(of: path)
+        #expect(!old.contains { $0.contains(#""v":"#) })
+        let store = try await EventStore.open(path: path, logger: quiet)
+        let state = Array(store.snapshot.announcements)
+        await #expect(throws: StoreError.needsUpgrade(id: 1, lines: [1, 3, 4])) { try await store.erase(id: 1, by: "root", reason: "old") }
+        // New events in an old log are in the new format, and the chain runs through both.
+        _ = try await store.create(AnnouncementDraft(title: "New"), by: "alice")
+        await store.close()
+        #expect(try lines(of: path).last?.contains(#""v":2"#) == true)
+        #expect(try LogReader(path: path).verify().isSound)
+        #expect(try lines(of: path).dropLast() == old[...], "old lines are read as they are")
+
+        let outcome = try LogUpgrade.upgrade(path: path, rules: ValidationRules())
+        #expect(outcome.rewritten == 8 && outcome.events == 8)
+        #expect(outcome.oldHead != outcome.newHead)
+        #expect(try lines(of: path).allSatisfy { $0.contains(#""v":2"#) })
+        let upgraded = try await EventStore.open(path: path, logger: quiet)
+        #expect(Array(upgraded.snapshot.announcements).dropLast() == state[...])
+        _ = try await upgraded.erase(id: 1, by: "root", reason: "old")
+        await upgraded.close()
+        #expect(try LogReader(path: path).verify().isSound)
+        #expect(try LogUpgrade.upgrade(path: path, rules: ValidationRules()).rewritten == 0, "a second upgrade has nothing to do")
+    }
+
+    @Test("a line's link: the SHA-256 of its bytes in the first format; in the second, of its sealed form, which erasing writes in its place at the same length")
+    func links() throws {
+        let old = #"{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":{"title":"T"}}"#
+        #expect(LineHash(link: Array(old.utf8)) == LineHash(of: Array(old.utf8)))
+        let salt = String(repeating: "ab", count: 32)
+        for data in [#"{"title":"T"}"#, #"{"title":"A longer title","body":"<p>With a body \"quoted\"</p>"}"#] {
+            let line = #"{"seq":2,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":\#(data),"salt":"\#(salt)","v":2,"prev":"\#(String(repeating: "0", count: 64))"}"#
+            let sealed = try #require(Array(line.utf8).withUnsafeBytes { SealableLine.sealed($0) })
+            #expect(sealed.count == line.utf8.count)
+            #expect(LineHash(link: sealed) == LineHash(link: Array(line.utf8)))
+            #expect(LineHash(link: Array(line.utf8)) != LineHash(of: Array(line.utf8)))
+            let event = try EventParser.parse(sealed)
+            guard case .sealed(.created, _) = event.change else { Issue.record("\(event.change)"); continue }
+            #expect(event.salt == nil && event.format == 2)
+            #expect(sealed.withUnsafeBytes { SealableLine.sealed($0) } == nil, "a sealed line has nothing left to erase")
+            // The digest depends on the salt: another salt, another link.
+            let resalted = line.replacingOccurrences(of: salt, with: String(repeating: "cd", count: 32))
+            #expect(LineHash(link: Array(resalted.utf8)) != LineHash(link: Array(line.utf8)))
+        }
+    }
+}
+
+/// SHA-256 for the test's own journal.
+private enum SHA256Digest {
+    static func of(_ bytes: [UInt8]) -> [UInt8] {
+        LineHash(of: bytes).bytes
+    }
+}
