@@ -52,7 +52,7 @@ public final class PostgresLog: EventLog {
     public let isShared: Bool
     /// The connection that holds the writer role and makes every append; replaced by a new one
     /// when it is lost (a shared log only: the next holder of the role reads what it committed).
-    private let writer: Mutex<PostgresConnection>
+    let writer: Mutex<PostgresConnection>
     /// A connection for reading durable lines back, so that reads never queue behind an append;
     /// replaced by a new one when it is found closed (a server restart, an idle connection cut).
     private let reader: Mutex<PostgresConnection>
@@ -263,6 +263,8 @@ public final class PostgresLog: EventLog {
                 guard let self else { return }
                 // Asked for the role: say so at once (the look confirms it, and catches a lost notice).
                 if payload.hasPrefix("role "), self.holdsWriterRole { changed(.roleWanted) }
+                // Another node sealed erased rows: what this one kept of them may hold their texts.
+                if payload.hasPrefix("erased ") { changed(.erased) }
                 self.wake.signal()
             }
         }

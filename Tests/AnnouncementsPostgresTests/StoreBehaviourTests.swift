@@ -8,6 +8,31 @@ import Testing
 /// The store's behaviours, once for each log it can run on: a file, and PostgreSQL (when `make
 /// test` started one; `PostgresLogTests` says so when it did not).
 @Suite struct StoreBehaviourTests {
+    @Test("an erasure leaves none of the announcement's texts in the log, its skeleton and the erasure stay, and the chain verifies", arguments: Backend.available)
+    func erases(_ backend: Backend) async throws {
+        let place = try backend.makePlace()
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Stays", body: "<p>kept</p>"), by: "alice")
+        let secret = try await store.create(AnnouncementDraft(title: "Home address of R. Roe", body: "<p>12 Elm Street</p>"), by: "alice")
+        _ = try await store.update(id: secret.id, AnnouncementPatch(title: "Home address of Richard Roe"), by: "bob")
+        let erasure = try await store.erase(id: secret.id, by: "root", reason: "personal data")
+        #expect(erasure.sealedLines == [2, 3])
+        await #expect(throws: StoreError.erased(id: secret.id, seq: erasure.seq)) { try await store.erase(id: secret.id, by: "root", reason: "again") }
+        await store.close()
+
+        let lines = try await place.lines()
+        let text = String(decoding: Array(lines.joined(separator: [10])), as: UTF8.self)
+        for gone in ["Roe", "Elm Street", "Home address"] { #expect(!text.contains(gone), "\(gone)") }
+        #expect(text.contains("Stays") && text.contains("personal data"))
+        let report = verify(lines, name: place.source)
+        #expect(report.isSound, "\(report.problems)")
+        #expect(report.erasedLines == 2 && report.sealed == 4)
+        let reopened = try await place.open()
+        #expect(reopened.snapshot.announcements.map(\.title) == ["Stays"])
+        #expect(reopened.snapshot.erased == [secret.id: erasure.seq])
+        await reopened.close()
+    }
+
     @Test("writes, edits and deletes replay to the live state, and a reopened store resumes it", arguments: Backend.available)
     func resumes(_ backend: Backend) async throws {
         let place = try backend.makePlace()

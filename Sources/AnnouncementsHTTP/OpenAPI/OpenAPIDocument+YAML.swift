@@ -548,7 +548,7 @@ components:
           type, time, writer) and the salted digest of its data stay, and the hash chain still
           proves every line (events/README.md). Its past states are gone (410). A log whose lines
           of this announcement predate the format that can be erased is a 409 (run
-          `announcements upgrade` on the stopped log); a PostgreSQL log cannot erase yet (501).
+          `announcements upgrade` on the stopped log).
         security: [{ bearer: [] }]
         parameters:
           - $ref: "#/components/parameters/Id"
@@ -587,7 +587,6 @@ components:
           "413": { $ref: "#/components/responses/TooLarge" }
           "415": { $ref: "#/components/responses/UnsupportedMedia" }
           "422": { $ref: "#/components/responses/Invalid" }
-          "501": { description: "This log cannot erase yet (PostgreSQL).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
           "503": { $ref: "#/components/responses/Unavailable" }
     History:
       get:

@@ -109,6 +109,8 @@ public enum LogChange: Sendable {
     case appended
     /// Another process waits for the writer role: yield it once the appends under way are done.
     case roleWanted
+    /// Another process overwrote lines in place (an erasure): drop what was kept of them.
+    case erased
 }
 
 extension EventLog {

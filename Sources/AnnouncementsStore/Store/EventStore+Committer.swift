@@ -220,6 +220,9 @@ extension EventStore {
             published.head = head
         }
         if waking { followers.published(model.seq) }
+        // An erasure (made here or, on a shared log, by another node): what the feed kept of the
+        // lines before it may hold its texts.
+        if model.erased.count != replaced.erased.count { forgetFeedPages() }
         // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
         // answers, so that a writer answered knows any snapshot due is under way) and is written
         // in the background.

@@ -29,7 +29,11 @@ extension EventStore {
             throw .unsupported("this log (\(path)) cannot erase yet: erasure works on a log file (storage: file)")
         }
         guard let history = try await history(id: id) else { throw .notFound(id: id) }
-        if let erasure = history.first(where: { $0.event.type == .erased }) { throw .erased(id: id, seq: erasure.event.seq) }
+        if let erasure = history.first(where: { $0.event.type == .erased }) {
+            // Erased already: finish the sealing if it was interrupted (a failed overwrite), then say so.
+            _ = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+            throw .erased(id: id, seq: erasure.event.seq)
+        }
         let old = history.filter { $0.event.format < 2 && $0.event.hasData }.map(\.event.seq)
         guard old.isEmpty else { throw .needsUpgrade(id: id, lines: old) }
         _ = try await submit(WriteRequest(action: .erase(id: id, reason: reason), by: writer)).get()
@@ -79,11 +83,18 @@ extension EventStore {
             throw .log(error)
         }
         if !replacements.isEmpty {
-            erasures.add(1, ordering: .releasing)
-            feedWorker.async { self.feedPages.withLock { $0.removeAll() } }
+            forgetFeedPages()
             snapshotter?.erased(count: snapshot.erased.count)
         }
         return sealedSeqs
+    }
+
+    /// Drops the feed's pages, here and in the HTTP streams' caches (by counting an erasure):
+    /// after an erasure, when the lines of its announcement are sealed, and when its event is
+    /// published (another node's erasure, on a shared log, is sealed by that node).
+    func forgetFeedPages() {
+        erasures.add(1, ordering: .releasing)
+        feedWorker.async { self.feedPages.withLock { $0.removeAll() } }
     }
 
     /// An event's texts as its line spells them (JSON-escaped), for finding copies of them.

@@ -20,11 +20,16 @@ extension EventStore {
 
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
+        if case .erased = change {
+            forgetFeedPages()
+            return
+        }
         let start = queue.withLock { queue -> Bool? in
             guard !queue.isClosed else { return nil }
             switch change {
             case .appended: queue.news.appended = true
             case .roleWanted: queue.news.roleWanted = true
+            case .erased: break
             }
             defer { queue.isCommitting = true }
             return !queue.isCommitting
