@@ -1,7 +1,8 @@
 import AnnouncementsDomain
 import Foundation
 
-/// Writes a deterministic synthetic log the way the store would: sealed lines, realistic HTML
+/// Writes a deterministic synthetic log the way the store would: sealed lines in the current
+/// format (a salt with each event's data, `"v":2`, linked by their sealed forms), realistic HTML
 /// bodies of 300 to 1,800 bytes (with quotes to escape and some non-ASCII), and a 60/30/10 mix of
 /// created, edited and deleted events.
 struct LogGenerator {
@@ -47,7 +48,11 @@ struct LogGenerator {
                 change = .deleted
             }
             at.millisecondsSince1970 += Int64(random.next(below: 2000))
-            let event = Event(seq: seq, id: id, at: at, by: ["alice", "bob", "carol", "dave"][seq % 4], change: change, prev: prev)
+            var event = Event(seq: seq, id: id, at: at, by: ["alice", "bob", "carol", "dave"][seq % 4], change: change, prev: prev, format: Event.currentFormat)
+            if event.hasData {
+                let words = (0..<4).map { _ in random.next() }
+                event.salt = words.withUnsafeBytes { Salt(bytes: $0) }
+            }
             let start = buffer.count
             event.encodeLine(into: &buffer)
             prev = LineHash(link: buffer[start...])
