@@ -67,6 +67,31 @@ struct SharedLogTests {
         await follower.close()
     }
 
+    @Test("an erasure through one store: the other drops what its feed kept of those lines, and serves them sealed")
+    func erasureReachesOtherNodes() async throws {
+        let place = try Backend.postgres.makePlace()
+        let eraser = try await place.open()
+        let other = try await place.open()
+        _ = try await eraser.create(AnnouncementDraft(title: "Phone number of R. Roe", body: "<p>555-0100</p>"), by: "alice")
+        _ = try await eraser.create(AnnouncementDraft(title: "Stays"), by: "alice")
+        #expect(await other.waitUntilSeq(2, upTo: .seconds(30)))
+        // The other store's feed reads the lines and keeps the page.
+        let before = try await other.followerLines(after: 0)
+        #expect(before.lines.count == 2 && String(decoding: before.lines[0], as: UTF8.self).contains("555-0100"))
+        _ = try await eraser.erase(id: 1, by: "root", reason: "personal data")
+        #expect(await other.waitUntilSeq(3, upTo: .seconds(30)))
+        var first = ""
+        for _ in 0..<300 {
+            first = String(decoding: try await other.followerLines(after: 0).lines[0], as: UTF8.self)
+            if !first.contains("555-0100") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(!first.contains("555-0100") && first.contains(#""sealed":""#), "\(first)")
+        #expect(other.snapshot.announcement(id: 1) == nil && other.snapshot.erased[1] == 3)
+        await eraser.close()
+        await other.close()
+    }
+
     @Test("two stores opened at once on an empty table seed it once")
     func seedOnce() async throws {
         let place = try Backend.postgres.makePlace()
