@@ -101,6 +101,48 @@ import Testing
             #expect(report.problems.contains { $0.line == change.line + 2 && $0.description.contains("prev") }, "\(report.problems)")
         }
         #expect(tried >= 3)
+        // Padding is covered too: a space added to a line with data, one taken from a sealed line.
+        let padded: [(line: Int, change: (String) -> String)] = [
+            (0, { String($0.dropLast()) + " }" }),
+            (1, { String($0.dropLast(2)) + "}" }),
+        ]
+        for (line, change) in padded {
+            var changed = original
+            changed[line] = change(changed[line])
+            try write(changed, to: path)
+            let report = try LogReader(path: path).verify()
+            #expect(report.problems.contains { $0.line == line + 2 }, "padding changed on line \(line + 1) went unnoticed: \(report.problems)")
+        }
+    }
+
+    @Test("after an erasure, a repeat of a keyed write of the announcement is refused, never answered with its texts; a store without snapshots deletes one left from before")
+    func repeatsAndOldSnapshots() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        _ = try await first.create(AnnouncementDraft(title: Self.secrets[0]), by: "alice", key: "create-1")
+        await first.close()
+        #expect(FileManager.default.fileExists(atPath: path + ".snapshot"))
+        let store = try await EventStore.open(path: path, logger: quiet)
+        let created = try await store.create(AnnouncementDraft(title: Self.secrets[2]), by: "alice", key: "create-2")
+        _ = try await store.erase(id: 1, by: "root", reason: "personal data")
+        _ = try await store.erase(id: created.id, by: "root", reason: "personal data")
+        #expect(!FileManager.default.fileExists(atPath: path + ".snapshot"), "snapshots are off here, but the one left from before held the texts")
+        for (key, title) in [("create-1", Self.secrets[0]), ("create-2", Self.secrets[2]), ("create-2", "a wrong guess")] {
+            await #expect(throws: StoreError.self, "\(key)") { try await store.create(AnnouncementDraft(title: title), by: "alice", key: key) }
+        }
+        // Guessed right or wrong, the same refusal: nothing confirms a guess.
+        var refusals: [String] = []
+        for title in [Self.secrets[2], "a wrong guess"] {
+            do {
+                _ = try await store.create(AnnouncementDraft(title: title), by: "alice", key: "create-2")
+            } catch {
+                refusals.append("\(error)")
+            }
+        }
+        #expect(refusals.count == 2 && refusals[0] == refusals[1], "\(refusals)")
+        #expect(store.lastSeq == 4, "nothing appended")
+        await store.close()
     }
 
     @Test("an erasure interrupted after its event, or halfway through its overwrite, is finished by the next open")

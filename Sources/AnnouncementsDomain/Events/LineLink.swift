@@ -4,30 +4,34 @@ import Crypto
 ///
 /// A line of format 1 (no `"v"`) is linked by the SHA-256 of its bytes, as it always was. A line
 /// of format 2 is linked by the SHA-256 of its *sealed form*: the line with `"data":{…},"salt":"…"`
-/// replaced by `"sealed":"<SHA-256 of the salt's 32 bytes and the data's bytes>"`. Erasing a line
-/// writes its sealed form in its place, padded with spaces before the closing `}` to the same
-/// length: its link does not change, so neither does any `prev`, offset, head or snapshot tag,
+/// replaced by `"sealed":"<SHA-256 of the salt's 32 bytes and the data's bytes>"`, padded with
+/// spaces before the closing `}` to the line's length (a line with no data is its own sealed
+/// form). Erasing a line writes its sealed form in its place: its link does not change, so neither does any `prev`, offset, head or snapshot tag,
 /// and the chain still proves every other byte of every line. The salt goes with the data, so a
 /// guessed title cannot be checked against the digest. Both rely on the layout `encodeLine`
 /// writes: a format-2 line laid out otherwise is linked by its bytes, which then break the chain.
 extension LineHash {
     /// The link of `line` (without its newline) in the hash chain: what the next line's `prev` is.
     public init(link line: UnsafeRawBufferPointer) {
-        guard let parts = SealableLine(line) else {
+        // A line with no data to seal (format 1, a delete, a sealed line) is its own sealed form.
+        guard let parts = SealableLine(line), let digest = parts.dataDigest else {
             self.init(of: line)
             return
         }
+        // The sealed form, padded to the line's length as an erasure writes it: the length is
+        // covered too (padding cannot be added to or taken from any line unnoticed).
         var hasher = SHA256()
         hasher.update(bufferPointer: parts.head)
-        if let digest = parts.dataDigest {
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.sealedKey.utf8Start, count: SealableLine.sealedKey.utf8CodeUnitCount))
-            Array(digest.description.utf8).withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.quote.utf8Start, count: 1))
-        }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.sealedKey.utf8Start, count: SealableLine.sealedKey.utf8CodeUnitCount))
+        Array(digest.description.utf8).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.quote.utf8Start, count: 1))
         hasher.update(bufferPointer: parts.tail)
+        let unpadded = parts.head.count + SealableLine.sealedKey.utf8CodeUnitCount + 64 + 1 + parts.tail.count + 1
+        if line.count > unpadded {
+            Array(repeating: UInt8(ascii: " "), count: line.count - unpadded).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.closing.utf8Start, count: 1))
-        let digest = hasher.finalize()
-        self = digest.withUnsafeBytes { LineHash(bytes: $0) }
+        self = hasher.finalize().withUnsafeBytes { LineHash(bytes: $0) }
     }
 
     /// The link of a line given as bytes.

@@ -35,8 +35,10 @@ extension FileLog {
         try scrubSideFiles(holding: secrets)
     }
 
-    /// Applies the journal an interrupted erasure left, if any (at open, as the writer).
+    /// Applies the journal an interrupted erasure left, if any (at open, as the writer), and
+    /// removes what an interrupted upgrade left (a full copy of the log, erased texts and all).
     func finishInterruptedErasure() throws(LogError) {
+        if unlink(path + ".upgrading") == 0 { Self.syncFolder(Self.folder(of: path)) }
         let journal = Self.journalPath(forLog: path)
         guard access(journal, F_OK) == 0 else { return }
         if let replacements = Self.readJournal(journal) { try overwrite(replacements) }
@@ -52,8 +54,9 @@ extension FileLog {
                 let error = replacement.bytes.withUnsafeBytes { FileIO.write(fd, $0, at: replacement.position) }
                 guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot overwrite an erased line", errno: error) }
             }
-            try sync()
         }
+        // Readers see the new bytes from here on; the sync need not hold them up.
+        try sync()
     }
 
     private func removeJournal(_ journal: String) throws(LogError) {

@@ -67,14 +67,20 @@ final class Snapshotter: Sendable {
         let done = DispatchSemaphore(value: 0)
         worker.async {
             self.schedule.withLock { $0.erased(count: erasedCount) }
-            for path in [SnapshotFile.path(forLog: self.logPath), SnapshotFile.partialPath(forLog: self.logPath)] {
-                if unlink(path) != 0, errno != ENOENT {
-                    self.logger.error("cannot delete the snapshot after an erasure: delete it by hand, it may hold the erased texts", metadata: ["snapshot.path": "\(path)", "errno": "\(errno)"])
-                }
-            }
+            Self.delete(besideLog: self.logPath, logger: self.logger)
             done.signal()
         }
         done.wait()
+    }
+
+    /// Deletes the snapshot beside the log at `logPath`, and a partial one (a store with snapshots
+    /// off may have one left from before).
+    static func delete(besideLog logPath: String, logger: Logger) {
+        for path in [SnapshotFile.path(forLog: logPath), SnapshotFile.partialPath(forLog: logPath)] {
+            if unlink(path) != 0, errno != ENOENT {
+                logger.error("cannot delete the snapshot after an erasure: delete it by hand, it may hold the erased texts", metadata: ["snapshot.path": "\(path)", "errno": "\(errno)"])
+            }
+        }
     }
 
     /// Waits for the writes queued so far (for tests).

@@ -114,7 +114,7 @@ extension EventStore {
         return try parse(try line(at: span), at: span.offset)
     }
 
-    private func parse(_ line: ArraySlice<UInt8>, at offset: Int64) throws(StoreError) -> Event {
+    func parse(_ line: ArraySlice<UInt8>, at offset: Int64) throws(StoreError) -> Event {
         do throws(LineProblem) {
             return try EventParser.parse(line)
         } catch {

@@ -297,7 +297,8 @@ extension EventStore {
     /// What a repeat of the request that made `original` gets: the first one's outcome. A
     /// created announcement as it was created; an edited one as it is now; nothing for a delete.
     private static func outcome(repeating original: Event, in model: ReadModel) -> Outcome {
-        switch original.change {
+        if let erased = model.erased[original.id] { return .failure(.erased(id: original.id, seq: erased)) }
+        return switch original.change {
         case .created(let draft):
             .success(Announcement(id: original.id, created: draft, revision: original.seq, by: original.by))
         case .edited:

@@ -70,22 +70,35 @@ extension EventStore {
         for (seq, span) in spans {
             let bytes = try read(span)
             let line = bytes[..<(bytes.endIndex - 1)]
+            let event = try parse(line, at: span.offset)
             // The erased event keeps its reason: it is the record of the erasure.
-            guard Event.storedType(inLine: line).map({ !$0.elementsEqual("erased".utf8) }) ?? true,
-                  let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else { continue }
-            if let event = try? EventParser.parse(line) { secrets += Self.texts(of: event) }
+            guard event.hasData, event.type != .erased else { continue }
+            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
+                throw .log(LogError(.invalidLine, path: path, line: seq, message: "holds data of erased announcement \(id) but is not laid out as the store writes lines, so it cannot be sealed in place: stop the server, and correct the line or restore the log"))
+            }
+            secrets += Self.texts(of: event)
             replacements.append(LineReplacement(position: span.offset, bytes: sealed))
             sealedSeqs.append(seq)
+        }
+        if !replacements.isEmpty {
+            // First what the store keeps of these lines: the snapshot (which a crash after the
+            // overwrite must not leave behind), and the feed's pages.
+            if let snapshotter {
+                snapshotter.erased(count: snapshot.erased.count)
+            } else {
+                Snapshotter.delete(besideLog: path, logger: logger)
+            }
+            forgetFeedPages()
+            let sealedSet = Set(sealedSeqs)
+            // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
+            committerQueue.async { self.committer.forgetFingerprints(ofSeqs: sealedSet) }
         }
         do throws(LogError) {
             try log.eraseDurably(replacements, secrets: secrets)
         } catch {
             throw .log(error)
         }
-        if !replacements.isEmpty {
-            forgetFeedPages()
-            snapshotter?.erased(count: snapshot.erased.count)
-        }
+        if !replacements.isEmpty { forgetFeedPages() }
         return sealedSeqs
     }
 
@@ -93,8 +106,10 @@ extension EventStore {
     /// after an erasure, when the lines of its announcement are sealed, and when its event is
     /// published (another node's erasure, on a shared log, is sealed by that node).
     func forgetFeedPages() {
+        // Emptied before the count goes up: a page read after it and framed under the new count
+        // is read from the log as it is now.
+        feedPages.withLock { $0.removeAll() }
         erasures.add(1, ordering: .releasing)
-        feedWorker.async { self.feedPages.withLock { $0.removeAll() } }
     }
 
     /// An event's texts as its line spells them (JSON-escaped), for finding copies of them.

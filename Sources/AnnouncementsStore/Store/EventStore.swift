@@ -123,6 +123,15 @@ public final class EventStore: Sendable {
         /// The salts of the data of the events it writes.
         var salts = SaltSource()
 
+        /// Forgets the fingerprints of the requests that made the events `seqs` (erased: a
+        /// fingerprint would confirm a guess of their texts); repeats are then compared with the
+        /// stored events, as after a restart.
+        func forgetFingerprints(ofSeqs seqs: Set<Int>) {
+            for (key, record) in keys where record.fingerprint != nil && seqs.contains(record.seq) {
+                keys[key] = (record.seq, nil)
+            }
+        }
+
         init(lastHash: LineHash?, keys: [String: Int]) {
             self.lastHash = lastHash
             self.keys = keys.mapValues { ($0, nil) }
