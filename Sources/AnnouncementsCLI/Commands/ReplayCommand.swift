@@ -97,7 +97,8 @@ struct ReplayCommand: AsyncParsableCommand {
             table.add(
                 String(announcement.id),
                 String(announcement.revision),
-                VisibleText.escaped(announcement.title.truncated(to: 60)),
+                // No title is blank but one whose line was erased since (see ReadModel.apply).
+                announcement.title.isEmpty ? "(text erased)" : VisibleText.escaped(announcement.title.truncated(to: 60)),
                 announcement.bodyText.map { "\(Output.count($0.utf8Count)) bytes" } ?? "-"
             )
         }
