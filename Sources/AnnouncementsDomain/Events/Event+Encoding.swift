@@ -54,12 +54,12 @@ extension Event {
             line.append(UInt8(ascii: "}"))
         case .sealed(_, let digest):
             line.append(contentsOf: #","sealed":""#.utf8)
-            line.append(contentsOf: digest.description.utf8)
+            digest.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
         if let salt {
             line.append(contentsOf: #","salt":""#.utf8)
-            line.append(contentsOf: salt.description.utf8)
+            salt.value.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
         if format >= 2 {
@@ -68,7 +68,7 @@ extension Event {
         }
         if let prev {
             line.append(contentsOf: #","prev":""#.utf8)
-            line.append(contentsOf: prev.description.utf8)
+            prev.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
         line.append(UInt8(ascii: "}"))
@@ -94,6 +94,19 @@ extension Event {
 extension [UInt8] {
     /// Appends a non-negative or negative integer in decimal.
     mutating func appendDecimal(_ value: Int) {
-        append(contentsOf: String(value).utf8)
+        guard value >= 0 else {
+            append(contentsOf: String(value).utf8)
+            return
+        }
+        // Digits written backwards into a small buffer, then appended in order: no String.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value, count = 0
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+        }
     }
 }

@@ -76,15 +76,36 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
 
     /// 64 lowercase hex digits, as the log's `prev` field holds them.
     public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: words) { raw in
-            var text = [UInt8]()
-            text.reserveCapacity(64)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        appendHex(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the 64 lowercase hex digits to `bytes` (what `description` spells, without a String).
+    public func appendHex(to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: words) { raw in
             for byte in raw {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0f)])
+                bytes.append(Self.digits[Int(byte >> 4)])
+                bytes.append(Self.digits[Int(byte & 0x0f)])
             }
-            return String(decoding: text, as: UTF8.self)
         }
     }
+
+    /// Writes the 64 lowercase hex digits into `buffer` (at least 64 bytes).
+    package func writeHex(into buffer: UnsafeMutableRawBufferPointer) {
+        withUnsafeBytes(of: words) { raw in
+            for (index, byte) in raw.enumerated() {
+                buffer[2 * index] = Self.digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = Self.digits[Int(byte & 0x0f)]
+            }
+        }
+    }
+
+    /// The 32 digest bytes, in order, without copying them out.
+    package func withDigestBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+        withUnsafeBytes(of: words, body)
+    }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -3,34 +3,36 @@ import Crypto
 /// How a line joins the hash chain, and how its data is erased without breaking it.
 ///
 /// A line of format 1 (no `"v"`) is linked by the SHA-256 of its bytes, as it always was. A line
-/// of format 2 is linked by the SHA-256 of its *sealed form*: the line with `"data":{…},"salt":"…"`
-/// replaced by `"sealed":"<SHA-256 of the salt's 32 bytes and the data's bytes>"`, padded with
-/// spaces before the closing `}` to the line's length (a line with no data is its own sealed
-/// form). Erasing a line writes its sealed form in its place: its link does not change, so neither does any `prev`, offset, head or snapshot tag,
+/// of format 2 is linked by the SHA-256 of its *sealed form* followed by its length: the line with
+/// `"data":{…},"salt":"…"` replaced by `"sealed":"<SHA-256 of the salt's 32 bytes and the data's
+/// bytes>"` (a line with no data is its own sealed form), without padding, then the line's length
+/// in bytes as a 64-bit little-endian integer. Erasing a line writes its sealed form in its place,
+/// padded with spaces before the closing `}` to the same length: its link does not change, so neither does any `prev`, offset, head or snapshot tag,
 /// and the chain still proves every other byte of every line. The salt goes with the data, so a
 /// guessed title cannot be checked against the digest. Both rely on the layout `encodeLine`
 /// writes: a format-2 line laid out otherwise is linked by its bytes, which then break the chain.
 extension LineHash {
     /// The link of `line` (without its newline) in the hash chain: what the next line's `prev` is.
     public init(link line: UnsafeRawBufferPointer) {
-        // A line with no data to seal (format 1, a delete, a sealed line) is its own sealed form.
-        guard let parts = SealableLine(line), let digest = parts.dataDigest else {
+        guard let parts = SealableLine(line) else {
             self.init(of: line)
             return
         }
-        // The sealed form, padded to the line's length as an erasure writes it: the length is
-        // covered too (padding cannot be added to or taken from any line unnoticed).
+        // The sealed form without its padding, then the line's length: padding cannot be added to
+        // or taken from any line unnoticed, and none is hashed.
         var hasher = SHA256()
         hasher.update(bufferPointer: parts.head)
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.sealedKey.utf8Start, count: SealableLine.sealedKey.utf8CodeUnitCount))
-        Array(digest.description.utf8).withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.quote.utf8Start, count: 1))
-        hasher.update(bufferPointer: parts.tail)
-        let unpadded = parts.head.count + SealableLine.sealedKey.utf8CodeUnitCount + 64 + 1 + parts.tail.count + 1
-        if line.count > unpadded {
-            Array(repeating: UInt8(ascii: " "), count: line.count - unpadded).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        if let digest = parts.dataDigest {
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.sealedKey.utf8Start, count: SealableLine.sealedKey.utf8CodeUnitCount))
+            withUnsafeTemporaryAllocation(byteCount: 65, alignment: 1) { hex in
+                digest.writeHex(into: hex)
+                hex[64] = UInt8(ascii: "\"")
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(hex))
+            }
         }
+        hasher.update(bufferPointer: parts.tail)
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: SealableLine.closing.utf8Start, count: 1))
+        withUnsafeBytes(of: UInt64(line.count).littleEndian) { hasher.update(bufferPointer: $0) }
         self = hasher.finalize().withUnsafeBytes { LineHash(bytes: $0) }
     }
 
@@ -85,7 +87,7 @@ public struct SealableLine {
            let dataKey = Self.find(Self.dataKey, in: UnsafeRawBufferPointer(rebasing: line[..<saltStart])) {
             head = UnsafeRawBufferPointer(rebasing: line[..<dataKey])
             var hasher = SHA256()
-            salt.value.bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            salt.value.withDigestBytes { hasher.update(bufferPointer: $0) }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: line[(dataKey + Self.dataKey.count)..<saltStart]))
             dataDigest = hasher.finalize().withUnsafeBytes { LineHash(bytes: $0) }
         } else {
