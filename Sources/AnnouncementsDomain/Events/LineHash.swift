@@ -84,20 +84,21 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the 64 lowercase hex digits to `bytes` (what `description` spells, without a String).
     public func appendHex(to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: words) { raw in
-            for byte in raw {
-                bytes.append(Self.digits[Int(byte >> 4)])
-                bytes.append(Self.digits[Int(byte & 0x0f)])
-            }
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { hex in
+            writeHex(into: hex)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(hex))
         }
     }
 
     /// Writes the 64 lowercase hex digits into `buffer` (at least 64 bytes).
     package func writeHex(into buffer: UnsafeMutableRawBufferPointer) {
         withUnsafeBytes(of: words) { raw in
-            for (index, byte) in raw.enumerated() {
-                buffer[2 * index] = Self.digits[Int(byte >> 4)]
-                buffer[2 * index + 1] = Self.digits[Int(byte & 0x0f)]
+            for index in 0..<32 {
+                let byte = raw[index]
+                // "0"..."9" then "a"..."f": 0x30 + n, or 0x57 + n past 9.
+                let high = byte >> 4, low = byte & 0x0f
+                buffer[2 * index] = high < 10 ? 0x30 + high : 0x57 + high
+                buffer[2 * index + 1] = low < 10 ? 0x30 + low : 0x57 + low
             }
         }
     }
@@ -107,5 +108,4 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
         withUnsafeBytes(of: words, body)
     }
 
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 }
