@@ -48,13 +48,10 @@ struct LogGenerator {
                 change = .deleted
             }
             at.millisecondsSince1970 += Int64(random.next(below: 2000))
-            var event = Event(seq: seq, id: id, at: at, by: ["alice", "bob", "carol", "dave"][seq % 4], change: change, prev: prev, format: Event.currentFormat)
-            if event.hasData {
-                let words = (0..<4).map { _ in random.next() }
-                event.salt = words.withUnsafeBytes { Salt(bytes: $0) }
-            }
+            let event = Event(seq: seq, id: id, at: at, by: ["alice", "bob", "carol", "dave"][seq % 4], change: change, prev: prev, format: Event.currentFormat)
+            let salt = (0..<4).map { _ in random.next() }.withUnsafeBytes { Salt(bytes: $0) }
             let start = buffer.count
-            event.encodeLine(into: &buffer)
+            event.encodeLine(into: &buffer, salt: salt)
             prev = LineHash(link: buffer[start...])
             buffer.append(UInt8(ascii: "\n"))
             if buffer.count > 8 << 20 {

@@ -3,14 +3,15 @@ extension Event {
     /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","key":"…","data":{…},"salt":"…","v":2,"prev":"…"}`
     /// (`key` only when the writer sent one; `salt` and `v` in format 2; `"sealed":"…"` in place of
     /// `data` and `salt` once the data is erased). `LineHash(link:)` relies on this layout.
-    public func encodedLine() -> [UInt8] {
+    public func encodedLine(salt: Salt? = nil) -> [UInt8] {
         var line = [UInt8]()
-        encodeLine(into: &line)
+        encodeLine(into: &line, salt: salt)
         return line
     }
 
-    /// Appends the event's line, without its newline, to `line`.
-    public func encodeLine(into line: inout [UInt8]) {
+    /// Appends the event's line, without its newline, to `line`; `salt` goes with the data of a
+    /// format-2 event (the store draws a fresh one for each).
+    public func encodeLine(into line: inout [UInt8], salt: Salt? = nil) {
         line.append(contentsOf: #"{"seq":"#.utf8)
         line.appendDecimal(seq)
         line.append(contentsOf: #","type":""#.utf8)
@@ -57,14 +58,14 @@ extension Event {
             digest.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
-        if let salt {
+        if let salt, format >= 2, hasData {
             line.append(contentsOf: #","salt":""#.utf8)
             salt.value.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
         if format >= 2 {
             line.append(contentsOf: #","v":"#.utf8)
-            line.appendDecimal(format)
+            line.appendDecimal(Int(format))
         }
         if let prev {
             line.append(contentsOf: #","prev":""#.utf8)

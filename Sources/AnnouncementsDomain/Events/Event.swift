@@ -16,13 +16,13 @@ public struct Event: Sendable, Hashable {
     /// unsealed (hand-made) lines.
     public var prev: LineHash?
     /// The line's format (`"v"`): 1 for lines written before erasure existed (no `v` field), 2
-    /// since. Format 2 seals: the chain covers a line as it will read once its data is erased.
-    public var format: Int
-    /// In format 2, the random salt of the data's digest (`"salt"`), for events with `data`. It
-    /// is erased with the data, so that a short title cannot be guessed from its digest.
-    public var salt: Salt?
+    /// since. Format 2 seals: the chain covers a line as it will read once its data is erased, and
+    /// an event with data carries a random salt (`"salt"`, given to `encodeLine`; a parsed event
+    /// does not keep it: only the line's link needs it, and replay is faster without it).
+    /// (A byte, after `prev`: it takes no room an event did not have.)
+    public var format: UInt8
 
-    public init(seq: Int, id: Int, at: Timestamp, by: String, key: String? = nil, change: Change, prev: LineHash? = nil, format: Int = 1, salt: Salt? = nil) {
+    public init(seq: Int, id: Int, at: Timestamp, by: String, key: String? = nil, change: Change, prev: LineHash? = nil, format: UInt8 = 1) {
         self.seq = seq
         self.id = id
         self.at = at
@@ -31,11 +31,10 @@ public struct Event: Sendable, Hashable {
         self.change = change
         self.prev = prev
         self.format = format
-        self.salt = salt
     }
 
     /// The format the store writes.
-    public static let currentFormat = 2
+    public static let currentFormat: UInt8 = 2
 
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }

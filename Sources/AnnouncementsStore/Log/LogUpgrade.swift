@@ -48,9 +48,10 @@ public enum LogUpgrade {
             let start = lines.count
             if event.format < Event.currentFormat || event.prev != previous || rewritten > 0 {
                 event.format = Event.currentFormat
-                if event.hasData, event.salt == nil { event.salt = salts.salt() }
                 event.prev = previous
-                event.encodeLine(into: &lines)
+                // A fresh salt for each line with data (a format-2 line's old one is as good, but
+                // not kept by the parser; its link is recomputed either way).
+                event.encodeLine(into: &lines, salt: event.hasData ? salts.salt() : nil)
                 rewritten += 1
             } else {
                 lines.append(contentsOf: line.bytes)

@@ -263,9 +263,8 @@ extension EventStore {
                         continue
                     }
                     event.prev = batch.hash
-                    if event.format >= 2, event.hasData { event.salt = committer.salts.salt() }
                     let start = batch.lines.count
-                    event.encodeLine(into: &batch.lines)
+                    event.encodeLine(into: &batch.lines, salt: event.format >= 2 && event.hasData ? committer.salts.salt() : nil)
                     do throws(ApplyProblem) {
                         try batch.model.apply(event)
                     } catch {
