@@ -139,3 +139,12 @@ import Testing
         }
     }
 }
+
+@Suite struct EventLayoutTests {
+    @Test("an event is no larger than erasure needs: the format byte fits after prev, a sealed digest is boxed")
+    func size() {
+        // Replay moves millions of events between threads: each byte counts (BENCHMARKS.md). 128 is
+        // what an event took before erasure.
+        #expect(MemoryLayout<Event>.stride <= 128)
+    }
+}

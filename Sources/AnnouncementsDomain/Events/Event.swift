@@ -67,8 +67,9 @@ public struct Event: Sendable, Hashable {
         /// gone (if it was still live), and its past states with it.
         case erased(reason: String)
         /// An event of `type` whose data was erased: only the salted digest of its data remains
-        /// (`"sealed"`), which the hash chain covers.
-        case sealed(EventType, digest: LineHash)
+        /// (`"sealed"`), which the hash chain covers. (Boxed: rare, and its digest would make
+        /// every event larger.)
+        indirect case sealed(EventType, digest: LineHash)
 
         /// The kind of change, the log's `type` field.
         public var type: EventType {
