@@ -64,6 +64,9 @@ public final class PostgresLog: EventLog {
     private struct State {
         var durableEnd: Int64
         var holdsRole: Bool
+        /// How many times this process took the role: a look that began before the role was given
+        /// up and taken again cannot tell whether the session holds it now.
+        var roleTakings = 0
         var isUnusable = false
         var isClosed = false
         /// The writer's connection was given up (closed, or closing): the next use connects again.
@@ -193,7 +196,10 @@ public final class PostgresLog: EventLog {
             }
             throw LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
         }
-        state.withLock { $0.holdsRole = true }
+        state.withLock { state in
+            state.holdsRole = true
+            state.roleTakings += 1
+        }
         do throws(LogError) {
             let writer = self.writer.withLock { $0 }
             return try linesAppended(after: end, on: writer)
@@ -308,7 +314,7 @@ public final class PostgresLog: EventLog {
     /// concerns this process.
     private func look(_ changed: @Sendable (LogChange) -> Void) {
         let key = Self.lockKey(settings.table)
-        let (heldBefore, pid) = state.withLock { ($0.holdsRole, $0.writerPID) }
+        let (heldBefore, pid, takings) = state.withLock { ($0.holdsRole, $0.writerPID, $0.roleTakings) }
         let query: PostgresQuery = """
             WITH role AS (
                 SELECT pid, granted FROM pg_locks
@@ -326,8 +332,9 @@ public final class PostgresLog: EventLog {
             let (end, roleWanted, sessionHolds) = try row.decode((Int64, Bool, Bool).self)
             let (durableEnd, holdsRole, lost) = state.withLock { state in
                 // Held before the look and still held by the same session as far as this process
-                // knows, but not by the server's account: the session is gone.
-                let lost = heldBefore && !sessionHolds && state.holdsRole && state.writerPID == pid
+                // knows (not given up and taken again meanwhile: the look may have seen the gap
+                // between), but not by the server's account: the session is gone.
+                let lost = heldBefore && !sessionHolds && state.holdsRole && state.writerPID == pid && state.roleTakings == takings
                 if lost {
                     state.holdsRole = false
                     state.writerLost = true
