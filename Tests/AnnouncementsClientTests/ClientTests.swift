@@ -8,7 +8,7 @@ import Testing
     func reads() async throws {
         try await withServer { url in
             for version in AnnouncementsClient.APIVersion.allCases {
-                let client = AnnouncementsClient(baseURL: url, version: version)
+                let client = AnnouncementsClient(baseURL: url, version: version, timeout: testTimeout)
                 let full = try await client.announcements(max: 2)
                 #expect(full.items.map(\.title) == ["Announcement 1", "Announcement 2"])
                 #expect(full.items.map(\.body) == ["<p>Body 1</p>", "<p>Body 2</p>"])
@@ -31,14 +31,14 @@ import Testing
     @Test("every request says its version: the lists theirs, the rest the configured one")
     func versionHeader() async throws {
         try await withFakeServer { url in
-            let v1 = AnnouncementsClient(baseURL: url, version: .v1)
+            let v1 = AnnouncementsClient(baseURL: url, version: .v1, timeout: testTimeout)
             let summaries = try await v1.summaries()
             let announcements = try await v1.announcements()
             #expect(summaries.items.first?.title == "2.0")
             #expect(announcements.items.first?.title == "1.0")
             #expect(try await v1.announcement(id: 4).title == "1.0")
             #expect(try await v1.health().status == "1.0")
-            let v2 = AnnouncementsClient(baseURL: url, version: .v2)
+            let v2 = AnnouncementsClient(baseURL: url, version: .v2, timeout: testTimeout)
             #expect(try await v2.announcement(id: 4).title == "2.0")
         }
     }
@@ -46,7 +46,7 @@ import Testing
     @Test("the v2 flow of the original app: list summaries, then fetch the tapped one")
     func listThenDetail() async throws {
         try await withServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             let list = try await client.summaries()
             let tapped = try #require(list.items.last)
             let detail = try await client.announcement(id: tapped.id)
@@ -60,7 +60,7 @@ import Testing
     func writes() async throws {
         try await withServer { url in
             for version in AnnouncementsClient.APIVersion.allCases {
-                let client = AnnouncementsClient(baseURL: url, version: version, token: "alice-secret")
+                let client = AnnouncementsClient(baseURL: url, version: version, token: "alice-secret", timeout: testTimeout)
                 let created = try await client.create(title: "Fire drill", body: "<p>At 10:00</p>")
                 #expect(created.title == "Fire drill")
                 #expect(created.body == "<p>At 10:00</p>")
@@ -85,7 +85,7 @@ import Testing
     @Test("a second read of unchanged data is a 304: the remembered value comes back and no body is sent")
     func conditionalReads() async throws {
         try await withServer { url in
-            let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             let first = try await client.summaries()
             let before = client.statistics
             let second = try await client.summaries()
@@ -113,7 +113,7 @@ import Testing
     @Test("errors: a stale If-Match is 'changed by someone else', not a plain status")
     func staleRevision() async throws {
         try await withServer { url in
-            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             let seen = try await alice.announcement(id: 2)
             _ = try await alice.update(id: 2, title: "Edited elsewhere")
             await #expect {
@@ -130,15 +130,15 @@ import Testing
     @Test("errors: 401 without a valid token, 404, and 422 with the server's field errors")
     func statusErrors() async throws {
         try await withServer { url in
-            let anonymous = AnnouncementsClient(baseURL: url)
+            let anonymous = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             await #expect { try await anonymous.create(title: "x", body: nil) } throws: { error in
                 guard case .status(401, let message, _) = error as? ClientError else { return false }
                 return message.contains("token")
             }
-            let wrong = AnnouncementsClient(baseURL: url, token: "not-the-token")
+            let wrong = AnnouncementsClient(baseURL: url, token: "not-the-token", timeout: testTimeout)
             await #expect { try await wrong.delete(id: 1) } throws: { ($0 as? ClientError)?.statusCode == 401 }
 
-            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let alice = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             await #expect { try await alice.update(id: 99, title: "x") } throws: { ($0 as? ClientError)?.statusCode == 404 }
             await #expect { try await alice.create(title: "  ", body: nil) } throws: { error in
                 guard case .status(422, _, let fields) = error as? ClientError else { return false }
@@ -182,8 +182,8 @@ import Testing
     @Test("events(after:) follows the feed: stored events, then new ones as they are written")
     func followsTheFeed() async throws {
         try await withServer { url in
-            let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
-            let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret")
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
+            let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
             let seen = try await withThrowingTaskGroup(of: [FeedEvent].self) { group in
                 group.addTask {
                     var seen: [FeedEvent] = []
@@ -212,7 +212,7 @@ import Testing
     @Test("events(after:) reconnects when the stream ends, resuming after the last event with Last-Event-ID")
     func feedReconnects() async throws {
         try await withFakeServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             var seqs: [Int] = []
             for try await event in client.events(after: 4, retryDelay: .milliseconds(20)) {
                 seqs.append(event.seq)
@@ -226,12 +226,12 @@ import Testing
     @Test("eventPage(after:limit:) reads a page of the feed, each line exactly as stored for an auditor, in its public form for anyone else")
     func eventPage() async throws {
         try await withServer { url in
-            let anyone = try await AnnouncementsClient(baseURL: url).eventPage(after: 1, limit: 5)
+            let anyone = try await AnnouncementsClient(baseURL: url, timeout: testTimeout).eventPage(after: 1, limit: 5)
             #expect(anyone.map(\.seq) == [2, 3])
             #expect(anyone.map(\.type) == ["created", "created"])
             #expect(anyone[0].line.hasPrefix(#"{"seq":2,"type":"created","id":2,"at":""#) && anyone[0].line.hasSuffix(#"Z"}"#))
             #expect(!anyone.contains { $0.line.contains("Announcement") || $0.line.contains("seed") })
-            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret")
+            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
             let page = try await client.eventPage(after: 1, limit: 5)
             #expect(page.map(\.seq) == [2, 3])
             #expect(page.map(\.type) == ["created", "created"])
@@ -245,7 +245,7 @@ import Testing
     @Test("a feed position beyond the server's log is positionBeyondLog, from a page and from the stream, which does not reconnect")
     func positionBeyondLog() async throws {
         try await withServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             await #expect(throws: ClientError.positionBeyondLog(requested: 14, lastSeq: 3)) { try await client.eventPage(after: 14) }
             let outcome = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
@@ -288,7 +288,7 @@ import Testing
     @Test("errors: an answer that is not JSON, and JSON that lacks or mistypes a field, are told apart")
     func badAnswers() async throws {
         try await withFakeServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             await #expect { try await client.announcement(id: 1) } throws: { error in
                 guard case .invalidJSON = error as? ClientError else { return false }
                 return true

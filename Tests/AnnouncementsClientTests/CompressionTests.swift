@@ -16,7 +16,7 @@ private let hundred = (1...100).map { number in
     @Test("every request asks for gzip, and only gzip, on every platform")
     func asksForGzip() async throws {
         try await withFakeServer { url in
-            let client = AnnouncementsClient(baseURL: url)
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             let echoed = try await client.announcement(id: 5)
             #expect(echoed.title == "gzip")
         }
@@ -25,7 +25,7 @@ private let hundred = (1...100).map { number in
     @Test("a v1 page of 100 crosses the wire gzipped and arrives decoded; the next read of it is a 304")
     func gzippedPage() async throws {
         try await withServer(seed: hundred) { url in
-            let client = AnnouncementsClient(baseURL: url, version: .v1)
+            let client = AnnouncementsClient(baseURL: url, version: .v1, timeout: testTimeout)
             let query = [URLQueryItem(name: "max", value: "100")]
             let received = try await client.send(.get, path: "announcements", query: query)
             #expect(received.header("Content-Encoding") == "gzip", "the server sent gzip")
@@ -46,7 +46,7 @@ private let hundred = (1...100).map { number in
     @Test("an announcement read gzipped carries the gzip ETag as its revision, which a write takes as If-Match")
     func revisionFromGzippedRead() async throws {
         try await withServer(seed: hundred) { url in
-            let client = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             let read = try await client.announcement(id: 7)
             #expect(read.revision == #""7-7-gzip""#)
             #expect(read.body == hundred[6].body)

@@ -16,7 +16,7 @@ import Testing
         try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
             let port = try #require(client.port)
             let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-            let api = AnnouncementsClient(baseURL: url, token: "alice-secret")
+            let api = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             #expect(try await api.health() == Health(status: "ok", seq: 0))
             await #expect { try await api.create(title: "Lost", body: nil) } throws: { ($0 as? ClientError)?.statusCode == 503 }
             let health = try await api.health()

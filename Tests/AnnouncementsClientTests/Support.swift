@@ -80,3 +80,7 @@ private func baseURL(_ client: any TestClientProtocol) throws -> URL {
     guard let port = client.port, let url = URL(string: "http://127.0.0.1:\(port)") else { throw URLError(.badURL) }
     return url
 }
+
+/// How long a test's client waits for an answer: generous, since CI runs beside busy processes
+/// (a test checks what is answered, never how fast; the client's own default is 5 s).
+let testTimeout: TimeInterval = 60
