@@ -26,7 +26,7 @@ extension EventStore {
     /// Erases announcement `id` (live or deleted) for `reason`, by `writer`.
     public func erase(id: Int, by writer: String, reason: String) async throws(StoreError) -> Erasure {
         guard log.erasesInPlace else {
-            throw .unsupported("this log (\(path)) cannot erase yet: erasure works on a log file (storage: file)")
+            throw .unsupported("this log (\(path)) cannot overwrite lines in place, which erasure needs")
         }
         guard let history = try await history(id: id) else { throw .notFound(id: id) }
         if let erasure = history.first(where: { $0.event.type == .erased }) {
@@ -38,7 +38,15 @@ extension EventStore {
         guard old.isEmpty else { throw .needsUpgrade(id: id, lines: old) }
         _ = try await submit(WriteRequest(action: .erase(id: id, reason: reason), by: writer)).get()
         let seq = snapshot.erased[id] ?? lastSeq
-        let sealed = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+        let sealed: [Int]
+        do throws(StoreError) {
+            sealed = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+        } catch {
+            // The erased event is in the log: say so, and how the overwrite gets finished.
+            guard case .log(var problem) = error else { throw error }
+            problem.message = "announcement \(id) is erased (event \(seq)), but its lines could not be overwritten yet: \(problem.message). Erase it again, or restart the server, to finish"
+            throw .log(problem)
+        }
         logger.notice("erased an announcement", metadata: [
             "event.id": "\(id)", "event.seq": "\(seq)", "writer": "\(writer)", "log.lines_sealed": "\(sealed.count)",
         ])
