@@ -5,15 +5,7 @@ import Hummingbird
 /// The body of an erasure, `{"reason": "…"}`: why the texts go, recorded in the erased event.
 enum EraseReason {
     static func read(_ request: Request, _ context: BasicRequestContext, maxBytes: Int) async throws -> String {
-        guard let type = request.headers[.contentType].flatMap(ContentType.init), type.essence == "application/json" else {
-            throw APIError(.unsupportedMediaType, "send the erasure's reason as JSON, {\"reason\": \"…\"}, with Content-Type: application/json")
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBytes)
-        } catch {
-            throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes")
-        }
+        let buffer = try await JSONBody.collect(request, maxBytes: maxBytes, what: #"the erasure's reason, {"reason": "…"},"#)
         let data = Data(buffer: buffer)
         let object: [String: Any]
         do {

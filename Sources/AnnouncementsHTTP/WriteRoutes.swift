@@ -146,18 +146,7 @@ struct WriteRoutes: Sendable {
 
     /// The request's body as a JSON object, checking its type and size.
     private func jsonObject(_ request: Request, _ context: BasicRequestContext) async throws -> JSONFields {
-        guard let type = request.headers[.contentType].flatMap(ContentType.init), type.essence == "application/json" else {
-            throw APIError(.unsupportedMediaType, "send the announcement as JSON, with Content-Type: application/json")
-        }
-        if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
-            throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: application/json with charset=utf-8 or no charset, not \(charset)")
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxRequestBytes)
-        } catch {
-            throw APIError(.contentTooLarge, "the request body is larger than \(maxRequestBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
-        }
+        let buffer = try await JSONBody.collect(request, maxBytes: maxRequestBytes, what: "the announcement")
         do throws(WriteFields.Problem) {
             return JSONFields(fields: try buffer.withUnsafeReadableBytes(WriteFields.read))
         } catch {

@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// A write's JSON body, checked before it is read: `Content-Type: application/json` in UTF-8
+/// (else 415) and at most `maxBytes` (else 413). The one place both checks live.
+enum JSONBody {
+    /// The body's bytes; `what` names what to send (`the announcement`, `the erasure's reason`).
+    static func collect(_ request: Request, maxBytes: Int, what: String) async throws -> ByteBuffer {
+        guard let type = request.headers[.contentType].flatMap(ContentType.init), type.essence == "application/json" else {
+            throw APIError(.unsupportedMediaType, "send \(what) as JSON, with Content-Type: application/json")
+        }
+        if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
+            throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: application/json with charset=utf-8 or no charset, not \(charset)")
+        }
+        do {
+            return try await request.body.collect(upTo: maxBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
+        }
+    }
+}
