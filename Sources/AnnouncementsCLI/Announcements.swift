@@ -1,3 +1,4 @@
+import AnnouncementsDomain
 import ArgumentParser
 import Foundation
 import Logging
@@ -13,6 +14,7 @@ struct Announcements: AsyncParsableCommand {
             --config (default ./config.yaml); the read-only ones never write and may run while a server writes. \
             list, show, post, edit and delete talk to a running server (--server, --token).
             """,
+        version: Release.version,
         subcommands: [
             ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self, ExportCommand.self, ImportCommand.self, EraseCommand.self, UpgradeCommand.self,
             ListCommand.self, ShowCommand.self, PostCommand.self, EditCommand.self, DeleteCommand.self,

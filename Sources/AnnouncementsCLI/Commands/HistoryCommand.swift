@@ -82,7 +82,12 @@ struct HistoryCommand: AsyncParsableCommand {
             do throws(LogError) {
                 let tail = try await LogLines.read(source) { line throws(LogError) in
                     lines += 1
-                    let goesOn = try fold.add(line) { entry in
+                    let goesOn = try fold.add(line, unknown: { line, outline in
+                        // Shown as written: this version cannot say what it did.
+                        Output.note("\(path):\(line.number): \(outline)")
+                        let raw = String(decoding: line.bytes, as: UTF8.self)
+                        if format == .jsonl { Output.line(raw) } else { Output.note("  as written: \(raw)") }
+                    }) { entry in
                         if format == .jsonl {
                             Output.line(String(decoding: entry.bytes, as: UTF8.self))
                         } else {

@@ -67,6 +67,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         // Lines whose data an erasure took out (their skeleton stays, and the chain proves it).
         let erased = report.erasedLines > 0 ? "\n  erased lines:        \(Output.count(report.erasedLines))" : ""
+        // Lines a newer version wrote: each is a problem too, but the count says what to do.
+        let unknown = report.unknownLines.isEmpty ? "" : "\n  unknown lines:       \(Output.count(report.unknownLines.count)) (written by a newer version: upgrade)"
         var expected = ""
         if let holds = report.holdsExpectedHead {
             expected = "\n  expected head:       \(holds ? "found" : "NOT found")"
@@ -75,7 +77,7 @@ struct VerifyCommand: AsyncParsableCommand {
             \(path): \(report.isSound ? "sound" : "NOT sound")
               events:              \(Output.count(report.events))
               live announcements:  \(Output.count(report.live))
-              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)\(erased)
+              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)\(erased)\(unknown)
               head:                \(report.head?.description ?? "-")\(expected)
             """
     }

@@ -81,6 +81,9 @@ public struct HistoryFold: Sendable {
     public let path: String
     public let filter: HistoryFilter
     private var model = ReadModel()
+    /// Announcements that a line this version does not know was about (all, for one without an id).
+    private var touchedByUnknown: Set<Int> = []
+    private var anyTouchedByUnknown = false
 
     public init(path: String, filter: HistoryFilter) {
         self.path = path
@@ -89,18 +92,34 @@ public struct HistoryFold: Sendable {
     }
 
     /// Applies the next line; gives `body` its entry when it matches. Returns false once the
-    /// filter's `until` is reached. Throws at the first line that is not an event or does not apply.
-    public mutating func add(_ line: LogLine, _ body: (HistoryEntry) -> Void) throws(LogError) -> Bool {
+    /// filter's `until` is reached. Throws at the first line that is not an event or does not apply,
+    /// but for a line of an event type or format this version does not know (a newer version wrote
+    /// it): that one goes to `unknown` as it is, when its id matches, and the fold goes on past it.
+    /// (What such a line did is unknown, so a later event of its announcement that does not apply
+    /// is taken as it comes rather than refused.)
+    public mutating func add(
+        _ line: LogLine,
+        unknown: (LogLine, UnknownEvent) -> Void = { _, _ in },
+        _ body: (HistoryEntry) -> Void
+    ) throws(LogError) -> Bool {
         let event: Event
         switch line.parsed {
         case .success(let parsed): event = parsed
-        case .failure(let problem): throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
+        case .failure(let problem):
+            guard let outline = problem.unknown else { throw LogError(.invalidLine, path: path, line: line.number, message: problem.message) }
+            model.skip(outline.seq ?? line.number, id: outline.id)
+            if let id = outline.id { touchedByUnknown.insert(id) } else { anyTouchedByUnknown = true }
+            if filter.id == nil || filter.id == outline.id { unknown(line, outline) }
+            return true
         }
         let before = model.announcement(id: event.id)
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {
-            throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
+            guard anyTouchedByUnknown || touchedByUnknown.contains(event.id) else {
+                throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
+            }
+            model.force(event)
         }
         if filter.matches(event) {
             body(HistoryEntry(event: event, line: line.number, bytes: line.bytes, before: before, after: model.announcement(id: event.id)))

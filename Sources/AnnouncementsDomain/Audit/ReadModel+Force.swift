@@ -12,4 +12,12 @@ extension ReadModel {
             lastAt = event.at
         }
     }
+
+    /// Steps over a line this version cannot read (an unknown event type or format) at `seq`, about
+    /// announcement `id` if the line said: the next line then follows it without a gap, and an id
+    /// it may have created is not taken again.
+    mutating func skip(_ skipped: Int, id: Int?) {
+        seq = skipped
+        if let id, id > maxId { maxId = id }
+    }
 }

@@ -11,6 +11,9 @@ public struct VerifyReport: Sendable {
     public var unsealedLines: [Int] = []
     /// Lines whose data was erased (sealed lines: their skeleton and the digest of their data).
     public var erasedLines = 0
+    /// Lines of an event type or format this version does not know (a newer version wrote them):
+    /// each is also a problem, since this version cannot check them.
+    public var unknownLines: [Int] = []
     /// The last line's link in the chain (`LineHash(link:)`; `head` gives it with its seq, the form to record).
     public var lastHash: LineHash?
     /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
@@ -42,6 +45,9 @@ public struct LogVerification: Sendable {
     private var report = VerifyReport()
     private var model = ReadModel()
     private var previous: (hash: LineHash, at: Timestamp?)?
+    /// Whether the line before was one this version does not know: how a newer version links the
+    /// next line to it is unknown too, so that link is not checked.
+    private var previousIsUnknown = false
     /// The first line with a `prev`: from there on the store writes one on every line.
     private var chainStart: Int?
     /// By announcement, the first line whose data is erased while no erased event has come yet.
@@ -68,6 +74,8 @@ public struct LogVerification: Sendable {
     public mutating func check(_ line: LogLine) {
         report.events += 1
         defer { previous = line.hash.map { ($0, (try? line.parsed.get())?.at) } }
+        let afterUnknown = previousIsUnknown
+        previousIsUnknown = false
         if let expected, line.number == expected.seq, let hash = line.hash, hash != expected.hash {
             problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
             report.holdsExpectedHead = false
@@ -76,6 +84,12 @@ public struct LogVerification: Sendable {
         switch line.parsed {
         case .failure(let error):
             problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? " (a line torn by a crash: the next server start moves it aside)" : ""))
+            if let unknown = error.unknown {
+                // Keep the line's place, so that the next line is not reported as a gap.
+                report.unknownLines.append(line.number)
+                model.skip(unknown.seq ?? line.number, id: unknown.id)
+                previousIsUnknown = true
+            }
             return
         case .success(let parsed):
             event = parsed
@@ -92,6 +106,8 @@ public struct LogVerification: Sendable {
             }
         case (_?, nil):
             problem(line.number, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
+        case (_?, _?) where afterUnknown:
+            break
         case (let prev?, let before?):
             if prev == before.hash {
                 report.sealed += 1

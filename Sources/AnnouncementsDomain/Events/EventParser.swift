@@ -23,13 +23,40 @@ public struct LineProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// True when the line is not JSON at all (as a line cut short by a crash is), rather than JSON
     /// that is not a valid event.
     public var isMalformedJSON: Bool
+    /// Set when the line is an event of a type or a format this version does not know (written by
+    /// a newer version): not damage, but a reason to upgrade.
+    public var unknown: UnknownEvent?
 
     public init(_ message: String, isMalformedJSON: Bool = false) {
         self.message = message
         self.isMalformedJSON = isMalformedJSON
     }
 
+    init(_ unknown: UnknownEvent) {
+        self.init(unknown.description)
+        self.unknown = unknown
+    }
+
     public var description: String { message }
+}
+
+/// The outline of a line this version cannot read because a newer one wrote it: its event type or
+/// its format (`"v"`) is not one this version knows. Readers that go on past such a line (`verify`,
+/// `history`) use its `seq` and `id` to keep their place.
+public struct UnknownEvent: Sendable, Hashable, CustomStringConvertible {
+    public var seq: Int?
+    public var id: Int?
+    /// The `type` field as written.
+    public var type: String?
+    /// The `v` field, when it is newer than `Event.currentFormat`.
+    public var newerFormat: Int?
+
+    public var description: String {
+        if let newerFormat {
+            return "format \(newerFormat) (\"v\":\(newerFormat)) is not known to this version (\(Release.version)), which reads formats 1 to \(Event.currentFormat); upgrade"
+        }
+        return "event type \"\(type ?? "")\" is not known to this version (\(Release.version)), which knows \(EventType.allCases.map(\.rawValue).joined(separator: ", ")); upgrade"
+    }
 }
 
 // MARK: - The event schema
@@ -46,7 +73,46 @@ extension JSONScanner {
         }
     }
 
+    /// Reads the event the line holds. A line that is not one only because a newer version wrote
+    /// it (an unknown `type` or `v`) throws a problem with `unknown` set, whatever else is wrong.
     package mutating func event() throws(LineProblem) -> Event {
+        do {
+            return try eventFields()
+        } catch {
+            var outliner = JSONScanner(bytes)
+            guard !error.isMalformedJSON, let unknown = outliner.unknownOutline() else { throw error }
+            throw LineProblem(unknown)
+        }
+    }
+
+    /// The outline of a line whose `type` or `v` this version does not know; nil for any other
+    /// line (or one that is not a JSON object). Only reads what it needs, skipping other values:
+    /// it runs on lines that failed, never on the way of a good one.
+    private mutating func unknownOutline() -> UnknownEvent? {
+        var outline = UnknownEvent()
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else { return nil }
+        do throws(LineProblem) {
+            try object { scanner, key throws(LineProblem) in
+                switch key {
+                case .seq: outline.seq = try scanner.positiveInteger(field: "seq")
+                case .id: outline.id = try scanner.positiveInteger(field: "id")
+                case .type: outline.type = try scanner.string(field: "type")
+                case .v:
+                    let format = try scanner.positiveInteger(field: "v")
+                    if format > Event.currentFormat { outline.newerFormat = format }
+                default: try scanner.skipValue(depth: 1)
+                }
+            }
+        } catch {
+            return nil
+        }
+        if outline.newerFormat != nil { return outline }
+        guard let type = outline.type, EventType(rawValue: type) == nil else { return nil }
+        return outline
+    }
+
+    private mutating func eventFields() throws(LineProblem) -> Event {
         var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, idempotencyKey: String?, prev: LineHash?
         var data: DataFields?
         var format = 1, hasSalt = false, sealed: LineHash?
