@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -51,6 +53,7 @@ let package = Package(
                 "AnnouncementsDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The log in PostgreSQL (`storage: postgres`): another `EventLog`, through postgres-nio.
@@ -85,6 +88,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The client library for apps (iOS, macOS, Linux): Foundation only, nothing of the server.
@@ -101,6 +106,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -117,7 +123,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AnnouncementsStoreTests",
-            dependencies: ["AnnouncementsDomain", "AnnouncementsStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "AnnouncementsDomain", "AnnouncementsStore",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig", "AnnouncementsPostgres"]),
         .testTarget(

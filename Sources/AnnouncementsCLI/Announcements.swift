@@ -21,11 +21,3 @@ struct Announcements: AsyncParsableCommand {
         ]
     )
 }
-
-extension Announcements {
-    /// Sends log messages to stderr, at the level `LOG_LEVEL` names (default `info`).
-    static func bootstrapLogging() {
-        let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
-    }
-}

@@ -30,21 +30,23 @@ extension ConfigReader {
                 specNode = found
                 specKey = "\(key).token"
             }
-            let spec = try nonEmptyString(specNode, key: specKey)
-            let token: Configuration.Token
-            if spec.hasPrefix("env:") {
-                let variable = String(spec.dropFirst(4))
-                guard !variable.isEmpty else { throw error(specNode, key: specKey, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
-                let secret = environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-                token = Configuration.Token(name: name, role: role, token: secret, source: spec)
-            } else {
-                token = Configuration.Token(name: name, role: role, token: spec, source: "inline")
-            }
+            let (secret, source) = try secret(specNode, key: specKey, environment: environment)
+            let token = Configuration.Token(name: name, role: role, token: secret, source: source)
             if let secret = token.token, let other = tokens.first(where: { $0.token == secret }) {
                 throw error(specNode, key: specKey, "has the same token as `\(other.name)`: each name needs its own")
             }
             tokens.append(token)
         }
         return tokens
+    }
+
+    /// A secret: literal (source `inline`), or `env:NAME` read from the environment (source `env:NAME`;
+    /// nil when unset or empty).
+    func secret(_ node: YAMLNode, key: String, environment: [String: String]) throws(ConfigError) -> (secret: String?, source: String) {
+        let spec = try nonEmptyString(node, key: key)
+        guard spec.hasPrefix("env:") else { return (spec, "inline") }
+        let variable = String(spec.dropFirst(4))
+        guard !variable.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
+        return (environment[variable].flatMap { $0.isEmpty ? nil : $0 }, spec)
     }
 }

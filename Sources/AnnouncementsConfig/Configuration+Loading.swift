@@ -10,7 +10,7 @@ import Darwin
 
 extension Configuration {
     /// The keys `config.yaml` may hold.
-    public static let keys = ["host", "port", "log", "seed", "tokens", "reads", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot", "storage", "postgres"]
+    public static let keys = ["host", "port", "log", "seed", "tokens", "reads", "max_body_bytes", "feed_heartbeat_seconds", "http", "snapshot", "storage", "postgres", "log_level", "log_format", "metrics"]
 
     /// Reads and checks a config file. `environment` resolves `env:NAME` tokens. A file past
     /// `ConfigLimits.maxFileBytes` is refused before it is read.
@@ -70,6 +70,9 @@ extension Configuration {
             case "snapshot": configuration.snapshot = try reader.snapshot(value)
             case "tokens": configuration.tokens = try reader.tokens(value, environment: environment)
             case "reads": configuration.reads = try reader.choice(value, key: name, ReadAccess.self)
+            case "log_level": configuration.logLevel = try reader.choice(value, key: name, LogLevel.self)
+            case "log_format": configuration.logFormat = try reader.choice(value, key: name, LogFormat.self)
+            case "metrics": configuration.metrics = try reader.metrics(value, environment: environment)
             case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)
             case "postgres":
                 // Read with `storage: postgres`; otherwise unused, but its keys must still be known ones.

@@ -24,6 +24,12 @@ public struct Configuration: Sendable, Hashable {
     public var http = HTTP()
     /// Snapshots of the state beside the log, for a fast start-up (`snapshot:`).
     public var snapshot = Snapshot()
+    /// The least severe log messages written (`log_level`).
+    public var logLevel = LogLevel.info
+    /// Text or JSON log lines (`log_format`).
+    public var logFormat = LogFormat.text
+    /// `GET /metrics` (`metrics:`).
+    public var metrics = Metrics()
 
     public init() {}
 

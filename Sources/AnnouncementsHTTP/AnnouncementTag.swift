@@ -36,7 +36,7 @@ enum AnnouncementTag {
     }
 
     /// The `{id}` path parameter: a positive whole number, else 404.
-    static func id(_ request: Request, _ context: BasicRequestContext) throws(APIError) -> Int {
+    static func id(_ request: Request, _ context: AnnouncementsRequestContext) throws(APIError) -> Int {
         guard let id = context.parameters.get("id", as: Int.self), id > 0 else {
             throw APIError(.notFound, "no announcement at \(request.uri.path): ids are positive whole numbers")
         }

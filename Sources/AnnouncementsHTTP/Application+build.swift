@@ -20,6 +20,10 @@ public struct ServerSettings: Sendable {
     public var connections: ConnectionLimits
     /// Which web pages may call the API.
     public var cors: CORSPolicy
+    /// Where requests are counted and timed (swift-metrics).
+    public var metrics: ServerMetrics
+    /// `GET /metrics`, when served.
+    public var metricsEndpoint: MetricsEndpoint?
 
     public init(
         host: String = "127.0.0.1",
@@ -29,7 +33,9 @@ public struct ServerSettings: Sendable {
         maxRequestBytes: Int = ServerSettings.requestLimit(forBodyBytes: ValidationRules.defaultMaxBodyBytes),
         feedHeartbeat: Duration = .seconds(15),
         connections: ConnectionLimits = ConnectionLimits(),
-        cors: CORSPolicy = CORSPolicy()
+        cors: CORSPolicy = CORSPolicy(),
+        metrics: ServerMetrics = ServerMetrics(),
+        metricsEndpoint: MetricsEndpoint? = nil
     ) {
         self.host = host
         self.port = port
@@ -39,6 +45,8 @@ public struct ServerSettings: Sendable {
         self.feedHeartbeat = feedHeartbeat
         self.connections = connections
         self.cors = cors
+        self.metrics = metrics
+        self.metricsEndpoint = metricsEndpoint
     }
 
     /// The largest request that still lets through every body within `maxBodyBytes` however JSON
@@ -49,17 +57,18 @@ public struct ServerSettings: Sendable {
 }
 
 /// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
-public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<BasicRequestContext> {
-    let router = Router(options: .autoGenerateHeadEndpoints)
+public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<AnnouncementsRequestContext> {
+    let router = Router(context: AnnouncementsRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
-    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: RequestLogMiddleware(metrics: settings.metrics))
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
     router.add(middleware: ReadYourWritesMiddleware(store: store))
-    ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat).add(to: router)
+    ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat, metrics: settings.metrics).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
+    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics)
     routes.load(router.routes)
     return router
 }

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The body of an erasure, `{"reason": "…"}`: why the texts go, recorded in the erased event.
 enum EraseReason {
-    static func read(_ request: Request, _ context: BasicRequestContext, maxBytes: Int) async throws -> String {
+    static func read(_ request: Request, _ context: AnnouncementsRequestContext, maxBytes: Int) async throws -> String {
         let buffer = try await JSONBody.collect(request, maxBytes: maxBytes, what: #"the erasure's reason, {"reason": "…"},"#)
         let data = Data(buffer: buffer)
         let object: [String: Any]

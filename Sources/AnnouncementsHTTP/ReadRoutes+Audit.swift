@@ -12,7 +12,7 @@ extension ReadRoutes {
     static let feedDefault = 100
 
     /// `GET /announcements/{id}/history`: the announcement's events, oldest first (deleted ones too).
-    func history(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
+    func history(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         // Every history holds past states (the texts before each edit): an auditor's to read.
         _ = try access.require(.audit, request)
         let version = try self.version(of: request, forced: forced)
@@ -60,7 +60,7 @@ extension ReadRoutes {
             throw APIError.beyondLog(after: after, source: source, lastSeq: lastSeq)
         }
         if EventStream.isRequested(by: request) {
-            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames).response()
+            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, metrics: metrics).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)

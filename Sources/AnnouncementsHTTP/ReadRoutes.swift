@@ -11,6 +11,7 @@ struct ReadRoutes: Sendable {
     let access: Access
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
+    let metrics: ServerMetrics
     let cache = RepresentationCache()
     let frames = EventStream.Frames()
     let healthBody = HealthBody()
@@ -18,7 +19,7 @@ struct ReadRoutes: Sendable {
     /// The largest page a client may ask for.
     static let maxPageSize = 100
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<AnnouncementsRequestContext>) {
         router.get("health") { _, _ in health() }
         for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
@@ -57,7 +58,7 @@ struct ReadRoutes: Sendable {
         return versioned(response, version, etag: etag)
     }
 
-    private func item(_ request: Request, _ context: BasicRequestContext, forced: APIVersion?) async throws -> Response {
+    private func item(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         // A past state is no longer live: only an auditor's (or an admin's) to read, checked
         // before the point is (a 401 or 403 says nothing of the parameter).
         _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)

@@ -12,7 +12,7 @@ final class RouteTable: Sendable {
     /// The order methods are named in `Allow`.
     private static let methodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
-    func load(_ routes: [Router<BasicRequestContext>.RouteDescription]) {
+    func load(_ routes: [Router<AnnouncementsRequestContext>.RouteDescription]) {
         let loaded = routes.map { route in
             let components = route.path.description.split(separator: "/").map { $0.first == "{" ? nil : $0 }
             return (components, route.method.rawValue)

@@ -11,7 +11,7 @@ struct WriteRoutes: Sendable {
     let access: Access
     let maxRequestBytes: Int
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<AnnouncementsRequestContext>) {
         for prefix in ["", "v1", "v2"] {
             let group = router.group(RouterPath(prefix))
             group.post("announcements") { request, context in try await create(request, context) }
@@ -24,7 +24,7 @@ struct WriteRoutes: Sendable {
 
     // MARK: - Handlers
 
-    private func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func create(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let writer = try access.require(.create, request).name
         let (media, key) = try headers(request)
         let fields = try await jsonObject(request, context)
@@ -36,7 +36,7 @@ struct WriteRoutes: Sendable {
         return response
     }
 
-    private func replace(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func replace(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let (writer, scope) = try changer(request)
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
@@ -50,7 +50,7 @@ struct WriteRoutes: Sendable {
         return representation(replaced, media, status: .ok)
     }
 
-    private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func update(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let (writer, scope) = try changer(request)
         let (media, key) = try headers(request)
         let id = try AnnouncementTag.id(request, context)
@@ -61,7 +61,7 @@ struct WriteRoutes: Sendable {
         return representation(updated, media, status: .ok)
     }
 
-    private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func delete(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let (writer, scope) = try changer(request)
         _ = try APIVersion(of: request)
         let key = try idempotencyKey(request)
@@ -74,7 +74,7 @@ struct WriteRoutes: Sendable {
 
     /// `POST /announcements/{id}/erase` with `{"reason": "…"}`: erases every text the announcement
     /// ever had from the log (see `EventStore.erase`); an admin's.
-    private func erase(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func erase(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let writer = try access.require(.erase, request).name
         _ = try APIVersion(of: request)
         let id = try AnnouncementTag.id(request, context)
@@ -145,7 +145,7 @@ struct WriteRoutes: Sendable {
     }
 
     /// The request's body as a JSON object, checking its type and size.
-    private func jsonObject(_ request: Request, _ context: BasicRequestContext) async throws -> JSONFields {
+    private func jsonObject(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> JSONFields {
         let buffer = try await JSONBody.collect(request, maxBytes: maxRequestBytes, what: "the announcement")
         do throws(WriteFields.Problem) {
             return JSONFields(fields: try buffer.withUnsafeReadableBytes(WriteFields.read))

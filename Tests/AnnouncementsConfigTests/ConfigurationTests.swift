@@ -85,7 +85,7 @@ import Testing
         ("port: eighty", "config.yaml:1:7: port: expected an integer, found a scalar"),
         ("port: \"8080\"", "config.yaml:1:7: port: expected an integer, found a quoted string"),
         ("port: 70000", "config.yaml:1:7: port: must be between 0 and 65535, not 70000"),
-        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, reads, max_body_bytes, feed_heartbeat_seconds, http, snapshot, storage, postgres)"),
+        ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, reads, max_body_bytes, feed_heartbeat_seconds, http, snapshot, storage, postgres, log_level, log_format, metrics)"),
         ("host: a\nhost: b", "config.yaml:2:1: host: appears twice"),
         ("seed:\n  - title: ok\n  - title: fine\n  - title: [1, 2]", "config.yaml:4:12: seed[2].title: expected a string, found a list"),
         ("seed:\n  - body: <p>no title</p>", "config.yaml:2:5: seed[0]: missing `title`"),

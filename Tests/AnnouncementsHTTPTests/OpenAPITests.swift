@@ -40,7 +40,10 @@ private func documentedRoutes() throws -> Set<String> {
         let folder = NSTemporaryDirectory() + "openapi-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try await EventStore.open(path: folder + "/log.jsonl", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let router = buildRouter(store: store, settings: ServerSettings(host: "127.0.0.1", port: 0, access: Access([]), maxRequestBytes: 4096))
+        // As `serve` builds it: with /metrics.
+        let router = buildRouter(store: store, settings: ServerSettings(
+            host: "127.0.0.1", port: 0, access: Access([]), maxRequestBytes: 4096, metricsEndpoint: MetricsEndpoint(render: { [] })
+        ))
         let served = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" })
         await store.close()
         let documented = try documentedRoutes()

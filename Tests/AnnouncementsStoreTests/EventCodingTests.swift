@@ -50,7 +50,7 @@ import Testing
         ("[1]", "not a JSON object"),
         (#"{"seq":1,"type":"created""#, "invalid JSON"),
         (#"{"seq":1 "type":"created"}"#, "expected ',' or '}'"),
-        ("{\(base),\"type\":\"renamed\"}", #"unknown type "renamed""#),
+        ("{\(base),\"type\":\"renamed\"}", #"event type "renamed" is not known to this version"#),
         (#"{"type":"deleted","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "missing field `seq`"),
         (#"{"seq":1,"type":"deleted","at":"2026-11-21T09:30:00Z","by":"a"}"#, "missing field `id`"),
         (#"{"seq":"1","type":"deleted","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "field `seq`: expected a positive whole number"),

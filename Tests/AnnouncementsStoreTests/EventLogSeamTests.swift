@@ -81,7 +81,7 @@ import Testing
         let log = MemoryLog()
         let store = try await EventStore.open(
             log: log, replay: Replay(), rules: ValidationRules(), seed: [AnnouncementDraft(title: "Seeded")],
-            snapshotter: nil, logger: Self.quiet
+            snapshotter: nil, logger: Self.quiet, metrics: StoreMetrics()
         )
         let second = try await store.create(AnnouncementDraft(title: "Second", body: "<p>hi</p>"), by: "alice")
         _ = try await store.update(id: second.id, AnnouncementPatch(title: "Second, edited"), by: "bob")

@@ -71,7 +71,7 @@ import Testing
         (3, "not json at all", "not a JSON object"),
         (2, #"{"seq":5,"type":"deleted","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "leaves a gap"),
         (4, #"{"seq":4,"type":"deleted","id":9,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "never created"),
-        (3, #"{"seq":3,"type":"moved","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, "unknown type"),
+        (3, #"{"seq":3,"type":"moved","id":1,"at":"2026-11-21T09:30:00Z","by":"a"}"#, #"event type "moved" is not known to this version"#),
     ])
     func corruptLine(line: Int, text: String, message: String) throws {
         let folder = TemporaryFolder()

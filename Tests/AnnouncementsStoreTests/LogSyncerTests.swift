@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Prometheus
 import Synchronization
 import Testing
 @testable import AnnouncementsDomain
@@ -55,14 +56,15 @@ import Testing
         let path = folder.file("log.jsonl")
         let recorder = Recorder()
         let log = try FileLog(path: path, operations: recorder.operations)
-        let syncer = LogSyncer(log: log) {}
+        let registry = PrometheusCollectorRegistry()
+        let syncer = LogSyncer(log: log, metrics: StoreMetrics(factory: PrometheusMetricsFactory(registry: registry))) {}
 
-        try syncer.append(Array("one\n".utf8))
+        try syncer.append(Array("one\n".utf8), count: 1)
         recorder.inFirstSync.wait()
         // The first sync is running: these three wait for it, then share the next write and sync.
-        try syncer.append(Array("two\n".utf8))
-        try syncer.append(Array("three\n".utf8))
-        try syncer.append(Array("four\n".utf8))
+        try syncer.append(Array("two\n".utf8), count: 1)
+        try syncer.append(Array("three\n".utf8), count: 1)
+        try syncer.append(Array("four\n".utf8), count: 1)
         #expect(syncer.end == 19)
         recorder.release.signal()
         try await eventually { syncer.progress.durableEnd == 19 }
@@ -73,6 +75,11 @@ import Testing
         #expect(recorder.syncs.load(ordering: .relaxed) == 2)
         #expect(syncer.syncs.load(ordering: .relaxed) == 2)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\ntwo\nthree\nfour\n")
+        // Metrics, once per sync: two syncs of 1 and 3 lines, 4 events, each sync timed.
+        let metrics = registry.emitToString()
+        #expect(metrics.contains("announcements_appended_events_total 4\n"), "\(metrics)")
+        #expect(metrics.contains("announcements_sync_lines_count 2\n") && metrics.contains("announcements_sync_lines_sum 4.0\n"), "\(metrics)")
+        #expect(metrics.contains("announcements_sync_duration_seconds_count 2\n"), "\(metrics)")
         log.close()
     }
 
@@ -82,11 +89,12 @@ import Testing
         let path = folder.file("log.jsonl")
         let recorder = Recorder(failSync: 2)
         let log = try FileLog(path: path, operations: recorder.operations)
-        let syncer = LogSyncer(log: log) {}
+        let registry = PrometheusCollectorRegistry()
+        let syncer = LogSyncer(log: log, metrics: StoreMetrics(factory: PrometheusMetricsFactory(registry: registry))) {}
 
-        try syncer.append(Array("good\n".utf8))
+        try syncer.append(Array("good\n".utf8), count: 1)
         recorder.inFirstSync.wait()
-        try syncer.append(Array("lost\n".utf8))
+        try syncer.append(Array("lost\n".utf8), count: 1)
         recorder.release.signal()
         try await eventually { syncer.progress.failure != nil }
 
@@ -94,18 +102,20 @@ import Testing
         let failure = try #require(syncer.progress.failure)
         #expect(failure.start == 5 && failure.end == 10)
         #expect(syncer.progress.durableEnd == 5)
-        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("refused\n".utf8)) }
+        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("refused\n".utf8), count: 1) }
+        let metrics = registry.emitToString()
+        #expect(metrics.contains("announcements_write_failures_total 1\n") && metrics.contains("announcements_appended_events_total 1\n"), "\(metrics)")
         syncer.waitUntilStopped()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "good\n")
 
         // Once the committer has seen the failure, lines go on from where the file was cut.
         syncer.resume(after: failure)
         #expect(syncer.end == 5)
-        try syncer.append(Array("again\n".utf8))
+        try syncer.append(Array("again\n".utf8), count: 1)
         try await eventually { syncer.progress.durableEnd == 11 }
         syncer.close()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "good\nagain\n")
-        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("closed\n".utf8)) }
+        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("closed\n".utf8), count: 1) }
     }
 
     @Test("inline, a lone hand-over is written and synced on the caller's thread before append returns; a failure is kept the same way")
@@ -125,9 +135,9 @@ import Testing
         })
         let notified = Atomic(0)
         let log = try FileLog(path: path, operations: operations)
-        let syncer = LogSyncer(log: log) { notified.add(1, ordering: .relaxed) }
+        let syncer = LogSyncer(log: log, metrics: StoreMetrics()) { notified.add(1, ordering: .relaxed) }
 
-        try syncer.append(Array("one\n".utf8), inline: true)
+        try syncer.append(Array("one\n".utf8), count: 1, inline: true)
         // Durable already: nothing to wait for, and nobody was woken to say so.
         #expect(syncer.progress.durableEnd == 4)
         #expect(syncer.progress.failure == nil)
@@ -135,14 +145,14 @@ import Testing
         #expect(notified.load(ordering: .relaxed) == 0)
 
         failNext.store(true, ordering: .relaxed)
-        try syncer.append(Array("two\n".utf8), inline: true)
+        try syncer.append(Array("two\n".utf8), count: 1, inline: true)
         let failure = try #require(syncer.progress.failure)
         #expect((failure.start, failure.end) == (4, 8))
         #expect(syncer.progress.durableEnd == 4)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\n")
-        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("three\n".utf8), inline: true) }
+        #expect(throws: LogSyncer.Failure.self) { try syncer.append(Array("three\n".utf8), count: 1, inline: true) }
         syncer.resume(after: failure)
-        try syncer.append(Array("two\n".utf8), inline: true)
+        try syncer.append(Array("two\n".utf8), count: 1, inline: true)
         #expect(syncer.progress.durableEnd == 8)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\ntwo\n")
         syncer.close()

@@ -23,9 +23,9 @@ struct EraseCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Why its texts go: recorded in the erased event.", valueName: "text")) var reason: String
     @Option(help: ArgumentHelp("Who erases: the erased event's `by` (default: $USER).", valueName: "name")) var by: String?
     @OptionGroup var options: LogOptions
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        Announcements.bootstrapLogging()
         try await reportingErrors { () async throws(CLIError) in try await erase() }
     }
 
@@ -36,6 +36,7 @@ struct EraseCommand: AsyncParsableCommand {
             throw CLIError(.usage, "--by must be one word, not `seed`")
         }
         let configuration = try options.configuration()
+        logging.bootstrap(configuration)
         let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
         let erasure: EventStore.Erasure
         do throws(StoreError) {

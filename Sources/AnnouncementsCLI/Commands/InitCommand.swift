@@ -15,14 +15,15 @@ struct InitCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        Announcements.bootstrapLogging()
         try await reportingErrors { () async throws(CLIError) in try await initialize() }
     }
 
     private func initialize() async throws(CLIError) {
         let configuration = try options.configuration()
+        logging.bootstrap(configuration)
         let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
         let model = store.snapshot
         await store.close()

@@ -4,6 +4,7 @@ import AnnouncementsHTTP
 import ArgumentParser
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 
 #if canImport(Glibc)
@@ -26,6 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
+    @OptionGroup var logging: LoggingOptions
 
     @Option(help: ArgumentHelp("The address to listen on; wins over the config's `host`.", valueName: "host"))
     var host: String?
@@ -38,16 +40,28 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        Announcements.bootstrapLogging()
         try await reportingErrors { () async throws(CLIError) in try await serve() }
     }
 
     private func serve() async throws(CLIError) {
         let configuration = try options.configuration()
+        logging.bootstrap(configuration)
         let logger = Logger(label: "announcements")
+        // Metrics go to Prometheus' registry, read by GET /metrics (swift-metrics is bootstrapped
+        // here only: the libraries report through its API).
+        let exposition = PrometheusExposition()
+        MetricsSystem.bootstrap(exposition.factory)
+        let metrics = ServerMetrics()
         let descriptors = DescriptorLimit.raise()
         let maxConnections = try DescriptorLimit.maxConnections(configured: configuration.http.maxConnections, descriptors: descriptors)
+        let started = ContinuousClock.now
         let store = try await options.openStore(configuration, logger: logger)
+        let startUp = ContinuousClock.now - started
+        metrics.startedUp(in: startUp)
+        logger.info("opened the log", metadata: [
+            "log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)", "live": "\(store.snapshot.count)",
+            "startup_ms": "\(startUp / .milliseconds(1))",
+        ])
         let settings = ServerSettings(
             host: host ?? configuration.host,
             port: port ?? configuration.port,
@@ -60,7 +74,9 @@ struct ServeCommand: AsyncParsableCommand {
                 maxConnections: maxConnections,
                 shutdownGrace: .seconds(configuration.http.shutdownGraceSeconds)
             ),
-            cors: CORSPolicy(origins: configuration.http.corsOrigins)
+            cors: CORSPolicy(origins: configuration.http.corsOrigins),
+            metrics: metrics,
+            metricsEndpoint: configuration.metrics.isEnabled ? MetricsEndpoint(token: configuration.metrics.token, render: exposition.render) : nil
         )
         logger.info("connection limits", metadata: [
             "http.max_connections": "\(maxConnections)", "descriptors": "\(descriptors)",
@@ -86,7 +102,9 @@ struct ServeCommand: AsyncParsableCommand {
             await store.close()
             throw Self.failure(error, host: settings.host, port: settings.port)
         }
+        logger.info("stopped serving; closing the log", metadata: ["event.seq": "\(store.snapshot.seq)"])
         await store.close()
+        logger.info("writes drained, log closed and its lock released", metadata: ["log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)"])
     }
 
     /// What stopped the server, in words that say what to do: the common reasons a server cannot

@@ -9,20 +9,33 @@ import Musl
 import Darwin
 #endif
 
-/// Log lines on stderr: `2026-11-23T21:09:44.123Z info announcements: message key=value …`.
+/// Log lines on stderr, as text for people or as JSON for a log pipeline:
+///
+///     2026-11-23T21:09:44.123Z info announcements: message key=value …
+///     {"time":"2026-11-23T21:09:44.123Z","level":"info","label":"announcements","message":"…","key":"value",…}
+///
+/// A JSON line is one object with the keys `time`, `level`, `label` and `message`, then each
+/// metadata key (sorted; every value a string). A text line leaves out the `http.*` keys, which
+/// the access log's message already states.
 ///
 /// Made for the access log's rate (one line per request): the time is the store's own UTC
 /// formatting (no `localtime`, which reads the time zone for each call, and no `strftime`), and
 /// each line leaves in one `write(2)`, whole, so that lines from two threads never interleave.
 struct LineLogHandler: LogHandler {
+    enum Format: Sendable {
+        case text, json
+    }
+
     let label: String
+    let format: Format
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) {
+    init(label: String, level: Logger.Level, format: Format = .text, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
         self.logLevel = level
+        self.format = format
         self.metadataProvider = metadataProvider
     }
 
@@ -32,6 +45,14 @@ struct LineLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        let fields = merged(event.metadata).sorted(by: { $0.key < $1.key })
+        switch format {
+        case .text: Self.emit(text(event, fields))
+        case .json: Self.emit(json(event, fields))
+        }
+    }
+
+    private func text(_ event: LogEvent, _ fields: [(key: String, value: Logger.MetadataValue)]) -> String {
         var line = Timestamp.now().description
         line += " "
         line += event.level.rawValue
@@ -39,15 +60,38 @@ struct LineLogHandler: LogHandler {
         line += label
         line += ": "
         line += "\(event.message)"
-        for (key, value) in merged(event.metadata).sorted(by: { $0.key < $1.key }) {
+        for (key, value) in fields where !key.hasPrefix("http.") {
             line += " "
             line += key
             line += "="
             line += "\(value)"
         }
         line += "\n"
-        Self.emit(line)
+        return line
     }
+
+    private func json(_ event: LogEvent, _ fields: [(key: String, value: Logger.MetadataValue)]) -> String {
+        var json = JSONBytes()
+        json.raw(#"{"time":"#)
+        json.string(Timestamp.now().description)
+        json.raw(#","level":"#)
+        json.string(event.level.rawValue)
+        json.raw(#","label":"#)
+        json.string(label)
+        json.raw(#","message":"#)
+        json.string("\(event.message)")
+        for (key, value) in fields where !Self.reservedKeys.contains(key) {
+            json.raw(",")
+            json.string(key)
+            json.raw(":")
+            json.string("\(value)")
+        }
+        json.raw("}\n")
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    /// The keys a JSON line sets itself; metadata of the same name is left out.
+    private static let reservedKeys: Set<String> = ["time", "level", "label", "message"]
 
     /// The handler's metadata, the provider's, then the call's (later ones win).
     private func merged(_ call: Logger.Metadata?) -> Logger.Metadata {

@@ -66,6 +66,24 @@ paths:
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Health" }
+  /metrics:
+    get:
+      tags: [service]
+      operationId: metrics
+      summary: The server's metrics, in Prometheus' text format.
+      description: |
+        Requests by route template, method and status class, with their durations; durable
+        appends, lines per sync and sync durations; write failures; the log's seq and size; live
+        announcements; event-stream subscribers; start-up time. Served unless `metrics.enabled` is
+        false; with `metrics.token` set, only to a request that sends that token.
+      security: [{}, { bearer: [] }]
+      responses:
+        "200":
+          description: The metrics.
+          content:
+            text/plain:
+              schema: { type: string }
+        "401": { $ref: "#/components/responses/Unauthorized" }
   /openapi.yaml:
     get:
       tags: [service]

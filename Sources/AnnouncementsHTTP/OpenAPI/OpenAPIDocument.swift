@@ -11,7 +11,7 @@ enum OpenAPIDocument {
     /// The document compressed with each coding, once, when first asked for.
     static let compressed = Dictionary(uniqueKeysWithValues: ContentCoding.allCases.map { ($0, CodedBody(bytes, compressedWith: $0)) })
 
-    static func add(to router: Router<BasicRequestContext>) {
+    static func add(to router: Router<AnnouncementsRequestContext>) {
         router.get("openapi.yaml") { request, _ in
             let body = ContentCoding.preferred(by: request).flatMap { compressed[$0] } ?? CodedBody(plain: bytes)
             var response = Response.coded(body, contentType: "application/yaml")

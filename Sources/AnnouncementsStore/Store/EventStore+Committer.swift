@@ -147,7 +147,7 @@ extension EventStore {
         open.end += Int64(lines.count)
         guard !lines.isEmpty else { return }
         do throws(LogSyncer.Failure) {
-            try syncer.append(lines, inline: inline)
+            try syncer.append(lines, count: open.batch.located.count, inline: inline)
         } catch {
             // A failure waits to be seen: this batch was prepared on top of the lines that failed
             // (`finishDurable` sends it back to the queue).

@@ -151,9 +151,10 @@ public final class EventStore: Sendable {
         rules: ValidationRules = ValidationRules(),
         seed: [AnnouncementDraft] = [],
         snapshots: SnapshotPolicy = .off,
-        logger: Logger = Logger(label: "announcements.store")
+        logger: Logger = Logger(label: "announcements.store"),
+        metrics: StoreMetrics = StoreMetrics()
     ) async throws(StoreError) -> EventStore {
-        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, logger: logger, operations: .system)
+        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, logger: logger, metrics: metrics, operations: .system)
     }
 
     /// `open`, with the system calls the log's writer makes, and a hook the snapshot writer calls
@@ -164,6 +165,7 @@ public final class EventStore: Sendable {
         seed: [AnnouncementDraft],
         snapshots: SnapshotPolicy = .off,
         logger: Logger,
+        metrics: StoreMetrics = StoreMetrics(),
         operations: FileOperations,
         beforeSnapshotWrite: (@Sendable () -> Void)? = nil
     ) async throws(StoreError) -> EventStore {
@@ -190,7 +192,7 @@ public final class EventStore: Sendable {
         let snapshotter = snapshots.isEnabled
             ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, beforeWrite: beforeSnapshotWrite)
             : nil
-        return try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger)
+        return try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
     }
 
     /// A store on `log`, which holds the writer role, starting from `replay`, the state its lines
@@ -201,9 +203,10 @@ public final class EventStore: Sendable {
         replay: Replay,
         rules: ValidationRules = ValidationRules(),
         seed: [AnnouncementDraft] = [],
-        logger: Logger = Logger(label: "announcements.store")
+        logger: Logger = Logger(label: "announcements.store"),
+        metrics: StoreMetrics = StoreMetrics()
     ) async throws(StoreError) -> EventStore {
-        try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: nil, logger: logger)
+        try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: nil, logger: logger, metrics: metrics)
     }
 
     /// `open(log:replay:…)`, writing snapshots through `snapshotter`.
@@ -213,11 +216,12 @@ public final class EventStore: Sendable {
         rules: ValidationRules,
         seed: [AnnouncementDraft],
         snapshotter: Snapshotter?,
-        logger: Logger
+        logger: Logger,
+        metrics: StoreMetrics
     ) async throws(StoreError) -> EventStore {
         var replay = replay
         replay.model.buildTitleIndex()
-        let store = EventStore(log: log, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger)
+        let store = EventStore(log: log, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger, metrics: metrics)
         logger.debug("replayed the log", metadata: ["log.path": "\(log.path)", "event.seq": "\(replay.model.seq)"])
         if log.erasesInPlace, !replay.model.erased.isEmpty {
             do throws(StoreError) {
@@ -252,7 +256,7 @@ public final class EventStore: Sendable {
         return store
     }
 
-    private init(log: any EventLog, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger) {
+    private init(log: any EventLog, replay: Replay, rules: ValidationRules, snapshotter: Snapshotter?, logger: Logger, metrics: StoreMetrics) {
         self.path = log.path
         self.snapshotter = snapshotter
         self.rules = rules
@@ -263,7 +267,7 @@ public final class EventStore: Sendable {
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
         let arrivals = DispatchSemaphore(value: 0)
         self.arrivals = arrivals
-        self.syncer = LogSyncer(log: log) { arrivals.signal() }
+        self.syncer = LogSyncer(log: log, metrics: metrics) { arrivals.signal() }
     }
 
     // MARK: - Reading
@@ -286,6 +290,11 @@ public final class EventStore: Sendable {
         let health = syncer.health
         guard case .ok = health, let failure = followFailure.withLock({ $0 }) else { return health }
         return .failing(failure)
+    }
+
+    /// How far the log is durable: its size in bytes, for a file.
+    public var durableEnd: Int64 {
+        syncer.progress.durableEnd
     }
 
     /// How many write batches (one write and one sync each) and events this store has appended.

@@ -26,6 +26,8 @@ final class LogSyncer: Sendable {
     private struct State {
         /// Lines handed over and not yet written, in order, and where the first goes in the file.
         var pending: [[UInt8]] = []
+        /// How many lines `pending` holds.
+        var pendingCount = 0
         var pendingStart: Int64
         var isRunning = false
         /// Everything before it is written and synced.
@@ -42,13 +44,15 @@ final class LogSyncer: Sendable {
     private let queue = DispatchQueue(label: "announcements.sync")
     /// Called after each sync, failed or not (the committer waits on it).
     private let synced: @Sendable () -> Void
+    private let metrics: StoreMetrics
     /// How many syncs have ended, failed or not: a look that does not lock.
     let syncsEnded = Atomic<Int>(0)
     /// How many syncs succeeded.
     let syncs = Atomic<Int>(0)
 
-    init(log: any EventLog, synced: @escaping @Sendable () -> Void) {
+    init(log: any EventLog, metrics: StoreMetrics, synced: @escaping @Sendable () -> Void) {
         self.log = log
+        self.metrics = metrics
         self.state = Mutex(State(pendingStart: log.durableEnd, durableEnd: log.durableEnd))
         self.synced = synced
     }
@@ -59,13 +63,13 @@ final class LogSyncer: Sendable {
         state.withLock { $0.pendingStart + Int64($0.pending.reduce(0) { $0 + $1.count }) }
     }
 
-    /// Hands over `lines` to be written after those handed over before. Fails, taking nothing,
+    /// Hands over `lines`, `count` of them, to be written after those handed over before. Fails, taking nothing,
     /// while a failure waits for `resume(after:)`.
     ///
     /// With `inline`, when the loop is not running, the caller runs it: `append` returns once the
     /// lines are durable or failed, without calling `synced`. Only for a caller that would
     /// otherwise just wait for this sync (see `EventStore.drain`).
-    func append(_ lines: [UInt8], inline: Bool = false) throws(Failure) {
+    func append(_ lines: [UInt8], count: Int, inline: Bool = false) throws(Failure) {
         let start = try state.withLock { state throws(Failure) -> Bool in
             if let failure = state.failure { throw failure }
             guard !state.isClosed else {
@@ -73,6 +77,7 @@ final class LogSyncer: Sendable {
                 throw Failure(start: end, end: end, error: LogError(.unusable, path: log.path, message: "the log is closed"))
             }
             state.pending.append(lines)
+            state.pendingCount += count
             defer { state.isRunning = true }
             return !state.isRunning
         }
@@ -103,6 +108,7 @@ final class LogSyncer: Sendable {
         state.withLock { state in
             state.failure = nil
             state.pending = []
+            state.pendingCount = 0
             state.pendingStart = failure.start
         }
     }
@@ -132,7 +138,7 @@ final class LogSyncer: Sendable {
     /// Writes and syncs until nothing is handed over; with `notifying`, calls `synced` after each sync.
     private func run(notifying: Bool) {
         while true {
-            let taken = state.withLock { state -> (lines: [[UInt8]], start: Int64)? in
+            let taken = state.withLock { state -> (lines: [[UInt8]], count: Int, start: Int64)? in
                 guard !state.pending.isEmpty, state.failure == nil else {
                     state.isRunning = false
                     return nil
@@ -140,14 +146,19 @@ final class LogSyncer: Sendable {
                 defer {
                     state.pendingStart += Int64(state.pending.reduce(0) { $0 + $1.count })
                     state.pending = []
+                    state.pendingCount = 0
                 }
-                return (state.pending, state.pendingStart)
+                return (state.pending, state.pendingCount, state.pendingStart)
             }
-            guard let (lines, start) = taken else { return }
+            guard let (lines, count, start) = taken else { return }
             var bytes = lines[0]
             for more in lines.dropFirst() { bytes.append(contentsOf: more) }
+            let began = ContinuousClock.now
             do throws(LogError) {
                 let end = try bytes.withBytes { lines throws(LogError) in try log.appendDurably(lines, at: start) }
+                metrics.syncDuration.record(ContinuousClock.now - began)
+                metrics.linesPerSync.record(count)
+                metrics.appended.increment(by: count)
                 syncs.add(1, ordering: .relaxed)
                 state.withLock { state in
                     state.durableEnd = end
@@ -156,9 +167,11 @@ final class LogSyncer: Sendable {
             } catch {
                 // Read here, on the queue that appends: the log's own flag is not shared.
                 let isUnusable = log.isUnusable
+                metrics.writeFailures.increment()
                 state.withLock { state in
                     state.failure = Failure(start: start, end: start + Int64(bytes.count), error: error)
                     state.pending = []
+                    state.pendingCount = 0
                     state.isRunning = false
                     // The failure that made the file unusable stays the reason: later ones only repeat it.
                     if !state.isUnusable { state.lastError = error }

@@ -1,0 +1,35 @@
+import AnnouncementsStore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /metrics`: the metrics in Prometheus' text format, the store's gauges sampled first. With
+/// a token (`metrics.token` in the config), only a request that sends it may read them.
+public struct MetricsEndpoint: Sendable {
+    /// The bearer token a scraper must send; nil: open, like `/health`.
+    public var token: String?
+    /// The metrics' text.
+    public var render: @Sendable () -> [UInt8]
+
+    public init(token: String? = nil, render: @escaping @Sendable () -> [UInt8]) {
+        self.token = token
+        self.render = render
+    }
+
+    func add(to router: Router<AnnouncementsRequestContext>, store: EventStore, metrics: ServerMetrics) {
+        let access = token.map { Access([(name: "metrics", token: $0, role: .auditor)]) }
+        router.get("metrics") { request, _ throws(APIError) in
+            if let access {
+                guard try access.caller(request) != nil else {
+                    throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config: send Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
+                }
+            }
+            metrics.sample(store)
+            var response = Response(status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: ByteBuffer(bytes: render())))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+    }
+
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+}

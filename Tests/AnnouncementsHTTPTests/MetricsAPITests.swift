@@ -1,0 +1,119 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import AnnouncementsHTTP
+
+/// `GET /metrics`: Prometheus' text format, counts that follow the requests made, bounded labels.
+@Suite struct MetricsAPITests {
+    /// A live server whose store and HTTP side report to one Prometheus registry.
+    func withMetricsServer(token: String? = nil, _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void) async throws {
+        let path = NSTemporaryDirectory() + "metrics-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let exposition = PrometheusExposition()
+        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = try await EventStore.open(
+            path: path + "/log.jsonl", seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], logger: quiet,
+            metrics: StoreMetrics(factory: exposition.factory)
+        )
+        let metrics = ServerMetrics(factory: exposition.factory)
+        metrics.startedUp(in: .milliseconds(1500))
+        let settings = ServerSettings(
+            host: "127.0.0.1", port: 0, access: Access(testTokens), maxRequestBytes: 4096,
+            metrics: metrics, metricsEndpoint: MetricsEndpoint(token: token, render: exposition.render)
+        )
+        try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in try await test(client, store) }
+        await store.close()
+    }
+
+    /// The value of the sample `name{labels}` in `text`, or nil when it is not there.
+    func sample(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+    }
+
+    @Test("after a known sequence of requests, /metrics counts them by route template, method and status class, and the store's work")
+    func countsRequests() async throws {
+        try await withMetricsServer { client, _ in
+            for _ in 0..<3 { _ = try await client.execute(uri: "/announcements", method: .get) }
+            for id in [1, 2, 999] { _ = try await client.execute(uri: "/announcements/\(id)", method: .get) }
+            _ = try await client.execute(uri: "/nowhere", method: .get)
+            let editor: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json"]
+            for title in ["Three", "Four"] {
+                let created = try await client.execute(uri: "/announcements", method: .post, headers: editor, body: ByteBuffer(string: #"{"title":"\#(title)"}"#))
+                #expect(created.status == .created)
+            }
+            _ = try await client.execute(uri: "/announcements", method: .post, body: ByteBuffer(string: #"{"title":"x"}"#))
+            _ = try await client.execute(uri: "/events", method: .trace)
+
+            let scraped = try await client.execute(uri: "/metrics", method: .get)
+            #expect(scraped.status == .ok)
+            #expect(scraped.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+            let text = String(buffer: scraped.body)
+            #expect(sample(text, #"http_requests_total{route="/announcements",method="GET",status="2xx"}"#) == 3, "\(text)")
+            #expect(sample(text, #"http_requests_total{route="/announcements/{id}",method="GET",status="2xx"}"#) == 2, "one label for every id")
+            #expect(sample(text, #"http_requests_total{route="/announcements/{id}",method="GET",status="4xx"}"#) == 1)
+            #expect(sample(text, #"http_requests_total{route="NotFound",method="GET",status="4xx"}"#) == 1, "no raw path as a label")
+            #expect(!text.contains("/nowhere") && !text.contains("999"))
+            #expect(sample(text, #"http_requests_total{route="/announcements",method="POST",status="2xx"}"#) == 2)
+            #expect(sample(text, #"http_requests_total{route="/announcements",method="POST",status="4xx"}"#) == 1)
+            #expect(text.contains(#"method="other""#) && !text.contains("TRACE"), "a method outside the API's is `other`")
+            #expect(sample(text, #"http_request_duration_seconds_count{route="/announcements",method="GET"}"#) == 3)
+            // The store: 2 seeded and 2 posted events, each sync's lines and time; nothing failed.
+            #expect(sample(text, "announcements_appended_events_total") == 4)
+            #expect(sample(text, "announcements_sync_lines_sum") == 4)
+            #expect((sample(text, "announcements_sync_duration_seconds_count") ?? 0) >= 2)
+            #expect(sample(text, "announcements_write_failures_total") == nil || sample(text, "announcements_write_failures_total") == 0)
+            #expect(sample(text, "announcements_log_seq") == 4)
+            #expect(sample(text, "announcements_live") == 4)
+            #expect((sample(text, "announcements_log_bytes") ?? 0) > 100)
+            #expect(sample(text, "announcements_stream_subscribers") == 0)
+            #expect(sample(text, "announcements_startup_seconds") == 1.5)
+
+            // The scrape itself is counted by the next one.
+            let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(sample(again, #"http_requests_total{route="/metrics",method="GET",status="2xx"}"#) == 1)
+        }
+    }
+
+    @Test("with metrics.token, /metrics is a 401 without it and with another token, a 200 with it")
+    func token() async throws {
+        try await withMetricsServer(token: "scrape-secret") { client, _ in
+            let none = try await client.execute(uri: "/metrics", method: .get)
+            #expect(none.status == .unauthorized)
+            #expect(none.headers[.wwwAuthenticate] == "Bearer")
+            let admin = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer ada-secret"])
+            #expect(admin.status == .unauthorized, "an API token is not the metrics token")
+            let scraper = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer scrape-secret"])
+            #expect(scraper.status == .ok)
+            #expect(String(buffer: scraper.body).contains("announcements_log_seq 2"))
+        }
+    }
+
+    @Test("an open event stream is counted as a subscriber while it is open")
+    func subscribers() async throws {
+        try await withMetricsServer { client, _ in
+            // On a connection of its own (the test client's one would wait behind the stream).
+            let port = try #require(client.port)
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/events")))
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            let streaming = URLSession.shared.dataTask(with: request)
+            streaming.resume()
+            defer { streaming.cancel() }
+            var seen: Double?
+            for _ in 0..<200 {
+                seen = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")
+                if seen == 1 { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(seen == 1)
+        }
+    }
+}
