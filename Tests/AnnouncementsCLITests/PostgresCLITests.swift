@@ -75,7 +75,7 @@ struct PostgresCLITests {
 
         let overwrite = try CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
         #expect(overwrite.status == 73)
-        #expect(overwrite.stderr == "error: exported.jsonl exists: export writes a new file; choose another name or remove it\n")
+        #expect(overwrite.stderr == "error: exported.jsonl exists: this writes a new file; choose another name or remove it\n")
     }
 
     @Test("a PostgreSQL that cannot be reached is one line naming it, without the password, and exit 69")

@@ -54,7 +54,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 }
 
-/// A log file being written by `export`: created exclusively, filled in large writes, synced.
+/// A file being written by `export` or `backup`: created exclusively, filled in large writes, synced.
 final class NewFile {
     let path: String
     private let fd: Int32
@@ -66,7 +66,7 @@ final class NewFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
-            if code == EEXIST { throw CLIError(.cantCreate, "\(path) exists: export writes a new file; choose another name or remove it") }
+            if code == EEXIST { throw CLIError(.cantCreate, "\(path) exists: this writes a new file; choose another name or remove it") }
             throw CLIError(.cantCreate, "\(path): cannot create the file: \(String(cString: strerror(code)))")
         }
         self.fd = fd
@@ -83,6 +83,12 @@ final class NewFile {
     func append(_ line: ArraySlice<UInt8>) throws(LogError) {
         buffer += line
         buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= Self.flushAt { try flush() }
+    }
+
+    /// Adds bytes as they are.
+    func add(_ bytes: ArraySlice<UInt8>) throws(LogError) {
+        buffer += bytes
         if buffer.count >= Self.flushAt { try flush() }
     }
 

@@ -39,7 +39,7 @@ import AnnouncementsDomain
 /// A reader reads the file in those blocks, one block ahead on another thread (which checksums it),
 /// while it decodes the one before, so it never holds the whole file: only the state it builds and
 /// a few blocks.
-enum SnapshotFile {
+public enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
     static let formatVersion: UInt32 = 3
@@ -52,7 +52,7 @@ enum SnapshotFile {
     static let maxLineLength = 1 << 30
 
     /// The snapshot of the log at `logPath`.
-    static func path(forLog logPath: String) -> String {
+    public static func path(forLog logPath: String) -> String {
         logPath + ".snapshot"
     }
 

@@ -1,0 +1,148 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `announcements backup DEST`: a consistent, verified copy of the log (and its snapshot), taken
+/// while a server writes.
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy a consistent, verified prefix of the log (and its snapshot) into a folder, while a server runs.",
+        discussion: """
+            Never stops writers: it reads the log file without taking its writer role, copying every \
+            complete line there when the read began, and checks the copy as `verify` does while it \
+            reads (a copy that does not verify is not kept). The snapshot beside the log, if any, is \
+            copied first, so it never covers more than the copied log. Writes DEST/NAME, \
+            DEST/NAME.snapshot and DEST/NAME.head (the head, SEQ:SHA256), and prints the head. \
+            DEST must not exist or be empty. For a log in PostgreSQL, use PostgreSQL's own backups \
+            (pg_dump, or a base backup), or `announcements export`.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+
+    @Argument(help: ArgumentHelp("The folder to write the backup into (created; it must not exist or be empty).", valueName: "dest"))
+    var destination: String
+
+    /// How many times a copy that does not verify is taken again (an erasure may be overwriting
+    /// a line in place while it is read).
+    static let attempts = 3
+
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
+            let configuration = options.log == nil ? try options.configuration() : nil
+            let source = if let configuration { try options.source(configuration) } else { try options.source() }
+            guard case .file(let log) = source else {
+                throw CLIError(.usage, "backup copies a log file; this config keeps the log in PostgreSQL: use PostgreSQL's backups (pg_dump, or a base backup), or `announcements export --to FILE`")
+            }
+            try Self.prepare(folder: destination)
+            let name = String(log.split(separator: "/").last ?? "announcements.jsonl")
+            let target = destination + "/" + name
+            let snapshot = try Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
+            var attempt = 1
+            while true {
+                let (report, tail) = try await Self.copy(log, to: target, rules: configuration?.rules ?? ValidationRules())
+                if report.isSound {
+                    let head = report.head?.description ?? "-"
+                    try Self.write(head + "\n", to: target + ".head")
+                    if let tail { Output.note("\(log): left out \(tail) bytes at the end with no newline (a line being written)") }
+                    Output.line("""
+                        backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
+                          head: \(head)
+                        """)
+                    return
+                }
+                unlink(target)
+                guard attempt < Self.attempts else {
+                    for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
+                    unlink(SnapshotFile.path(forLog: target))
+                    throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problems, above): the log itself has them; `announcements verify` says more")
+                }
+                Output.note("\(log): the copy did not verify (a line changed while it was read?); copying again")
+                attempt += 1
+            }
+        }
+    }
+
+    /// Copies the complete lines of `log` to a new file `target`, checking them as `verify` does.
+    private static func copy(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?) {
+        let file = try NewFile(path: target)
+        var verification = LogVerification(path: log, rules: rules)
+        do throws(LogError) {
+            let tail = try await LogLines.read(.file(log), computesHashes: true) { line throws(LogError) in
+                verification.check(line)
+                try file.append(line.bytes)
+                return .continue
+            }
+            try file.finish()
+            return (verification.report(tail: tail), tail)
+        } catch {
+            file.remove()
+            throw CLIError(error)
+        }
+    }
+
+    /// Creates `folder`, or checks that it is an empty one.
+    private static func prepare(folder: String) throws(CLIError) {
+        if mkdir(folder, 0o755) == 0 { return }
+        let code = errno
+        guard code == EEXIST, let directory = opendir(folder) else {
+            throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(code)))")
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." {
+                throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(name)): a backup goes into a new or empty folder")
+            }
+        }
+    }
+
+    /// Copies the snapshot beside `log` (renamed into place whole by the server, so any one read is
+    /// consistent) to `target`; false when there is none.
+    private static func copySnapshot(of log: String, to target: String) throws(CLIError) -> Bool {
+        let source = SnapshotFile.path(forLog: log)
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            if errno == ENOENT { return false }
+            throw CLIError(.noInput, "\(source): cannot read the snapshot: \(String(cString: strerror(errno)))")
+        }
+        defer { close(input) }
+        let file = try NewFile(path: target)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        do throws(LogError) {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw LogError(.unreadable, path: source, message: "cannot read the snapshot: \(String(cString: strerror(errno)))") }
+                if count == 0 { break }
+                try file.add(buffer[..<count])
+            }
+            try file.finish()
+        } catch {
+            file.remove()
+            throw CLIError(error)
+        }
+        return true
+    }
+
+    /// Writes `text` to a new file at `path`, synced.
+    private static func write(_ text: String, to path: String) throws(CLIError) {
+        let file = try NewFile(path: path)
+        do throws(LogError) {
+            try file.add(Array(text.utf8)[...])
+            try file.finish()
+        } catch {
+            file.remove()
+            throw CLIError(error)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `announcements backup`: a consistent, verified copy taken while a server writes.
+@Suite struct BackupTests {
+    /// What the writers share: how many posts were answered, and whether to stop.
+    final class Progress: Sendable {
+        let posted = Atomic(0)
+        let stop = Atomic(false)
+    }
+
+    @Test("a backup taken under concurrent writes verifies, holds its snapshot, and replays to a state the server had")
+    func underConcurrentWrites() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nsnapshot:\n  every_events: 20\n"
+            .write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let server = try ServerProcess(in: folder)
+        let progress = Progress()
+        let url = try #require(URL(string: server.url + "/announcements"))
+        // Two writers, posting until told to stop.
+        let writers = (0..<2).map { writer in
+            Task {
+                while !progress.stop.load(ordering: .relaxed) {
+                    var request = URLRequest(url: url)
+                    request.httpMethod = "POST"
+                    request.setValue("Bearer alice-secret", forHTTPHeaderField: "Authorization")
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    request.httpBody = Data(#"{"title":"Writer \#(writer) post \#(progress.posted.load(ordering: .relaxed))","body":"<p>backed up?</p>"}"#.utf8)
+                    let (_, response) = try await URLSession.shared.data(for: request)
+                    #expect((response as? HTTPURLResponse)?.statusCode == 201)
+                    progress.posted.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        // Wait until a snapshot was written (every 20 events), then back up while the writers go on.
+        for _ in 0..<400 where !FileManager.default.fileExists(atPath: log + ".snapshot") || progress.posted.load(ordering: .relaxed) < 40 {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        let destination = folder + "/backup"
+        let backup = try CLI.run(["backup", destination], in: folder, timeout: 120)
+        let postedAtBackupEnd = progress.posted.load(ordering: .relaxed)
+        // The writers go on a little after it, so that the log is longer than the backup.
+        while progress.posted.load(ordering: .relaxed) < postedAtBackupEnd + 10 { try await Task.sleep(for: .milliseconds(10)) }
+        progress.stop.store(true, ordering: .relaxed)
+        for writer in writers { try await writer.value }
+        #expect(server.stop() == 0)
+
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains("backed up events/announcements.jsonl to \(destination)/announcements.jsonl"), "\(backup.stdout)")
+        #expect(backup.stdout.contains("with its snapshot"))
+        let head = try #require(backup.stdout.split(separator: "\n").first { $0.hasPrefix("  head: ") }?.dropFirst(8).description)
+        let seq = try #require(Int(head.split(separator: ":").first ?? ""))
+        #expect(seq >= 5 + 40, "the backup holds what was posted before it began")
+        #expect(try String(contentsOfFile: destination + "/announcements.jsonl.head", encoding: .utf8) == head + "\n")
+        let lastSeq = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count
+        #expect(lastSeq > seq, "writes went on during and after the backup")
+
+        let copy = destination + "/announcements.jsonl"
+        let verified = try CLI.run(["verify", "--log", copy, "--expect-head", head])
+        #expect(verified.status == 0, "\(verified.stdout)")
+        // The state the backup replays to, from its snapshot or from every line, is the one the
+        // server had at that seq.
+        let fromBackup = try CLI.run(["replay", "--log", copy, "--format", "json"])
+        #expect(fromBackup.stderr.contains("started from the snapshot at seq"), "the backup's snapshot is used: \(fromBackup.stderr)")
+        let wholeBackup = try CLI.run(["replay", "--log", copy, "--format", "json", "--no-snapshot"])
+        let serverHad = try CLI.run(["replay", "--log", log, "--format", "json", "--until", String(seq)])
+        #expect(fromBackup.status == 0 && serverHad.status == 0)
+        #expect(fromBackup.stdout == serverHad.stdout)
+        #expect(wholeBackup.stdout == serverHad.stdout)
+        #expect(fromBackup.stdout.hasPrefix(#"{"seq":\#(seq),"#))
+    }
+
+    @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")
+    func refusals() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try CLI.run(["backup", "saved"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("5 events, 2 live announcements"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.snapshot"), "no snapshot to copy")
+        let again = try CLI.run(["backup", "saved"], in: folder)
+        #expect(again.status == 73)
+        #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")
+        #expect(again.stderr.hasSuffix("): a backup goes into a new or empty folder\n"))
+        try "storage: postgres\npostgres:\n  url: postgres://u@127.0.0.1:1/db\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let postgres = try CLI.run(["backup", "elsewhere"], in: folder)
+        #expect(postgres.status == 64)
+        #expect(postgres.stderr.contains("use PostgreSQL's backups (pg_dump, or a base backup)"))
+    }
+}
