@@ -4,6 +4,8 @@
 #
 #   GET /health, GET /announcements v2 (10 items), GET /announcements/2
 #       against a bare Hummingbird server (`AnnouncementsBench bare`: one route, no middleware)
+#   GET /announcements/2           against the same server with `metrics: {enabled: false}` (the
+#                                  cost of counting and timing each request: issue 17, ≤ 5%)
 #   durable POST, 1 connection     against the disk's own write + fdatasync of one line
 #                                  (`AnnouncementsBench fsync`) and PostgreSQL
 #   durable POSTs, 16 and 64 conn. against PostgreSQL (pgbench, the same JSON, scripts/pg-bench.sh),
@@ -41,7 +43,8 @@ goal() {
 skip_all() { # REASON: every goal of this script, skipped
   for name in "GET /health / bare Hummingbird" "GET /announcements v2 / bare" "GET /announcements/2 / bare" \
       "POST, 1 connection / one-line fdatasync" "POST, 1 connection / PostgreSQL" "POST, 16 connections / PostgreSQL" \
-      "POST, 64 connections / PostgreSQL" "POST, 64 connections / store append, 64 writers"; do
+      "POST, 64 connections / PostgreSQL" "POST, 64 connections / store append, 64 writers" \
+      "GET /announcements/2 with metrics / without"; do
     goal skip "$name" "$1"
   done
   echo "HTTP figures skipped: $1"
@@ -61,9 +64,9 @@ fi
 
 mkdir -p "$BENCH_DIR"
 DIR=$(mktemp -d "$(cd "$BENCH_DIR" && pwd)/http-XXXXXX")
-SERVER= BARE=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
+SERVER= BARE= PLAIN=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
 stop_all() {
-  for pid in $SERVER $BARE; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $SERVER $BARE $PLAIN; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   pg_stop
   rm -rf "$DIR"
 }
@@ -93,8 +96,14 @@ LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2
 SERVER=$!
 LOG_LEVEL=warning "$BENCH_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &
 BARE=$!
+# The same server without metrics, on a log of its own.
+mkdir -p "$DIR/plain"
+{ sed -e 's|^log: .*|log: log.jsonl|' "$DIR/config.yaml"; printf 'metrics:\n  enabled: false\n'; } > "$DIR/plain/config.yaml"
+LOG_LEVEL=warning "$BIN" serve --config "$DIR/plain/config.yaml" > "$DIR/plain.out" 2> "$DIR/plain.err" &
+PLAIN=$!
 URL=$(listening "$DIR/server.out" "$SERVER")
 BARE_URL=$(listening "$DIR/bare.out" "$BARE")
+PLAIN_URL=$(listening "$DIR/plain.out" "$PLAIN")
 
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
@@ -124,6 +133,7 @@ measure() {
     health) wrk_rate 64 "$URL/health" ;;
     v2) wrk_rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
     one) wrk_rate 64 "$URL/announcements/2" ;;
+    plain) wrk_rate 64 "$PLAIN_URL/announcements/2" ;;
     post*) wrk_rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
     pg*) pg_rate "${1#pg}" "$SECONDS_EACH" ;;
     fsync) "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH" \
@@ -139,6 +149,7 @@ label() {
     health) echo "GET /health" ;;
     v2) echo "GET /announcements v2 (10 items)" ;;
     one) echo "GET /announcements/2" ;;
+    plain) echo "GET /announcements/2, no metrics" ;;
     post*) echo "POST /announcements, ${1#post} conn." ;;
     pg*) echo "PostgreSQL pgbench, ${1#pg} conn." ;;
     fsync) echo "write + fdatasync of one line" ;;
@@ -178,6 +189,10 @@ alternate bare health v2 one
 compare health bare 0.85 "GET /health / bare Hummingbird"
 compare v2 bare 0.8 "GET /announcements v2 / bare"
 compare one bare 0.8 "GET /announcements/2 / bare"
+echo
+echo "The cost of metrics (the same request, metrics on and off, ${SECONDS_EACH}s per run, $ROUNDS rounds):"
+alternate one plain
+compare one plain 0.95 "GET /announcements/2 with metrics / without"
 
 PG=
 if [ "${HTTP_BENCH_PG:-1}" = 0 ]; then PG_SKIP="HTTP_BENCH_PG=0"
@@ -218,7 +233,7 @@ sleep 1
 start_bytes=$(size)
 followed=$(measure post64)
 end_bytes=$(size)
-wait $(jobs -p | grep -v -e "^$SERVER\$" -e "^$BARE\$") 2>/dev/null || true
+wait $(jobs -p | grep -v -e "^$SERVER\$" -e "^$BARE\$" -e "^$PLAIN\$") 2>/dev/null || true
 # A stream notices that its client left when it next sends: one more event ends them all.
 curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
   -d '{"title":"Followers gone"}' "$URL/announcements"

@@ -25,16 +25,16 @@ struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContex
         metrics.request(route: context.endpointPath, method: request.method, status: response.status, duration: duration)
         guard context.logger.logLevel <= .info else { return response }
         let microseconds = Int(duration / .microseconds(1))
-        let path = VisibleText.quoted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let milliseconds = AccessLog.milliseconds(microseconds)
         let bytes = response.body.contentLength.map(String.init) ?? "-"
         context.logger.info(
-            "\(request.method) \(path) \(response.status.code) \(milliseconds) \(bytes)B",
+            "\(request.method) \(VisibleText.quoted(target)) \(response.status.code) \(milliseconds) \(bytes)B",
             metadata: [
                 "request.id": "\(id)",
                 "client.address": "\(AccessLog.address(context.remoteAddress))",
                 "http.method": "\(request.method)",
-                "http.path": "\(path)",
+                "http.path": "\(target)",
                 "http.status": "\(response.status.code)",
                 "http.duration_ms": "\(milliseconds.dropLast(2))",
                 "http.bytes": "\(bytes)",

@@ -90,8 +90,13 @@ struct BackupCommand: AsyncParsableCommand {
         }
     }
 
-    /// Creates `folder`, or checks that it is an empty one.
+    /// Creates `folder` (and the folders it is in), or checks that it is an empty one.
     private static func prepare(folder: String) throws(CLIError) {
+        var parent = folder.hasPrefix("/") ? "" : "."
+        for component in folder.split(separator: "/").dropLast() {
+            parent += "/" + component
+            _ = mkdir(parent, 0o755)  // an error shows when the folder itself is made
+        }
         if mkdir(folder, 0o755) == 0 { return }
         let code = errno
         guard code == EEXIST, let directory = opendir(folder) else {

@@ -48,9 +48,9 @@ struct ServeCommand: AsyncParsableCommand {
         logging.bootstrap(configuration)
         let logger = Logger(label: "announcements")
         // Metrics go to Prometheus' registry, read by GET /metrics (swift-metrics is bootstrapped
-        // here only: the libraries report through its API).
+        // here only: the libraries report through its API). Turned off, nothing records them.
         let exposition = PrometheusExposition()
-        MetricsSystem.bootstrap(exposition.factory)
+        if configuration.metrics.isEnabled { MetricsSystem.bootstrap(exposition.factory) }
         let metrics = ServerMetrics()
         let descriptors = DescriptorLimit.raise()
         let maxConnections = try DescriptorLimit.maxConnections(configured: configuration.http.maxConnections, descriptors: descriptors)
@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
         metrics.startedUp(in: startUp)
         logger.info("opened the log", metadata: [
             "log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)", "live": "\(store.snapshot.count)",
-            "startup_ms": "\(startUp / .milliseconds(1))",
+            "startup_ms": "\(Int(startUp / .milliseconds(1)))",
         ])
         let settings = ServerSettings(
             host: host ?? configuration.host,

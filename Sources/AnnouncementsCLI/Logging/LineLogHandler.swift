@@ -15,8 +15,9 @@ import Darwin
 ///     {"time":"2026-11-23T21:09:44.123Z","level":"info","label":"announcements","message":"…","key":"value",…}
 ///
 /// A JSON line is one object with the keys `time`, `level`, `label` and `message`, then each
-/// metadata key (sorted; every value a string). A text line leaves out the `http.*` keys, which
-/// the access log's message already states.
+/// metadata key (sorted; every value a string). A text line leaves out the access log's request
+/// fields (`http.method`, `http.path`, `http.status`, `http.duration_ms`, `http.bytes`), which its
+/// message already states.
 ///
 /// Made for the access log's rate (one line per request): the time is the store's own UTC
 /// formatting (no `localtime`, which reads the time zone for each call, and no `strftime`), and
@@ -60,7 +61,7 @@ struct LineLogHandler: LogHandler {
         line += label
         line += ": "
         line += "\(event.message)"
-        for (key, value) in fields where !key.hasPrefix("http.") {
+        for (key, value) in fields where !Self.statedInMessage.contains(key) {
             line += " "
             line += key
             line += "="
@@ -89,6 +90,9 @@ struct LineLogHandler: LogHandler {
         json.raw("}\n")
         return String(decoding: json.bytes, as: UTF8.self)
     }
+
+    /// The access log's fields that its text message states.
+    private static let statedInMessage: Set<String> = ["http.method", "http.path", "http.status", "http.duration_ms", "http.bytes"]
 
     /// The keys a JSON line sets itself; metadata of the same name is left out.
     private static let reservedKeys: Set<String> = ["time", "level", "label", "message"]

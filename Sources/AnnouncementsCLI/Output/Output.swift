@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,10 +33,13 @@ enum Output {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// A progress reporter for long reads, drawn on stderr when it is a terminal; nil otherwise.
+    /// Drawn for files past `ANNOUNCEMENTS_PROGRESS_BYTES` (default 64 MiB: smaller ones are read
+    /// before anyone could read a percentage).
     static func progress(label: String) -> ((Int64, Int64) -> Void)? {
         guard stderrIsTerminal else { return nil }
+        let threshold = ProcessInfo.processInfo.environment["ANNOUNCEMENTS_PROGRESS_BYTES"].flatMap(Int64.init) ?? 64 << 20
         return { done, total in
-            guard total > 64 << 20 else { return }
+            guard total > threshold else { return }
             let percent = min(100, Int(done * 100 / max(total, 1)))
             standardError("\r\(label) \(percent)% (\(done >> 20) of \(total >> 20) MiB)\u{1B}[K")
             if done >= total { standardError("\r\u{1B}[K") }

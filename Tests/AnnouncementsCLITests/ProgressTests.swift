@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// Long offline work shows its progress on a terminal (stderr), and never in a pipe.
+@Suite struct ProgressTests {
+    /// A log of 3,000 hand-made lines (no chain) of about 1 KB each: past the 1 MiB from which
+    /// these runs draw progress (`ANNOUNCEMENTS_PROGRESS_BYTES`; 64 MiB by default).
+    func makeLargeLog(in folder: String) throws -> String {
+        let path = folder + "/large.jsonl"
+        let body = String(repeating: "x", count: 1000)
+        var text = ""
+        text.reserveCapacity(4 << 20)
+        for seq in 1...3_000 {
+            text += #"{"seq":\#(seq),"type":"created","id":\#(seq),"at":"2026-11-21T09:30:00.000Z","by":"a","data":{"title":"T\#(seq)","body":"\#(body)"}}"#
+            text += "\n"
+        }
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    @Test("replay, verify, export and backup draw their progress on a terminal's stderr, and not in a pipe", arguments: [
+        ["replay", "--no-snapshot"], ["verify"], ["export", "--to", "copy.jsonl"], ["backup", "saved"],
+    ])
+    func progress(arguments: [String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("skipped: /usr/bin/script (util-linux) is not installed, so no terminal can be made for the command")
+            return
+        }
+        let folder = try makeFolder(config: "log: large.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try makeLargeLog(in: folder)
+
+        // In a pipe: no progress, not even a carriage return.
+        let environment = ["ANNOUNCEMENTS_PROGRESS_BYTES": "\(1 << 20)"]
+        let piped = try CLI.run(arguments, in: folder, environment: environment, timeout: 300)
+        #expect(!piped.stderr.contains("%") && !piped.stderr.contains("\r"), "\(piped.stderr)")
+        try? FileManager.default.removeItem(atPath: folder + "/copy.jsonl")
+        try? FileManager.default.removeItem(atPath: folder + "/saved")
+
+        // On a terminal (script(1) gives the command one): percentages, then the line cleared.
+        let command = ([CLI.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let terminal = try CLI.run(["-qec", command, "/dev/null"], in: folder, environment: environment, timeout: 300, executable: "/usr/bin/script")
+        #expect(terminal.stdout.contains("% (") && terminal.stdout.contains(" MiB)"), "\(terminal.stdout.prefix(500))")
+        #expect(terminal.stdout.contains("\r\u{1B}[K"), "the progress line is cleared at the end")
+    }
+}
