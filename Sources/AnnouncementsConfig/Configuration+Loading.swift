@@ -85,6 +85,10 @@ extension Configuration {
             default: break
             }
         }
+        if let scrape = configuration.metrics.token, let token = configuration.tokens.first(where: { $0.token == scrape }),
+           let node = fields.first(where: { $0.0 == "metrics" })?.1 {
+            throw reader.error(node, key: "metrics.token", "is the token of `tokens.\(token.name)`: a scraper needs a token of its own")
+        }
         for (node, key) in seedNodes {
             try reader.check(node, key: key, rules: configuration.rules)
         }

@@ -20,8 +20,8 @@ public struct ServerSettings: Sendable {
     public var connections: ConnectionLimits
     /// Which web pages may call the API.
     public var cors: CORSPolicy
-    /// Where requests are counted and timed (swift-metrics).
-    public var metrics: ServerMetrics
+    /// Where requests are counted and timed (swift-metrics); nil: they are not.
+    public var metrics: ServerMetrics?
     /// `GET /metrics`, when served.
     public var metricsEndpoint: MetricsEndpoint?
 
@@ -34,7 +34,7 @@ public struct ServerSettings: Sendable {
         feedHeartbeat: Duration = .seconds(15),
         connections: ConnectionLimits = ConnectionLimits(),
         cors: CORSPolicy = CORSPolicy(),
-        metrics: ServerMetrics = ServerMetrics(),
+        metrics: ServerMetrics? = nil,
         metricsEndpoint: MetricsEndpoint? = nil
     ) {
         self.host = host
@@ -68,7 +68,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat, metrics: settings.metrics).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
-    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics)
+    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics())
     routes.load(router.routes)
     return router
 }

@@ -24,8 +24,8 @@ struct EventStream: Sendable {
     let heartbeat: Duration
     /// Pages already framed by other streams.
     let frames: Frames
-    /// Counts the open streams.
-    let metrics: ServerMetrics
+    /// Counts the open streams, when there are metrics.
+    let metrics: ServerMetrics?
 
     static func isRequested(by request: Request) -> Bool {
         request.headers[.accept]?.lowercased().contains("text/event-stream") == true
@@ -34,8 +34,8 @@ struct EventStream: Sendable {
     func response() -> Response {
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            metrics.subscribers.add(1, ordering: .relaxed)
-            defer { metrics.subscribers.subtract(1, ordering: .relaxed) }
+            metrics?.subscribers.add(1, ordering: .relaxed)
+            defer { metrics?.subscribers.subtract(1, ordering: .relaxed) }
             var last = after
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))

@@ -11,7 +11,7 @@ struct ReadRoutes: Sendable {
     let access: Access
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
-    let metrics: ServerMetrics
+    let metrics: ServerMetrics?
     let cache = RepresentationCache()
     let frames = EventStream.Frames()
     let healthBody = HealthBody()

@@ -14,7 +14,7 @@ import NIOCore
 /// An incoming `X-Request-ID` of 1 to 128 visible ASCII characters is kept and echoed; any other is
 /// replaced by one made here, so that a client cannot write into the log what looks like a field.
 struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
-    let metrics: ServerMetrics
+    let metrics: ServerMetrics?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,7 +22,7 @@ struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContex
         var response = try await next(request, context)
         response.headers[.requestID] = id
         let duration = ContinuousClock.now - start
-        metrics.request(route: context.endpointPath, method: request.method, status: response.status, duration: duration)
+        metrics?.request(route: context.endpointPath, method: request.method, status: response.status, duration: duration)
         guard context.logger.logLevel <= .info else { return response }
         let microseconds = Int(duration / .microseconds(1))
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")

@@ -80,6 +80,26 @@ import Testing
         #expect(result.stdout.contains("events:              8"))
     }
 
+    @Test("a line replaced by one of an unknown type is still a break in the chain, and one without seq or id is damage")
+    func tamperingIsNotAnUpgrade() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[2] = #"{"seq":3,"type":"zzz","id":1,"at":"2026-11-21T09:30:00.000Z","by":"mallory"}"#
+        try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let replaced = try CLI.run(["verify"], in: folder)
+        #expect(replaced.status == 1)
+        #expect(replaced.stdout.contains("events/announcements.jsonl:3: event type \"zzz\" is not known"))
+        #expect(replaced.stdout.contains("events/announcements.jsonl:3: no `prev`, but the hash chain runs from line 2"), "\(replaced.stdout)")
+        #expect(replaced.stdout.contains("events/announcements.jsonl:4: `prev` does not match the SHA-256 of line 3"), "\(replaced.stdout)")
+
+        lines[2] = #"{"type":"zzz"}"#
+        try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let bare = try CLI.run(["verify"], in: folder)
+        #expect(bare.stdout.contains(#"events/announcements.jsonl:3: unknown type "zzz" (expected created, edited, deleted or erased)"#), "\(bare.stdout)")
+        #expect(!bare.stdout.contains("unknown lines"), "not counted as written by a newer version")
+    }
+
     @Test("history shows an unknown line as written, and the known events around it")
     func historyShowsRaw() async throws {
         let (folder, lines) = try await makeNewerLog()

@@ -18,14 +18,14 @@ import Testing
         return path
     }
 
-    @Test("replay, verify, export and backup draw their progress on a terminal's stderr, and not in a pipe", arguments: [
+    @Test(
+        "replay, verify, export and backup draw their progress on a terminal's stderr, and not in a pipe",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) from util-linux to give the command a terminal"),
+        arguments: [
         ["replay", "--no-snapshot"], ["verify"], ["export", "--to", "copy.jsonl"], ["backup", "saved"],
-    ])
+        ]
+    )
     func progress(arguments: [String]) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("skipped: /usr/bin/script (util-linux) is not installed, so no terminal can be made for the command")
-            return
-        }
         let folder = try makeFolder(config: "log: large.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = try makeLargeLog(in: folder)

@@ -46,29 +46,46 @@ struct BackupCommand: AsyncParsableCommand {
             try Self.prepare(folder: destination)
             let name = String(log.split(separator: "/").last ?? "announcements.jsonl")
             let target = destination + "/" + name
-            let snapshot = try Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
-            var attempt = 1
-            while true {
-                let (report, tail) = try await Self.copy(log, to: target, rules: configuration?.rules ?? ValidationRules())
-                if report.isSound {
-                    let head = report.head?.description ?? "-"
-                    try Self.write(head + "\n", to: target + ".head")
-                    if let tail { Output.note("\(log): left out \(tail) bytes at the end with no newline (a line being written)") }
-                    Output.line("""
-                        backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
-                          head: \(head)
-                        """)
-                    return
-                }
-                unlink(target)
-                guard attempt < Self.attempts else {
-                    for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
-                    unlink(SnapshotFile.path(forLog: target))
-                    throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problems, above): the log itself has them; `announcements verify` says more")
-                }
-                Output.note("\(log): the copy did not verify (a line changed while it was read?); copying again")
-                attempt += 1
+            // Whatever fails, no part of a backup is left behind (a second try needs the folder empty).
+            var kept = false
+            defer { if !kept { for file in [target, target + ".head", SnapshotFile.path(forLog: target)] { unlink(file) } } }
+            let copiedSnapshot = try Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
+            let report = try await Self.copyVerified(log, to: target, rules: configuration?.rules ?? ValidationRules())
+            // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
+            // replaced since it was copied may hold texts the copied log no longer has.
+            var snapshot = copiedSnapshot != nil
+            if let copiedSnapshot, FileIdentity(path: SnapshotFile.path(forLog: log)) != copiedSnapshot {
+                unlink(SnapshotFile.path(forLog: target))
+                snapshot = false
+                Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
             }
+            let head = report.head?.description ?? "-"
+            try Self.write(head + "\n", to: target + ".head")
+            kept = true
+            Output.line("""
+                backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
+                  head: \(head)
+                """)
+        }
+    }
+
+    /// Copies the log to `target` until a copy verifies (an erasure may be overwriting a line in
+    /// place while it is read), at most `attempts` times.
+    private static func copyVerified(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> VerifyReport {
+        var attempt = 1
+        while true {
+            let (report, tail) = try await copy(log, to: target, rules: rules)
+            if report.isSound {
+                if let tail { Output.note("\(log): left out \(tail) bytes at the end with no newline (a line being written)") }
+                return report
+            }
+            unlink(target)
+            guard attempt < attempts else {
+                for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
+                throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problems, above): the log itself has them; `announcements verify` says more")
+            }
+            Output.note("\(log): the copy did not verify (a line changed while it was read?); copying again")
+            attempt += 1
         }
     }
 
@@ -90,14 +107,15 @@ struct BackupCommand: AsyncParsableCommand {
         }
     }
 
-    /// Creates `folder` (and the folders it is in), or checks that it is an empty one.
+    /// Creates `folder` (and the folders it is in; only their owner may enter them: a backup holds
+    /// every text), or checks that it is an empty one.
     private static func prepare(folder: String) throws(CLIError) {
         var parent = folder.hasPrefix("/") ? "" : "."
         for component in folder.split(separator: "/").dropLast() {
             parent += "/" + component
-            _ = mkdir(parent, 0o755)  // an error shows when the folder itself is made
+            _ = mkdir(parent, 0o700)  // an error shows when the folder itself is made
         }
-        if mkdir(folder, 0o755) == 0 { return }
+        if mkdir(folder, 0o700) == 0 { return }
         let code = errno
         guard code == EEXIST, let directory = opendir(folder) else {
             throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(code)))")
@@ -112,15 +130,17 @@ struct BackupCommand: AsyncParsableCommand {
     }
 
     /// Copies the snapshot beside `log` (renamed into place whole by the server, so any one read is
-    /// consistent) to `target`; false when there is none.
-    private static func copySnapshot(of log: String, to target: String) throws(CLIError) -> Bool {
+    /// consistent) to `target`; returns the file it copied, nil when there is none.
+    private static func copySnapshot(of log: String, to target: String) throws(CLIError) -> FileIdentity? {
         let source = SnapshotFile.path(forLog: log)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
-            if errno == ENOENT { return false }
-            throw CLIError(.noInput, "\(source): cannot read the snapshot: \(String(cString: strerror(errno)))")
+            let code = errno
+            if code == ENOENT { return nil }
+            throw CLIError(.noInput, "\(source): cannot read the snapshot: \(String(cString: strerror(code)))")
         }
         defer { close(input) }
+        let identity = FileIdentity(descriptor: input)
         let file = try NewFile(path: target)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         do throws(LogError) {
@@ -136,7 +156,7 @@ struct BackupCommand: AsyncParsableCommand {
             file.remove()
             throw CLIError(error)
         }
-        return true
+        return identity
     }
 
     /// Writes `text` to a new file at `path`, synced.
@@ -149,5 +169,37 @@ struct BackupCommand: AsyncParsableCommand {
             file.remove()
             throw CLIError(error)
         }
+    }
+}
+
+/// Which file a path names, and its size and last change: what tells that a file was replaced or
+/// changed between two looks.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int
+
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        #if canImport(Darwin)
+        modified = Int(status.st_mtimespec.tv_sec) * 1_000_000_000 + Int(status.st_mtimespec.tv_nsec)
+        #else
+        modified = Int(status.st_mtim.tv_sec) * 1_000_000_000 + Int(status.st_mtim.tv_nsec)
+        #endif
     }
 }

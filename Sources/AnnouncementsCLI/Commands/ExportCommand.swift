@@ -63,7 +63,8 @@ final class NewFile {
 
     init(path: String) throws(CLIError) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // Readable by its owner only: it holds every text (as the log does).
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
             if code == EEXIST { throw CLIError(.cantCreate, "\(path) exists: this writes a new file; choose another name or remove it") }

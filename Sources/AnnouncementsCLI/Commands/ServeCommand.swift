@@ -51,13 +51,13 @@ struct ServeCommand: AsyncParsableCommand {
         // here only: the libraries report through its API). Turned off, nothing records them.
         let exposition = PrometheusExposition()
         if configuration.metrics.isEnabled { MetricsSystem.bootstrap(exposition.factory) }
-        let metrics = ServerMetrics()
+        let metrics = configuration.metrics.isEnabled ? ServerMetrics() : nil
         let descriptors = DescriptorLimit.raise()
         let maxConnections = try DescriptorLimit.maxConnections(configured: configuration.http.maxConnections, descriptors: descriptors)
         let started = ContinuousClock.now
         let store = try await options.openStore(configuration, logger: logger)
         let startUp = ContinuousClock.now - started
-        metrics.startedUp(in: startUp)
+        metrics?.startedUp(in: startUp)
         logger.info("opened the log", metadata: [
             "log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)", "live": "\(store.snapshot.count)",
             "startup_ms": "\(Int(startUp / .milliseconds(1)))",

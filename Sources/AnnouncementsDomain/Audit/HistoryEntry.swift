@@ -81,9 +81,8 @@ public struct HistoryFold: Sendable {
     public let path: String
     public let filter: HistoryFilter
     private var model = ReadModel()
-    /// Announcements that a line this version does not know was about (all, for one without an id).
+    /// Announcements that a line this version does not know was about.
     private var touchedByUnknown: Set<Int> = []
-    private var anyTouchedByUnknown = false
 
     public init(path: String, filter: HistoryFilter) {
         self.path = path
@@ -107,8 +106,8 @@ public struct HistoryFold: Sendable {
         case .success(let parsed): event = parsed
         case .failure(let problem):
             guard let outline = problem.unknown else { throw LogError(.invalidLine, path: path, line: line.number, message: problem.message) }
-            model.skip(outline.seq ?? line.number, id: outline.id)
-            if let id = outline.id { touchedByUnknown.insert(id) } else { anyTouchedByUnknown = true }
+            model.skip(outline.seq, id: outline.id)
+            touchedByUnknown.insert(outline.id)
             if filter.id == nil || filter.id == outline.id { unknown(line, outline) }
             return true
         }
@@ -116,7 +115,7 @@ public struct HistoryFold: Sendable {
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {
-            guard anyTouchedByUnknown || touchedByUnknown.contains(event.id) else {
+            guard touchedByUnknown.contains(event.id) else {
                 throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
             }
             model.force(event)

@@ -13,11 +13,13 @@ extension ReadModel {
         }
     }
 
-    /// Steps over a line this version cannot read (an unknown event type or format) at `seq`, about
-    /// announcement `id` if the line said: the next line then follows it without a gap, and an id
-    /// it may have created is not taken again.
-    mutating func skip(_ skipped: Int, id: Int?) {
+    /// Steps over a line this version cannot read (an unknown event type or format) at `skipped`,
+    /// about announcement `id`: the next line then follows it without a gap, and an id it may have
+    /// created is not taken again. A seq that does not follow is left alone (the next line's gap
+    /// then shows it).
+    mutating func skip(_ skipped: Int, id: Int) {
+        guard skipped == seq + 1 else { return }
         seq = skipped
-        if let id, id > maxId { maxId = id }
+        if id > maxId { maxId = id }
     }
 }

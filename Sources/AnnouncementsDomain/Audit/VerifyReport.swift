@@ -85,36 +85,23 @@ public struct LogVerification: Sendable {
         case .failure(let error):
             problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? " (a line torn by a crash: the next server start moves it aside)" : ""))
             if let unknown = error.unknown {
-                // Keep the line's place, so that the next line is not reported as a gap.
                 report.unknownLines.append(line.number)
-                model.skip(unknown.seq ?? line.number, id: unknown.id)
-                previousIsUnknown = true
+                // Keep the line's place, so that the next line is not reported as a gap.
+                model.skip(unknown.seq, id: unknown.id)
+                if unknown.newerFormat == nil {
+                    // A known format links as this version knows: a line replaced by one of an
+                    // unknown type still breaks the chain.
+                    checkLink(unknown.prev, line: line.number, afterUnknown: afterUnknown)
+                } else {
+                    // How a newer format links its lines is unknown too.
+                    previousIsUnknown = true
+                }
             }
             return
         case .success(let parsed):
             event = parsed
         }
-        if event.prev != nil, chainStart == nil { chainStart = line.number }
-        switch (event.prev, previous) {
-        case (nil, nil):
-            report.sealed += 1
-        case (nil, _?):
-            if let chainStart {
-                problem(line.number, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
-            } else {
-                report.unsealedLines.append(line.number)
-            }
-        case (_?, nil):
-            problem(line.number, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
-        case (_?, _?) where afterUnknown:
-            break
-        case (let prev?, let before?):
-            if prev == before.hash {
-                report.sealed += 1
-            } else {
-                problem(line.number, "`prev` does not match the SHA-256 of line \(line.number - 1): a line before this one was changed after it was written")
-            }
-        }
+        checkLink(event.prev, line: line.number, afterUnknown: afterUnknown)
         if let earlier = previous?.at, event.at < earlier {
             problem(line.number, "time goes back: \(event.at) is before the previous line's \(earlier)")
         }
@@ -140,6 +127,31 @@ public struct LogVerification: Sendable {
         } catch {
             problem(line.number, error.message)
             model.force(event)
+        }
+    }
+
+    /// Checks a line's `prev` against the line before it (not when that one is of a newer format).
+    private mutating func checkLink(_ prev: LineHash?, line: Int, afterUnknown: Bool) {
+        if prev != nil, chainStart == nil { chainStart = line }
+        switch (prev, previous) {
+        case (nil, nil):
+            report.sealed += 1
+        case (nil, _?):
+            if let chainStart {
+                problem(line, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
+            } else {
+                report.unsealedLines.append(line)
+            }
+        case (_?, nil):
+            problem(line, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
+        case (_?, _?) where afterUnknown:
+            break
+        case (let prev?, let before?):
+            if prev == before.hash {
+                report.sealed += 1
+            } else {
+                problem(line, "`prev` does not match the SHA-256 of line \(line - 1): a line before this one was changed after it was written")
+            }
         }
     }
 

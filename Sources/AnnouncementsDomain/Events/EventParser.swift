@@ -44,12 +44,14 @@ public struct LineProblem: Error, Sendable, Hashable, CustomStringConvertible {
 /// its format (`"v"`) is not one this version knows. Readers that go on past such a line (`verify`,
 /// `history`) use its `seq` and `id` to keep their place.
 public struct UnknownEvent: Sendable, Hashable, CustomStringConvertible {
-    public var seq: Int?
-    public var id: Int?
+    public var seq: Int
+    public var id: Int
     /// The `type` field as written.
     public var type: String?
     /// The `v` field, when it is newer than `Event.currentFormat`.
     public var newerFormat: Int?
+    /// The line's `prev`, when it has one that reads as a hash.
+    public var prev: LineHash?
 
     public var description: String {
         if let newerFormat {
@@ -89,27 +91,33 @@ extension JSONScanner {
     /// line (or one that is not a JSON object). Only reads what it needs, skipping other values:
     /// it runs on lines that failed, never on the way of a good one.
     private mutating func unknownOutline() -> UnknownEvent? {
-        var outline = UnknownEvent()
+        var seq: Int?, id: Int?, type: String?, newerFormat: Int?, prev: LineHash?
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { return nil }
         do throws(LineProblem) {
             try object { scanner, key throws(LineProblem) in
                 switch key {
-                case .seq: outline.seq = try scanner.positiveInteger(field: "seq")
-                case .id: outline.id = try scanner.positiveInteger(field: "id")
-                case .type: outline.type = try scanner.string(field: "type")
+                case .seq: seq = try scanner.positiveInteger(field: "seq")
+                case .id: id = try scanner.positiveInteger(field: "id")
+                case .type: type = try scanner.string(field: "type")
                 case .v:
                     let format = try scanner.positiveInteger(field: "v")
-                    if format > Event.currentFormat { outline.newerFormat = format }
+                    if format > Event.currentFormat { newerFormat = format }
+                case .prev:
+                    if scanner.null() { break }
+                    prev = try scanner.stringBytes(field: "prev") { LineHash(hex: $0) }
                 default: try scanner.skipValue(depth: 1)
                 }
             }
         } catch {
             return nil
         }
-        if outline.newerFormat != nil { return outline }
-        guard let type = outline.type, EventType(rawValue: type) == nil else { return nil }
-        return outline
+        // Every event, of any version, has a seq and an id: a line without is damage.
+        guard let seq, let id else { return nil }
+        if newerFormat == nil {
+            guard let type, EventType(rawValue: type) == nil else { return nil }
+        }
+        return UnknownEvent(seq: seq, id: id, type: type, newerFormat: newerFormat, prev: prev)
     }
 
     private mutating func eventFields() throws(LineProblem) -> Event {

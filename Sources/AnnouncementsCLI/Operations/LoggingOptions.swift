@@ -17,6 +17,9 @@ struct LoggingOptions: ParsableArguments {
         if let level, Configuration.LogLevel(rawValue: level) == nil {
             throw ValidationError("--log-level takes \(Self.names(Configuration.LogLevel.self)); got \"\(level)\".")
         }
+        if let environment = ProcessInfo.processInfo.environment["LOG_LEVEL"], !environment.isEmpty, Configuration.LogLevel(rawValue: environment) == nil {
+            throw ValidationError("LOG_LEVEL takes \(Self.names(Configuration.LogLevel.self)); got \"\(environment)\".")
+        }
         if let format, Configuration.LogFormat(rawValue: format) == nil {
             throw ValidationError("--log-format takes \(Self.names(Configuration.LogFormat.self)); got \"\(format)\".")
         }

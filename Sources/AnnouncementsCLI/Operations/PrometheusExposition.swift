@@ -2,13 +2,13 @@ import AnnouncementsStore
 import Prometheus
 
 /// The metrics in Prometheus' text format, for `GET /metrics`: a registry, and the factory that
-/// fills it (what the executable bootstraps swift-metrics with), with histogram buckets sized for
-/// this server (requests and syncs take well under a millisecond; the library's start at 5 ms).
-public struct PrometheusExposition: Sendable {
-    public let registry: PrometheusCollectorRegistry
-    public let factory: PrometheusMetricsFactory
+/// fills it (what `serve` bootstraps swift-metrics with), with histogram buckets sized for this
+/// server (requests and syncs take well under a millisecond; the library's start at 5 ms).
+struct PrometheusExposition: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
 
-    public init() {
+    init() {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -21,7 +21,7 @@ public struct PrometheusExposition: Sendable {
     }
 
     /// The current values, in the text format (version 0.0.4).
-    public func render() -> [UInt8] {
+    func render() -> [UInt8] {
         registry.emitToBuffer()
     }
 }
