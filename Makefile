@@ -1,20 +1,35 @@
 # The two commands of the quick start: `make serve` and `make test`. Both install libyaml-dev and
-# zlib1g-dev when they are missing (as root, with apt), or say how to.
+# zlib1g-dev (and on Linux libcurl4-openssl-dev) when they are missing (as root, with apt), or say how to.
 
 SWIFT ?= swift
 CONFIG ?= config.yaml
 BENCH_DIR ?= .bench
 BENCH_EVENTS ?= 1000000
+PREFIX ?= /usr/local
 
-.PHONY: serve test fuzz bench build release deps clean
+# What `deps` checks with pkg-config, and installs with apt when it is missing.
+DEPS_PKGCONFIG = yaml-0.1 zlib
+DEPS_APT = libyaml-dev zlib1g-dev pkg-config
+# On Linux the release binaries carry the Swift runtime (stdlib, Foundation, Dispatch) in them, so
+# that `make install` copies one file that runs where no Swift is installed; only the system's own
+# libraries stay shared: libyaml, zlib, and libcurl (whose -dev package Foundation's URLSession needs
+# to link). One flag for every release target, so that serve, fuzz, bench and install share one build.
+# macOS has the Swift runtime in the OS.
+ifeq ($(shell uname -s),Linux)
+STATIC_STDLIB ?= --static-swift-stdlib
+DEPS_PKGCONFIG += libcurl
+DEPS_APT += libcurl4-openssl-dev
+endif
+
+.PHONY: serve test fuzz bench build release install deps clean
 
 deps:
-	@if ! pkg-config --exists yaml-0.1 zlib 2>/dev/null; then \
+	@if ! pkg-config --exists $(DEPS_PKGCONFIG) 2>/dev/null; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-			echo "installing libyaml-dev and zlib1g-dev (and pkg-config)…"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libyaml-dev zlib1g-dev pkg-config >/dev/null; \
+			echo "installing $(DEPS_APT)…"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_APT) >/dev/null; \
 		else \
-			echo "libyaml or zlib is missing: run 'sudo apt-get install libyaml-dev zlib1g-dev pkg-config' (Debian/Ubuntu) or 'brew install libyaml zlib pkg-config' (macOS)"; \
+			echo "a library is missing ($(DEPS_PKGCONFIG)): run 'sudo apt-get install $(DEPS_APT)' (Debian/Ubuntu) or 'brew install libyaml zlib pkg-config' (macOS)"; \
 			exit 1; \
 		fi; \
 	fi
@@ -23,7 +38,18 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(STATIC_STDLIB)
+
+# The release binary as $(PREFIX)/bin/announcements (PREFIX=/usr/local by default; DESTDIR for a
+# package), and in $(PREFIX)/share/announcements the default config and the systemd unit to copy
+# (deploy/announcements.service says where, and what to change). Where it runs it needs no Swift,
+# only libyaml, zlib and libcurl (Debian: libyaml-0-2 zlib1g libcurl4); scripts/deploy-check.sh
+# BINARY checks that.
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/announcements
+	install -m 0755 .build/release/announcements $(DESTDIR)$(PREFIX)/bin/announcements
+	install -m 0644 config.yaml $(DESTDIR)$(PREFIX)/share/announcements/config.yaml
+	sed 's|/usr/local/|$(PREFIX)/|g' deploy/announcements.service > $(DESTDIR)$(PREFIX)/share/announcements/announcements.service
 
 # The HTTP API on the default configuration (127.0.0.1:8080); Ctrl-C stops it.
 serve: release

@@ -32,5 +32,7 @@ else
 fi
 
 status=0
+# The systemd unit (deploy/announcements.service) through systemd-analyze verify, where it is installed.
+scripts/deploy-check.sh || status=$?
 "${SWIFT:-swift}" test "$@" || status=$?
 exit "$status"

@@ -3,7 +3,7 @@
 # plain, gzip and deflate, from a release server over a synthetic log (the bench generator's
 # bodies: HTML of 300 to 1,800 bytes); then what compressing the v1 page once costs, at zlib
 # levels 1, 6 (the server's) and 9, timed with Python's zlib binding to the same libz.
-# Needs a release build (`swift build -c release`); takes a few seconds.
+# Needs a release build (`make release`); takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
