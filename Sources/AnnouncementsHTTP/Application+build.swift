@@ -84,7 +84,7 @@ public func buildApplication(
     return Application(
         router: buildRouter(store: store, settings: settings),
         server: HTTPServerBuilder { responder in
-            GuardedHTTP1Channel(responder: responder, limits: settings.connections, connections: connections)
+            GuardedHTTP1Channel(responder: responder, limits: settings.connections, connections: connections, metrics: settings.metrics)
         },
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "announcements"),
         onServerRunning: { channel in

@@ -15,6 +15,16 @@ import Glibc
         try makeFolder(config: "log: events/announcements.jsonl\nseed:\n  - title: One\nfeed_heartbeat_seconds: 1\n\(extra)http:\n\(http)")
     }
 
+    /// How many connections the server cut off for `reason`, as its `/metrics` says (asked over
+    /// `connection`, or a new one).
+    static func cuts(_ reason: String, server: ServerProcess, over connection: RawConnection? = nil) throws -> Int? {
+        let connection = try connection ?? RawConnection(port: server.port)
+        #expect(connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"))
+        let text = connection.readResponse(seconds: 10)
+        let name = #"http_connections_cut_total{reason=""# + reason + #""} "#
+        return text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
     @Test("a connection that sends nothing is closed after the idle timeout")
     func idle() throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n")
@@ -26,6 +36,7 @@ import Glibc
         let (_, closed) = connection.readUntilClosed(seconds: 20)
         #expect(closed, "the server closed the idle connection")
         #expect(Date().timeIntervalSince(started) > 1.5, "not before the idle timeout")
+        #expect(try Self.cuts("idle_timeout", server: server) == 1, "counted in the metrics")
     }
 
     @Test("a request head sent a byte at a time is cut off at the read timeout", arguments: [
@@ -49,6 +60,7 @@ import Glibc
             closed = !connection.send("a") || connection.readUntilClosed(seconds: 0.25).closed
         }
         #expect(closed, "the server cut the slow request off")
+        #expect(try Self.cuts("read_timeout", server: server) == 1, "counted in the metrics")
     }
 
     @Test("an event stream outlives the idle timeout: its heartbeats keep it open")
@@ -142,6 +154,7 @@ import Glibc
         #expect(refused.closed)
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"), "a connection made before the limit is still served")
+        #expect(try Self.cuts("over_limit", server: server, over: served) ?? 0 >= 1, "counted in the metrics")
         #if os(Linux)
         // The event loop does not spin on connections it cannot take.
         let before = try Self.cpuSeconds(of: server.process.processIdentifier)
@@ -229,6 +242,7 @@ import Glibc
         #expect(text.contains("Content-Type: application/json;charset=UTF-8"))
         #expect(text.contains(#"{"error":\#(status),"message":""#))
         #expect(closed)
+        #expect(try Self.cuts("bad_request", server: server) == 1, "counted in the metrics")
     }
 
     @Test("an HTTP/1.0 request without keep-alive is answered in HTTP/1.0 and its connection closed")

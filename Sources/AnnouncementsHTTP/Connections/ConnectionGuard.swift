@@ -30,8 +30,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestLineLength = 0
     private var requestLineEnded = false
     private let logger: Logger
+    private let metrics: ServerMetrics?
 
-    init(limits: ConnectionLimits, logger: Logger) {
+    init(limits: ConnectionLimits, logger: Logger, metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
         self.clock = ConnectionClock(limits: limits, openedAt: .now())
         self.logger = logger
     }
@@ -92,6 +94,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        metrics?.connectionCut(.badRequest)
         let rejection = Self.rejection(error, requestLineLength: requestLineLength)
         let body = ByteBuffer(bytes: rejection.jsonBody)
         let headers = HTTPHeaders([
@@ -176,6 +179,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             timerDeadline = nil
             if let expiry = clock.expiry(at: .now()) {
                 logger.debug("closing a connection", metadata: ["connection.reason": "\(expiry)"])
+                metrics?.connectionCut(expiry.cut)
                 context.close(promise: nil)
             } else {
                 schedule(context)
@@ -199,5 +203,17 @@ final class RequestBytesObserver: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         connection.bytesArrived(unwrapInboundIn(data))
         context.fireChannelRead(data)
+    }
+}
+
+extension ConnectionClock.Expiry {
+    /// The metrics' name for it.
+    var cut: ServerMetrics.ConnectionCut {
+        switch self {
+        case .idle: .idleTimeout
+        case .read: .readTimeout
+        case .unread: .unread
+        case .shutdown: .shutdown
+        }
     }
 }

@@ -15,13 +15,16 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let limits: ConnectionLimits
     let connections: ConnectionCount
+    /// Counts the connections cut off, when there are metrics.
+    let metrics: ServerMetrics?
     /// The 503 that answers a connection past the limit.
     private let refusal: ByteBuffer
 
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, connections: ConnectionCount) {
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, connections: ConnectionCount, metrics: ServerMetrics? = nil) {
         self.responder = responder
         self.limits = limits
         self.connections = connections
+        self.metrics = metrics
         let message = "the server has as many connections open as it allows (http.max_connections: \(limits.maxConnections)); retry shortly"
         refusal = RefusedConnection.response(APIError(.serviceUnavailable, message))
     }
@@ -30,7 +33,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         guard connections.open() else { return refuse(channel) }
         channel.closeFuture.whenComplete { [connections] _ in connections.close() }
         return channel.eventLoop.makeCompletedFuture {
-            let connection = ConnectionGuard(limits: limits, logger: logger)
+            let connection = ConnectionGuard(limits: limits, logger: logger, metrics: metrics)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(RequestBytesObserver(connection))
             var decoderLimits = NIOHTTPDecoderLimitConfiguration()
@@ -58,6 +61,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Answers a connection past the limit with a 503 (see `RefusedConnection`). While too many
     /// refusals are under way, the connection is dropped (closed) instead.
     private func refuse(_ channel: any Channel) -> EventLoopFuture<Value> {
+        metrics?.connectionCut(.overLimit)
         guard connections.refusing() else { return channel.eventLoop.makeFailedFuture(ConnectionCount.Refused()) }
         channel.closeFuture.whenComplete { [connections] _ in connections.refused() }
         return channel.eventLoop.makeCompletedFuture { [refusal] in

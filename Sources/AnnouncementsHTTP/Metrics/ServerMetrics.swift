@@ -14,6 +14,25 @@ public final class ServerMetrics: Sendable {
     /// Open event streams (`GET /events` as Server-Sent Events).
     let subscribers = Atomic<Int>(0)
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge
+    /// Connections the server closed or refused before a request reached the router, by why.
+    private let cutOff: [ConnectionCut: Counter]
+
+    /// Why a connection was closed or refused before a request reached the router: the label of
+    /// `http_connections_cut_total`.
+    enum ConnectionCut: String, CaseIterable {
+        /// Past `http.max_connections`: answered 503 and closed.
+        case overLimit = "over_limit"
+        /// Idle longer than the idle timeout.
+        case idleTimeout = "idle_timeout"
+        /// A request that took longer than the read timeout to arrive.
+        case readTimeout = "read_timeout"
+        /// A response left unread longer than the idle timeout.
+        case unread
+        /// Still open when the shutdown grace period ended.
+        case shutdown
+        /// Not HTTP, or past the head limits: answered 4xx and closed.
+        case badRequest = "bad_request"
+    }
 
     private struct RequestKey: Hashable {
         var route: String
@@ -34,6 +53,14 @@ public final class ServerMetrics: Sendable {
         live = Gauge(label: "announcements_live", factory: factory)
         streams = Gauge(label: "announcements_stream_subscribers", factory: factory)
         startup = Gauge(label: "announcements_startup_seconds", factory: factory)
+        cutOff = Dictionary(uniqueKeysWithValues: ConnectionCut.allCases.map { reason in
+            (reason, Counter(label: "http_connections_cut_total", dimensions: [("reason", reason.rawValue)], factory: factory))
+        })
+    }
+
+    /// Counts a connection closed or refused for `reason` (no lock: the counters are made once).
+    func connectionCut(_ reason: ConnectionCut) {
+        cutOff[reason]?.increment()
     }
 
     /// Counts a request answered with `status` after `duration`; `route` is its template
