@@ -168,12 +168,15 @@ struct WriteRoutes: Sendable {
 struct JSONFields {
     let fields: WriteFields
 
-    /// The title, when present; 400 when it is not a string.
+    /// The title, when present; 422 when it is null (a required field without a value, as a
+    /// missing one is), 400 when it is another type.
     func title() throws(APIError) -> String? {
         switch fields.title {
         case .absent: nil
         case .value(let title): title
-        case .null, .wrongType: throw APIError(.badRequest, "field `title` must be a string")
+        case .null:
+            throw APIError(.unprocessableContent, "the announcement is not valid: title must not be null (an announcement always has a title)", fieldErrors: [FieldProblem(field: "title", message: "must not be null")])
+        case .wrongType: throw APIError(.badRequest, "field `title` must be a string")
         }
     }
 

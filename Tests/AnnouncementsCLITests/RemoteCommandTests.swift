@@ -36,6 +36,13 @@ import Testing
         #expect(listed.stdout == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome"},{"id":2,"title":"Fire drill at 11:00"}]}"# + "\n")
         let full = try CLI.run(["list", "--api-version", "1.0", "--max", "1", "--offset", "1"], environment: bob)
         #expect(full.stdout == "ID  TITLE                BODY\n2   Fire drill at 11:00  16 bytes\n2-2 of 2\n")
+        let byTitle = try CLI.run(["list", "--sort", "title", "--order", "desc", "--format", "json"], environment: bob)
+        #expect(byTitle.stdout == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome"},{"id":2,"title":"Fire drill at 11:00"}]}"# + "\n")
+        let newestFirst = try CLI.run(["list", "--order", "desc", "--format", "json"], environment: bob)
+        #expect(newestFirst.stdout == #"{"total":2,"offset":0,"announcements":[{"id":2,"title":"Fire drill at 11:00"},{"id":1,"title":"Welcome"}]}"# + "\n")
+        let badSort = try CLI.run(["list", "--sort", "date"], environment: bob)
+        #expect(badSort.status == 64)
+        #expect(badSort.stderr.contains("--sort"), "\(badSort.stderr)")
 
         let refused = try CLI.run(["delete", "2", "--server", server.url, "--token", "wrong"])
         #expect(refused.status == 77)

@@ -99,6 +99,7 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
     @Test("bad writes get their status and a JSON error, and append nothing", arguments: [
         ("application/json", #"{"title":"  "}"#, 422, "title"),
         ("application/json", #"{"body":"no title"}"#, 422, "title"),
+        ("application/json", #"{"title":null,"body":"x"}"#, 422, "title must not be null"),
         ("application/json", #"{"title":"x"#, 400, "not valid JSON"),
         ("application/json", #"{"title":42}"#, 400, "`title`"),
         ("application/json", #"{"title":"x","body":5}"#, 400, "`body`"),
@@ -120,6 +121,19 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
                     let errors = response.object["errors"] as? [[String: Any]]
                     #expect(errors?.first?["field"] as? String == "title")
                 }
+            }
+            #expect(store.snapshot.seq == 6)
+        }
+    }
+
+    @Test("a null title is a 422 naming the field on PUT and PATCH too, and appends nothing", arguments: [HTTPRequest.Method.put, .patch])
+    func nullTitle(method: HTTPRequest.Method) async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements/1", method: method, headers: alice, body: body(#"{"title":null}"#)) { response in
+                #expect(response.status == .unprocessableContent)
+                let errors = response.object["errors"] as? [[String: Any]]
+                #expect(errors?.first?["field"] as? String == "title")
+                #expect(errors?.first?["message"] as? String == "must not be null")
             }
             #expect(store.snapshot.seq == 6)
         }

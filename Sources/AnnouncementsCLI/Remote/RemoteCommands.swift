@@ -14,6 +14,8 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "Skip this many announcements.") var offset = 0
     @Option(help: "Show at most this many (the server caps it at 100).") var max = 10
     @Option(name: .customLong("api-version"), help: "1.0 or 2.0.") var apiVersion: AnnouncementsClient.APIVersion = .v2
+    @Option(help: "Sort by id or title.") var sort: SortField = .id
+    @Option(help: "asc or desc.") var order: SortOrder = .asc
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
 
     func validate() throws {
@@ -25,12 +27,19 @@ struct ListCommand: AsyncParsableCommand {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
             switch apiVersion {
-            case .v1: RemoteOutput.print(try await request { () async throws(ClientError) in try await client.announcements(offset: offset, max: max) }, format: format)
-            case .v2: RemoteOutput.print(try await request { () async throws(ClientError) in try await client.summaries(offset: offset, max: max) }, format: format)
+            case .v1:
+                let page = try await request { () async throws(ClientError) in try await client.announcements(offset: offset, max: max, sort: sort, order: order) }
+                RemoteOutput.print(page, format: format)
+            case .v2:
+                let page = try await request { () async throws(ClientError) in try await client.summaries(offset: offset, max: max, sort: sort, order: order) }
+                RemoteOutput.print(page, format: format)
             }
         }
     }
 }
+
+extension SortField: ExpressibleByArgument {}
+extension SortOrder: ExpressibleByArgument {}
 
 extension AnnouncementsClient.APIVersion: ExpressibleByArgument {
     public init?(argument: String) {
