@@ -18,8 +18,9 @@ public struct FeedEvent: Sendable, Hashable {
 
 extension AnnouncementsClient {
     /// The server's events after `seq`, then each new one as it is appended, for as long as the
-    /// sequence is iterated. When the connection drops it reconnects (after `retryDelay`) with
-    /// `Last-Event-ID`, so no event is missed or repeated. It ends when the iterating task is
+    /// sequence is iterated. When the connection drops it reconnects (after `retryDelay`, or the
+    /// delay the server last sent as `retry:`, at most five minutes) with `Last-Event-ID`, so no
+    /// event is missed or repeated. It ends when the iterating task is
     /// cancelled, or with a `ClientError` when the server refuses the feed: among them
     /// `positionBeyondLog` when the server's log ends before the position asked for (restored
     /// from an older backup), which no reconnection can mend.
@@ -27,9 +28,10 @@ extension AnnouncementsClient {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var last = seq
+                var delay = retryDelay
                 while !Task.isCancelled {
                     do {
-                        try await follow(after: last) { event in
+                        try await follow(after: last, retry: &delay) { event in
                             last = event.seq
                             continuation.yield(event)
                         }
@@ -44,7 +46,7 @@ extension AnnouncementsClient {
                             return
                         }
                     } catch {}
-                    try? await Task.sleep(for: max(retryDelay, .milliseconds(10)))
+                    try? await Task.sleep(for: max(delay, .milliseconds(10)))
                 }
                 continuation.finish()
             }
@@ -61,8 +63,9 @@ extension AnnouncementsClient {
         return try FeedPage.events(in: try await send(.get, path: "events", query: query))
     }
 
-    /// One connection to the stream: delivers its events until it ends.
-    private func follow(after seq: Int, _ deliver: (FeedEvent) -> Void) async throws {
+    /// One connection to the stream: delivers its events until it ends; a `retry:` from the server
+    /// sets `retry`.
+    private func follow(after seq: Int, retry: inout Duration, _ deliver: (FeedEvent) -> Void) async throws {
         var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
@@ -77,7 +80,8 @@ extension AnnouncementsClient {
         session.dataTask(with: request).resume()
         var parser = EventStreamParser()
         for try await chunk in chunks.stream {
-            for event in parser.feed(chunk) { deliver(event) }
+            for event in try parser.feed(chunk) { deliver(event) }
+            if let asked = parser.retry { retry = min(asked, EventStreamParser.longestRetry) }
         }
     }
 }
@@ -128,42 +132,97 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 }
 
-/// Reads `text/event-stream`: blocks separated by a blank line, with `id:`, `event:` and `data:`
-/// fields; comment lines (`:`) are heartbeats.
+/// Reads `text/event-stream` as its specification says (WHATWG HTML, "Server-sent events"): lines
+/// end with CR, LF or CRLF (also split between two chunks); a blank line ends an event; `id:`,
+/// `event:`, `data:` (several are joined with LF) and `retry:` fields, a single space after the
+/// colon dropped, a line without a colon a field with an empty value, other fields ignored;
+/// comment lines (`:`) are heartbeats. An event is delivered when it has data and an `id:` (its
+/// seq). An event that grows past `maxEventBytes` without ending is an error, not memory.
 struct EventStreamParser {
-    private var pending = Data()
-    /// How far `pending` has been searched for a blank line without finding one.
-    private var searched = 0
+    /// The most bytes one event may take before the blank line that ends it: far above any line of
+    /// this API's log (a body is at most a few MB of JSON).
+    static let defaultMaxEventBytes = 64 << 20
+    /// The longest reconnection delay taken from a server's `retry:`.
+    static let longestRetry: Duration = .seconds(300)
 
-    /// The events completed by `chunk`. Each byte is searched once, and what the events used is
-    /// dropped once per chunk, so a long backlog costs time in proportion to its length.
-    mutating func feed(_ chunk: Data) -> [FeedEvent] {
-        pending.append(chunk)
+    let maxEventBytes: Int
+    /// The reconnection delay the server asked for last (`retry:`), if any.
+    private(set) var retry: Duration?
+    /// The line being read, and whether the last line ended with a CR (an LF next belongs to it).
+    private var line: [UInt8] = []
+    private var endedWithCR = false
+    /// The event being read.
+    private var id: Int?
+    private var type = ""
+    private var data: [UInt8]?
+    private var eventBytes = 0
+
+    init(maxEventBytes: Int = EventStreamParser.defaultMaxEventBytes) {
+        self.maxEventBytes = maxEventBytes
+    }
+
+    /// The events `chunk` completes.
+    mutating func feed(_ chunk: Data) throws(ClientError) -> [FeedEvent] {
         var events: [FeedEvent] = []
-        let separator = Data("\n\n".utf8)
-        var start = pending.startIndex
-        // A separator may straddle the old end: look again from one byte before it.
-        var from = max(start, pending.startIndex + searched - 1)
-        while let end = pending.range(of: separator, in: from..<pending.endIndex) {
-            if let event = Self.event(in: String(decoding: pending[start..<end.lowerBound], as: UTF8.self)) {
-                events.append(event)
+        let tooLarge = chunk.withUnsafeBytes { bytes in
+            var index = 0
+            if endedWithCR, bytes.first == Self.lf { index = 1 }
+            endedWithCR = false
+            while index < bytes.count {
+                var end = index
+                while end < bytes.count, bytes[end] != Self.lf, bytes[end] != Self.cr { end += 1 }
+                line.append(contentsOf: bytes[index..<end])
+                if eventBytes + line.count > maxEventBytes { return true }
+                guard end < bytes.count else { break }
+                if bytes[end] == Self.cr {
+                    if end + 1 < bytes.count {
+                        if bytes[end + 1] == Self.lf { end += 1 }
+                    } else {
+                        endedWithCR = true
+                    }
+                }
+                if let event = takeLine() { events.append(event) }
+                index = end + 1
             }
-            start = end.upperBound
-            from = start
+            return false
         }
-        pending.removeSubrange(pending.startIndex..<start)
-        searched = pending.count
+        if tooLarge {
+            throw .badEventStream(detail: "an event grew past \(maxEventBytes) bytes without the blank line that ends it")
+        }
         return events
     }
 
-    /// The event in one block; nil for a block without an `id:` (a heartbeat, a comment).
-    private static func event(in block: String) -> FeedEvent? {
-        var seq: Int?, type = "message", data: [Substring] = []
-        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("id:") { seq = Int(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
-            if line.hasPrefix("event:") { type = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
-            if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
+    private static let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), colon = UInt8(ascii: ":"), space = UInt8(ascii: " ")
+
+    /// Takes in the line just read; returns the event a blank line completes.
+    private mutating func takeLine() -> FeedEvent? {
+        defer { line.removeAll(keepingCapacity: true) }
+        guard !line.isEmpty else { return dispatch() }
+        guard line[0] != Self.colon else { return nil }
+        let colon = line.firstIndex(of: Self.colon) ?? line.endIndex
+        let name = line[..<colon]
+        var value = colon < line.endIndex ? line[(colon + 1)...] : []
+        if value.first == Self.space { value = value.dropFirst() }
+        eventBytes += line.count
+        switch String(decoding: name, as: UTF8.self) {
+        case "data":
+            if data == nil { data = [] } else { data?.append(Self.lf) }
+            data?.append(contentsOf: value)
+        case "event": type = String(decoding: value, as: UTF8.self)
+        case "id": id = Int(String(decoding: value, as: UTF8.self))
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
+                retry = .milliseconds(milliseconds)
+            }
+        default: break
         }
-        return seq.map { FeedEvent(seq: $0, type: type, line: data.joined(separator: "\n")) }
+        return nil
+    }
+
+    /// Ends the event being read: delivered when it has data and an id.
+    private mutating func dispatch() -> FeedEvent? {
+        defer { (id, type, data, eventBytes) = (nil, "", nil, 0) }
+        guard let id, let data else { return nil }
+        return FeedEvent(seq: id, type: type.isEmpty ? "message" : type, line: String(decoding: data, as: UTF8.self))
     }
 }

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// Why a request failed. Each case is a different thing for an app to do: retry later
 /// (`unreachable`), show the server's message (`status`), reload (`changedBySomeoneElse`),
 /// follow the feed again from a position the log has (`positionBeyondLog`), or report a server
-/// that does not speak this API (`invalidJSON`, `unexpectedJSON`).
+/// that does not speak this API (`invalidJSON`, `unexpectedJSON`, `badEventStream`).
 public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached, or did not answer in time.
     case unreachable(url: URL, underlying: URLError)
@@ -23,6 +23,9 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidJSON(detail: String)
     /// The response is JSON but lacks a field the API promises, or has it with the wrong type.
     case unexpectedJSON(field: String, detail: String)
+    /// The event stream broke its format (an event that never ends, past the size any of this
+    /// API's events can have): the server is not this API, or is broken.
+    case badEventStream(detail: String)
 
     /// A problem with one field of a rejected write (HTTP 422).
     public struct FieldError: Sendable, Hashable, Codable {
@@ -64,6 +67,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the server's answer is not JSON: \(detail)"
         case .unexpectedJSON(let field, let detail):
             return "the server's answer has no valid `\(field)`: \(detail)"
+        case .badEventStream(let detail):
+            return "the server's event stream is not this API's: \(detail)"
         }
     }
 }

@@ -271,18 +271,50 @@ import Testing
     }
 
     @Test("the event-stream parser reads blocks split anywhere, and skips heartbeats")
-    func eventStreamParser() {
+    func eventStreamParser() throws {
         var parser = EventStreamParser()
         let text = ": following the log after 0\n\nid: 1\nevent: created\ndata: {\"seq\":1}\n\n: heartbeat\n\nid: 2\nevent: deleted\ndata: {\"seq\":2}\n\n"
         var events: [FeedEvent] = []
-        for byte in Data(text.utf8) { events += parser.feed(Data([byte])) }
+        for byte in Data(text.utf8) { events += try parser.feed(Data([byte])) }
         let expected = [FeedEvent(seq: 1, type: "created", line: #"{"seq":1}"#), FeedEvent(seq: 2, type: "deleted", line: #"{"seq":2}"#)]
         #expect(events == expected)
         var whole = EventStreamParser()
-        #expect(whole.feed(Data(text.utf8)) == expected, "all at once")
+        #expect(try whole.feed(Data(text.utf8)) == expected, "all at once")
         var halves = EventStreamParser()
         let bytes = Data(text.utf8), middle = bytes.count / 2 + 1
-        #expect(halves.feed(bytes[..<middle]) + halves.feed(bytes[middle...]) == expected, "in two chunks")
+        #expect(try halves.feed(bytes[..<middle]) + halves.feed(bytes[middle...]) == expected, "in two chunks")
+    }
+
+    @Test("the event-stream parser takes CR, LF and CRLF line ends (a CRLF split between chunks too), joins data lines, and reads retry:", arguments: ["\n", "\r", "\r\n"])
+    func eventStreamLineEnds(end: String) throws {
+        let text = ["retry: 2500", "id:7", "event:edited", "data: first", "data:second", "unknown: ignored", "data", "", ": heartbeat", "", "id: 8", "data: {}", "", ""].joined(separator: end)
+        let expected = [FeedEvent(seq: 7, type: "edited", line: "first\nsecond\n"), FeedEvent(seq: 8, type: "message", line: "{}")]
+        var whole = EventStreamParser()
+        #expect(try whole.feed(Data(text.utf8)) == expected)
+        #expect(whole.retry == .milliseconds(2500))
+        // Every split, a CR and its LF in different chunks among them.
+        let bytes = Data(text.utf8)
+        for split in 1..<bytes.count {
+            var parser = EventStreamParser()
+            #expect(try parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) == expected, "split at \(split)")
+        }
+        var bad = EventStreamParser()
+        _ = try bad.feed(Data("retry: soon\nretry: -1\n\n".utf8))
+        #expect(bad.retry == nil, "a retry that is not digits is ignored")
+    }
+
+    @Test("an event that never ends is refused once past the limit, however it is split; one within it is read")
+    func eventStreamLimit() throws {
+        var parser = EventStreamParser(maxEventBytes: 1000)
+        #expect(try parser.feed(Data(("id: 1\ndata: " + String(repeating: "a", count: 900) + "\n\n").utf8)).count == 1)
+        _ = try parser.feed(Data("id: 2\ndata: ".utf8))
+        #expect(throws: ClientError.self) {
+            for _ in 0..<200 { _ = try parser.feed(Data(String(repeating: "b", count: 10).utf8)) }
+        }
+        var lines = EventStreamParser(maxEventBytes: 1000)
+        #expect(throws: ClientError.badEventStream(detail: "an event grew past 1000 bytes without the blank line that ends it")) {
+            for _ in 0..<200 { _ = try lines.feed(Data("data: xxxxxxxx\n".utf8)) }
+        }
     }
 
     @Test("errors: an answer that is not JSON, and JSON that lacks or mistypes a field, are told apart")
@@ -322,7 +354,7 @@ import Testing
                 outcome = "\(code) \(message)"
             } catch .unreachable(_, let underlying) {
                 outcome = "\(underlying)"
-            } catch .invalidJSON, .unexpectedJSON {
+            } catch .invalidJSON, .unexpectedJSON, .badEventStream {
                 outcome = "not this API"
             } catch .positionBeyondLog {
                 outcome = "only the event feed throws this"

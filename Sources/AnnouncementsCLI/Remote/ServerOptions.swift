@@ -37,7 +37,7 @@ extension CLIError {
     init(_ error: ClientError) {
         switch error {
         case .unreachable: self.init(.unavailable, error.description)
-        case .invalidJSON, .unexpectedJSON: self.init(.protocolError, error.description)
+        case .invalidJSON, .unexpectedJSON, .badEventStream: self.init(.protocolError, error.description)
         case .status(401, _, _), .status(403, _, _):
             self.init(.noPermission, "\(error.description) (pass --token, or set ANNOUNCEMENTS_TOKEN, to a token from the server's config whose role may do this)")
         case .status, .changedBySomeoneElse, .positionBeyondLog: self.init(.failure, error.description)
