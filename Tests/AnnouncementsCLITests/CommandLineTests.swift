@@ -351,13 +351,27 @@ func makeLog() async throws -> (folder: String, log: String) {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = URL(fileURLWithPath: folder + "/announcements")
         try FileManager.default.copyItem(at: CLI.binary, to: copy)
-        let server = try ServerProcess(in: folder, binary: copy)
+        let server = try Self.start(copy, in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"))
         let response = connection.readResponse(seconds: 10)
         #expect(response.hasPrefix("HTTP/1.1 200"), "\(response.prefix(300))")
         #expect(response.contains("\r\n\r\nopenapi: 3.1.0\n"))
+    }
+
+    /// Starts a binary just copied. Its start may fail for a moment with ETXTBSY ("text file
+    /// busy"): a child another test forked while the copy was open for writing holds that
+    /// descriptor until it runs its own program. Tried again then, for up to five seconds.
+    static func start(_ binary: URL, in folder: String) throws -> ServerProcess {
+        for _ in 0..<50 {
+            do {
+                return try ServerProcess(in: folder, binary: binary)
+            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY) {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        return try ServerProcess(in: folder, binary: binary)
     }
 
     @Test("a folder without config.yaml gets a clear error")

@@ -91,6 +91,29 @@ import Testing
         #expect(report.events == 8)
     }
 
+    @Test("verify reports an edit that changes nothing (the store never writes one), byte for byte", arguments: [
+        (#""data":{"title":"Welcome aboard"}"#, "this title", true),
+        (#""data":{"title":"Welcome aboard","body":"<p>Hello, world</p>"}"#, "this title and body", true),
+        (#""data":{"body":"<p>Hello, world</p>"}"#, "this body", true),
+        (#""data":{"title":"Welcome aboard!"}"#, "", false),
+        (#""data":{"body":null}"#, "", false),
+        (#""data":{"title":"Welcome abo\u0061rd"}"#, "this title", true),
+    ])
+    func noOpEdit(data: String, what: String, isProblem: Bool) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var text = sampleEvents.prefix(4).map { String(decoding: $0.encodedLine(), as: UTF8.self) }
+        text.append(#"{"seq":5,"type":"edited","id":1,"at":"2026-11-21T09:31:00.000Z","by":"x",\#(data)}"#)
+        try write(text, to: path)
+        let report = try LogReader(path: path).verify()
+        let found = report.problems.map { "\($0.line ?? 0): \($0.message)" }
+        if isProblem {
+            #expect(found == ["5: an `edited` event that changes nothing: announcement 1 already has \(what) (the store never writes one)"])
+        } else {
+            #expect(found.isEmpty, "\(found)")
+        }
+    }
+
     /// A sealed log of `count` creates, as the store writes it.
     func sealedLog(_ count: Int) throws -> (TemporaryFolder, String) {
         let folder = TemporaryFolder()
