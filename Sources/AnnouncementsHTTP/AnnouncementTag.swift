@@ -3,12 +3,12 @@ import Foundation
 import Hummingbird
 
 /// How an announcement is named over HTTP: its `{id}` path parameter, and its ETag
-/// `"<id>-<revision>"` (`-xml` appended for the XML representation, then `-gzip` or `-deflate` for a
-/// compressed body), written by reads and writes and read back from `If-Match`.
+/// `"<id>-<revision>"` (`-xml` appended for the XML representation, `-textxml` for it as `text/xml`,
+/// then `-gzip` or `-deflate` for a compressed body), written by reads and writes and read back from `If-Match`.
 enum AnnouncementTag {
     /// The ETag of `announcement` in `media`.
     static func etag(_ announcement: Announcement, _ media: MediaType) -> String {
-        "\"\(announcement.id)-\(announcement.revision)\(media == .xml ? "-xml" : "")\""
+        "\"\(announcement.id)-\(announcement.revision)\(media == .json ? "" : media == .xml ? "-xml" : "-textxml")\""
     }
 
     /// The entity tags in an `If-Match` or `If-None-Match` header: a comma-separated list, weak
@@ -29,7 +29,7 @@ enum AnnouncementTag {
         if let coding = ContentCoding.allCases.first(where: { quoted.hasSuffix("-\($0.rawValue)") }) {
             quoted.removeLast(coding.rawValue.count + 1)
         }
-        if quoted.hasSuffix("-xml") { quoted.removeLast(4) }
+        for suffix in ["-xml", "-textxml"] where quoted.hasSuffix(suffix) { quoted.removeLast(suffix.count) }
         let parts = quoted.split(separator: "-")
         guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }
         return revision

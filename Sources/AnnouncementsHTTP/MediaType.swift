@@ -2,30 +2,75 @@ import AnnouncementsDomain
 import HTTPTypes
 import Hummingbird
 
-/// The representations the API speaks: JSON, and XML for the older clients.
-enum MediaType: String, Sendable, Hashable {
-    case json, xml
+/// The representations the API speaks: JSON, and XML for the older clients (as `application/xml`,
+/// or as `text/xml` to a client that asks for that).
+enum MediaType: String, Sendable, Hashable, CaseIterable {
+    case json, xml, textXML = "text-xml"
 
     /// The exact Content-Type of each (the original clients compare the JSON one as a string).
     var contentType: String {
         switch self {
         case .json: "application/json;charset=UTF-8"
         case .xml: "application/xml;charset=UTF-8"
+        case .textXML: "text/xml;charset=UTF-8"
         }
     }
 
-    /// What the request's `Accept` allows: JSON when it allows JSON (or says nothing), else XML
-    /// when it allows XML; a 406 when it allows neither.
+    /// Whether it is one of the XML ones (the same bytes).
+    var isXML: Bool { self != .json }
+
+    /// The type and subtype, as `Accept` names them.
+    private var name: (type: Substring, subtype: Substring) {
+        switch self {
+        case .json: ("application", "json")
+        case .xml: ("application", "xml")
+        case .textXML: ("text", "xml")
+        }
+    }
+
+    /// What the request's `Accept` prefers, as RFC 9110 negotiates: each representation takes the
+    /// quality (`q`, 1 when not given) of the most specific range that matches it (`type/subtype`,
+    /// then `type/*`, then `*/*`); the highest quality above 0 wins, JSON first on a tie, then
+    /// `application/xml`. No `Accept` is JSON; one that allows none of them is a 406.
     static func negotiate(_ request: Request) throws(APIError) -> MediaType {
         guard let accept = request.headers[.accept], !accept.isEmpty else { return .json }
-        let ranges = accept.split(separator: ",").compactMap { range -> String? in
-            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            // A range with q=0 is one the client refuses.
-            if parts.dropFirst().contains(where: { $0 == "q=0" || $0 == "q=0.0" || $0 == "q=0.00" || $0 == "q=0.000" }) { return nil }
-            return parts.first
+        let ranges = accept.split(separator: ",").compactMap(AcceptRange.init)
+        var best: (media: MediaType, quality: Double)?
+        for media in allCases {
+            let quality = ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0
+            if quality > 0, quality > (best?.quality ?? 0) { best = (media, quality) }
         }
-        if ranges.contains(where: { ["application/json", "application/*", "*/*"].contains($0) }) { return .json }
-        if ranges.contains(where: { ["application/xml", "text/xml", "text/*"].contains($0) }) { return .xml }
-        throw APIError(.notAcceptable, "Accept: \(accept) allows no representation this API has: ask for application/json or application/xml")
+        guard let best else {
+            throw APIError(.notAcceptable, "Accept: \(accept) allows no representation this API has: ask for application/json or application/xml")
+        }
+        return best.media
+    }
+}
+
+/// One media range of an `Accept` header: `type/subtype`, maybe a wildcard, and its quality.
+private struct AcceptRange {
+    var type: Substring
+    var subtype: Substring
+    var quality: Double
+
+    /// nil for a range that is not `type/subtype` (ignored, as RFC 9110 allows).
+    init?(_ text: Substring) {
+        let parts = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased()[...] }
+        guard let range = parts.first, let slash = range.firstIndex(of: "/") else { return nil }
+        type = range[..<slash]
+        subtype = range[range.index(after: slash)...]
+        guard !type.isEmpty, !subtype.isEmpty, type != "*" || subtype == "*" else { return nil }
+        quality = 1
+        for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+            // A weight is 0 to 1 with at most three decimals; anything else counts as 1.
+            if let value = Double(parameter.dropFirst(2)), (0...1).contains(value) { quality = value }
+        }
+    }
+
+    /// 2 for `type/subtype`, 1 for `type/*`, 0 for `*/*`.
+    var specificity: Int { type == "*" ? 0 : subtype == "*" ? 1 : 2 }
+
+    func matches(_ name: (type: Substring, subtype: Substring)) -> Bool {
+        (type == "*" || type == name.type) && (subtype == "*" || subtype == name.subtype)
     }
 }

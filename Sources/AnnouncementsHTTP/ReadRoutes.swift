@@ -99,7 +99,7 @@ struct ReadRoutes: Sendable {
             var json = JSONBytes()
             json.array(page.items, element)
             return (ByteBuffer(bytes: json.bytes), page.total)
-        case .xml:
+        case .xml, .textXML:
             var text = XMLRepresentation.declaration + "<announcements>"
             for item in page.items { try xml(item, &text) }
             return (ByteBuffer(string: text + "</announcements>"), page.total)
@@ -111,7 +111,7 @@ struct ReadRoutes: Sendable {
         switch media {
         case .json:
             return json(announcement)
-        case .xml:
+        case .xml, .textXML:
             var xml = XMLRepresentation.declaration
             try XMLRepresentation.announcement(announcement, into: &xml)
             return ByteBuffer(string: xml)

@@ -230,11 +230,11 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
                 #expect(text.hasSuffix("</announcements>"))
             }
             try await client.execute(uri: "/v2/announcements/2", method: .get, headers: [.accept: "text/xml"]) { response in
-                #expect(response.headers[.contentType] == "application/xml;charset=UTF-8")
+                #expect(response.headers[.contentType] == "text/xml;charset=UTF-8", "answered as asked")
                 #expect(String(buffer: response.body).contains("<id>2</id>"))
             }
             try await client.execute(uri: "/announcements", method: .get, headers: [.accept: "application/json;q=0.9, application/xml"]) { response in
-                #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
+                #expect(response.headers[.contentType] == "application/xml;charset=UTF-8", "the client prefers XML")
             }
             try await client.execute(uri: "/announcements", method: .get, headers: [.accept: "text/html"]) { response in
                 #expect(response.status == .notAcceptable)
