@@ -8,8 +8,8 @@ import Logging
 import Testing
 @testable import AnnouncementsHTTP
 
-/// The (method, path) pairs the document describes.
-private func documentedRoutes() throws -> Set<String> {
+/// Each operation the document describes: its method and path, its `operationId` and whether it has tags.
+private func documentedOperations() throws -> [(route: String, id: String?, hasTags: Bool)] {
     guard case .mapping(let root, _)? = try YAMLParser.parse(OpenAPIDocument.yaml) else { throw CocoaError(.fileReadCorruptFile) }
     func value(_ pairs: [(key: YAMLNode, value: YAMLNode)], _ name: String) -> YAMLNode? {
         pairs.first { if case .scalar(name, _, _) = $0.key { true } else { false } }?.value
@@ -18,7 +18,7 @@ private func documentedRoutes() throws -> Set<String> {
           case .mapping(let components, _)? = value(root, "components"),
           case .mapping(let pathItems, _)? = value(components, "pathItems")
     else { throw CocoaError(.fileReadCorruptFile) }
-    var routes = Set<String>()
+    var found: [(route: String, id: String?, hasTags: Bool)] = []
     for (key, item) in paths {
         guard case .scalar(let path, _, _) = key, case .mapping(var operations, _) = item else { continue }
         // A path item may be a reference to one in components/pathItems.
@@ -26,12 +26,22 @@ private func documentedRoutes() throws -> Set<String> {
            case .mapping(let referenced, _)? = value(pathItems, String(reference.split(separator: "/").last ?? "")) {
             operations = referenced
         }
-        for (method, _) in operations {
-            guard case .scalar(let name, _, _) = method, ["get", "put", "post", "patch", "delete"].contains(name) else { continue }
-            routes.insert("\(name.uppercased()) \(path)")
+        for (method, operation) in operations {
+            guard case .scalar(let name, _, _) = method, ["get", "put", "post", "patch", "delete"].contains(name),
+                  case .mapping(let fields, _) = operation else { continue }
+            var id: String?
+            if case .scalar(let text, _, _)? = value(fields, "operationId") { id = text }
+            var hasTags = false
+            if case .sequence(let tags, _)? = value(fields, "tags") { hasTags = !tags.isEmpty }
+            found.append(("\(name.uppercased()) \(path)", id, hasTags))
         }
     }
-    return routes
+    return found
+}
+
+/// The (method, path) pairs the document describes.
+private func documentedRoutes() throws -> Set<String> {
+    Set(try documentedOperations().map(\.route))
 }
 
 @Suite struct OpenAPITests {
@@ -50,6 +60,19 @@ private func documentedRoutes() throws -> Set<String> {
         #expect(served.count > 20, "the router lists its routes: \(served.sorted())")
         #expect(served.subtracting(documented).sorted() == [], "routes the document does not describe")
         #expect(documented.subtracting(served).sorted() == [], "documented routes the server does not have")
+    }
+
+    @Test("every operation has a readable operationId of its own and tags, so that a generated client names its methods")
+    func operationIds() throws {
+        let operations = try documentedOperations()
+        #expect(operations.count > 20)
+        for operation in operations {
+            #expect(operation.id?.wholeMatch(of: /[a-z][A-Za-z0-9]*/) != nil, "\(operation.route) has no operationId (or not a readable one)")
+            #expect(operation.hasTags, "\(operation.route) has no tags")
+        }
+        let ids = operations.compactMap(\.id)
+        #expect(Set(ids).count == ids.count, "operationIds are unique: \(ids.sorted())")
+        #expect(ids.contains("getAnnouncementV1") && ids.contains("updateAnnouncement") && ids.contains("createAnnouncementV2"))
     }
 
     @Test("GET /openapi.yaml serves the document, parsed as YAML, an OpenAPI 3.1 one")

@@ -126,6 +126,24 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("PATCH takes application/merge-patch+json (RFC 7396: a field left out stays, null clears the body); other writes do not")
+    func mergePatch() async throws {
+        try await withServer { client, store in
+            let mergePatch: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/merge-patch+json"]
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: mergePatch, body: body(#"{"body":null}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["body"] is NSNull)
+                #expect((response.object["title"] as? String)?.hasPrefix("Grails Quickcast #1") == true, "the title stays")
+            }
+            #expect(store.snapshot.seq == 7)
+            try await client.execute(uri: "/announcements", method: .post, headers: mergePatch, body: body(#"{"title":"x"}"#)) { response in
+                #expect(response.status == .unsupportedMediaType)
+                #expect((response.object["message"] as? String)?.contains("Content-Type: application/json") == true)
+            }
+            #expect(store.snapshot.seq == 7)
+        }
+    }
+
     @Test("a null title is a 422 naming the field on PUT and PATCH too, and appends nothing", arguments: [HTTPRequest.Method.put, .patch])
     func nullTitle(method: HTTPRequest.Method) async throws {
         try await withServer { client, store in
