@@ -64,6 +64,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
+    router.add(middleware: QueryMiddleware())
     router.add(middleware: ReadYourWritesMiddleware(store: store))
     ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat, metrics: settings.metrics).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)

@@ -25,7 +25,7 @@ import FoundationNetworking
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
-        let lines = try await serverLog(folder: folder, arguments: ["--log-format", "json"], requests: ["/health", "/announcements?limit=1&sort=title"])
+        let lines = try await serverLog(folder: folder, arguments: ["--log-format", "json"], requests: ["/health", "/announcements?max=1&sort=title"])
         let objects = try lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], "not a JSON object of strings: \(line)")
         }
@@ -37,7 +37,7 @@ import FoundationNetworking
         #expect(access.count == 2)
         let list = try #require(access.last)
         #expect(list["http.method"] == "GET")
-        #expect(list["http.path"] == "/announcements?limit=1&sort=title")
+        #expect(list["http.path"] == "/announcements?max=1&sort=title")
         #expect(list["http.status"] == "200")
         #expect(Int(list["http.bytes"] ?? "") ?? 0 > 10)
         #expect(Double(list["http.duration_ms"] ?? "") != nil, "\(list)")

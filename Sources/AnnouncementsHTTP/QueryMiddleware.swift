@@ -1,0 +1,30 @@
+import AnnouncementsDomain
+import Hummingbird
+
+/// A query parameter a route does not take is a 400 naming it and the ones it takes, rather than
+/// ignored: `?limit=5` on a list (whose parameter is `max`) would otherwise answer a page the client
+/// did not ask for, as if it had. The one table of what each route takes.
+struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let query = request.uri.query, !query.isEmpty, let route = context.endpointPath {
+            let known = Self.parameters(route: route, method: request.method)
+            for (name, _) in request.uri.queryParameters where !known.contains(String(name)) {
+                let takes = known.isEmpty ? "takes no query parameter" : "takes \(known.map { "`\($0)`" }.joined(separator: ", "))"
+                throw APIError(.badRequest, "unknown query parameter `\(VisibleText.escaped(String(name)))`: \(request.method) \(route) \(takes)")
+            }
+        }
+        return try await next(request, context)
+    }
+
+    /// The query parameters `method` on `route` (a template, `/v1/announcements/{id}`) takes.
+    static func parameters(route: String, method: HTTPRequest.Method) -> [String] {
+        var path = Substring(route)
+        for prefix in ["/v1", "/v2"] where path.hasPrefix(prefix + "/") { path = path.dropFirst(prefix.count) }
+        switch (path, method) {
+        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order"]
+        case ("/announcements/{id}", .get), ("/announcements/{id}", .head): return ["asOf"]
+        case ("/events", .get), ("/events", .head): return ["after", "limit"]
+        default: return []
+        }
+    }
+}

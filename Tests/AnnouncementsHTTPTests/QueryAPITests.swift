@@ -1,0 +1,37 @@
+import AnnouncementsDomain
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import AnnouncementsHTTP
+
+/// A query parameter a route does not take is a 400 that names it and the ones the route takes.
+@Suite struct QueryAPITests {
+    @Test("an unknown query parameter is a 400 naming it and the known ones; known ones still work", arguments: [
+        ("/announcements?limit=5", HTTPRequest.Method.get, "unknown query parameter `limit`: GET /announcements takes `max`, `offset`, `sort`, `order`"),
+        ("/announcements?max=2&page=2", .get, "unknown query parameter `page`: GET /announcements takes `max`, `offset`, `sort`, `order`"),
+        ("/v1/announcements/1?fields=title", .get, "unknown query parameter `fields`: GET /v1/announcements/{id} takes `asOf`"),
+        ("/health?verbose", .get, "unknown query parameter `verbose`: GET /health takes no query parameter"),
+        ("/events?since=3", .get, "unknown query parameter `since`: GET /events takes `after`, `limit`"),
+        ("/announcements/1?asOf=3", .delete, "unknown query parameter `asOf`: DELETE /announcements/{id} takes no query parameter"),
+    ])
+    func unknown(uri: String, method: HTTPRequest.Method, message: String) async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: uri, method: method, headers: alice) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.object["message"] as? String == message)
+            }
+            #expect(store.snapshot.seq == 6, "nothing appended")
+        }
+    }
+
+    @Test("the known ones are taken as before")
+    func known() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcements?max=2&offset=1&sort=title&order=desc", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/announcements/1?asOf=3", method: .get, headers: auditor) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/events?after=2&limit=1", method: .get, headers: auditor) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"No query"}"#)) { #expect($0.status == .created) }
+        }
+    }
+}
