@@ -72,7 +72,10 @@ let package = Package(
         // config.yaml, read through libyaml.
         .target(
             name: "AnnouncementsConfig",
-            dependencies: ["CYaml", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres"]
+            dependencies: [
+                "CYaml", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The HTTP API over the store: routes, versions, representations. No argument parsing.
         .target(

@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -70,7 +71,7 @@ extension Configuration {
             case "snapshot": configuration.snapshot = try reader.snapshot(value)
             case "tokens": configuration.tokens = try reader.tokens(value, environment: environment)
             case "reads": configuration.reads = try reader.choice(value, key: name, ReadAccess.self)
-            case "log_level": configuration.logLevel = try reader.choice(value, key: name, LogLevel.self)
+            case "log_level": configuration.logLevel = try reader.choice(value, key: name, Logger.Level.self)
             case "log_format": configuration.logFormat = try reader.choice(value, key: name, LogFormat.self)
             case "metrics": configuration.metrics = try reader.metrics(value, environment: environment)
             case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)

@@ -1,11 +1,8 @@
+import Logging
+
 /// What operators set: how the server logs (`log_level`, `log_format`) and whether it serves
 /// `GET /metrics` (the `metrics:` section).
 extension Configuration {
-    /// The least severe log messages written (`log_level`).
-    public enum LogLevel: String, Sendable, Hashable, CaseIterable {
-        case trace, debug, info, notice, warning, error, critical
-    }
-
     /// How log lines are written (`log_format`): `text` for people, `json` (one object per line,
     /// stable keys) for a log pipeline.
     public enum LogFormat: String, Sendable, Hashable, CaseIterable {

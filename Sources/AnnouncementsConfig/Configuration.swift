@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Logging
 
 /// Everything `config.yaml` sets, with the defaults for what it leaves out.
 public struct Configuration: Sendable, Hashable {
@@ -25,7 +26,7 @@ public struct Configuration: Sendable, Hashable {
     /// Snapshots of the state beside the log, for a fast start-up (`snapshot:`).
     public var snapshot = Snapshot()
     /// The least severe log messages written (`log_level`).
-    public var logLevel = LogLevel.info
+    public var logLevel = Logger.Level.info
     /// Text or JSON log lines (`log_format`).
     public var logFormat = LogFormat.text
     /// `GET /metrics` (`metrics:`).

@@ -16,9 +16,6 @@ enum MediaType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Whether it is one of the XML ones (the same bytes).
-    var isXML: Bool { self != .json }
-
     /// The type and subtype, as `Accept` names them.
     private var name: (type: Substring, subtype: Substring) {
         switch self {

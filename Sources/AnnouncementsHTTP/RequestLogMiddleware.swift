@@ -29,14 +29,14 @@ struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContex
         let milliseconds = AccessLog.milliseconds(microseconds)
         let bytes = response.body.contentLength.map(String.init) ?? "-"
         context.logger.info(
-            "\(request.method) \(VisibleText.quoted(target)) \(response.status.code) \(milliseconds) \(bytes)B",
+            "\(request.method) \(VisibleText.quoted(target)) \(response.status.code) \(milliseconds)ms \(bytes)B",
             metadata: [
                 "request.id": "\(id)",
                 "client.address": "\(AccessLog.address(context.remoteAddress))",
                 "http.method": "\(request.method)",
                 "http.path": "\(target)",
                 "http.status": "\(response.status.code)",
-                "http.duration_ms": "\(milliseconds.dropLast(2))",
+                "http.duration_ms": "\(milliseconds)",
                 "http.bytes": "\(bytes)",
             ]
         )
@@ -59,10 +59,10 @@ enum AccessLog {
         return ip + port
     }
 
-    /// `1.25ms` for 1,250 microseconds.
+    /// `1.250` (milliseconds, without the unit) for 1,250 microseconds.
     static func milliseconds(_ microseconds: Int) -> String {
         let fraction = microseconds % 1000
         let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
-        return "\(microseconds / 1000).\(padding)\(fraction)ms"
+        return "\(microseconds / 1000).\(padding)\(fraction)"
     }
 }

@@ -1,3 +1,4 @@
+import AnnouncementsConfig
 import AnnouncementsDomain
 import Logging
 
@@ -23,17 +24,13 @@ import Darwin
 /// formatting (no `localtime`, which reads the time zone for each call, and no `strftime`), and
 /// each line leaves in one `write(2)`, whole, so that lines from two threads never interleave.
 struct LineLogHandler: LogHandler {
-    enum Format: Sendable {
-        case text, json
-    }
-
     let label: String
-    let format: Format
+    let format: Configuration.LogFormat
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String, level: Logger.Level, format: Format = .text, metadataProvider: Logger.MetadataProvider? = nil) {
+    init(label: String, level: Logger.Level, format: Configuration.LogFormat = .text, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
         self.logLevel = level
         self.format = format
@@ -48,8 +45,11 @@ struct LineLogHandler: LogHandler {
     func log(event: LogEvent) {
         let fields = merged(event.metadata).sorted(by: { $0.key < $1.key })
         switch format {
-        case .text: Self.emit(text(event, fields))
-        case .json: Self.emit(json(event, fields))
+        case .text:
+            var line = text(event, fields)
+            line.withUTF8 { Self.emit(UnsafeRawBufferPointer($0)) }
+        case .json:
+            json(event, fields).withUnsafeBytes(Self.emit)
         }
     }
 
@@ -71,7 +71,7 @@ struct LineLogHandler: LogHandler {
         return line
     }
 
-    private func json(_ event: LogEvent, _ fields: [(key: String, value: Logger.MetadataValue)]) -> String {
+    private func json(_ event: LogEvent, _ fields: [(key: String, value: Logger.MetadataValue)]) -> [UInt8] {
         var json = JSONBytes()
         json.raw(#"{"time":"#)
         json.string(Timestamp.now().description)
@@ -88,7 +88,7 @@ struct LineLogHandler: LogHandler {
             json.string("\(value)")
         }
         json.raw("}\n")
-        return String(decoding: json.bytes, as: UTF8.self)
+        return json.bytes
     }
 
     /// The access log's fields that its text message states.
@@ -106,18 +106,15 @@ struct LineLogHandler: LogHandler {
     }
 
     /// Writes the whole line to stderr (retrying a short or interrupted write).
-    private static func emit(_ line: String) {
-        var line = line
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+    private static func emit(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(2, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }
