@@ -1,6 +1,7 @@
 import AnnouncementsDomain
 import AnnouncementsStore
 import ArgumentParser
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +50,7 @@ struct BackupCommand: AsyncParsableCommand {
             // Whatever fails, no part of a backup is left behind (a second try needs the folder empty).
             var kept = false
             defer { if !kept { for file in [target, target + ".head", SnapshotFile.path(forLog: target)] { unlink(file) } } }
-            let copiedSnapshot = try Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
+            let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
             let report = try await Self.copyVerified(log, to: target, rules: configuration?.rules ?? ValidationRules())
             // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
             // replaced since it was copied may hold texts the copied log no longer has.
@@ -60,7 +61,7 @@ struct BackupCommand: AsyncParsableCommand {
                 Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
             }
             let head = report.head?.description ?? "-"
-            try Self.write(head + "\n", to: target + ".head")
+            try await NewFile.create(target + ".head") { file throws(LogError) in try file.add(Array((head + "\n").utf8)[...]) }
             kept = true
             Output.line("""
                 backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
@@ -91,47 +92,39 @@ struct BackupCommand: AsyncParsableCommand {
 
     /// Copies the complete lines of `log` to a new file `target`, checking them as `verify` does.
     private static func copy(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?) {
-        let file = try NewFile(path: target)
-        var verification = LogVerification(path: log, rules: rules)
-        do throws(LogError) {
+        try await NewFile.create(target) { file throws(LogError) in
+            var verification = LogVerification(path: log, rules: rules)
             let tail = try await LogLines.read(.file(log), computesHashes: true) { line throws(LogError) in
                 verification.check(line)
                 try file.append(line.bytes)
                 return .continue
             }
-            try file.finish()
             return (verification.report(tail: tail), tail)
-        } catch {
-            file.remove()
-            throw CLIError(error)
         }
     }
 
-    /// Creates `folder` (and the folders it is in; only their owner may enter them: a backup holds
+    /// Creates `folder` and the folders it is in (only their owner may enter them: a backup holds
     /// every text), or checks that it is an empty one.
     private static func prepare(folder: String) throws(CLIError) {
-        var parent = folder.hasPrefix("/") ? "" : "."
-        for component in folder.split(separator: "/").dropLast() {
-            parent += "/" + component
-            _ = mkdir(parent, 0o700)  // an error shows when the folder itself is made
-        }
-        if mkdir(folder, 0o700) == 0 { return }
-        let code = errno
-        guard code == EEXIST, let directory = opendir(folder) else {
-            throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(code)))")
-        }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != ".", name != ".." {
-                throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(name)): a backup goes into a new or empty folder")
+        let files = FileManager.default
+        do {
+            if files.fileExists(atPath: folder) {
+                if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
+                    throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)): a backup goes into a new or empty folder")
+                }
+            } else {
+                try files.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(.cantCreate, "\(folder): cannot create the folder, or read it: \((error as NSError).localizedDescription)")
         }
     }
 
     /// Copies the snapshot beside `log` (renamed into place whole by the server, so any one read is
-    /// consistent) to `target`; returns the file it copied, nil when there is none.
-    private static func copySnapshot(of log: String, to target: String) throws(CLIError) -> FileIdentity? {
+    /// consistent) to `target`; returns which file it copied, nil when there is none.
+    private static func copySnapshot(of log: String, to target: String) async throws(CLIError) -> FileIdentity? {
         let source = SnapshotFile.path(forLog: log)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
@@ -140,34 +133,18 @@ struct BackupCommand: AsyncParsableCommand {
             throw CLIError(.noInput, "\(source): cannot read the snapshot: \(String(cString: strerror(code)))")
         }
         defer { close(input) }
-        let identity = FileIdentity(descriptor: input)
-        let file = try NewFile(path: target)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        do throws(LogError) {
+        return try await NewFile.create(target) { file throws(LogError) in
+            guard let identity = FileIdentity(descriptor: input) else {
+                throw LogError(.unreadable, path: source, message: "cannot read the snapshot: \(String(cString: strerror(errno)))")
+            }
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count >= 0 else { throw LogError(.unreadable, path: source, message: "cannot read the snapshot: \(String(cString: strerror(errno)))") }
-                if count == 0 { break }
+                if count == 0 { return identity }
                 try file.add(buffer[..<count])
             }
-            try file.finish()
-        } catch {
-            file.remove()
-            throw CLIError(error)
-        }
-        return identity
-    }
-
-    /// Writes `text` to a new file at `path`, synced.
-    private static func write(_ text: String, to path: String) throws(CLIError) {
-        let file = try NewFile(path: path)
-        do throws(LogError) {
-            try file.add(Array(text.utf8)[...])
-            try file.finish()
-        } catch {
-            file.remove()
-            throw CLIError(error)
         }
     }
 }

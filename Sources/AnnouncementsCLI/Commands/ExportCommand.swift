@@ -32,24 +32,20 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingErrors { () async throws(CLIError) in
             let source = try options.source()
             let name = LogLines.name(of: source)
-            let file = try NewFile(path: to)
             var count = 0
             var lastLine: [UInt8]?
-            do throws(LogError) {
+            let (tail, size) = try await NewFile.create(to) { file throws(LogError) in
                 let tail = try await LogLines.read(source) { line throws(LogError) in
                     try file.append(line.bytes)
                     count += 1
                     lastLine = Array(line.bytes)
                     return .continue
                 }
-                try file.finish()
-                if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
-            } catch {
-                file.remove()
-                throw CLIError(error)
+                return (tail, file.size)
             }
+            if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
             let head = lastLine.map { LogHead(seq: count, hash: LineHash(link: $0)).description } ?? "-"
-            Output.line("exported \(Output.count(count)) events (\(Output.count(Int(file.size))) bytes) from \(name) to \(to)\n  head: \(head)")
+            Output.line("exported \(Output.count(count)) events (\(Output.count(Int(size))) bytes) from \(name) to \(to)\n  head: \(head)")
         }
     }
 }
@@ -61,7 +57,21 @@ final class NewFile {
     private var buffer: [UInt8] = []
     private(set) var size: Int64 = 0
 
-    init(path: String) throws(CLIError) {
+    /// Creates a file at `path`, has `fill` write it, and syncs it; when anything fails, the file
+    /// is removed: no part of it is left behind.
+    static func create<Result>(_ path: String, _ fill: (NewFile) async throws(LogError) -> Result) async throws(CLIError) -> Result {
+        let file = try NewFile(path: path)
+        do throws(LogError) {
+            let result = try await fill(file)
+            try file.finish()
+            return result
+        } catch {
+            file.remove()
+            throw CLIError(error)
+        }
+    }
+
+    private init(path: String) throws(CLIError) {
         self.path = path
         // Readable by its owner only: it holds every text (as the log does).
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -94,14 +104,14 @@ final class NewFile {
     }
 
     /// Writes what is buffered and syncs the file and its folder.
-    func finish() throws(LogError) {
+    private func finish() throws(LogError) {
         try flush()
         guard fsync(fd) == 0 else { throw failure("cannot sync the file") }
         FileLog.syncFolder(FileLog.folder(of: path))
     }
 
     /// Removes the file after a failure.
-    func remove() {
+    private func remove() {
         unlink(path)
     }
 
