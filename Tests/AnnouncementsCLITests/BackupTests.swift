@@ -17,8 +17,12 @@ import FoundationNetworking
     func underConcurrentWrites() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nsnapshot:\n  every_events: 20\n"
+        // A snapshot (written when a server stops), which no new one replaces while the backup runs:
+        // one that changed meanwhile is left out of the backup, by design.
+        try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nsnapshot:\n  every_events: 0\n  every_seconds: 0\n"
             .write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        #expect(try ServerProcess(in: folder).stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: log + ".snapshot"))
         let server = try ServerProcess(in: folder)
         let progress = Progress()
         let url = try #require(URL(string: server.url + "/announcements"))
@@ -37,8 +41,8 @@ import FoundationNetworking
                 }
             }
         }
-        // Wait until a snapshot was written (every 20 events), then back up while the writers go on.
-        for _ in 0..<400 where !FileManager.default.fileExists(atPath: log + ".snapshot") || progress.posted.load(ordering: .relaxed) < 40 {
+        // Back up once the writers are well under way, while they go on.
+        for _ in 0..<400 where progress.posted.load(ordering: .relaxed) < 40 {
             try await Task.sleep(for: .milliseconds(25))
         }
         let destination = folder + "/backup"
@@ -87,6 +91,16 @@ import FoundationNetworking
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")
         #expect(again.stderr.hasSuffix("): a backup goes into a new or empty folder\n"))
+        // A log that does not verify: refused after its tries, and nothing of the backup is left.
+        var lines = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: "Lunch", with: "Brunch")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/events/announcements.jsonl", atomically: false, encoding: .utf8)
+        let damaged = try CLI.run(["backup", "damaged"], in: folder)
+        #expect(damaged.status == 65)
+        #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match"), "\(damaged.stdout)")
+        #expect(damaged.stderr.contains("note: events/announcements.jsonl: the copy did not verify (a line changed while it was read?); copying again"))
+        #expect(damaged.stderr.contains("error: events/announcements.jsonl: the copy does not verify (1 problems, above)"), "\(damaged.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/damaged") == [], "no part of a failed backup is left")
         try "storage: postgres\npostgres:\n  url: postgres://u@127.0.0.1:1/db\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
         let postgres = try CLI.run(["backup", "elsewhere"], in: folder)
         #expect(postgres.status == 64)

@@ -6,6 +6,11 @@ import FoundationNetworking
 #endif
 import Logging
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `announcements` binary, run as a user runs it.
 struct CLI {
@@ -350,8 +355,8 @@ func makeLog() async throws -> (folder: String, log: String) {
         let folder = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = URL(fileURLWithPath: folder + "/announcements")
-        try FileManager.default.copyItem(at: CLI.binary, to: copy)
-        let server = try Self.start(copy, in: folder)
+        try Self.copyExecutable(CLI.binary, to: copy)
+        let server = try ServerProcess(in: folder, binary: copy)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"))
@@ -360,18 +365,20 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(response.contains("\r\n\r\nopenapi: 3.1.0\n"))
     }
 
-    /// Starts a binary just copied. Its start may fail for a moment with ETXTBSY ("text file
-    /// busy"): a child another test forked while the copy was open for writing holds that
-    /// descriptor until it runs its own program. Tried again then, for up to five seconds.
-    static func start(_ binary: URL, in folder: String) throws -> ServerProcess {
-        for _ in 0..<50 {
-            do {
-                return try ServerProcess(in: folder, binary: binary)
-            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY) {
-                Thread.sleep(forTimeInterval: 0.1)
-            }
+    /// Copies an executable, its descriptor closed on exec: otherwise a child that another test
+    /// forks while the copy is being written holds it open, and running the copy fails with
+    /// ETXTBSY ("text file busy") until that child runs its own program.
+    static func copyExecutable(_ source: URL, to target: URL) throws {
+        let bytes = try Data(contentsOf: source)
+        let fd = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            written += count
         }
-        return try ServerProcess(in: folder, binary: binary)
     }
 
     @Test("a folder without config.yaml gets a clear error")

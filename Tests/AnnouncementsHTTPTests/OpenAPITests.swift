@@ -8,17 +8,29 @@ import Logging
 import Testing
 @testable import AnnouncementsHTTP
 
-/// Each operation the document describes: its method and path, its `operationId` and whether it has tags.
-private func documentedOperations() throws -> [(route: String, id: String?, hasTags: Bool)] {
+/// Each operation the document describes: its method and path, its `operationId`, whether it has
+/// tags, and the names of its query parameters.
+private func documentedOperations() throws -> [(route: String, id: String?, hasTags: Bool, query: Set<String>)] {
     guard case .mapping(let root, _)? = try YAMLParser.parse(OpenAPIDocument.yaml) else { throw CocoaError(.fileReadCorruptFile) }
     func value(_ pairs: [(key: YAMLNode, value: YAMLNode)], _ name: String) -> YAMLNode? {
         pairs.first { if case .scalar(name, _, _) = $0.key { true } else { false } }?.value
     }
     guard case .mapping(let paths, _)? = value(root, "paths"),
           case .mapping(let components, _)? = value(root, "components"),
-          case .mapping(let pathItems, _)? = value(components, "pathItems")
+          case .mapping(let pathItems, _)? = value(components, "pathItems"),
+          case .mapping(let parameters, _)? = value(components, "parameters")
     else { throw CocoaError(.fileReadCorruptFile) }
-    var found: [(route: String, id: String?, hasTags: Bool)] = []
+    /// The name of a query parameter, given inline or as a reference to components/parameters.
+    func queryName(_ parameter: YAMLNode) -> String? {
+        guard case .mapping(var fields, _) = parameter else { return nil }
+        if case .scalar(let reference, _, _)? = value(fields, "$ref"),
+           case .mapping(let referenced, _)? = value(parameters, String(reference.split(separator: "/").last ?? "")) {
+            fields = referenced
+        }
+        guard case .scalar("query", _, _)? = value(fields, "in"), case .scalar(let name, _, _)? = value(fields, "name") else { return nil }
+        return name
+    }
+    var found: [(route: String, id: String?, hasTags: Bool, query: Set<String>)] = []
     for (key, item) in paths {
         guard case .scalar(let path, _, _) = key, case .mapping(var operations, _) = item else { continue }
         // A path item may be a reference to one in components/pathItems.
@@ -33,7 +45,9 @@ private func documentedOperations() throws -> [(route: String, id: String?, hasT
             if case .scalar(let text, _, _)? = value(fields, "operationId") { id = text }
             var hasTags = false
             if case .sequence(let tags, _)? = value(fields, "tags") { hasTags = !tags.isEmpty }
-            found.append(("\(name.uppercased()) \(path)", id, hasTags))
+            var query = Set<String>()
+            if case .sequence(let list, _)? = value(fields, "parameters") { query = Set(list.compactMap(queryName)) }
+            found.append(("\(name.uppercased()) \(path)", id, hasTags, query))
         }
     }
     return found
@@ -73,6 +87,17 @@ private func documentedRoutes() throws -> Set<String> {
         let ids = operations.compactMap(\.id)
         #expect(Set(ids).count == ids.count, "operationIds are unique: \(ids.sorted())")
         #expect(ids.contains("getAnnouncementV1") && ids.contains("updateAnnouncement") && ids.contains("createAnnouncementV2"))
+    }
+
+    @Test("the query parameters each route takes (what QueryMiddleware lets through) are the ones the document gives it")
+    func queryParameters() throws {
+        let operations = try documentedOperations()
+        #expect(operations.contains { !$0.query.isEmpty }, "the document has query parameters at all")
+        for operation in operations {
+            let parts = operation.route.split(separator: " ", maxSplits: 1)
+            let taken = QueryMiddleware<AnnouncementsRequestContext>.parameters(route: String(parts[1]), method: HTTPRequest.Method(String(parts[0]))!)
+            #expect(Set(taken) == operation.query, "\(operation.route)")
+        }
     }
 
     @Test("GET /openapi.yaml serves the document, parsed as YAML, an OpenAPI 3.1 one")
