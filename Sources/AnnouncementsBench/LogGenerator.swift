@@ -2,7 +2,7 @@ import AnnouncementsDomain
 import Foundation
 
 /// Writes a deterministic synthetic log the way the store would: sealed lines in the current
-/// format (a salt with each event's data, `"v":2`, linked by their sealed forms), realistic HTML
+/// format (a salt with each event's data, `"v":3`, linked by their sealed forms), realistic HTML
 /// bodies of 300 to 1,800 bytes (with quotes to escape and some non-ASCII), and a 60/30/10 mix of
 /// created, edited and deleted events.
 struct LogGenerator {

@@ -16,7 +16,7 @@ import Testing
         }
         append(#""seq":6,"type":"archived","id":1,"at":"2026-12-01T00:00:00.000Z","by":"alice","data":{"folder":"2026"}"#)
         append(#""seq":7,"type":"edited","id":3,"at":"2026-12-01T00:00:01.000Z","by":"bob","data":{"title":"Parking lot"}"#)
-        append(#""seq":8,"type":"edited","id":3,"at":"2026-12-01T00:00:02.000Z","by":"bob","data":{"title":{"en":"Parking"}},"v":3"#)
+        append(#""seq":8,"type":"edited","id":3,"at":"2026-12-01T00:00:02.000Z","by":"bob","data":{"title":{"en":"Parking"}},"v":4"#)
         try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
         return (folder, lines)
     }
@@ -33,13 +33,13 @@ import Testing
             #expect(error.message == "event type \"archived\" is not known to this version (\(Release.version)), which knows created, edited, deleted, erased; upgrade")
         }
         // A newer format is named as such, even where its fields would be wrong in this one.
-        let newerFormat = #"{"seq":8,"type":"edited","id":3,"at":"2026-12-01T00:00:02.000Z","by":"bob","data":{"title":{"en":"x"}},"v":3}"#
+        let newerFormat = #"{"seq":8,"type":"edited","id":3,"at":"2026-12-01T00:00:02.000Z","by":"bob","data":{"title":{"en":"x"}},"v":4}"#
         do {
             _ = try EventParser.parse(Array(newerFormat.utf8))
             Issue.record("a format-3 line parsed")
         } catch {
-            #expect(error.unknown?.newerFormat == 3)
-            #expect(error.message.hasPrefix("format 3 (\"v\":3) is not known to this version (\(Release.version)), which reads formats 1 to 2; upgrade"))
+            #expect(error.unknown?.newerFormat == 4)
+            #expect(error.message.hasPrefix("format 4 (\"v\":4) is not known to this version (\(Release.version)), which reads formats 1 to 3; upgrade"))
         }
         // Damage stays damage: a known type with a bad field, and a line that is not JSON.
         for damaged in [#"{"seq":6,"type":"edited","id":1,"at":"2026-12-01T00:00:00.000Z","by":"a","data":{"title":7}}"#, #"{"seq":6,"type":"arch"#] {
@@ -75,7 +75,7 @@ import Testing
         let problems = result.stdout.split(separator: "\n").filter { $0.hasPrefix("events/announcements.jsonl:") && $0.dropFirst(27).first?.isNumber == true }
         #expect(problems.count == 2, "\(result.stdout)")
         #expect(problems.first?.hasPrefix("events/announcements.jsonl:6: event type \"archived\" is not known") == true)
-        #expect(problems.last?.hasPrefix("events/announcements.jsonl:8: format 3 (\"v\":3) is not known") == true)
+        #expect(problems.last?.hasPrefix("events/announcements.jsonl:8: format 4 (\"v\":4) is not known") == true)
         #expect(result.stdout.contains("unknown lines:       2 (written by a newer version: upgrade)"))
         #expect(result.stdout.contains("events:              8"))
     }
@@ -116,7 +116,7 @@ import Testing
 
         let other = try CLI.run(["history", "3"], in: folder)
         #expect(other.stdout.contains("title \"Parking\" → \"Parking lot\""), "\(other.stdout)")
-        #expect(other.stderr.contains(":8: format 3"))
+        #expect(other.stderr.contains(":8: format 4"))
         #expect(!other.stderr.contains(":6:"), "line 6 is about announcement 1")
     }
 }

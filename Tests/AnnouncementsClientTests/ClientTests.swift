@@ -236,7 +236,7 @@ import Testing
             #expect(page.map(\.seq) == [2, 3])
             #expect(page.map(\.type) == ["created", "created"])
             #expect(page[0].line.hasPrefix(#"{"seq":2,"type":"created","id":2,"at":""#))
-            #expect(page[1].line.hasPrefix(#"{"seq":3,"#) && page[1].line.contains(#""data":{"title":"Announcement 3","body":"<p>Body 3</p>"},"salt":""#) && page[1].line.contains(#","v":2,"prev":""#))
+            #expect(page[1].line.hasPrefix(#"{"seq":3,"#) && page[1].line.contains(#""data":{"title":"Announcement 3","body":"<p>Body 3</p>"},"salt":""#) && page[1].line.contains(#","v":3,"prev":""#))
             #expect(try await client.eventPage(after: 0, limit: 1).map(\.seq) == [1])
             #expect(try await client.eventPage(after: 3).isEmpty, "at the end of the log: nothing yet")
         }

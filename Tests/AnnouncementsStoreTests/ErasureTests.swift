@@ -202,14 +202,14 @@ import Testing
         // New events in an old log are in the new format, and the chain runs through both.
         _ = try await store.create(AnnouncementDraft(title: "New"), by: "alice")
         await store.close()
-        #expect(try lines(of: path).last?.contains(#""v":2"#) == true)
+        #expect(try lines(of: path).last?.contains(#""v":3"#) == true)
         #expect(try LogReader(path: path).verify().isSound)
         #expect(try lines(of: path).dropLast() == old[...], "old lines are read as they are")
 
         let outcome = try LogUpgrade.upgrade(path: path, rules: ValidationRules())
         #expect(outcome.rewritten == 8 && outcome.events == 8)
         #expect(outcome.oldHead != outcome.newHead)
-        #expect(try lines(of: path).allSatisfy { $0.contains(#""v":2"#) })
+        #expect(try lines(of: path).allSatisfy { $0.contains(#""v":3"#) })
         let upgraded = try await EventStore.open(path: path, logger: quiet)
         #expect(Array(upgraded.snapshot.announcements).dropLast() == state[...])
         _ = try await upgraded.erase(id: 1, by: "root", reason: "old")
@@ -218,20 +218,22 @@ import Testing
         #expect(try LogUpgrade.upgrade(path: path, rules: ValidationRules()).rewritten == 0, "a second upgrade has nothing to do")
     }
 
-    @Test("a line's link: the SHA-256 of its bytes in the first format; in the second, of its sealed form, which erasing writes in its place at the same length")
+    @Test("a line's link: the SHA-256 of its bytes in the first format; from the second on, of its sealed form, which erasing writes in its place at the same length")
     func links() throws {
         let old = #"{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":{"title":"T"}}"#
         #expect(LineHash(link: Array(old.utf8)) == LineHash(of: Array(old.utf8)))
         let salt = String(repeating: "ab", count: 32)
-        for data in [#"{"title":"T"}"#, #"{"title":"A longer title","body":"<p>With a body \"quoted\"</p>"}"#] {
-            let line = #"{"seq":2,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":\#(data),"salt":"\#(salt)","v":2,"prev":"\#(String(repeating: "0", count: 64))"}"#
+        let datas = [#"{"title":"T"}"#, #"{"title":"A longer title","body":"<p>With a body \"quoted\"</p>"}"#]
+        // Every format that seals links the same way; its `v` is part of the sealed form.
+        for (format, data) in (2...Int(Event.currentFormat)).flatMap({ format in datas.map { (format, $0) } }) {
+            let line = #"{"seq":2,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":\#(data),"salt":"\#(salt)","v":\#(format),"prev":"\#(String(repeating: "0", count: 64))"}"#
             let sealed = try #require(Array(line.utf8).withUnsafeBytes { SealableLine.sealed($0) })
             #expect(sealed.count == line.utf8.count)
             #expect(LineHash(link: sealed) == LineHash(link: Array(line.utf8)))
             #expect(LineHash(link: Array(line.utf8)) != LineHash(of: Array(line.utf8)))
             let event = try EventParser.parse(sealed)
             guard case .sealed(.created, _) = event.change else { Issue.record("\(event.change)"); continue }
-            #expect(event.format == 2)
+            #expect(Int(event.format) == format)
             #expect(sealed.withUnsafeBytes { SealableLine.sealed($0) } == nil, "a sealed line has nothing left to erase")
             // The digest depends on the salt: another salt, another link.
             let resalted = line.replacingOccurrences(of: salt, with: String(repeating: "cd", count: 32))

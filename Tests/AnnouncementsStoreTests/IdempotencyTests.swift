@@ -50,7 +50,7 @@ import Testing
         #expect(try await store.create(draft, by: "alice", key: "k1") == first)
         await store.close()
         #expect(try lines(of: path).count == 3)
-        #expect(try lines(of: path)[0].contains(#""key":"k1""#))
+        #expect(try lines(of: path)[0].contains(#""idempotency_key":"k1""#))
     }
 
     @Test("a repeated keyed edit appends nothing, even after another edit changed the announcement back")
@@ -145,9 +145,9 @@ import Testing
         #expect(together.count == 8)
         #expect(together.allSatisfy { if case .failure(.log) = $0 { true } else { false } }, "\(together)")
         await store.close()
-        #expect(try !lines(of: path).contains { $0.contains(#""key":"k2""#) })
+        #expect(try !lines(of: path).contains { $0.contains(#""idempotency_key":"k2""#) })
         #expect(outcomes.contains { $0 == nil }, "the failed sync failed some of them")
-        let logged = try lines(of: path).filter { $0.contains(#""key":"k""#) }
+        let logged = try lines(of: path).filter { $0.contains(#""idempotency_key":"k""#) }
         #expect(logged.count <= 1, "the key made at most one event")
         for case let announcement? in outcomes {
             #expect(logged.count == 1 && logged[0].contains(#""id":\#(announcement.id),"#), "a success is in the log")

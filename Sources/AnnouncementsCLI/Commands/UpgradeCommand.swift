@@ -10,10 +10,12 @@ struct UpgradeCommand: AsyncParsableCommand {
         abstract: "Rewrite a log written before erasure existed in the current format (the server must be stopped).",
         discussion: """
             Lines of the first format link into the hash chain by their bytes, text included, so \
-            they cannot be erased. This verifies the log, rewrites every line in the current \
-            format (a salt for each line's data, "v":2, the chain recomputed), verifies the result \
-            and checks that it replays to the same announcements, then replaces the log. The head \
-            changes: record the new one. A log file only.
+            they cannot be erased. This verifies the log, rewrites each such line and every line \
+            after the first of them in the current format (a salt for each line's data, "v":3, the \
+            chain recomputed), verifies the result and checks that it replays to the same \
+            announcements, then replaces the log. The head changes: record the new one. Lines of \
+            later formats before them are kept: they can be erased, and are read as they are. A \
+            log file only.
             """
     )
 
@@ -33,7 +35,7 @@ struct UpgradeCommand: AsyncParsableCommand {
                 throw CLIError(error)
             }
             guard outcome.rewritten > 0 else {
-                Output.line("\(path): already in the current format (\(Output.count(outcome.events)) events); nothing to do")
+                Output.line("\(path): every line can be erased already (\(Output.count(outcome.events)) events); nothing to do")
                 return
             }
             Output.line("""

@@ -1,7 +1,8 @@
 extension Event {
     /// The event as one log line, without its newline, in the field order the store writes:
-    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","key":"…","data":{…},"salt":"…","v":2,"prev":"…"}`
-    /// (`key` only when the writer sent one; `salt` and `v` in format 2; `"sealed":"…"` in place of
+    /// `{"seq":1,"type":"created","id":1,"at":"…","by":"…","idempotency_key":"…","data":{…},"salt":"…","v":3,"prev":"…"}`
+    /// (`idempotency_key` only when the writer sent one, named `key` up to format 2; `salt` and `v`
+    /// from format 2; `"sealed":"…"` in place of
     /// `data` and `salt` once the data is erased). `LineHash(link:)` relies on this layout.
     public func encodedLine(salt: Salt? = nil) -> [UInt8] {
         var line = [UInt8]()
@@ -10,7 +11,7 @@ extension Event {
     }
 
     /// Appends the event's line, without its newline, to `line`; `salt` goes with the data of a
-    /// format-2 event (the store draws a fresh one for each).
+    /// event of format 2 or later (the store draws a fresh one for each).
     public func encodeLine(into line: inout [UInt8], salt: Salt? = nil) {
         line.append(contentsOf: #"{"seq":"#.utf8)
         line.appendDecimal(seq)
@@ -23,7 +24,7 @@ extension Event {
         line.append(contentsOf: #"","by":"#.utf8)
         line.appendJSONString(by)
         if let key {
-            line.append(contentsOf: #","key":"#.utf8)
+            line.append(contentsOf: format >= 3 ? #","idempotency_key":"#.utf8 : #","key":"#.utf8)
             line.appendJSONString(key)
         }
         switch change {
@@ -58,12 +59,12 @@ extension Event {
             digest.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
-        if let salt, format >= 2, hasData {
+        if let salt, isErasable, hasData {
             line.append(contentsOf: #","salt":""#.utf8)
             salt.value.appendHex(to: &line)
             line.append(UInt8(ascii: "\""))
         }
-        if format >= 2 {
+        if isErasable {
             line.append(contentsOf: #","v":"#.utf8)
             line.appendDecimal(Int(format))
         }

@@ -16,7 +16,8 @@ public struct Event: Sendable, Hashable {
     /// unsealed (hand-made) lines.
     public var prev: LineHash?
     /// The line's format (`"v"`): 1 for lines written before erasure existed (no `v` field), 2
-    /// since. Format 2 seals: the chain covers a line as it will read once its data is erased, and
+    /// since, 3 since `key` became `idempotency_key` (`Upcaster.registry` says what each changed;
+    /// an event parsed from an older line has today's shape, and keeps its format). Format 2 on seals: the chain covers a line as it will read once its data is erased, and
     /// an event with data carries a random salt (`"salt"`, given to `encodeLine`; a parsed event
     /// does not keep it: only the line's link needs it, and replay is faster without it).
     /// (A byte, after `prev`: it takes no room an event did not have.)
@@ -34,7 +35,13 @@ public struct Event: Sendable, Hashable {
     }
 
     /// The format the store writes.
-    public static let currentFormat: UInt8 = 2
+    public static let currentFormat: UInt8 = 3
+
+    /// The first format whose lines can be erased (salted data, linked by the sealed form).
+    public static let firstErasableFormat: UInt8 = 2
+
+    /// Whether the line's data can be erased in place: its format seals.
+    public var isErasable: Bool { format >= Self.firstErasableFormat }
 
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }

@@ -64,17 +64,6 @@ public struct UnknownEvent: Sendable, Hashable, CustomStringConvertible {
 // MARK: - The event schema
 
 extension JSONScanner {
-    /// The fields of an event's `data` object.
-    private struct DataFields {
-        var title: Field<String> = .absent
-        var body: Field<JSONText> = .absent
-        var reason: Field<String> = .absent
-
-        enum Field<Text> {
-            case absent, null, text(Text)
-        }
-    }
-
     /// Reads the event the line holds. A line that is not one only because a newer version wrote
     /// it (an unknown `type` or `v`) throws a problem with `unknown` set, whatever else is wrong.
     package mutating func event() throws(LineProblem) -> Event {
@@ -121,9 +110,7 @@ extension JSONScanner {
     }
 
     private mutating func eventFields() throws(LineProblem) -> Event {
-        var seq: Int?, id: Int?, type: EventType?, at: Timestamp?, by: String?, idempotencyKey: String?, prev: LineHash?
-        var data: DataFields?
-        var format = 1, hasSalt = false, sealed: LineHash?
+        var fields = EventFields()
         var seen: UInt16 = 0
         func once(_ bit: UInt16, _ name: StaticString) throws(LineProblem) {
             guard seen & bit == 0 else { throw LineProblem("field `\(name)` appears twice") }
@@ -135,18 +122,18 @@ extension JSONScanner {
         }
         try object { scanner, key throws(LineProblem) in
             switch key {
-            case .seq: try once(1, "seq"); seq = try scanner.positiveInteger(field: "seq")
-            case .id: try once(2, "id"); id = try scanner.positiveInteger(field: "id")
+            case .seq: try once(1, "seq"); fields.seq = try scanner.positiveInteger(field: "seq")
+            case .id: try once(2, "id"); fields.id = try scanner.positiveInteger(field: "id")
             case .type:
                 try once(4, "type")
                 let name = try scanner.string(field: "type")
                 guard let value = EventType(rawValue: name) else {
                     throw LineProblem("unknown type \"\(name)\" (expected created, edited, deleted or erased)")
                 }
-                type = value
+                fields.type = value
             case .at:
                 try once(8, "at")
-                at = try scanner.stringBytes(field: "at") { bytes throws(LineProblem) in
+                fields.at = try scanner.stringBytes(field: "at") { bytes throws(LineProblem) in
                     guard let time = Timestamp.parse(bytes) else {
                         throw LineProblem("field `at`: \"\(String(decoding: bytes, as: UTF8.self))\" is not an RFC 3339 time (like 2026-11-21T09:30:00.000Z)")
                     }
@@ -156,19 +143,20 @@ extension JSONScanner {
                 try once(16, "by")
                 let name = try scanner.string(field: "by")
                 guard !name.isEmpty else { throw LineProblem("field `by` must not be empty") }
-                by = name
+                fields.by = name
             case .key:
                 try once(128, "key")
-                let text = try scanner.string(field: "key")
-                guard !text.isEmpty else { throw LineProblem("field `key` must not be empty") }
-                idempotencyKey = text
+                fields.key = try scanner.idempotencyKey(field: "key")
+            case .idempotencyKey:
+                try once(2048, "idempotency_key")
+                fields.idempotencyKey = try scanner.idempotencyKey(field: "idempotency_key")
             case .data:
                 try once(32, "data")
-                data = try scanner.dataFields()
+                fields.data = try scanner.dataFields()
             case .prev:
                 try once(64, "prev")
                 if scanner.null() { break }
-                prev = try scanner.stringBytes(field: "prev") { bytes throws(LineProblem) in
+                fields.prev = try scanner.stringBytes(field: "prev") { bytes throws(LineProblem) in
                     guard let hash = LineHash(hex: bytes) else {
                         throw LineProblem("field `prev`: expected 64 lowercase hex digits (a SHA-256)")
                     }
@@ -176,21 +164,21 @@ extension JSONScanner {
                 }
             case .v:
                 try once(256, "v")
-                format = try scanner.positiveInteger(field: "v")
-                guard format <= Event.currentFormat else {
-                    throw LineProblem("field `v`: format \(format) is not known to this version, which reads formats 1 to \(Event.currentFormat): upgrade")
+                fields.format = try scanner.positiveInteger(field: "v")
+                guard fields.format <= Event.currentFormat else {
+                    throw LineProblem("field `v`: format \(fields.format) is not known to this version, which reads formats 1 to \(Event.currentFormat): upgrade")
                 }
             case .salt:
                 try once(512, "salt")
                 // Checked for its length only: its digits matter to the line's link alone, which
                 // a salt that is not hex breaks (`verify` finds it). Replay never decodes it.
-                hasSalt = try scanner.stringBytes(field: "salt") { bytes throws(LineProblem) in
+                fields.hasSalt = try scanner.stringBytes(field: "salt") { bytes throws(LineProblem) in
                     guard bytes.count == 64 else { throw LineProblem("field `salt`: expected 64 lowercase hex digits") }
                     return true
                 }
             case .sealed:
                 try once(1024, "sealed")
-                sealed = try scanner.stringBytes(field: "sealed") { bytes throws(LineProblem) in
+                fields.sealed = try scanner.stringBytes(field: "sealed") { bytes throws(LineProblem) in
                     guard let digest = LineHash(hex: bytes) else { throw LineProblem("field `sealed`: expected 64 lowercase hex digits (a SHA-256)") }
                     return digest
                 }
@@ -200,69 +188,19 @@ extension JSONScanner {
         }
         skipWhitespace()
         guard isAtEnd else { throw syntax("unexpected text after the JSON object") }
-
-        guard let seq else { throw LineProblem("missing field `seq`") }
-        guard let type else { throw LineProblem("missing field `type`") }
-        guard let id else { throw LineProblem("missing field `id`") }
-        guard let at else { throw LineProblem("missing field `at`") }
-        guard let by else { throw LineProblem("missing field `by`") }
-        if format < 2, hasSalt || sealed != nil {
-            throw LineProblem("fields `salt` and `sealed` belong to format 2: the line needs \"v\":2")
-        }
-        let change: Event.Change
-        if let sealed {
-            guard data == nil, !hasSalt else { throw LineProblem("a sealed event carries no `data` or `salt`: they were erased") }
-            guard type == .created || type == .edited else { throw LineProblem("only created and edited events are sealed, not \(type.rawValue)") }
-            change = .sealed(type, digest: sealed)
-        } else {
-            change = try self.change(type, data)
-            if format >= 2, data != nil, !hasSalt { throw LineProblem("an event with `data` in format 2 needs a `salt`") }
-            if data == nil, hasSalt { throw LineProblem("field `salt` belongs to an event with `data`") }
-        }
-        return Event(seq: seq, id: id, at: at, by: by, key: idempotencyKey, change: change, prev: prev, format: UInt8(format))
+        if fields.format < Event.currentFormat { try Upcaster.upcast(&fields) }
+        return try fields.event()
     }
 
-    private func change(_ type: EventType, _ data: DataFields?) throws(LineProblem) -> Event.Change {
-        switch type {
-        case .erased:
-            guard case .text(let reason)? = data?.reason else { throw LineProblem("an erased event needs `data` with a `reason`") }
-            return .erased(reason: reason)
-        case .created:
-            guard let data else { throw LineProblem("a created event needs `data` with a `title`") }
-            let title: String
-            switch data.title {
-            case .absent: throw LineProblem("missing field `data.title`")
-            case .null: throw LineProblem("field `data.title`: expected a string")
-            case .text(let text): title = text
-            }
-            if case .text(let body) = data.body { return .created(AnnouncementDraft(title: title, bodyText: body)) }
-            return .created(AnnouncementDraft(title: title, bodyText: nil))
-        case .edited:
-            guard let data else { throw LineProblem("an edited event needs `data` with `title`, `body` or both") }
-            var patch = AnnouncementPatch()
-            switch data.title {
-            case .absent: break
-            case .null: throw LineProblem("field `data.title`: expected a string (a title cannot be cleared)")
-            case .text(let title): patch.title = title
-            }
-            switch data.body {
-            case .absent: break
-            case .null: patch.body = .clear
-            case .text(let body): patch.body = .set(body)
-            }
-            guard patch.title != nil || patch.body != nil else {
-                throw LineProblem("an edited event must change `data.title`, `data.body` or both")
-            }
-            return .edited(patch)
-        case .deleted:
-            guard data == nil else { throw LineProblem("a deleted event carries no `data`") }
-            return .deleted
-        }
+    private mutating func idempotencyKey(field: String) throws(LineProblem) -> String {
+        let text = try string(field: field)
+        guard !text.isEmpty else { throw LineProblem("field `\(field)` must not be empty") }
+        return text
     }
 
-    private mutating func dataFields() throws(LineProblem) -> DataFields {
+    private mutating func dataFields() throws(LineProblem) -> EventFields.DataFields {
         guard peek() == UInt8(ascii: "{") else { throw LineProblem("field `data`: expected an object") }
-        var fields = DataFields()
+        var fields = EventFields.DataFields()
         var seen = (title: false, body: false)
         try object { scanner, key throws(LineProblem) in
             switch key {

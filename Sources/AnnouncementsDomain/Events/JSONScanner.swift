@@ -36,7 +36,7 @@ package struct JSONScanner {
 
     /// The field names the event schema knows; everything else is `.other`.
     enum Key {
-        case seq, type, id, at, by, key, data, prev, title, body, salt, v, sealed, reason, other
+        case seq, type, id, at, by, key, idempotencyKey, data, prev, title, body, salt, v, sealed, reason, other
     }
 
     /// Reads an object whose `{` is the current byte, calling `field` with the scanner positioned
@@ -100,6 +100,8 @@ package struct JSONScanner {
             case 6:
                 if name.elementsEqual("sealed".utf8) { return .sealed }
                 return name.elementsEqual("reason".utf8) ? .reason : .other
+            case 15:
+                return name.elementsEqual("idempotency_key".utf8) ? .idempotencyKey : .other
             default:
                 return .other
             }

@@ -3,14 +3,14 @@ import Crypto
 /// How a line joins the hash chain, and how its data is erased without breaking it.
 ///
 /// A line of format 1 (no `"v"`) is linked by the SHA-256 of its bytes, as it always was. A line
-/// of format 2 is linked by the SHA-256 of its *sealed form* followed by its length: the line with
+/// of format 2 or later is linked by the SHA-256 of its *sealed form* followed by its length: the line with
 /// `"data":{…},"salt":"…"` replaced by `"sealed":"<SHA-256 of the salt's 32 bytes and the data's
 /// bytes>"` (a line with no data is its own sealed form), without padding, then the line's length
 /// in bytes as a 64-bit little-endian integer. Erasing a line writes its sealed form in its place,
 /// padded with spaces before the closing `}` to the same length: its link does not change, so neither does any `prev`, offset, head or snapshot tag,
 /// and the chain still proves every other byte of every line. The salt goes with the data, so a
 /// guessed title cannot be checked against the digest. Both rely on the layout `encodeLine`
-/// writes: a format-2 line laid out otherwise is linked by its bytes, which then break the chain.
+/// writes: a line of format 2 or later laid out otherwise is linked by its bytes, which then break the chain.
 extension LineHash {
     /// The link of `line` (without its newline) in the hash chain: what the next line's `prev` is.
     public init(link line: UnsafeRawBufferPointer) {
@@ -46,12 +46,12 @@ extension LineHash {
     }
 }
 
-/// The parts of a format-2 line that its link and its sealing need.
+/// The parts of a line of format 2 or later that its link and its sealing need.
 public struct SealableLine {
     /// Up to the data (`{"seq":…,"by":"…"`), or for a line without salted data, all of it up to
     /// its suffix.
     let head: UnsafeRawBufferPointer
-    /// From `,"v":2` to the end of `prev`: the line ends with this, padding, and `}`.
+    /// From `,"v":N` to the end of `prev`: the line ends with this, padding, and `}`.
     let tail: UnsafeRawBufferPointer
     /// The salted digest of the data, for a line with salted data; nil for one without (a delete,
     /// or a line already sealed).
@@ -62,12 +62,12 @@ public struct SealableLine {
     static let closing: StaticString = "}"
     private static let dataKey = Array(#","data":"#.utf8)
     private static let saltKey = Array(#","salt":""#.utf8)
-    private static let format2 = Array(#","v":2"#.utf8)
+    private static let formatKey = Array(#","v":"#.utf8)
     private static let prevKey = Array(#","prev":""#.utf8)
 
     /// The parts of `line`; nil for a line of format 1 or one not laid out as the store writes.
     init?(_ line: UnsafeRawBufferPointer) {
-        // The end: `,"v":2` and an optional `,"prev":"<64 hex>"`, then spaces (an erased line's
+        // The end: `,"v":N` (N from 2 to the current format) and an optional `,"prev":"<64 hex>"`, then spaces (an erased line's
         // padding), then `}`.
         guard var end = line.lastIndex(of: UInt8(ascii: "}")), end == line.count - 1 else { return nil }
         while end > 0, line[end - 1] == UInt8(ascii: " ") { end -= 1 }
@@ -76,8 +76,9 @@ public struct SealableLine {
            Self.matches(line, at: end - 66 - Self.prevKey.count + 1, Self.prevKey) {
             suffixStart = end - 66 - Self.prevKey.count + 1
         }
-        guard suffixStart >= Self.format2.count, Self.matches(line, at: suffixStart - Self.format2.count, Self.format2) else { return nil }
-        let tailStart = suffixStart - Self.format2.count
+        guard suffixStart > Self.formatKey.count, (UInt8(ascii: "2")...(UInt8(ascii: "0") + Event.currentFormat)).contains(line[suffixStart - 1]),
+              Self.matches(line, at: suffixStart - 1 - Self.formatKey.count, Self.formatKey) else { return nil }
+        let tailStart = suffixStart - 1 - Self.formatKey.count
         tail = UnsafeRawBufferPointer(rebasing: line[tailStart..<end])
         // `,"salt":"<64 hex>"` right before the suffix: the data object runs from the first
         // `,"data":` (a raw quote cannot be inside a string, so the first one is the field) to it.

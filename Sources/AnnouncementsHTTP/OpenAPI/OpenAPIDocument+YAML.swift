@@ -301,10 +301,11 @@ components:
         id: { type: integer, minimum: 1 }
         at: { type: string, format: date-time }
         by: { type: string }
-        salt: { type: string, pattern: "^[0-9a-f]{64}$", description: "Format 2: the salt of the data's digest." }
-        sealed: { type: string, pattern: "^[0-9a-f]{64}$", description: "Format 2, once erased: the salted digest of the data that was here." }
-        v: { type: integer, description: "The line's format: 2 (absent: 1)." }
-        key: { type: string }
+        salt: { type: string, pattern: "^[0-9a-f]{64}$", description: "From format 2: the salt of the data's digest." }
+        sealed: { type: string, pattern: "^[0-9a-f]{64}$", description: "From format 2, once erased: the salted digest of the data that was here." }
+        v: { type: integer, description: "The line's format: 3, or 2 in lines written before 1.18 (absent: 1)." }
+        idempotency_key: { type: string, description: "Format 3: the writer's Idempotency-Key, when the request had one." }
+        key: { type: string, description: "Formats 1 and 2: the writer's Idempotency-Key (renamed idempotency_key in format 3)." }
         data:
           type: object
           properties:

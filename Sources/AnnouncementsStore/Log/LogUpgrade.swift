@@ -8,16 +8,18 @@ import Musl
 import Darwin
 #endif
 
-/// Rewrites a log file in the current line format (see `LineHash(link:)`), so that every event in
-/// it can be erased: each line gets `"v":2`, a line with data a fresh salt, every line after the
-/// first a `prev` (the chain is recomputed from line 1). The log must verify sound before; the new
+/// Rewrites a log file so that every event in it can be erased (see `LineHash(link:)`): each line
+/// of format 1, and every line after the first one rewritten, is written again in the current
+/// format (`"v":3`, a fresh salt for its data, a `prev`: the chain is recomputed from there on).
+/// Lines of format 2 before it are kept as they are: they can be erased, and upcasters read them
+/// (a log is never rewritten only to be read). The log must verify sound before; the new
 /// file must verify sound and replay to the same announcements after; only then does it replace
 /// the old one (written beside it, synced, renamed over it). Holds the log's write lock throughout:
 /// no server may run on it. The snapshot beside it is deleted (it is tagged with the old chain).
 public enum LogUpgrade {
     /// What an upgrade did.
     public struct Outcome: Sendable {
-        /// The lines rewritten (those that were not in the current format, and those after them).
+        /// The lines rewritten (those of format 1 or without `prev`, and those after them).
         public var rewritten: Int
         public var events: Int
         /// The last line's head before and after: the old one no longer holds.
@@ -46,10 +48,10 @@ public enum LogUpgrade {
                 throw LogError(.invalidLine, path: path, line: line.number, message: "cannot be read as an event")
             }
             let start = lines.count
-            if event.format < Event.currentFormat || event.prev != previous || rewritten > 0 {
+            if !event.isErasable || event.prev != previous || rewritten > 0 {
                 event.format = Event.currentFormat
                 event.prev = previous
-                // A fresh salt for each line with data (a format-2 line's old one is as good, but
+                // A fresh salt for each line with data (a later format's old one is as good, but
                 // not kept by the parser; its link is recomputed either way).
                 event.encodeLine(into: &lines, salt: event.hasData ? salts.salt() : nil)
                 rewritten += 1

@@ -264,7 +264,7 @@ extension EventStore {
                     }
                     event.prev = batch.hash
                     let start = batch.lines.count
-                    event.encodeLine(into: &batch.lines, salt: event.format >= 2 && event.hasData ? committer.salts.salt() : nil)
+                    event.encodeLine(into: &batch.lines, salt: event.isErasable && event.hasData ? committer.salts.salt() : nil)
                     do throws(ApplyProblem) {
                         try batch.model.apply(event)
                     } catch {

@@ -34,7 +34,7 @@ extension EventStore {
             _ = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
             throw .erased(id: id, seq: erasure.event.seq)
         }
-        let old = history.filter { $0.event.format < 2 && $0.event.hasData }.map { $0.event.seq }
+        let old = history.filter { !$0.event.isErasable && $0.event.hasData }.map { $0.event.seq }
         guard old.isEmpty else { throw .needsUpgrade(id: id, lines: old) }
         _ = try await submit(WriteRequest(action: .erase(id: id, reason: reason), by: writer)).get()
         let seq = snapshot.erased[id] ?? lastSeq
