@@ -69,7 +69,7 @@ fuzz: release
 # with apt); without them their comparisons are skipped, and said so.
 bench: release
 	@mkdir -p $(BENCH_DIR)
-	@[ -f $(BENCH_DIR)/log-v2-$(BENCH_EVENTS).jsonl ] || .build/release/AnnouncementsBench generate --events $(BENCH_EVENTS) --out $(BENCH_DIR)/log-v2-$(BENCH_EVENTS).jsonl
+	@[ -f $(BENCH_DIR)/log-v3-$(BENCH_EVENTS).jsonl ] || .build/release/AnnouncementsBench generate --events $(BENCH_EVENTS) --out $(BENCH_DIR)/log-v3-$(BENCH_EVENTS).jsonl
 	BENCH_DIR=$(BENCH_DIR) BENCH_EVENTS=$(BENCH_EVENTS) scripts/bench.sh
 
 clean:

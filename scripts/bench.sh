@@ -15,7 +15,7 @@
 #   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
 #
 # The Makefile builds the release binaries and generates the log first. Environment (optional):
-# BENCH_DIR (default .bench), BENCH_EVENTS (default 1000000: the log is BENCH_DIR/log-v2-N.jsonl),
+# BENCH_DIR (default .bench), BENCH_EVENTS (default 1000000: the log is BENCH_DIR/log-v3-N.jsonl),
 # BENCH_APPEND_SECONDS (seconds per run of the append benchmark, default 3), and those of
 # scripts/http-bench.sh (HTTP_BENCH_SECONDS, HTTP_BENCH_ROUNDS, HTTP_BENCH_PG, HTTP_BENCH_FOLLOWERS)
 # and scripts/startup-bench.sh. About 5 to 6 minutes with the defaults, besides generating the log.
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 export BENCH_DIR=${BENCH_DIR:-.bench}
 BENCH_EVENTS=${BENCH_EVENTS:-1000000}
 # (`v2`: the current line format; a log generated before it is left alone.)
-LOG=$BENCH_DIR/log-v2-$BENCH_EVENTS.jsonl
+LOG=$BENCH_DIR/log-v3-$BENCH_EVENTS.jsonl
 BENCH_BIN=.build/release/AnnouncementsBench
 [ -x "$BENCH_BIN" ] || { echo "$BENCH_BIN is missing: run 'make release' first"; exit 1; }
 [ -f "$LOG" ] || { echo "$LOG is missing: run '$BENCH_BIN generate --events $BENCH_EVENTS --out $LOG'"; exit 1; }

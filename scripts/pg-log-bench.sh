@@ -10,7 +10,7 @@
 #                                           and from a table, alternating
 #
 # Environment (optional): BENCH_DIR (default .bench), PG_LOG_BENCH_SECONDS (per run, default 3),
-# PG_LOG_BENCH_EVENTS (events of the replayed log, default 100000: BENCH_DIR/log-v2-N.jsonl, generated
+# PG_LOG_BENCH_EVENTS (events of the replayed log, default 100000: BENCH_DIR/log-v3-N.jsonl, generated
 # when missing).
 set -euo pipefail
 shopt -s inherit_errexit
@@ -88,6 +88,6 @@ for writers in 1 16 64; do
   i=$((i + 1))
 done
 
-LOG=$BENCH_DIR/log-v2-$EVENTS.jsonl
+LOG=$BENCH_DIR/log-v3-$EVENTS.jsonl
 [ -f "$LOG" ] || "$BENCH_BIN" generate --events "$EVENTS" --out "$LOG"
 "$BENCH_BIN" pg-replay "$LOG" --postgres "$URL" --runs 3

@@ -3,7 +3,7 @@
 # build, and prints what they print: after a change to the log format, paste each block over its
 # example (times, salts and hashes differ from run to run; the shape is what this checks).
 # `make test` checks that every log line the two READMEs show reads as an event of the documented
-# format (ReadmeExampleTests); this is how they are made.
+# format (ReadmeLogLineTests); this is how they are made.
 #
 # Usage: scripts/readme-examples.sh [path/to/announcements]   (default: the debug build)
 set -euo pipefail
@@ -99,6 +99,27 @@ write s3cret PATCH /announcements/7 '{"title":"Fire drill moved to Friday"}'
 write s3cret DELETE /announcements/7 ''
 block "README.md, Audit: /announcements/7/history"
 curl -s "$url/announcements/7/history" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
+block "README.md, Audit: the list as it was"
+echo "\$ curl -si 'localhost:8080/v2/announcements?asOf=8&max=2&offset=5' -H \"\$AUDIT\""
+curl -si "$url/v2/announcements?asOf=8&max=2&offset=5" -H 'Authorization: Bearer audit-token' | tr -d '\r' | grep -vi '^date:\|^x-request-id:\|^server:'
+echo
+echo "\$ curl -s 'localhost:8080/v2/announcements?max=2&offset=5'"
+curl -s "$url/v2/announcements?max=2&offset=5"
+echo
+stop
+
+# README, "Following the log live": a stream after seq 4, and an event that arrives while it is open.
+dir=$work/stream; config "$dir" 2; start "$dir"
+for n in 3 4 5 6; do write s3cret POST /announcements "{\"title\":\"Announcement $n\"}"; done
+curl -sN "$url/events?after=4" -H 'Accept: text/event-stream' -H 'Authorization: Bearer audit-token' > "$dir/stream.out" &
+follower=$!
+sleep 0.5
+write s3cret POST /announcements '{"title":"Live"}'
+sleep 0.5
+kill "$follower"
+block "README.md, Following the log live"
+echo "\$ curl -sN localhost:8080/events?after=4 -H 'Accept: text/event-stream' -H \"\$AUDIT\""
+cat "$dir/stream.out"
 stop
 
 # README, "Retries are safe with Idempotency-Key": a keyed create (six events before it).

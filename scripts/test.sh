@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one. The cluster
+# `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one, then a
+# generic Python client against a live server (scripts/generic-client.sh). The cluster
 # (scripts/pg.sh: Debian's PostgreSQL, installed when missing as root, on 127.0.0.1 on a free port,
 # trusting user postgres) lives in a temporary folder under $TMPDIR (default /tmp) and is stopped
 # and deleted on every exit, Ctrl-C included. The tests find it in ANNOUNCEMENTS_TEST_POSTGRES_URL;
@@ -35,4 +36,10 @@ status=0
 # The systemd unit (deploy/announcements.service) through systemd-analyze verify, where it is installed.
 scripts/deploy-check.sh || status=$?
 "${SWIFT:-swift}" test "$@" || status=$?
+# A generic client (Python's httpx and httpx-sse) against a live server, on a whole run only.
+if [ $# -eq 0 ]; then
+  scripts/generic-client.sh || status=$?
+else
+  echo "generic client (scripts/generic-client.sh) not run: a run with arguments ($*) runs part of the tests"
+fi
 exit "$status"

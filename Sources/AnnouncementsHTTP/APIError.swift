@@ -3,15 +3,34 @@ import HTTPTypes
 import Hummingbird
 
 /// An error as the API answers it: `{"error": <status>, "message": "…"}`, plus the field errors
-/// of a 422 and any extra headers. Every error a request can meet becomes one of these, in
-/// `ErrorMiddleware`, the one place where errors turn into responses.
+/// of a 422, the details some errors carry and any extra headers; in XML
+/// (`<error><error>404</error><message>…</message></error>`) to a client whose `Accept` prefers
+/// XML. Every error a request can meet becomes one of these, in `ErrorMiddleware`, the one place
+/// where errors turn into responses.
 public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var message: String
     public var fieldErrors: [FieldProblem]
     public var headers: HTTPFields
-    /// Extra members of the body, already encoded (e.g. `"supported":["1.0","2.0"]`).
-    var extraJSON: String?
+    /// Members of the body after the message (`"lastSeq":11`, `"needs":["editor","admin"]`).
+    var details: [Detail] = []
+
+    /// A member of an error's body beyond its status and message.
+    struct Detail: Sendable {
+        var name: String
+        var value: Value
+
+        enum Value: Sendable {
+            case integer(Int)
+            case string(String)
+            case strings([String])
+        }
+
+        init(_ name: String, _ value: Value) {
+            self.name = name
+            self.value = value
+        }
+    }
 
     public init(_ status: HTTPResponse.Status, _ message: String, fieldErrors: [FieldProblem] = [], headers: HTTPFields = [:]) {
         self.status = status
@@ -20,9 +39,15 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         self.headers = headers
     }
 
+    /// The error in the representation the request's `Accept` prefers; JSON when it prefers
+    /// none (an `Accept` that allows nothing this API has is itself answered in JSON).
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = Response.json(jsonBody, status: status)
+        let media = (try? MediaType.negotiate(request)) ?? .json
+        var response = media == .json
+            ? Response.json(jsonBody, status: status)
+            : Response(status: status, headers: [.contentType: media.contentType], body: .init(byteBuffer: ByteBuffer(string: xmlBody)))
         response.headers.append(contentsOf: headers)
+        response.headers.append(HTTPField(name: .vary, value: "Accept"))
         return response
     }
 
@@ -40,9 +65,52 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 json.raw(#","message":"#); json.string(problem.message); json.raw("}")
             }
         }
-        if let extraJSON { json.raw(",\(extraJSON)") }
+        for detail in details {
+            json.raw(",")
+            json.string(detail.name)
+            json.raw(":")
+            switch detail.value {
+            case .integer(let value): json.integer(value)
+            case .string(let value): json.string(value)
+            case .strings(let values): json.array(values) { json, value in json.string(value) }
+            }
+        }
         json.raw("}")
         return json.bytes
+    }
+
+    /// The body in XML, the same members as elements: `<error><error>404</error><message>…`,
+    /// field errors as `<errors><error><field>…</field><message>…</message></error></errors>`, a
+    /// list as `<needs><value>editor</value>…</needs>`.
+    var xmlBody: String {
+        var xml = XMLRepresentation.declaration + "<error><error>\(status.code)</error>"
+        func element(_ name: String, _ text: String) {
+            xml += "<\(name)>"
+            XMLRepresentation.escapeReplacing(text, into: &xml)
+            xml += "</\(name)>"
+        }
+        element("message", message)
+        if !fieldErrors.isEmpty {
+            xml += "<errors>"
+            for problem in fieldErrors {
+                xml += "<error>"
+                element("field", problem.field)
+                element("message", problem.message)
+                xml += "</error>"
+            }
+            xml += "</errors>"
+        }
+        for detail in details {
+            switch detail.value {
+            case .integer(let value): xml += "<\(detail.name)>\(value)</\(detail.name)>"
+            case .string(let value): element(detail.name, value)
+            case .strings(let values):
+                xml += "<\(detail.name)>"
+                for value in values { element("value", value) }
+                xml += "</\(detail.name)>"
+            }
+        }
+        return xml + "</error>"
     }
 
     static func unsupportedVersion(_ value: String) -> APIError {
@@ -51,7 +119,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
             "Accept-Version \(value) is not supported: send Accept-Version: 1.0 or 2.0 (or use the /v1/ or /v2/ path prefix)",
             headers: [.vary: "Accept-Version"]
         )
-        error.extraJSON = #""supported":["# + APIVersion.supported.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        error.details = [Detail("supported", .strings(APIVersion.supported))]
         return error
     }
 
@@ -62,7 +130,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
             .conflict,
             "\(source) is beyond the end of the log, which ends at seq \(lastSeq): it may have been restored from an older backup; resume from \(lastSeq), or from 0 to read it all again"
         )
-        error.extraJSON = #""after":\#(after),"lastSeq":\#(lastSeq)"#
+        error.details = [Detail("after", .integer(after)), Detail("lastSeq", .integer(lastSeq))]
         return error
     }
 }

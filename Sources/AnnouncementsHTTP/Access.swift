@@ -82,7 +82,7 @@ extension APIError {
     /// is the token's.
     static func forbidden(needs permission: Permission, role: Role, _ reason: String) -> APIError {
         var error = APIError(.forbidden, "forbidden: \(reason); this needs role \(permission.rolesDescription)")
-        error.extraJSON = #""needs":["# + permission.roles.map { "\"\($0)\"" }.joined(separator: ",") + #"],"role":"\#(role)""#
+        error.details = [.init("needs", .strings(permission.roles.map { "\($0)" })), .init("role", .string("\(role)"))]
         return error
     }
 }

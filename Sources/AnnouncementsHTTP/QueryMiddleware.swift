@@ -21,7 +21,7 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
         var path = Substring(route)
         for prefix in ["/v1", "/v2"] where path.hasPrefix(prefix + "/") { path = path.dropFirst(prefix.count) }
         switch (path, method) {
-        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order"]
+        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order", "asOf"]
         case ("/announcements/{id}", .get), ("/announcements/{id}", .head): return ["asOf"]
         case ("/events", .get), ("/events", .head): return ["after", "limit"]
         default: return []

@@ -23,7 +23,7 @@ struct ReadRoutes: Sendable {
         router.get("health") { _, _ in health() }
         for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
-            group.get("announcements") { request, _ in try list(request, forced: version) }
+            group.get("announcements") { request, _ in try await list(request, forced: version) }
             group.get("announcements/:id") { request, context in try await item(request, context, forced: version) }
             group.get("announcements/:id/history") { request, context in try await history(request, context, forced: version) }
         }
@@ -38,11 +38,16 @@ struct ReadRoutes: Sendable {
         return .json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
     }
 
-    private func list(_ request: Request, forced: APIVersion?) throws -> Response {
-        _ = try access.reader(request)
+    private func list(_ request: Request, forced: APIVersion?) async throws -> Response {
+        // A past state is an auditor's (or an admin's) to read, as for one announcement.
+        _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)
+        let point = try asOf(request)
         let version = try self.version(of: request, forced: forced)
         let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
+        if let point {
+            return try await list(asOf: point, request, query, version, media)
+        }
         let snapshot = store.snapshot
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
         let (body, total, plainTag) = try cache.page(
@@ -55,6 +60,20 @@ struct ReadRoutes: Sendable {
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
         if let link = links(request.uri.path, query: query, total: total) { response.headers[.link] = link }
+        return versioned(response, version, etag: etag)
+    }
+
+    /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
+    private func list(asOf point: LogPoint, _ request: Request, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
+        let model = try await store.model(asOf: point)
+        let (encoded, total) = try Self.encodeList(model, query, version, media)
+        let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
+        // The state at a seq changes only when an announcement in it is erased.
+        let plainTag = "\"list-\(version.rawValue)-asof-\(model.seq)-\(store.snapshot.erased.count)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
+        let etag = ContentCoding.tagged(plainTag, body.coding)
+        var response = conditional(request, etag: etag) ?? .encoded(body, media)
+        response.headers[.totalCount] = String(total)
+        if let link = links(request.uri.path, query: query, total: total, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
     }
 
@@ -188,10 +207,11 @@ struct ReadRoutes: Sendable {
     }
 
     /// `Link: <…?offset=10&max=10…>; rel="next", <…>; rel="prev"`, or nil on a single page.
-    private func links(_ path: String, query: PageQuery, total: Int) -> String? {
+    private func links(_ path: String, query: PageQuery, total: Int, asOf point: LogPoint? = nil) -> String? {
         guard query.limit > 0 else { return nil }
+        let past = point.map { "&asOf=\($0)" } ?? ""
         func url(_ offset: Int) -> String {
-            "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)>"
+            "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)\(past)>"
         }
         var links: [String] = []
         // Written so that an offset near Int.max cannot overflow.

@@ -25,7 +25,7 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
                     .conflict,
                     "Min-Seq \(seq) is beyond the end of the log, which ends at seq \(lastSeq), and no other server appends to it: the seq came from another log, or this one was restored from an older backup"
                 )
-                error.extraJSON = #""minSeq":\#(seq),"lastSeq":\#(lastSeq)"#
+                error.details = [.init("minSeq", .integer(seq)), .init("lastSeq", .integer(lastSeq))]
                 throw error
             }
             throw APIError(

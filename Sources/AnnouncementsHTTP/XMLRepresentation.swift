@@ -33,6 +33,25 @@ enum XMLRepresentation {
     /// Appends `text` as element content: `& < > " '` as entities, and CR as `&#xD;` (a parser reads
     /// a literal CR as a line feed); throws a 406 at a character XML 1.0 cannot carry.
     static func escape(_ text: String, field: String, of id: Int, into xml: inout String) throws(APIError) {
+        try append(text, into: &xml) { index throws(APIError) in
+            throw APIError(
+                .notAcceptable,
+                "announcement \(id)'s \(field) holds \(CharacterPlace(at: index, in: text)), which XML 1.0 cannot carry: ask for application/json, or have a writer correct the \(field)"
+            )
+        }
+    }
+
+    /// Appends `text` as element content as `escape` does, with U+FFFD in place of a character
+    /// XML 1.0 cannot carry: for the server's own texts (an error's message quotes what it was sent).
+    static func escapeReplacing(_ text: String, into xml: inout String) {
+        append(text, into: &xml) { _ in "\u{FFFD}" }
+    }
+
+    /// Appends `text` escaped, with what `uncarried` gives (or throws) for a character XML 1.0
+    /// cannot carry.
+    private static func append<Failure: Error>(
+        _ text: String, into xml: inout String, uncarried: (String.UnicodeScalarView.Index) throws(Failure) -> Unicode.Scalar
+    ) throws(Failure) {
         for (index, scalar) in zip(text.unicodeScalars.indices, text.unicodeScalars) {
             switch scalar {
             case "&": xml += "&amp;"
@@ -41,13 +60,8 @@ enum XMLRepresentation {
             case "\"": xml += "&quot;"
             case "'": xml += "&apos;"
             case "\r": xml += "&#xD;"
-            case _ where !canCarry(scalar):
-                throw APIError(
-                    .notAcceptable,
-                    "announcement \(id)'s \(field) holds \(CharacterPlace(at: index, in: text)), which XML 1.0 cannot carry: ask for application/json, or have a writer correct the \(field)"
-                )
-            default:
-                xml.unicodeScalars.append(scalar)
+            case _ where !canCarry(scalar): xml.unicodeScalars.append(try uncarried(index))
+            default: xml.unicodeScalars.append(scalar)
             }
         }
     }

@@ -36,7 +36,7 @@ import Testing
         let newerFormat = #"{"seq":8,"type":"edited","id":3,"at":"2026-12-01T00:00:02.000Z","by":"bob","data":{"title":{"en":"x"}},"v":4}"#
         do {
             _ = try EventParser.parse(Array(newerFormat.utf8))
-            Issue.record("a format-3 line parsed")
+            Issue.record("a format-4 line parsed")
         } catch {
             #expect(error.unknown?.newerFormat == 4)
             #expect(error.message.hasPrefix("format 4 (\"v\":4) is not known to this version (\(Release.version)), which reads formats 1 to 3; upgrade"))

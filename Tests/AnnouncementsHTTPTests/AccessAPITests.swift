@@ -55,6 +55,7 @@ import Testing
         Row(method: .get, uri: "/v1/announcements/1", statuses: /*              */ [200, 200, 200, 200, 200, 401]),
         Row(method: .get, uri: "/announcements/1/history", statuses: /*         */ [401, 403, 403, 200, 200, 401]),
         Row(method: .get, uri: "/announcements/1?asOf=1", statuses: /*          */ [401, 403, 403, 200, 200, 401]),
+        Row(method: .get, uri: "/announcements?asOf=1", statuses: /*            */ [401, 403, 403, 200, 200, 401]),
         Row(method: .get, uri: "/events", statuses: /*                          */ [200, 200, 200, 200, 200, 401]),
         Row(method: .get, uri: "/health", statuses: /*                          */ [200, 200, 200, 200, 200, 200]),
         Row(method: .post, uri: "/announcements", body: #"{"title":"New"}"#, statuses: [401, 201, 201, 403, 201, 401]),

@@ -87,6 +87,62 @@ func storedLines(_ store: EventStore) throws -> [String] {
         }
     }
 
+    @Test("GET /announcements?asOf= gives the list as it was, in both versions, paged and sorted; the present point is the live list, byte for byte")
+    func listAsOf() async throws {
+        try await withServer { client, store in
+            try await editAndDelete(client)
+            func list(_ query: String, _ headers: HTTPFields = auditor) async throws -> TestResponse {
+                try await client.execute(uri: "/announcements?\(query)", method: .get, headers: headers)
+            }
+            func titles(_ response: TestResponse) -> [String] { response.objects.compactMap { $0["title"] as? String } }
+
+            let before = try await list("asOf=6&max=100", [.authorization: "Bearer audrey-secret", acceptVersion: "1.0"])
+            #expect(before.status == .ok && before.headers[.totalCount] == "6")
+            #expect(before.objects.map { $0["id"] as? Int } == [1, 2, 3, 4, 5, 6])
+            #expect(titles(before)[1] == "Grails Quickcast #2: JSON Views")
+            #expect(before.objects.allSatisfy { $0.keys.contains("body") }, "v1: with bodies")
+            let edited = try await list("asOf=7&max=100")
+            #expect(titles(edited)[1] == "Renamed" && edited.headers[.totalCount] == "6")
+            // A time counts the events at exactly that time, as a seq does.
+            let editedAt = try #require(try await store.history(id: 2)?[1].event.at)
+            #expect(String(buffer: try await list("asOf=\(editedAt)&max=100").body) == String(buffer: edited.body))
+            #expect(try await list("asOf=0").objects.isEmpty)
+
+            // At the log's last seq (or beyond it), the past is the present: the same bytes as the live list.
+            for (query, headers) in [("", auditor), ("sort=title&order=desc&max=3&offset=1", auditor), ("", [.authorization: "Bearer audrey-secret", acceptVersion: "2.0"])] as [(String, HTTPFields)] {
+                let live = try await list(query, headers)
+                for point in ["8", "99"] {
+                    let past = try await list("asOf=\(point)" + (query.isEmpty ? "" : "&" + query), headers)
+                    #expect(past.status == .ok && String(buffer: past.body) == String(buffer: live.body), "\(query)")
+                    #expect(past.headers[.totalCount] == live.headers[.totalCount])
+                }
+            }
+
+            // v2, sorted and paged, with links that keep the point.
+            let page = try await list("asOf=7&max=2&offset=2&sort=title&order=desc", [.authorization: "Bearer audrey-secret", acceptVersion: "2.0"])
+            let expected = titles(edited).sorted(by: >)[2..<4]
+            #expect(titles(page) == Array(expected))
+            #expect(page.objects.allSatisfy { !$0.keys.contains("body") }, "v2: summaries")
+            #expect(page.headers[.totalCount] == "6")
+            #expect(page.headers[.link] == "</announcements?offset=4&max=2&sort=title&order=desc&asOf=7>; rel=\"next\", </announcements?offset=0&max=2&sort=title&order=desc&asOf=7>; rel=\"prev\"")
+            // The link of a time point carries the time as the log writes it.
+            let timed = try await list("asOf=\(editedAt)&max=2")
+            #expect(timed.headers[.link]?.contains("&asOf=\(editedAt)>; rel=\"next\"") == true, "\(timed.headers[.link] ?? "")")
+
+            // An ETag that a 304 honours.
+            let tag = try #require(edited.headers[.eTag])
+            #expect(try await list("asOf=7&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag]).status == .notModified)
+            #expect(try await list("asOf=6&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag]).status == .ok)
+
+            // XML, and the errors of the item's asOf.
+            let xml = try await list("asOf=6", [.authorization: "Bearer audrey-secret", .accept: "application/xml"])
+            #expect(xml.status == .ok && String(buffer: xml.body).contains("<title>Grails Quickcast #2: JSON Views</title>"))
+            #expect(try await list("asOf=yesterday").status == .badRequest)
+            #expect(try await list("asOf=6", alice).status == .forbidden)
+            #expect(try await list("asOf=6", [:]).status == .unauthorized)
+        }
+    }
+
     @Test("GET /events: stored events after a seq, oldest first, exactly as stored; limit defaults to 100 and stops at 1000")
     func feed() async throws {
         try await withServer { client, store in

@@ -31,6 +31,13 @@ import Testing
                 #expect(response.status == .gone)
                 #expect(response.object["message"] as? String == "announcement 2 was erased (event 8): its texts are gone")
             }
+            // A past list leaves it out: its texts are gone from every point.
+            try await client.execute(uri: "/announcements?asOf=7&max=100", method: .get, headers: auditor) { response in
+                #expect(response.status == .ok)
+                #expect(response.objects.map { $0["id"] as? Int } == [1, 3, 4, 5, 6])
+                #expect(response.headers[.totalCount] == "5")
+                #expect(!String(buffer: response.body).contains("Jane Roe"))
+            }
             try await client.execute(uri: "/announcements/2/history", method: .get, headers: auditor) { response in
                 #expect(response.status == .ok)
                 #expect(response.objects.map { $0["type"] as? String } == ["created", "edited", "erased"])

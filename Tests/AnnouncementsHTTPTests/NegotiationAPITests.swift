@@ -50,4 +50,38 @@ import Testing
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Tagged"}"#)) { #expect($0.status == .ok) }
         }
     }
+
+    @Test("errors come in the negotiated format: XML with the same members as elements, escaped, and Vary: Accept")
+    func errors() async throws {
+        try await withServer { client, store in
+            let declaration = #"<?xml version="1.0" encoding="UTF-8"?>"#
+            let notFound = try await client.execute(uri: "/announcements/99", method: .get, headers: [.accept: "application/xml"])
+            #expect(notFound.status == .notFound && notFound.headers[.contentType] == "application/xml;charset=UTF-8")
+            #expect(String(buffer: notFound.body) == declaration + "<error><error>404</error><message>announcement 99 does not exist (it may have been deleted)</message></error>")
+            #expect(notFound.headers[values: .vary].contains("Accept"))
+
+            var headers = alice
+            headers[.accept] = "application/json;q=0.5, application/xml"
+            let invalid = try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"  "}"#))
+            #expect(invalid.status == .unprocessableContent)
+            #expect(String(buffer: invalid.body) == declaration + "<error><error>422</error><message>the announcement is not valid: title must not be blank</message><errors><error><field>title</field><message>must not be blank</message></error></errors></error>")
+
+            let forbidden = try await client.execute(uri: "/announcements", method: .post, headers: [.authorization: "Bearer audrey-secret", .contentType: "application/json", .accept: "text/xml"], body: body(#"{"title":"T"}"#))
+            #expect(forbidden.status == .forbidden && forbidden.headers[.contentType] == "text/xml;charset=UTF-8")
+            #expect(String(buffer: forbidden.body).hasSuffix("<needs><value>author</value><value>editor</value><value>admin</value></needs><role>auditor</role></error>"), "\(String(buffer: forbidden.body))")
+
+            // What the request sent, quoted back: escaped, and a character XML cannot carry replaced.
+            let quoted = try await client.execute(uri: "/announcements/1?asOf=%3Cx%3E%01%26", method: .get, headers: [.authorization: "Bearer audrey-secret", .accept: "application/xml"])
+            #expect(quoted.status == .badRequest)
+            #expect(String(buffer: quoted.body).contains("not &quot;&lt;x&gt;\u{FFFD}&amp;&quot;</message>"), "\(String(buffer: quoted.body))")
+
+            // JSON when JSON is preferred or nothing is said, and when Accept allows nothing (406).
+            for accept in ["application/json", "*/*", "image/png"] {
+                let answer = try await client.execute(uri: "/announcements/99", method: .get, headers: [.accept: accept])
+                #expect(answer.headers[.contentType] == "application/json;charset=UTF-8", "\(accept)")
+                #expect(answer.object["error"] as? Int == (accept == "image/png" ? 406 : 404))
+            }
+            #expect(store.snapshot.seq == 6, "nothing appended")
+        }
+    }
 }

@@ -134,7 +134,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
                 #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
                 #expect(response.object["error"] as? Int == 406)
                 #expect(response.object["supported"] as? [String] == ["1.0", "2.0"])
-                #expect(response.headers[.vary] == "Accept-Version")
+                #expect(response.headers[.vary] == "Accept-Version, Accept", "an error varies by Accept too: it comes in the negotiated format")
                 #expect((response.object["message"] as? String)?.contains("Accept-Version 3.0 is not supported") == true)
             }
         }

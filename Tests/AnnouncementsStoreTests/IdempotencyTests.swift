@@ -13,8 +13,10 @@ import Testing
     func keyInTheLine() throws {
         var event = created(1, id: 1, "Hi")
         event.key = "7f9c-retry"
-        let line = String(decoding: event.encodedLine(), as: UTF8.self)
-        #expect(line.contains(#""by":"alice","key":"7f9c-retry","data":"#))
+        event.format = Event.currentFormat
+        let salt = Array(String(repeating: "5a", count: 32).utf8).withUnsafeBytes { Salt(hex: $0) }
+        let line = String(decoding: event.encodedLine(salt: salt), as: UTF8.self)
+        #expect(line.contains(#""by":"alice","idempotency_key":"7f9c-retry","data":"#))
         #expect(try EventParser.parse(Array(line.utf8)) == event)
         #expect(throws: LineProblem.self) { try EventParser.parse(Array(line.replacing("7f9c-retry", with: "").utf8)) }
     }

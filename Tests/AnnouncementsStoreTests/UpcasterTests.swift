@@ -50,19 +50,58 @@ import Testing
     func wrongShape() {
         let head = #"{"seq":4,"type":"deleted","id":2,"at":"2026-11-21T09:30:00.000Z","by":"alice","#
         let cases = [
-            (head + #""key":"k","v":3}"#, "field `key` is named `idempotency_key` since format 3"),
-            (head + #""idempotency_key":"k","v":2}"#, "field `idempotency_key` belongs to format 3 and later"),
-            (head + #""idempotency_key":"k"}"#, "field `idempotency_key` belongs to format 3 and later"),
+            (head + #""key":"k","v":3}"#, "field `key` is named `idempotency_key` since format 3 (this line has \"v\":3): up to format 2 it is `key`"),
+            (head + #""idempotency_key":"k","v":2}"#, "field `idempotency_key` belongs to format 3 and later (this line has \"v\":2): up to format 2 it is `key`"),
+            (head + #""idempotency_key":"k"}"#, "field `idempotency_key` belongs to format 3 and later (this line has no `v`: format 1): up to format 2 it is `key`"),
             (head + #""idempotency_key":"k","idempotency_key":"k","v":3}"#, "field `idempotency_key` appears twice"),
             (head + #""idempotency_key":"","v":3}"#, "field `idempotency_key` must not be empty"),
+            (#"{"seq":4,"type":"created","id":2,"at":"2026-11-21T09:30:00.000Z","by":"alice","data":{"title":"T"},"salt":"\#(salt)"}"#,
+             "fields `salt` and `sealed` belong to format 2 and later: this line has no `v`, so it is read as format 1"),
         ]
         for (line, message) in cases {
             do {
                 _ = try EventParser.parse(Array(line.utf8))
                 Issue.record("read without an error: \(line)")
             } catch {
-                #expect(error.message.hasPrefix(message), "\(error.message)")
+                #expect(error.message == message)
             }
+        }
+    }
+
+    /// A log version 1.17 wrote (two seeds, a keyed create, an edit, and the erasure of the second
+    /// seed: lines 2 and 4 sealed and padded), kept byte for byte: the links of its lines must not
+    /// change, or every log of that version would break its chain.
+    static let writtenBy117 = [
+        #"{"seq":1,"type":"created","id":1,"at":"2026-11-24T11:25:49.574Z","by":"seed","data":{"title":"Welcome","body":"<p>Hello</p>"},"salt":"c1c095e5b1054cb5fb2925c3dc5864b19cd1364968dd1db578b8bd85bbd6f2f1","v":2}"#,
+        #"{"seq":2,"type":"created","id":2,"at":"2026-11-24T11:25:49.574Z","by":"seed","sealed":"dccce411e6b115678b857c39ece299371ea17604acf4e72b805e6b67a9280759","v":2,"prev":"815ec3ed46c3ab10f5ecba151729c0cfbc5b7ce674826305901f4a2ff198d550"                       }"#,
+        #"{"seq":3,"type":"created","id":3,"at":"2026-11-24T11:25:51.064Z","by":"editor","key":"drill-1","data":{"title":"Fire drill","body":"<p>10:00</p>"},"salt":"1a5c9d02f33b80eda13760b1dcb62276e10a9c4425c8599470ecce4126795691","v":2,"prev":"9f9187a2fa4f2f9288ee8faeff641c78735e66eaa96223a9df7ea8a0959dd837"}"#,
+        #"{"seq":4,"type":"edited","id":2,"at":"2026-11-24T11:25:51.073Z","by":"editor","sealed":"ac895d5a6eae6d8901b12190a0e4742816f5c1744283fac1a89ae053901214b4","v":2,"prev":"2515d4f8de2e54977d2378fb62a27c02e8b4c4e09236520edf498238b5d2e645"                            }"#,
+        #"{"seq":5,"type":"erased","id":2,"at":"2026-11-24T11:25:51.081Z","by":"root","data":{"reason":"test"},"salt":"097703590b962b05964f989130ea2ffc720e1608f64582a9a578341fe18b079b","v":2,"prev":"852c0b737a1511056859f65e9fd76236b6ccdeee8d691f8e25f6b6f518b4d827"}"#,
+    ]
+
+    @Test("lines 1.17 wrote keep their links: the chain of a format-2 log still holds, and `v` is part of what a link covers")
+    func format2Links() throws {
+        let lines = Self.writtenBy117.map { Array($0.utf8) }
+        for (before, line) in zip(lines, lines.dropFirst()) {
+            #expect(try EventParser.parse(line).prev == LineHash(link: before))
+        }
+        #expect(try lines.allSatisfy { try EventParser.parse($0).format == 2 })
+        #expect(try EventParser.parse(lines[2]).key == "drill-1")
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try Data(lines.flatMap { $0 + [UInt8(ascii: "\n")] }).write(to: URL(fileURLWithPath: path))
+        let report = try LogReader(path: path).verify()
+        #expect(report.isSound && report.erasedLines == 2 && report.sealed == 5 && report.unsealedLines.isEmpty, "\(report.problems)")
+        // The head 1.17's `verify` printed for it.
+        #expect(report.head?.description == "5:c5c300f34ac304c5c275522b4895108b5891cd78e779ee19de50209a4b4fbc9a")
+        let asFormat3 = Self.writtenBy117[0].replacingOccurrences(of: #""v":2}"#, with: #""v":3}"#)
+        #expect(asFormat3 != Self.writtenBy117[0])
+        #expect(LineHash(link: Array(asFormat3.utf8)) != LineHash(link: lines[0]))
+        // A format this version does not know, even one that only looks like a known one, is not
+        // linked as a sealing format.
+        for other in [#""v":23}"#, #""v":02}"#, #""v":1}"#] {
+            let line = Array(Self.writtenBy117[0].replacingOccurrences(of: #""v":2}"#, with: other).utf8)
+            #expect(LineHash(link: line) == LineHash(of: line), "\(other)")
         }
     }
 

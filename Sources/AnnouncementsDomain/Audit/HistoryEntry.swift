@@ -13,7 +13,7 @@ public struct HistoryEntry: Sendable {
 }
 
 /// A point in the log's history: a seq, or a time.
-public enum LogPoint: Sendable, Hashable {
+public enum LogPoint: Sendable, Hashable, CustomStringConvertible {
     case seq(Int)
     case time(Timestamp)
 
@@ -25,6 +25,15 @@ public enum LogPoint: Sendable, Hashable {
             self = .time(time)
         } else {
             return nil
+        }
+    }
+
+    /// The seq, or the time in UTC as the log writes it (`2026-11-21T09:30:00.000Z`): text that
+    /// `init(_:)` reads back as the same point, and that needs no escaping in a URL's query.
+    public var description: String {
+        switch self {
+        case .seq(let seq): String(seq)
+        case .time(let time): time.description
         }
     }
 

@@ -24,7 +24,7 @@ extension Event {
         line.append(contentsOf: #"","by":"#.utf8)
         line.appendJSONString(by)
         if let key {
-            line.append(contentsOf: format >= 3 ? #","idempotency_key":"#.utf8 : #","key":"#.utf8)
+            line.append(contentsOf: format >= Self.firstIdempotencyKeyFormat ? #","idempotency_key":"#.utf8 : #","key":"#.utf8)
             line.appendJSONString(key)
         }
         switch change {

@@ -43,6 +43,9 @@ public struct Event: Sendable, Hashable {
     /// Whether the line's data can be erased in place: its format seals.
     public var isErasable: Bool { format >= Self.firstErasableFormat }
 
+    /// The first format that names the idempotency key `idempotency_key` (`key` before it).
+    public static let firstIdempotencyKeyFormat: UInt8 = 3
+
     /// The kind of change, the log's `type` field.
     public var type: EventType { change.type }
 
@@ -96,7 +99,7 @@ public enum EventType: String, Sendable, Hashable, CaseIterable {
     case created, edited, deleted, erased
 }
 
-/// 32 random bytes: the salt of a format-2 event's data digest.
+/// 32 random bytes: the salt of the data digest of an event of format 2 or later.
 public struct Salt: Sendable, Hashable, CustomStringConvertible {
     package var value: LineHash
 

@@ -38,7 +38,7 @@ struct EventFields {
         guard let at else { throw LineProblem("missing field `at`") }
         guard let by else { throw LineProblem("missing field `by`") }
         if key != nil {
-            throw LineProblem("field `key` is named `idempotency_key` since format 3 (this line has \"v\":\(format))")
+            throw LineProblem("field `key` is named `idempotency_key` since format 3 (this line has \"v\":\(format)): up to format 2 it is `key`")
         }
         let change: Event.Change
         if let sealed {

@@ -67,8 +67,8 @@ public struct SealableLine {
 
     /// The parts of `line`; nil for a line of format 1 or one not laid out as the store writes.
     init?(_ line: UnsafeRawBufferPointer) {
-        // The end: `,"v":N` (N from 2 to the current format) and an optional `,"prev":"<64 hex>"`, then spaces (an erased line's
-        // padding), then `}`.
+        // The end: `,"v":N` (N a format that seals) and an optional `,"prev":"<64 hex>"`, then
+        // spaces (an erased line's padding), then `}`.
         guard var end = line.lastIndex(of: UInt8(ascii: "}")), end == line.count - 1 else { return nil }
         while end > 0, line[end - 1] == UInt8(ascii: " ") { end -= 1 }
         var suffixStart = end
@@ -76,9 +76,14 @@ public struct SealableLine {
            Self.matches(line, at: end - 66 - Self.prevKey.count + 1, Self.prevKey) {
             suffixStart = end - 66 - Self.prevKey.count + 1
         }
-        guard suffixStart > Self.formatKey.count, (UInt8(ascii: "2")...(UInt8(ascii: "0") + Event.currentFormat)).contains(line[suffixStart - 1]),
-              Self.matches(line, at: suffixStart - 1 - Self.formatKey.count, Self.formatKey) else { return nil }
-        let tailStart = suffixStart - 1 - Self.formatKey.count
+        // N: the digits before the suffix (a format of any length), without a leading zero.
+        var digitsStart = suffixStart, format = 0
+        while digitsStart > 0, suffixStart - digitsStart < 3, line[digitsStart - 1] &- UInt8(ascii: "0") < 10 { digitsStart -= 1 }
+        for index in digitsStart..<suffixStart { format = format * 10 + Int(line[index] - UInt8(ascii: "0")) }
+        guard digitsStart < suffixStart, line[digitsStart] != UInt8(ascii: "0"),
+              (Int(Event.firstErasableFormat)...Int(Event.currentFormat)).contains(format),
+              Self.matches(line, at: digitsStart - Self.formatKey.count, Self.formatKey) else { return nil }
+        let tailStart = digitsStart - Self.formatKey.count
         tail = UnsafeRawBufferPointer(rebasing: line[tailStart..<end])
         // `,"salt":"<64 hex>"` right before the suffix: the data object runs from the first
         // `,"data":` (a raw quote cannot be inside a string, so the first one is the field) to it.

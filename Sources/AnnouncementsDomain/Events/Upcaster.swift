@@ -6,19 +6,19 @@
 /// `Event.currentFormat`: an old line means the same thing everywhere, and lines are never
 /// rewritten to be read (`Event.format` keeps the format a line was written in: its link in the
 /// hash chain depends on it). How to add one: events/README.md, "Changing the format".
-public struct Upcaster: Sendable {
+struct Upcaster: Sendable {
     /// The format it reads.
-    public let from: Int
+    let from: Int
     /// What changed in format `from + 1`, in a sentence.
-    public let change: String
+    let change: String
     let upcast: @Sendable (inout EventFields) throws(LineProblem) -> Void
 
-    /// Every step, from format 1 to `Event.currentFormat`, in order: `registry[n - 1]` reads format n.
-    public static let registry: [Upcaster] = [formatTwo, formatThree]
+    /// Every step, from format 1 to `Event.currentFormat`, in order.
+    static let registry: [Upcaster] = [formatTwo, formatThree]
 
     /// Runs `fields`, of a line in an older format, through every step to today's shape.
     static func upcast(_ fields: inout EventFields) throws(LineProblem) {
-        for step in registry[(fields.format - 1)...] {
+        for step in registry where step.from >= fields.format {
             try step.upcast(&fields)
         }
     }
@@ -28,7 +28,7 @@ public struct Upcaster: Sendable {
     /// otherwise today's event.
     static let formatTwo = Upcaster(from: 1, change: "`salt` and `sealed` (erasure) were added; lines link by their sealed form") { fields throws(LineProblem) in
         guard !fields.hasSalt, fields.sealed == nil else {
-            throw LineProblem("fields `salt` and `sealed` belong to format 2 and later: the line needs \"v\":\(Event.currentFormat)")
+            throw LineProblem("fields `salt` and `sealed` belong to format 2 and later: this line has no `v`, so it is read as format 1")
         }
     }
 
@@ -36,7 +36,8 @@ public struct Upcaster: Sendable {
     /// as a secret, and the HTTP header it comes from is `Idempotency-Key`.
     static let formatThree = Upcaster(from: 2, change: "`key` was renamed `idempotency_key`") { fields throws(LineProblem) in
         guard fields.idempotencyKey == nil else {
-            throw LineProblem("field `idempotency_key` belongs to format 3 and later (this line has \"v\":\(fields.format)): up to format 2 it is `key`")
+            let format = fields.format == 1 ? "no `v`: format 1" : "\"v\":\(fields.format)"
+            throw LineProblem("field `idempotency_key` belongs to format 3 and later (this line has \(format)): up to format 2 it is `key`")
         }
         fields.idempotencyKey = fields.key
         fields.key = nil

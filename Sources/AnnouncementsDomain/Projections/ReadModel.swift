@@ -87,6 +87,12 @@ public struct ReadModel: Sendable {
         lastAt = at
     }
 
+    /// Takes announcement `id` out of the state, as if it had never been: what a past state shows
+    /// of an announcement erased since (its texts are gone). Nothing else changes.
+    package mutating func leaveOut(id: Int) {
+        if let old = byId.remove(id) { indexTitle(old.title, id: id, removing: true) }
+    }
+
     /// Adds to the title index (when it is kept) the key of announcement `id` titled `title`, or
     /// with `removing` removes it. Stored keys' titles, when needed, are looked up in `byId`.
     private mutating func indexTitle(_ title: String, id: Int, removing: Bool = false) {

@@ -68,6 +68,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Offset"
                   - $ref: "#/components/parameters/Sort"
                   - $ref: "#/components/parameters/Order"
+                  - $ref: "#/components/parameters/AsOf"
                   - $ref: "#/components/parameters/IfNoneMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
                   - $ref: "#/components/parameters/MinSeq"
@@ -87,6 +88,7 @@ extension OpenAPIDocument {
                   "304": { $ref: "#/components/responses/NotModified" }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
+                  "403": { $ref: "#/components/responses/Forbidden" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "503": { $ref: "#/components/responses/Behind" }
@@ -246,7 +248,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
-                  "409": { description: "The announcement has lines in the log's first format: run `announcements upgrade` on the stopped log.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+                  "409": { description: "The announcement has lines in the log's first format: run `announcements upgrade` on the stopped log.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
                   "410": { $ref: "#/components/responses/Gone" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }

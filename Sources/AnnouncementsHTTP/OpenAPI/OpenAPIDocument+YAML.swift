@@ -216,7 +216,7 @@ components:
     AsOf:
       name: asOf
       in: query
-      description: An RFC 3339 time or a seq; the announcement as it was then. Needs an auditor's or an admin's token.
+      description: An RFC 3339 time or a seq; the announcement (or the list) as it was then, counting the events at exactly that point. Needs an auditor's or an admin's token.
       schema:
         oneOf:
           - { type: string, format: date-time }
@@ -315,6 +315,7 @@ components:
         prev: { type: string, pattern: "^[0-9a-f]{64}$" }
     Error:
       type: object
+      description: "Every error, in JSON; to a request whose Accept prefers XML, the same members as elements of an <error> document."
       required: [error, message]
       properties:
         error: { type: integer, description: The HTTP status. }
@@ -331,27 +332,28 @@ components:
           type: array
           items: { type: string }
         after: { type: integer, minimum: 0, description: "A 409 of /events: the position asked for." }
-        lastSeq: { type: integer, minimum: 0, description: "A 409 of /events: the seq the log ends at." }
+        lastSeq: { type: integer, minimum: 0, description: "A 409 of /events or of Min-Seq: the seq the log ends at." }
+        minSeq: { type: integer, minimum: 0, description: "A 409 of Min-Seq: the seq asked for." }
         needs: { type: array, items: { type: string, enum: [author, editor, auditor, admin] }, description: "A 403: the roles that may do this." }
         role: { type: string, enum: [author, editor, auditor, admin], description: "A 403: the token's role." }
   responses:
-    BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Unauthorized:
       description: No token where one is needed, or a token that is not a configured one (wherever it is sent).
       headers: { WWW-Authenticate: { schema: { type: string } } }
-      content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } }
-    Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's; an author changes only what it created), or no configured token has such a role.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    Gone: { description: "The announcement was erased: its texts and past states are gone.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    TooLarge: { description: The request body is over the limit., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it): try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
-    BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+      content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
+    Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's; an author changes only what it created), or no configured token has such a role.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Gone: { description: "The announcement was erased: its texts and past states are gone.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    TooLarge: { description: The request body is over the limit., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it): try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.
       headers:

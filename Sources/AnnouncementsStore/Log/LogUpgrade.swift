@@ -11,7 +11,7 @@ import Darwin
 /// Rewrites a log file so that every event in it can be erased (see `LineHash(link:)`): each line
 /// of format 1, and every line after the first one rewritten, is written again in the current
 /// format (`"v":3`, a fresh salt for its data, a `prev`: the chain is recomputed from there on).
-/// Lines of format 2 before it are kept as they are: they can be erased, and upcasters read them
+/// Lines of later formats before it are kept as they are: they can be erased, and upcasters read them
 /// (a log is never rewritten only to be read). The log must verify sound before; the new
 /// file must verify sound and replay to the same announcements after; only then does it replace
 /// the old one (written beside it, synced, renamed over it). Holds the log's write lock throughout:

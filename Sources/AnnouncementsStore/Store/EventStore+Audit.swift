@@ -95,6 +95,39 @@ extension EventStore {
         return announcement
     }
 
+    /// Every announcement as it was at `point` (counting the events at exactly that seq or time),
+    /// folded from the log's durable lines up to it; an announcement erased since is left out (its
+    /// texts are gone). It reads the log from its start up to `point`, a page at a time, each time
+    /// it is asked: a past state of a large log costs what replaying that far costs, and is not
+    /// kept (it could be as large as the live state).
+    public func model(asOf point: LogPoint) async throws(StoreError) -> ReadModel {
+        let erased = snapshot.erased.keys
+        let lastSeq = self.lastSeq
+        var model = try await reading { () throws(StoreError) in try self.readModel(until: point, lastSeq: lastSeq) }
+        for id in erased { model.leaveOut(id: id) }
+        return model
+    }
+
+    private func readModel(until point: LogPoint, lastSeq: Int) throws(StoreError) -> ReadModel {
+        var model = ReadModel()
+        // Times never go back from one line to the next: the first event after the point ends it.
+        while model.seq < lastSeq {
+            let lines = try readEventLines(after: model.seq, limit: min(lastSeq - model.seq, Self.maxFeedPage))
+            guard !lines.isEmpty else { break }
+            for line in lines {
+                let number = model.seq + 1
+                func changed(_ problem: String) -> StoreError {
+                    .log(LogError(.invalidLine, path: path, line: number, message: "\(problem); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
+                }
+                let event: Event
+                do throws(LineProblem) { event = try EventParser.parse(line) } catch { throw changed(error.message) }
+                guard point.isAtOrAfter(event) else { return model }
+                do throws(ApplyProblem) { try model.apply(event) } catch { throw changed(error.message) }
+            }
+        }
+        return model
+    }
+
     /// Runs `body`, which reads from the log: here when reads are quick (a file), else on a thread
     /// of `readers`, so that a read waiting on the network never holds one of the cooperative
     /// pool's few threads.

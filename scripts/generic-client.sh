@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A generic client nobody here wrote against a live server on the default config.yaml (its seed,
+# an editor's token, a fresh log in a temporary folder, a free port): scripts/generic_client.py,
+# with httpx and httpx-sse from PyPI (installed when missing). `make test` runs it with the debug
+# build; then the log it wrote must verify.
+#
+# Usage: scripts/generic-client.sh [path/to/announcements]   (default: the debug build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-.build/debug/announcements}
+
+if ! python3 -c 'import httpx, httpx_sse' 2>/dev/null; then
+  echo "installing httpx and httpx-sse (pip)…"
+  python3 -m pip install --quiet httpx httpx-sse >/dev/null 2>&1 || true
+  python3 -c 'import httpx, httpx_sse' 2>/dev/null || {
+    echo "httpx and httpx-sse are missing and pip could not install them: run 'pip install httpx httpx-sse'"
+    echo "(in a virtualenv if your Python is managed by the system), then 'make test' again"
+    exit 1
+  }
+fi
+
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-client-XXXXXX")
+SERVER=
+trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi; rm -rf "$DIR"' EXIT
+
+export ANNOUNCEMENTS_TOKEN=generic-client-token
+LOG_LEVEL=warning "$BIN" serve --config config.yaml --log "$DIR/log.jsonl" --port 0 > "$DIR/out" 2> "$DIR/err" &
+SERVER=$!
+for _ in $(seq 100); do grep -q listening "$DIR/out" && break; sleep 0.1; done
+URL=$(sed -n 's/^listening on //p' "$DIR/out")
+[ -n "$URL" ] || { echo "the server did not start:"; cat "$DIR/err"; exit 1; }
+
+echo "generic client (httpx $(python3 -c 'import httpx; print(httpx.__version__)')) against $URL:"
+status=0
+TOKEN=$ANNOUNCEMENTS_TOKEN python3 scripts/generic_client.py "$URL" || status=$?
+kill "$SERVER"; wait "$SERVER" || { echo "the server did not stop cleanly"; tail -20 "$DIR/err"; exit 1; }
+SERVER=
+"$BIN" verify --log "$DIR/log.jsonl" > "$DIR/verify" || { cat "$DIR/verify"; status=1; }
+exit $status
