@@ -79,6 +79,18 @@ import FoundationNetworking
         #expect(fromBackup.stdout.hasPrefix(#"{"seq":\#(seq),"#))
     }
 
+    @Test("export writes a new file with every line and says how many bytes it wrote")
+    func export() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let exported = try CLI.run(["export", "--to", "copy.jsonl"], in: folder)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let copy = try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.jsonl"))
+        #expect(copy == (try Data(contentsOf: URL(fileURLWithPath: log))))
+        let size = copy.count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
+        #expect(exported.stdout.hasPrefix("exported 5 events (\(size) bytes) from events/announcements.jsonl to copy.jsonl"), "\(exported.stdout)")
+    }
+
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")
     func refusals() async throws {
         let (folder, _) = try await makeLog()

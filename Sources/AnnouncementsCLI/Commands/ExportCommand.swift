@@ -55,6 +55,7 @@ final class NewFile {
     let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// The bytes the file holds once finished: every byte added so far, written or buffered.
     private(set) var size: Int64 = 0
 
     /// Creates a file at `path`, has `fill` write it, and syncs it; when anything fails, the file
@@ -94,12 +95,14 @@ final class NewFile {
     func append(_ line: ArraySlice<UInt8>) throws(LogError) {
         buffer += line
         buffer.append(UInt8(ascii: "\n"))
+        size += Int64(line.count + 1)
         if buffer.count >= Self.flushAt { try flush() }
     }
 
     /// Adds bytes as they are.
     func add(_ bytes: ArraySlice<UInt8>) throws(LogError) {
         buffer += bytes
+        size += Int64(bytes.count)
         if buffer.count >= Self.flushAt { try flush() }
     }
 
@@ -123,7 +126,6 @@ final class NewFile {
             guard result > 0 else { throw failure("cannot write the file") }
             written += result
         }
-        size += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
 
