@@ -9,14 +9,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/debug/announcements}
 
-if ! python3 -c 'import httpx, httpx_sse' 2>/dev/null; then
+# httpx and httpx-sse: already importable, or installed with pip; where pip may not install into
+# the system's Python (PEP 668), into a virtual environment kept in .build/.
+PYTHON=python3
+if ! $PYTHON -c 'import httpx, httpx_sse' 2>/dev/null; then
   echo "installing httpx and httpx-sse (pip)…"
-  python3 -m pip install --quiet httpx httpx-sse >/dev/null 2>&1 || true
-  python3 -c 'import httpx, httpx_sse' 2>/dev/null || {
-    echo "httpx and httpx-sse are missing and pip could not install them: run 'pip install httpx httpx-sse'"
-    echo "(in a virtualenv if your Python is managed by the system), then 'make test' again"
-    exit 1
-  }
+  $PYTHON -m pip install --quiet httpx httpx-sse >/dev/null 2>&1 || true
+  if ! $PYTHON -c 'import httpx, httpx_sse' 2>/dev/null; then
+    VENV=.build/generic-client-venv
+    { [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"; } >/dev/null 2>&1 && PYTHON=$VENV/bin/python
+    $PYTHON -m pip install --quiet httpx httpx-sse >/dev/null 2>&1 || true
+    $PYTHON -c 'import httpx, httpx_sse' 2>/dev/null || {
+      echo "httpx and httpx-sse are missing, and neither pip nor a virtual environment (python3-venv) could install them:"
+      echo "run 'pip install httpx httpx-sse' (or 'apt-get install python3-venv'), then 'make test' again"
+      exit 1
+    }
+  fi
 fi
 
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-client-XXXXXX")
@@ -26,13 +34,14 @@ trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2
 export ANNOUNCEMENTS_TOKEN=generic-client-token
 LOG_LEVEL=warning "$BIN" serve --config config.yaml --log "$DIR/log.jsonl" --port 0 > "$DIR/out" 2> "$DIR/err" &
 SERVER=$!
-for _ in $(seq 100); do grep -q listening "$DIR/out" && break; sleep 0.1; done
+# Up to 60 s: a debug build on a busy machine starts slowly; a server that died is not waited for.
+for _ in $(seq 600); do grep -q listening "$DIR/out" && break; kill -0 "$SERVER" 2>/dev/null || break; sleep 0.1; done
 URL=$(sed -n 's/^listening on //p' "$DIR/out")
 [ -n "$URL" ] || { echo "the server did not start:"; cat "$DIR/err"; exit 1; }
 
-echo "generic client (httpx $(python3 -c 'import httpx; print(httpx.__version__)')) against $URL:"
+echo "generic client (httpx $($PYTHON -c 'import httpx; print(httpx.__version__)')) against $URL:"
 status=0
-TOKEN=$ANNOUNCEMENTS_TOKEN python3 scripts/generic_client.py "$URL" || status=$?
+TOKEN=$ANNOUNCEMENTS_TOKEN $PYTHON scripts/generic_client.py "$URL" || status=$?
 kill "$SERVER"; wait "$SERVER" || { echo "the server did not stop cleanly"; tail -20 "$DIR/err"; exit 1; }
 SERVER=
 "$BIN" verify --log "$DIR/log.jsonl" > "$DIR/verify" || { cat "$DIR/verify"; status=1; }

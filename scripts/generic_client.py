@@ -8,6 +8,8 @@ Exit status 0 when every check holds; each failure is printed with what was seen
 
 import os
 import sys
+import time
+import traceback
 import xml.etree.ElementTree as ET
 
 import httpx
@@ -54,6 +56,14 @@ def conditional_write(client, auth):
     check(r.status_code == 304, "GET with If-None-Match of the current ETag: 304", r.status_code)
 
 
+def events(source, deadline):
+    """The stream's events until `deadline` (time.monotonic()); raises TimeoutError after it."""
+    for event in source.iter_sse():
+        yield event
+        if time.monotonic() > deadline:
+            raise TimeoutError("the stream did not deliver the events in time")
+
+
 def stream_resume(client, auth):
     """Follow the event stream, disconnect, write, and resume with Last-Event-ID: the new event
     comes first, with nothing missed or repeated."""
@@ -61,7 +71,7 @@ def stream_resume(client, auth):
     seen = []
     with connect_sse(client, "GET", "/events", params={"after": 0}, headers={"Accept": "text/event-stream"}) as source:
         check(source.response.headers["content-type"].startswith("text/event-stream"), "GET /events as a stream: text/event-stream", source.response.headers.get("content-type"))
-        for event in source.iter_sse():
+        for event in events(source, time.monotonic() + 30):
             seen.append(int(event.id))
             if int(event.id) >= last_seq:
                 break
@@ -70,7 +80,7 @@ def stream_resume(client, auth):
     check(r.status_code == 201 and r.headers.get("location", "").startswith("/announcements/"), "POST: 201 with a Location", (r.status_code, dict(r.headers)))
     new_id = r.json().get("id")
     with connect_sse(client, "GET", "/events", headers={"Accept": "text/event-stream", "Last-Event-ID": str(seen[-1])}) as source:
-        for event in source.iter_sse():
+        for event in events(source, time.monotonic() + 30):
             check(int(event.id) == last_seq + 1 and event.event == "created", "the resumed stream starts right after Last-Event-ID, with the create", (event.id, event.event))
             check(f'"id":{new_id},' in event.data, "its data names the new announcement", event.data)
             break
@@ -97,11 +107,20 @@ def xml_reads(client):
 def main():
     base = sys.argv[1]
     auth = {"Authorization": f"Bearer {os.environ['TOKEN']}"}
-    with httpx.Client(base_url=base, timeout=5) as client:
-        acceptance(client)
-        conditional_write(client, auth)
-        stream_resume(client, auth)
-        xml_reads(client)
+    # A read may wait up to 10 s (the stream's heartbeat is 15 s: a stream that stops sending
+    # fails on it rather than hanging).
+    with httpx.Client(base_url=base, timeout=10) as client:
+        parts = [
+            ("the acceptance tests", lambda: acceptance(client)),
+            ("the conditional write", lambda: conditional_write(client, auth)),
+            ("the stream and its resume", lambda: stream_resume(client, auth)),
+            ("the XML reads", lambda: xml_reads(client)),
+        ]
+        for name, part in parts:
+            try:
+                part()
+            except Exception:
+                check(False, f"{name} ran to their end", traceback.format_exc())
     print(f"{len(failures)} of the checks failed" if failures else "every check held")
     return 1 if failures else 0
 

@@ -65,11 +65,11 @@ struct ReadRoutes: Sendable {
 
     /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
     private func list(asOf point: LogPoint, _ request: Request, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
-        let model = try await store.model(asOf: point)
+        let (model, erasures) = try await store.model(asOf: point)
         let (encoded, total) = try Self.encodeList(model, query, version, media)
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
-        // The state at a seq changes only when an announcement in it is erased.
-        let plainTag = "\"list-\(version.rawValue)-asof-\(model.seq)-\(store.snapshot.erased.count)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
+        // The state up to a seq changes only when an announcement in it is erased.
+        let plainTag = "\"list-\(version.rawValue)-asof-\(model.seq)-\(erasures)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)

@@ -134,6 +134,22 @@ func storedLines(_ store: EventStore) throws -> [String] {
             #expect(try await list("asOf=7&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag]).status == .notModified)
             #expect(try await list("asOf=6&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag]).status == .ok)
 
+            // A point past the log's end is the present: a new event makes it another state.
+            let present = try #require(try await list("asOf=99&max=100").headers[.eTag])
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Later"}"#)) { #expect($0.status == .created) }
+            let later = try await list("asOf=99&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: present])
+            #expect(later.status == .ok && titles(later).last == "Later")
+            #expect(try await list("asOf=7&max=100", [.authorization: "Bearer audrey-secret", .ifNoneMatch: tag]).status == .notModified, "the past up to 7 is as it was")
+
+            // A time with an offset is the same point; its links carry it in UTC, as the log writes it.
+            let plusOne = Timestamp(millisecondsSince1970: editedAt.millisecondsSince1970 + 3_600_000).description
+                .replacingOccurrences(of: "Z", with: "+01:00").replacingOccurrences(of: "+", with: "%2B")
+            let shifted = try await list("asOf=\(plusOne)&max=2")
+            #expect(String(buffer: shifted.body) == String(buffer: timed.body))
+            #expect(shifted.headers[.link] == timed.headers[.link])
+            // A time that cannot be written back in the log's form (year -1 in UTC) is refused.
+            #expect(try await list("asOf=0000-01-01T00:00:00%2B00:01&max=2").status == .badRequest)
+
             // XML, and the errors of the item's asOf.
             let xml = try await list("asOf=6", [.authorization: "Bearer audrey-secret", .accept: "application/xml"])
             #expect(xml.status == .ok && String(buffer: xml.body).contains("<title>Grails Quickcast #2: JSON Views</title>"))

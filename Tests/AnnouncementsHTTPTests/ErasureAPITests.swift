@@ -15,6 +15,8 @@ import Testing
     func erases() async throws {
         try await withServer { client, store in
             try await client.execute(uri: "/announcements/2", method: .patch, headers: alice, body: body(#"{"title":"Jane Roe's salary, corrected"}"#)) { #expect($0.status == .ok) }
+            let past = try await client.execute(uri: "/announcements?asOf=7&max=100", method: .get, headers: auditor)
+            #expect(String(buffer: past.body).contains("Jane Roe"), "before the erasure, the past shows it")
             try await client.execute(uri: "/announcements/2/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"personal data"}"#)) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["id"] as? Int == 2)
@@ -31,8 +33,9 @@ import Testing
                 #expect(response.status == .gone)
                 #expect(response.object["message"] as? String == "announcement 2 was erased (event 8): its texts are gone")
             }
-            // A past list leaves it out: its texts are gone from every point.
-            try await client.execute(uri: "/announcements?asOf=7&max=100", method: .get, headers: auditor) { response in
+            // A past list leaves it out: its texts are gone from every point, and a client that
+            // kept the page from before gets the new one, not a 304.
+            try await client.execute(uri: "/announcements?asOf=7&max=100", method: .get, headers: [.authorization: "Bearer audrey-secret", .ifNoneMatch: past.headers[.eTag] ?? ""]) { response in
                 #expect(response.status == .ok)
                 #expect(response.objects.map { $0["id"] as? Int } == [1, 3, 4, 5, 6])
                 #expect(response.headers[.totalCount] == "5")

@@ -120,13 +120,13 @@ import Testing
         #expect(try await store.announcement(id: created.id, asOf: .seq(2))?.title == "Old")
         #expect(try await store.announcement(id: created.id, asOf: .seq(4)) == nil)
         // The whole state as it was, at each seq (and past the end: the present).
-        let titles = { (point: LogPoint) async throws in try await store.model(asOf: point).announcements.map(\.title) }
+        let titles = { (point: LogPoint) async throws in try await store.model(asOf: point).model.announcements.map(\.title) }
         #expect(try await titles(.seq(0)) == [])
         #expect(try await titles(.seq(2)) == ["Old", "Other"])
         #expect(try await titles(.seq(3)) == ["New", "Other"])
         #expect(try await titles(.seq(4)) == ["Other"])
         #expect(try await titles(.seq(99)) == store.snapshot.announcements.map(\.title))
-        #expect(try await store.model(asOf: .seq(3)).seq == 3)
+        #expect(try await store.model(asOf: .seq(3)).model.seq == 3)
         await store.close()
     }
 

@@ -24,8 +24,18 @@ import Testing
     @Test("rejects malformed times", arguments: [
         "", "2026-11-21", "2026-11-21T09:30:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
         "2026-11-21T25:00:00Z", "2026-11-21T09:30:00.Z", "2026-11-21T09:30:00Zjunk", "yesterday",
+        // Valid RFC 3339, but out of the years the log writes once in UTC.
+        "0000-01-01T00:00:00+00:01", "9999-12-31T23:59:59-01:00",
     ])
     func rejects(text: String) {
         #expect(Timestamp(rfc3339: text) == nil)
+    }
+
+    @Test("every time it parses, it can write: the first and last instants of the years 0000 to 9999 round trip")
+    func edges() throws {
+        for text in ["0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "0000-01-01T00:01:00+00:01", "9999-12-31T22:59:59.999-01:00"] {
+            let time = try #require(Timestamp(rfc3339: text), "\(text)")
+            #expect(Timestamp(rfc3339: time.description) == time)
+        }
     }
 }

@@ -66,8 +66,15 @@ extension Timestamp {
         guard index == bytes.count else { return nil }
         let days = Timestamp.days(fromCivil: year, month, day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offsetMinutes * 60
-        return Timestamp(millisecondsSince1970: seconds * 1000 + millis)
+        let milliseconds = seconds * 1000 + millis
+        // An offset can move a time out of the years the log's own form writes (0000 to 9999 in
+        // UTC): such a time could be read but not written back.
+        guard writable.contains(milliseconds) else { return nil }
+        return Timestamp(millisecondsSince1970: milliseconds)
     }
+
+    /// The instants `description` writes: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
+    private static let writable = (days(fromCivil: 0, 1, 1) * 86_400_000)...(days(fromCivil: 10_000, 1, 1) * 86_400_000 - 1)
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {

@@ -96,23 +96,41 @@ extension EventStore {
     }
 
     /// Every announcement as it was at `point` (counting the events at exactly that seq or time),
-    /// folded from the log's durable lines up to it; an announcement erased since is left out (its
-    /// texts are gone). It reads the log from its start up to `point`, a page at a time, each time
-    /// it is asked: a past state of a large log costs what replaying that far costs, and is not
-    /// kept (it could be as large as the live state).
-    public func model(asOf point: LogPoint) async throws(StoreError) -> ReadModel {
-        let erased = snapshot.erased.keys
+    /// folded from the log's durable lines up to it, and the number of erasures the answer
+    /// accounts for: an announcement erased since is left out (its texts are gone), and so is one
+    /// whose lines the fold found sealed (its erasure is in the log, if not yet in this node's
+    /// state). Folds run one at a time on a queue of their own, never on Swift's cooperative pool:
+    /// a past state of a large log costs what replaying that far costs (it is not kept: it could be
+    /// as large as the live state).
+    public func model(asOf point: LogPoint) async throws(StoreError) -> (model: ReadModel, erasures: Int) {
         let lastSeq = self.lastSeq
-        var model = try await reading { () throws(StoreError) in try self.readModel(until: point, lastSeq: lastSeq) }
-        for id in erased { model.leaveOut(id: id) }
-        return model
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(ReadModel, Int), StoreError>, Never>) in
+            pastStates.async {
+                continuation.resume(returning: Result { () throws(StoreError) in
+                    var (model, sealed) = try self.readModel(until: point, lastSeq: lastSeq)
+                    // Read after the fold: an erasure appends its event before it seals the lines,
+                    // so one whose lines the fold may have read unsealed is in this set.
+                    let erased = self.snapshot.erased
+                    for id in sealed.union(erased.keys) { model.leaveOut(id: id) }
+                    model.buildTitleIndex()
+                    return (model, erased.count)
+                })
+            }
+        }
+        return try result.get()
     }
 
-    private func readModel(until point: LogPoint, lastSeq: Int) throws(StoreError) -> ReadModel {
+    /// The fold of `model(asOf:)`, without a title index (built once at the end), and the ids
+    /// whose lines it found sealed.
+    private func readModel(until point: LogPoint, lastSeq: Int) throws(StoreError) -> (ReadModel, Set<Int>) {
         var model = ReadModel()
-        // Times never go back from one line to the next: the first event after the point ends it.
-        while model.seq < lastSeq {
-            let lines = try readEventLines(after: model.seq, limit: min(lastSeq - model.seq, Self.maxFeedPage))
+        model.deferTitleIndex()
+        var sealed = Set<Int>()
+        let end = if case .seq(let seq) = point { min(max(seq, 0), lastSeq) } else { lastSeq }
+        // Times never go back from one line to the next in a log the store wrote (`verify` reports
+        // one that does): the first event after a time point ends it.
+        while model.seq < end {
+            let lines = try readEventLines(after: model.seq, limit: min(end - model.seq, Self.maxFeedPage))
             guard !lines.isEmpty else { break }
             for line in lines {
                 let number = model.seq + 1
@@ -121,11 +139,12 @@ extension EventStore {
                 }
                 let event: Event
                 do throws(LineProblem) { event = try EventParser.parse(line) } catch { throw changed(error.message) }
-                guard point.isAtOrAfter(event) else { return model }
+                guard point.isAtOrAfter(event) else { return (model, sealed) }
+                if case .sealed = event.change { sealed.insert(event.id) }
                 do throws(ApplyProblem) { try model.apply(event) } catch { throw changed(error.message) }
             }
         }
-        return model
+        return (model, sealed)
     }
 
     /// Runs `body`, which reads from the log: here when reads are quick (a file), else on a thread

@@ -35,6 +35,9 @@ public final class EventStore: Sendable {
         queue.setSpecific(key: EventStore.onReaders, value: true)
         return queue
     }()
+    /// Where the folds of past states (`model(asOf:)`) run, one at a time: each is CPU and memory
+    /// in proportion to the log.
+    let pastStates = DispatchQueue(label: "announcements.past-states")
     /// Set on `readers`' threads (for tests).
     static let onReaders = DispatchSpecificKey<Bool>()
     /// Readers following the log, and the queue their reads run on (see EventStore+Feed.swift).
