@@ -20,9 +20,10 @@ if ! $PYTHON -c 'import httpx, httpx_sse' 2>/dev/null; then
     { [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"; } >/dev/null 2>&1 && PYTHON=$VENV/bin/python
     $PYTHON -m pip install --quiet httpx httpx-sse >/dev/null 2>&1 || true
     $PYTHON -c 'import httpx, httpx_sse' 2>/dev/null || {
-      echo "httpx and httpx-sse are missing, and neither pip nor a virtual environment (python3-venv) could install them:"
-      echo "run 'pip install httpx httpx-sse' (or 'apt-get install python3-venv'), then 'make test' again"
-      exit 1
+      # As the PostgreSQL tests do without PostgreSQL: said, and skipped (CI has PyPI and runs it).
+      echo "generic client skipped: httpx and httpx-sse are missing, and neither pip nor a virtual environment"
+      echo "(python3-venv) could install them (offline?): run 'pip install httpx httpx-sse', then 'make test' again"
+      exit 0
     }
   fi
 fi

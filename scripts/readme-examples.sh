@@ -113,9 +113,12 @@ dir=$work/stream; config "$dir" 2; start "$dir"
 for n in 3 4 5 6; do write s3cret POST /announcements "{\"title\":\"Announcement $n\"}"; done
 curl -sN "$url/events?after=4" -H 'Accept: text/event-stream' -H 'Authorization: Bearer audit-token' > "$dir/stream.out" &
 follower=$!
-sleep 0.5
+# Until the stream has sent what it had (event 6), then until the live one (event 7) arrives.
+waitfor() { for _ in $(seq 200); do grep -q "^id: $1\$" "$dir/stream.out" && return; sleep 0.05; done; echo "the stream did not send event $1" >&2; exit 1; }
+waitfor 6
 write s3cret POST /announcements '{"title":"Live"}'
-sleep 0.5
+waitfor 7
+sleep 0.1  # its data line and the blank line after it
 kill "$follower"
 block "README.md, Following the log live"
 echo "\$ curl -sN localhost:8080/events?after=4 -H 'Accept: text/event-stream' -H \"\$AUDIT\""

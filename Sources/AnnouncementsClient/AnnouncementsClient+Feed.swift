@@ -163,6 +163,8 @@ struct EventStreamParser {
 
     /// The events `chunk` completes.
     mutating func feed(_ chunk: Data) throws(ClientError) -> [FeedEvent] {
+        // An empty chunk changes nothing (it must not forget a CR that ended the last one).
+        guard !chunk.isEmpty else { return [] }
         var events: [FeedEvent] = []
         let tooLarge = chunk.withUnsafeBytes { bytes in
             var index = 0

@@ -29,11 +29,13 @@ enum MediaType: String, Sendable, Hashable, CaseIterable {
     /// quality (`q`, 1 when not given) of the most specific range that matches it (`type/subtype`,
     /// then `type/*`, then `*/*`); the highest quality above 0 wins, JSON first on a tie, then
     /// `application/xml`. No `Accept` is JSON; one that allows none of them is a 406.
-    static func negotiate(_ request: Request) throws(APIError) -> MediaType {
+    /// A resource with fewer representations passes the ones it has (`[.json]`): a browser's
+    /// `Accept`, which prefers XML but takes `*/*`, then gets JSON rather than a 406.
+    static func negotiate(_ request: Request, among candidates: [MediaType] = allCases) throws(APIError) -> MediaType {
         guard let accept = request.headers[.accept], !accept.isEmpty else { return .json }
         let ranges = accept.split(separator: ",").compactMap(AcceptRange.init)
         var best: (media: MediaType, quality: Double)?
-        for media in allCases {
+        for media in candidates {
             let quality = ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0
             if quality > 0, quality > (best?.quality ?? 0) { best = (media, quality) }
         }

@@ -88,9 +88,11 @@ extension ReadRoutes {
         return number
     }
 
-    /// Events exist only as JSON: an XML-only `Accept` is 406.
+    /// Events exist only as JSON: an `Accept` that does not take JSON (an XML-only one) is 406.
     private static func requireJSON(_ request: Request, _ what: String) throws(APIError) {
-        if try MediaType.negotiate(request) != .json {
+        do throws(APIError) {
+            _ = try MediaType.negotiate(request, among: [.json])
+        } catch {
             throw APIError(.notAcceptable, "\(what) is JSON only: ask for application/json")
         }
     }

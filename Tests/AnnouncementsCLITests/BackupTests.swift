@@ -99,6 +99,8 @@ import FoundationNetworking
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("5 events, 2 live announcements"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.snapshot"), "no snapshot to copy")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/saved")[.posixPermissions] as? Int
+        #expect(mode == 0o700, "only its owner may enter a backup's folder: it holds every text")
         let again = try CLI.run(["backup", "saved"], in: folder)
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")

@@ -296,7 +296,7 @@ import Testing
         let bytes = Data(text.utf8)
         for split in 1..<bytes.count {
             var parser = EventStreamParser()
-            #expect(try parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) == expected, "split at \(split)")
+            #expect(try parser.feed(bytes[..<split]) + parser.feed(Data()) + parser.feed(bytes[split...]) == expected, "split at \(split), an empty chunk between")
         }
         var bad = EventStreamParser()
         _ = try bad.feed(Data("retry: soon\nretry: -1\n\n".utf8))

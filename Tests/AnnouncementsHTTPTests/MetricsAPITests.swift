@@ -109,6 +109,8 @@ import Testing
             request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
             let streaming = URLSession.shared.dataTask(with: request)
             streaming.resume()
+            // Cancelled below; also if anything throws first, so that no stream outlives the server.
+            defer { streaming.cancel() }
             var seen: Double?
             for _ in 0..<200 {
                 seen = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")

@@ -51,6 +51,22 @@ import Testing
         }
     }
 
+    @Test("a browser's Accept (XML preferred, */* taken) gets JSON from the routes that have JSON only; XML only is 406 there")
+    func jsonOnlyRoutes() async throws {
+        try await withServer { client, _ in
+            let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+            for uri in ["/events", "/announcements/1/history"] {
+                let answer = try await client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer audrey-secret", .accept: browser])
+                #expect(answer.status == .ok && answer.headers[.contentType] == "application/json;charset=UTF-8", "\(uri)")
+                let xmlOnly = try await client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer audrey-secret", .accept: "application/xml"])
+                #expect(xmlOnly.status == .notAcceptable, "\(uri)")
+            }
+            // The list has XML, so the browser's preference wins there.
+            let list = try await client.execute(uri: "/announcements", method: .get, headers: [.accept: browser])
+            #expect(list.headers[.contentType] == "application/xml;charset=UTF-8")
+        }
+    }
+
     @Test("errors come in the negotiated format: XML with the same members as elements, escaped, and Vary: Accept")
     func errors() async throws {
         try await withServer { client, store in

@@ -108,12 +108,11 @@ struct BackupCommand: AsyncParsableCommand {
     private static func prepare(folder: String) throws(CLIError) {
         let files = FileManager.default
         do {
-            if files.fileExists(atPath: folder) {
-                if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
-                    throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)): a backup goes into a new or empty folder")
-                }
-            } else {
-                try files.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Made if missing (a folder there already is kept as it is), then found empty: no other
+            // process can slip files in between a check and the creation.
+            try files.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
+                throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)): a backup goes into a new or empty folder")
             }
         } catch let error as CLIError {
             throw error

@@ -111,9 +111,7 @@ public struct LogVerification: Sendable {
         case .edited(let patch):
             for rule in rules.problems(patch) { problem(line.number, "data.\(rule.field) \(rule.message)") }
             // Byte for byte, as the store compares (it never writes such an edit).
-            if let current = model.announcement(id: event.id),
-               patch.title.map({ $0.utf8.elementsEqual(current.title.utf8) }) ?? true,
-               patch.body.map({ $0.text == current.bodyText }) ?? true {
+            if let current = model.announcement(id: event.id), current.changes(patch) == nil {
                 problem(line.number, "an `edited` event that changes nothing: announcement \(event.id) already has this \(patch.title == nil ? "body" : patch.body == nil ? "title" : "title and body") (the store never writes one)")
             }
         case .deleted:

@@ -108,15 +108,11 @@ extension ReadModel {
             let problems = rules.problems(draft)
             guard problems.isEmpty else { throw .invalid(problems) }
             return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft), format: Event.currentFormat)
-        case .update(let id, var patch):
+        case .update(let id, let patch):
             // The request's own problems first: they are the writer's to fix whatever the state.
             let problems = rules.problems(patch)
             guard problems.isEmpty else { throw .invalid(problems) }
-            let current = try existing(id, for: request)
-            // Byte for byte: a change to a canonically equal spelling is still a change.
-            if let title = patch.title, title.utf8.elementsEqual(current.title.utf8) { patch.title = nil }
-            if let body = patch.body, body.text == current.bodyText { patch.body = nil }
-            guard patch.title != nil || patch.body != nil else { return nil }
+            guard let patch = try existing(id, for: request).changes(patch) else { return nil }
             return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch), format: Event.currentFormat)
         case .delete(let id):
             _ = try existing(id, for: request)

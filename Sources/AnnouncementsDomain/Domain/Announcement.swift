@@ -46,6 +46,16 @@ public struct Announcement: Sendable, Hashable {
         return oldTitle
     }
 
+    /// What of `patch` would change this announcement: the fields it sets to something else, byte
+    /// for byte (a canonically equal spelling is still a change); nil when it changes nothing. The
+    /// store writes only that, and `verify` reports an `edited` event for which it is nil.
+    package func changes(_ patch: AnnouncementPatch) -> AnnouncementPatch? {
+        var patch = patch
+        if let title = patch.title, title.utf8.elementsEqual(self.title.utf8) { patch.title = nil }
+        if let body = patch.body, body.text == bodyText { patch.body = nil }
+        return patch.title != nil || patch.body != nil ? patch : nil
+    }
+
     /// The v2 (summary) view of this announcement.
     public var summary: AnnouncementSummary { AnnouncementSummary(id: id, title: title) }
 }

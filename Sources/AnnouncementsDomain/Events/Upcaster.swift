@@ -7,10 +7,9 @@
 /// rewritten to be read (`Event.format` keeps the format a line was written in: its link in the
 /// hash chain depends on it). How to add one: events/README.md, "Changing the format".
 struct Upcaster: Sendable {
-    /// The format it reads.
+    /// The format it reads (what changed in the next is said where each step is made, below, and
+    /// in events/README.md's table).
     let from: Int
-    /// What changed in format `from + 1`, in a sentence.
-    let change: String
     let upcast: @Sendable (inout EventFields) throws(LineProblem) -> Void
 
     /// Every step, from format 1 to `Event.currentFormat`, in order.
@@ -26,7 +25,7 @@ struct Upcaster: Sendable {
     /// Format 2 added erasure: a `salt` beside each event's `data`, `sealed` in place of both once
     /// erased, and a link in the chain by the sealed form. A format-1 event has neither field; it is
     /// otherwise today's event.
-    static let formatTwo = Upcaster(from: 1, change: "`salt` and `sealed` (erasure) were added; lines link by their sealed form") { fields throws(LineProblem) in
+    static let formatTwo = Upcaster(from: 1) { fields throws(LineProblem) in
         guard !fields.hasSalt, fields.sealed == nil else {
             throw LineProblem("fields `salt` and `sealed` belong to format 2 and later: this line has no `v`, so it is read as format 1")
         }
@@ -34,7 +33,7 @@ struct Upcaster: Sendable {
 
     /// Format 3 renamed `key` to `idempotency_key`: beside `salt` and `sealed`, a bare `key` read
     /// as a secret, and the HTTP header it comes from is `Idempotency-Key`.
-    static let formatThree = Upcaster(from: 2, change: "`key` was renamed `idempotency_key`") { fields throws(LineProblem) in
+    static let formatThree = Upcaster(from: 2) { fields throws(LineProblem) in
         guard fields.idempotencyKey == nil else {
             let format = fields.format == 1 ? "no `v`: format 1" : "\"v\":\(fields.format)"
             throw LineProblem("field `idempotency_key` belongs to format 3 and later (this line has \(format)): up to format 2 it is `key`")

@@ -134,14 +134,11 @@ extension EventStore {
             guard !lines.isEmpty else { break }
             for line in lines {
                 let number = model.seq + 1
-                func changed(_ problem: String) -> StoreError {
-                    .log(LogError(.invalidLine, path: path, line: number, message: "\(problem); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
-                }
                 let event: Event
-                do throws(LineProblem) { event = try EventParser.parse(line) } catch { throw changed(error.message) }
+                do throws(LineProblem) { event = try EventParser.parse(line) } catch { throw changedUnderServer(.invalidLine, line: number, error.message) }
                 guard point.isAtOrAfter(event) else { return (model, sealed) }
                 if case .sealed = event.change { sealed.insert(event.id) }
-                do throws(ApplyProblem) { try model.apply(event) } catch { throw changed(error.message) }
+                do throws(ApplyProblem) { try model.apply(event) } catch { throw changedUnderServer(.invalidLine, line: number, error.message) }
             }
         }
         return (model, sealed)
@@ -161,7 +158,7 @@ extension EventStore {
     /// The durable event with `seq`, read back from the log.
     func storedEvent(seq: Int) throws(StoreError) -> Event {
         guard let span = index.withLock({ $0.span(seq...seq) }) else {
-            throw .log(LogError(.unreadable, path: path, message: "event \(seq) is not in the log's index; the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
+            throw changedUnderServer(.unreadable, "event \(seq) is not in the log's index")
         }
         return try parse(try line(at: span), at: span.offset)
     }
@@ -170,8 +167,14 @@ extension EventStore {
         do throws(LineProblem) {
             return try EventParser.parse(line)
         } catch {
-            throw .log(LogError(.invalidLine, path: path, message: "the line at byte \(offset) no longer reads as an event (\(error.message)); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
+            throw changedUnderServer(.invalidLine, "the line at byte \(offset) no longer reads as an event (\(error.message))")
         }
+    }
+
+    /// A line read back that is not what the index or the state says it is: the file was changed
+    /// under the server.
+    private func changedUnderServer(_ kind: LogError.Kind, line: Int? = nil, _ problem: String) -> StoreError {
+        .log(LogError(kind, path: path, line: line, message: "\(problem); the log seems to have been changed while the server runs: stop it and run `announcements verify`"))
     }
 
     func read(_ span: (offset: Int64, count: Int)) throws(StoreError) -> ArraySlice<UInt8> {
