@@ -1,6 +1,5 @@
 import AnnouncementsDomain
 import Crypto
-import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -20,7 +19,7 @@ public struct Access: Sendable {
     /// `tokens` are names with their tokens and roles; a nil token is a disabled one.
     public init(_ tokens: [(name: String, token: String?, role: Role)], reads: ReadAccess = .public) {
         self.tokens = tokens.compactMap { entry in
-            entry.token.map { (Caller(name: entry.name, role: entry.role), Array(SHA256.hash(data: Data($0.utf8)))) }
+            entry.token.map { (Caller(name: entry.name, role: entry.role), Array(Self.digest(of: Substring($0)))) }
         }
         self.reads = reads
     }
@@ -29,7 +28,7 @@ public struct Access: Sendable {
     /// is not a configured one, wherever it is sent (a revoked token is found at once).
     func caller(_ request: Request) throws(APIError) -> Caller? {
         guard let header = request.headers[.authorization] else { return nil }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer ", let caller = caller(token: String(header.dropFirst(7))) else {
+        guard let token = Self.bearerToken(in: header), let caller = caller(token: token) else {
             throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)
         }
         return caller
@@ -63,15 +62,36 @@ public struct Access: Sendable {
 
     /// The caller whose token this is. Compares SHA-256 digests of every token in constant time,
     /// so that neither the match nor its position leaks through timing.
-    private func caller(token: String) -> Caller? {
-        let digest = Array(SHA256.hash(data: Data(token.utf8)))
-        var found: Caller?
-        for candidate in tokens {
-            var difference: UInt8 = 0
-            for (a, b) in zip(candidate.digest, digest) { difference |= a ^ b }
-            if difference == 0, found == nil { found = candidate.caller }
+    private func caller(token: Substring) -> Caller? {
+        Self.digest(of: token).withUnsafeBytes { digest in
+            var found: Caller?
+            for candidate in tokens {
+                var difference: UInt8 = 0
+                for (a, b) in zip(candidate.digest, digest) { difference |= a ^ b }
+                if difference == 0, found == nil { found = candidate.caller }
+            }
+            return found
         }
-        return found
+    }
+
+    /// The token of an `Authorization` value `Bearer <token>` (the scheme in any case), or nil.
+    /// Read as bytes: every request with a token reads it.
+    static func bearerToken(in header: String) -> Substring? {
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count else { return nil }
+        let end = bytes.index(bytes.startIndex, offsetBy: scheme.count)
+        let lowercased = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
+        guard bytes[..<end].elementsEqual(scheme, by: { lowercased($0) == $1 }) else { return nil }
+        return Substring(bytes[end...])
+    }
+
+    /// A token's SHA-256, hashed from its bytes where they are (no copy).
+    private static func digest(of token: Substring) -> SHA256Digest {
+        var hasher = SHA256()
+        let hashed: Void? = token.utf8.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { hasher.update(data: Array(token.utf8)) }
+        return hasher.finalize()
     }
 
     private static let challenge: HTTPFields = [.wwwAuthenticate: "Bearer"]

@@ -66,7 +66,16 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         (nil, HTTPResponse.Status.unauthorized),
         ("Bearer wrong", .unauthorized),
         ("Basic YWxpY2U6c2VjcmV0", .unauthorized),
+        ("Bearer", .unauthorized),
+        ("Bearer ", .unauthorized),
+        ("Bearerbob-secret", .unauthorized),
+        ("Bearer  bob-secret", .unauthorized),
+        ("Bearer bob-secret2", .unauthorized),
+        ("Bearer bob-secre", .unauthorized),
+        ("Beárer bob-secret", .unauthorized),
         ("Bearer bob-secret", .created),
+        ("bearer bob-secret", .created),
+        ("BEARER bob-secret", .created),
     ] as [(String?, HTTPResponse.Status)])
     func authentication(authorization: String?, status: HTTPResponse.Status) async throws {
         try await withServer { client, store in
