@@ -8,7 +8,7 @@ import Hummingbird
 enum AnnouncementTag {
     /// The ETag of `announcement` in `media`.
     static func etag(_ announcement: Announcement, _ media: MediaType) -> String {
-        "\"\(announcement.id)-\(announcement.revision)\(media == .json ? "" : media == .xml ? "-xml" : "-textxml")\""
+        "\"\(announcement.id)-\(announcement.revision)\(media.tagSuffix)\""
     }
 
     /// The entity tags in an `If-Match` or `If-None-Match` header: a comma-separated list, weak
@@ -29,7 +29,9 @@ enum AnnouncementTag {
         if let coding = ContentCoding.allCases.first(where: { quoted.hasSuffix("-\($0.rawValue)") }) {
             quoted.removeLast(coding.rawValue.count + 1)
         }
-        for suffix in ["-xml", "-textxml"] where quoted.hasSuffix(suffix) { quoted.removeLast(suffix.count) }
+        if let media = MediaType.allCases.first(where: { !$0.tagSuffix.isEmpty && quoted.hasSuffix($0.tagSuffix) }) {
+            quoted.removeLast(media.tagSuffix.count)
+        }
         let parts = quoted.split(separator: "-")
         guard parts.count == 2, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0 else { return 0 }
         return revision

@@ -4,8 +4,8 @@ import Hummingbird
 
 /// The representations the API speaks: JSON, and XML for the older clients (as `application/xml`,
 /// or as `text/xml` to a client that asks for that).
-enum MediaType: String, Sendable, Hashable, CaseIterable {
-    case json, xml, textXML = "text-xml"
+enum MediaType: Sendable, Hashable, CaseIterable {
+    case json, xml, textXML
 
     /// The exact Content-Type of each (the original clients compare the JSON one as a string).
     var contentType: String {
@@ -13,6 +13,16 @@ enum MediaType: String, Sendable, Hashable, CaseIterable {
         case .json: "application/json;charset=UTF-8"
         case .xml: "application/xml;charset=UTF-8"
         case .textXML: "text/xml;charset=UTF-8"
+        }
+    }
+
+    /// What an ETag of a representation in this media ends with (before a coding's suffix):
+    /// nothing for JSON, `-xml`, `-textxml`. Every ETag the API makes spells it so.
+    var tagSuffix: String {
+        switch self {
+        case .json: ""
+        case .xml: "-xml"
+        case .textXML: "-textxml"
         }
     }
 
@@ -28,13 +38,14 @@ enum MediaType: String, Sendable, Hashable, CaseIterable {
     /// What the request's `Accept` prefers, as RFC 9110 negotiates: each representation takes the
     /// quality (`q`, 1 when not given) of the most specific range that matches it (`type/subtype`,
     /// then `type/*`, then `*/*`); the highest quality above 0 wins, JSON first on a tie, then
-    /// `application/xml`. No `Accept` is JSON; one that allows none of them is a 406.
+    /// `application/xml`. No `Accept` is JSON; one that allows none of them is a 406. A range
+    /// whose weight does not parse is left out (`WeightedChoices`), as for `Accept-Encoding`.
     /// A resource with fewer representations passes the ones it has (`[.json]`): a browser's
     /// `Accept`, which prefers XML but takes `*/*`, then gets JSON rather than a 406.
     static func negotiate(_ request: Request, among candidates: [MediaType] = allCases) throws(APIError) -> MediaType {
         guard let accept = request.headers[.accept], !accept.isEmpty else { return .json }
-        let ranges = accept.split(separator: ",").compactMap(AcceptRange.init)
-        var best: (media: MediaType, quality: Double)?
+        let ranges = WeightedChoices(accept).choices.compactMap(AcceptRange.init)
+        var best: (media: MediaType, quality: Int)?
         for media in candidates {
             let quality = ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0
             if quality > 0, quality > (best?.quality ?? 0) { best = (media, quality) }
@@ -46,24 +57,21 @@ enum MediaType: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// One media range of an `Accept` header: `type/subtype`, maybe a wildcard, and its quality.
+/// One media range of an `Accept` header: `type/subtype`, maybe a wildcard, and its quality in
+/// thousandths.
 private struct AcceptRange {
     var type: Substring
     var subtype: Substring
-    var quality: Double
+    var quality: Int
 
     /// nil for a range that is not `type/subtype` (ignored, as RFC 9110 allows).
-    init?(_ text: Substring) {
-        let parts = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased()[...] }
-        guard let range = parts.first, let slash = range.firstIndex(of: "/") else { return nil }
+    init?(_ choice: WeightedChoices.Choice) {
+        let range = choice.value
+        guard let slash = range.firstIndex(of: "/") else { return nil }
         type = range[..<slash]
         subtype = range[range.index(after: slash)...]
         guard !type.isEmpty, !subtype.isEmpty, type != "*" || subtype == "*" else { return nil }
-        quality = 1
-        for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-            // A weight is 0 to 1 with at most three decimals; anything else counts as 1.
-            if let value = Double(parameter.dropFirst(2)), (0...1).contains(value) { quality = value }
-        }
+        quality = choice.weight
     }
 
     /// 2 for `type/subtype`, 1 for `type/*`, 0 for `*/*`.

@@ -52,15 +52,11 @@ struct ReadRoutes: Sendable {
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
         let (body, total, plainTag) = try cache.page(
             key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request),
-            tag: { "\"list-\(version.rawValue)-\(snapshot.seq)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\"" }
+            tag: { Self.listTag(version, state: "\(snapshot.seq)", query, media) }
         ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
-        let etag = ContentCoding.tagged(plainTag, body.coding)
-        var response = conditional(request, etag: etag) ?? .encoded(body, media)
-        response.headers[.totalCount] = String(total)
-        if let link = links(request.uri.path, query: query, total: total) { response.headers[.link] = link }
-        return versioned(response, version, etag: etag)
+        return page(request, body, total: total, plainTag: plainTag, query, version, media)
     }
 
     /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
@@ -69,12 +65,27 @@ struct ReadRoutes: Sendable {
         let (encoded, total) = try Self.encodeList(model, query, version, media)
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
         // The state up to a seq changes only when an announcement in it is erased.
-        let plainTag = "\"list-\(version.rawValue)-asof-\(model.seq)-\(erasures)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)-\(media.rawValue)\""
+        let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(erasures)", query, media)
+        return page(request, body, total: total, plainTag: plainTag, query, version, media, asOf: point)
+    }
+
+    /// The answer with a page of the list (live, or as it was at `point`): its ETag (the plain tag
+    /// and the body's coding), a 304 when `If-None-Match` names it, `X-Total-Count` and `Link`.
+    private func page(
+        _ request: Request, _ body: CodedBody, total: Int, plainTag: String,
+        _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
+    ) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
         if let link = links(request.uri.path, query: query, total: total, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
+    }
+
+    /// A list page's ETag (before its coding): the version, the state it was made from (`state`:
+    /// the seq, or the past point's), the page and its order, and the media.
+    private static func listTag(_ version: APIVersion, state: String, _ query: PageQuery, _ media: MediaType) -> String {
+        "\"list-\(version.rawValue)-\(state)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)\(media.tagSuffix)\""
     }
 
     private func item(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {

@@ -85,7 +85,7 @@ private func gzip(_ extra: HTTPFields = [:]) -> HTTPFields {
             let answer = try await get(client, v1Page, headers)
             #expect(answer.status == .ok)
             #expect(answer.coding == nil)
-            #expect(answer.etag?.hasSuffix("-json\"") == true)
+            #expect(answer.etag.map { $0.hasPrefix("\"list-1.0-") && !$0.contains("gzip") && !$0.contains("deflate") } == true, "the plain body's tag: \(answer.etag ?? "none")")
             #expect(answer.headers[.vary] == "Accept-Version, Accept, Accept-Encoding", "Vary is the same whatever is sent")
             #expect(answer.body.getBytes(at: answer.body.readerIndex, length: 2) == Array("[{".utf8))
         }

@@ -23,7 +23,7 @@ import Testing
         ("1.001", nil), ("2", nil), ("0.0001", nil), ("-0", nil), (".5", nil), ("0.5x", nil), ("", nil),
     ] as [(String, Int?)])
     func qvalues(text: String, thousandths: Int?) {
-        #expect(AcceptEncoding.qvalue(Substring(text)) == thousandths)
+        #expect(WeightedChoices.qvalue(Substring(text)) == thousandths)
     }
 
     @Test("the preferred coding over several Accept-Encoding fields, which count as one list")

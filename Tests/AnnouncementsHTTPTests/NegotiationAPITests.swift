@@ -21,6 +21,10 @@ import Testing
         ("image/png", nil),
         ("application/json;q=0", nil),
         ("text/html, application/json;q=0", nil),
+        // A weight that does not parse leaves its range out, as in Accept-Encoding.
+        ("application/xml;q=2, application/json;q=0.5", "application/json;charset=UTF-8"),
+        ("application/xml;level=1;q=0.5, application/json;q=0.25", "application/xml;charset=UTF-8"),
+        ("application/xml;q=high", nil),
     ] as [(String, String?)])
     func negotiates(accept: String, contentType: String?) async throws {
         try await withServer { client, _ in
