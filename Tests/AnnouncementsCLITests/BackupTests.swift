@@ -112,8 +112,9 @@ import FoundationNetworking
         let damaged = try CLI.run(["backup", "damaged"], in: folder)
         #expect(damaged.status == 65)
         #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match"), "\(damaged.stdout)")
-        #expect(damaged.stderr.contains("note: events/announcements.jsonl: the copy did not verify (a line changed while it was read?); copying again"))
-        #expect(damaged.stderr.contains("error: events/announcements.jsonl: the copy does not verify (1 problems, above)"), "\(damaged.stderr)")
+        let note = "note: events/announcements.jsonl: the copy did not verify; copying again, in case an erasure was overwriting a line while it was read\n"
+        #expect(damaged.stderr.components(separatedBy: note).count == 2, "one more copy finds the same problem, and that is enough: \(damaged.stderr)")
+        #expect(damaged.stderr.contains("error: events/announcements.jsonl: the copy does not verify (1 problem, above)"), "\(damaged.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/damaged") == [], "no part of a failed backup is left")
         try "storage: postgres\npostgres:\n  url: postgres://u@127.0.0.1:1/db\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
         let postgres = try CLI.run(["backup", "elsewhere"], in: folder)

@@ -85,7 +85,7 @@ import Testing
         let report = try LogReader(path: path).verify()
         let found = report.problems.map { "\($0.line ?? 0): \($0.message)" }
         #expect(found.contains { $0.hasPrefix("2: not a JSON object") })
-        #expect(found.contains { $0.hasPrefix("5: data.title must not be blank") })
+        #expect(report.ruleWarnings.map { "\($0.line ?? 0): \($0.message)" } == ["5: data.title must not be blank"], "a rule's breach is a warning")
         #expect(found.contains { $0.hasPrefix("8: seq 9 leaves a gap") })
         #expect(found.contains { $0.hasPrefix("8: time goes back") })
         #expect(report.events == 8)

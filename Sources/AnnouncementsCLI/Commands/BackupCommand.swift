@@ -74,6 +74,7 @@ struct BackupCommand: AsyncParsableCommand {
     /// place while it is read), at most `attempts` times.
     private static func copyVerified(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> VerifyReport {
         var attempt = 1
+        var previous: [String]?
         while true {
             let (report, tail) = try await copy(log, to: target, rules: rules)
             if report.isSound {
@@ -81,11 +82,14 @@ struct BackupCommand: AsyncParsableCommand {
                 return report
             }
             unlink(target)
-            guard attempt < attempts else {
+            // The same problems twice: the log has them, no erasure was under way.
+            let problems = report.problems.map(\.description)
+            guard attempt < attempts, problems != previous else {
                 for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
-                throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problems, above): the log itself has them; `announcements verify` says more")
+                throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s"), above): the log itself has them; `announcements verify` says more")
             }
-            Output.note("\(log): the copy did not verify (a line changed while it was read?); copying again")
+            Output.note("\(log): the copy did not verify; copying again, in case an erasure was overwriting a line while it was read")
+            previous = problems
             attempt += 1
         }
     }

@@ -9,6 +9,8 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Check the log: format, sequence, references, hash chain and rules.",
         discussion: """
             Exits 0 when the log is sound, 1 when it has problems (each printed as file:line). \
+            Data that breaks today's validation rules (written before a rule, or under other limits) \
+            is a warning, not a problem: the store replays and serves it as it is. \
             Prints the log's head (SEQ:SHA256): record it, and a later --expect-head with it proves \
             that the log was not cut back or rewritten up to that line since.
             """
@@ -51,6 +53,12 @@ struct VerifyCommand: AsyncParsableCommand {
             if report.problems.count > Self.problemsShown {
                 Output.line("… and \(Output.count(report.problems.count - Self.problemsShown)) more problems")
             }
+            for warning in report.ruleWarnings.prefix(Self.problemsShown) {
+                Output.line("warning: " + VisibleText.escaped(warning.description))
+            }
+            if report.ruleWarnings.count > Self.problemsShown {
+                Output.line("… and \(Output.count(report.ruleWarnings.count - Self.problemsShown)) more warnings")
+            }
             if let partial = report.partialTail {
                 Output.note("\(path): ignored \(partial) bytes at the end with no newline (a line being written, or torn by a crash)")
             }
@@ -69,6 +77,8 @@ struct VerifyCommand: AsyncParsableCommand {
         let erased = report.erasedLines > 0 ? "\n  erased lines:        \(Output.count(report.erasedLines))" : ""
         // Lines a newer version wrote: each is a problem too, but the count says what to do.
         let unknown = report.unknownLines.isEmpty ? "" : "\n  unknown lines:       \(Output.count(report.unknownLines.count)) (written by a newer version: upgrade)"
+        // Data that breaks today's rules: not a problem (it replays and serves), but worth knowing.
+        let warnings = report.ruleWarnings.isEmpty ? "" : "\n  rule warnings:       \(Output.count(report.ruleWarnings.count)) (data written before today's validation rules, or under other limits: it replays and serves as it is)"
         var expected = ""
         if let holds = report.holdsExpectedHead {
             expected = "\n  expected head:       \(holds ? "found" : "NOT found")"
@@ -77,7 +87,7 @@ struct VerifyCommand: AsyncParsableCommand {
             \(path): \(report.isSound ? "sound" : "NOT sound")
               events:              \(Output.count(report.events))
               live announcements:  \(Output.count(report.live))
-              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)\(erased)\(unknown)
+              sealed lines:        \(Output.count(report.sealed)) of \(Output.count(report.events))\(unsealed)\(erased)\(unknown)\(warnings)
               head:                \(report.head?.description ?? "-")\(expected)
             """
     }

@@ -21,6 +21,10 @@ public struct VerifyReport: Sendable {
     public var holdsExpectedHead: Bool?
     /// Every problem, each naming its line.
     public var problems: [LogError] = []
+    /// Lines whose data breaks today's validation rules (written before a rule, or under another
+    /// config's limits, such as a larger `max_body_bytes`): each naming its line and field. Not
+    /// problems: the store replays and serves them as they are, and the log is sound with them.
+    public var ruleWarnings: [LogError] = []
     /// Bytes after the last newline (a line being written, or torn by a crash); not a problem.
     public var partialTail: Int?
 
@@ -34,7 +38,8 @@ public struct VerifyReport: Sendable {
 }
 
 /// The checks of `verify`, one line at a time, in log order: format, sequence, references, the
-/// hash chain, time order and the validation rules, going on after each problem to find them all.
+/// hash chain and time order, going on after each problem to find them all; and the validation
+/// rules, whose breaches are warnings (`VerifyReport.ruleWarnings`), not problems.
 /// A log's reader feeds it lines (with their hashes) and takes the report at the end.
 public struct LogVerification: Sendable {
     /// The log's name in problems (its path).
@@ -68,6 +73,12 @@ public struct LogVerification: Sendable {
 
     private mutating func problem(_ line: Int, _ message: String) {
         report.problems.append(LogError(.invalidLine, path: path, line: line, message: message))
+    }
+
+    private mutating func ruleWarnings(_ line: Int, _ breaches: [FieldProblem]) {
+        for breach in breaches {
+            report.ruleWarnings.append(LogError(.invalidLine, path: path, line: line, message: "data.\(breach.field) \(breach.message)"))
+        }
     }
 
     /// Checks the next line, which must carry its hash.
@@ -107,9 +118,9 @@ public struct LogVerification: Sendable {
         }
         switch event.change {
         case .created(let draft):
-            for rule in rules.problems(draft) { problem(line.number, "data.\(rule.field) \(rule.message)") }
+            ruleWarnings(line.number, rules.problems(draft))
         case .edited(let patch):
-            for rule in rules.problems(patch) { problem(line.number, "data.\(rule.field) \(rule.message)") }
+            ruleWarnings(line.number, rules.problems(patch))
             // Byte for byte, as the store compares (it never writes such an edit).
             if let current = model.announcement(id: event.id), current.changes(patch) == nil {
                 problem(line.number, "an `edited` event that changes nothing: announcement \(event.id) already has this \(patch.title == nil ? "body" : patch.body == nil ? "title" : "title and body") (the store never writes one)")
