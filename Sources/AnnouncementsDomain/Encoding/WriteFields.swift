@@ -44,9 +44,10 @@ public struct WriteFields: Sendable {
         return fields
     }
 
-    /// The names an object's fields had, as read.
+    /// The names an object's fields had, as read (a set: a body may name half a million fields,
+    /// and comparing each name with every one before it took minutes).
     fileprivate struct FieldNames {
-        var all: [[UInt8]] = []
+        var all: Set<[UInt8]> = []
         var repeated: [UInt8]?
         var unknown: [[UInt8]] = []
     }
@@ -72,8 +73,7 @@ extension JSONScanner {
         while true {
             skipWhitespace()
             let name = try stringBytes(field: nil) { Array($0) }
-            if names.repeated == nil, names.all.contains(name) { names.repeated = name }
-            names.all.append(name)
+            if !names.all.insert(name).inserted, names.repeated == nil { names.repeated = name }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw syntax("expected ':' after a field name") }
             index += 1
