@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// List pages are kept for one log position: the first request after a write re-encodes (and
 /// re-compresses), the rest share the buffers. Single announcements are kept by revision, across
-/// writes to others. Both are bounded; when full they start over.
+/// writes to others. Both are bounded, in entries and in bytes (pages of large announcements are
+/// large: a client asking for many of them must not fill the memory); when full they start over,
+/// and a representation larger than the whole budget is served without being kept.
 final class RepresentationCache: Sendable {
     struct PageKey: Hashable {
         var version: APIVersion
@@ -34,20 +36,60 @@ final class RepresentationCache: Sendable {
         mutating func keep(_ body: CodedBody, for coding: ContentCoding?) {
             if let coding, plain.readableBytes >= ContentCoding.minimumBytes { coded[coding] = body }
         }
+
+        /// The bytes it holds: the plain ones, and each compressed form (a coding that did not
+        /// pay keeps the plain buffer, which counts once).
+        var bytes: Int {
+            coded.values.reduce(plain.readableBytes) { $0 + ($1.coding == nil ? 0 : $1.bytes.readableBytes) }
+        }
+    }
+
+    /// Entries by key, bounded in number and in bytes.
+    private struct Bounded<Key: Hashable, Value> {
+        private(set) var entries: [Key: Value] = [:]
+        private var sizes: [Key: Int] = [:]
+        private var bytes = 0
+
+        /// Stores `value` (of `size` bytes) under `key`; when that would pass `limit` entries or
+        /// `byteLimit` bytes, starts over first, with `value` made again by `rebuild` from nothing
+        /// (what it had from the old entry goes too), unless even that is larger than `byteLimit`:
+        /// then nothing changes.
+        mutating func store(_ key: Key, _ value: Value, size: Int, limit: Int, byteLimit: Int, rebuild: () -> (Value, size: Int)) {
+            var (value, size) = (value, size)
+            let fits = (entries[key] != nil || entries.count < limit) && bytes - (sizes[key] ?? 0) + size <= byteLimit
+            if !fits {
+                (value, size) = rebuild()
+                // Larger than the whole budget on its own: served, not kept (and what is kept stays).
+                guard size <= byteLimit else { return }
+                removeAll()
+            }
+            bytes += size - (sizes[key] ?? 0)
+            entries[key] = value
+            sizes[key] = size
+        }
+
+        mutating func removeAll() {
+            entries = [:]
+            sizes = [:]
+            bytes = 0
+        }
     }
 
     private struct State {
         var seq = -1
-        var pages: [PageKey: (entry: Entry, total: Int, tag: String)] = [:]
-        var items: [ItemKey: (revision: Int, entry: Entry)] = [:]
+        var pages = Bounded<PageKey, (entry: Entry, total: Int, tag: String)>()
+        var items = Bounded<ItemKey, (revision: Int, entry: Entry)>()
     }
 
     private let state = Mutex(State())
     private let limit: Int
+    private let byteLimit: Int
     private let compressor: Compressor
 
-    init(limit: Int = 4096, compressor: Compressor = .zlib) {
+    /// At most `limit` pages and `limit` announcements, each kind at most `byteLimit` bytes.
+    init(limit: Int = 4096, byteLimit: Int = 64 << 20, compressor: Compressor = .zlib) {
         self.limit = limit
+        self.byteLimit = byteLimit
         self.compressor = compressor
     }
 
@@ -59,7 +101,7 @@ final class RepresentationCache: Sendable {
         tag: () -> String,
         encode: () throws(Failure) -> (ByteBuffer, total: Int)
     ) throws(Failure) -> (CodedBody, total: Int, tag: String) {
-        let cached = state.withLock { $0.seq == seq ? $0.pages[key] : nil }
+        let cached = state.withLock { $0.seq == seq ? $0.pages.entries[key] : nil }
         if let cached, let body = cached.entry.body(coding) { return (body, cached.total, cached.tag) }
         // Cached but not in this coding yet: compress the cached bytes, without encoding again.
         let (plain, total, plainTag) = if let cached { (cached.entry.plain, cached.total, cached.tag) } else {
@@ -70,10 +112,15 @@ final class RepresentationCache: Sendable {
             if state.seq != seq {
                 guard seq > state.seq else { return }  // a reader on an older snapshot: don't cache
                 state.seq = seq
-                state.pages = [:]
+                state.pages.removeAll()
             }
-            if state.pages[key] == nil, state.pages.count >= limit { state.pages = [:] }
-            state.pages[key, default: (Entry(plain: plain), total, plainTag)].entry.keep(body, for: coding)
+            func page(from entry: Entry?) -> ((entry: Entry, total: Int, tag: String), size: Int) {
+                var entry = entry ?? Entry(plain: plain)
+                entry.keep(body, for: coding)
+                return ((entry, total, plainTag), entry.bytes)
+            }
+            let (kept, size) = page(from: state.pages.entries[key]?.entry)
+            state.pages.store(key, kept, size: size, limit: limit, byteLimit: byteLimit, rebuild: { page(from: nil) })
         }
         return (body, total, plainTag)
     }
@@ -84,18 +131,20 @@ final class RepresentationCache: Sendable {
         _ announcement: Announcement, media: MediaType, coding: ContentCoding?, encode: () throws(Failure) -> ByteBuffer
     ) throws(Failure) -> CodedBody {
         let key = ItemKey(id: announcement.id, media: media)
-        let cached = state.withLock { $0.items[key] }.flatMap { $0.revision == announcement.revision ? $0.entry : nil }
+        let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0.entry : nil }
         if let cached, let body = cached.body(coding) { return body }
         let plain = if let cached { cached.plain } else { try encode() }
         let body = CodedBody(plain, compressedWith: coding, by: compressor)
         state.withLock { state in
-            let kept = state.items[key]?.revision ?? -1
-            guard kept <= announcement.revision else { return }  // a newer revision is cached: keep it
-            if kept < announcement.revision {
-                if state.items[key] == nil, state.items.count >= limit { state.items = [:] }
-                state.items[key] = (announcement.revision, Entry(plain: plain))
+            let kept = state.items.entries[key]
+            guard (kept?.revision ?? -1) <= announcement.revision else { return }  // a newer revision is cached: keep it
+            func item(from entry: Entry?) -> ((revision: Int, entry: Entry), size: Int) {
+                var entry = entry ?? Entry(plain: plain)
+                entry.keep(body, for: coding)
+                return ((announcement.revision, entry), entry.bytes)
             }
-            state.items[key]?.entry.keep(body, for: coding)
+            let (value, size) = item(from: kept?.revision == announcement.revision ? kept?.entry : nil)
+            state.items.store(key, value, size: size, limit: limit, byteLimit: byteLimit, rebuild: { item(from: nil) })
         }
         return body
     }

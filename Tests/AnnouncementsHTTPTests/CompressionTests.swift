@@ -129,6 +129,45 @@ import Testing
         #expect(counting.count == 2)
     }
 
+    @Test("the cache holds at most its budget of bytes: past it, it starts over; a page larger than the budget is served, not kept")
+    func byteBudget() {
+        let size = Self.large.readableBytes
+        let cache = RepresentationCache(byteLimit: 3 * size + size / 2)
+        let encodes = Mutex([Int: Int]())
+        func page(_ max: Int, _ bytes: ByteBuffer = Self.large) {
+            var query = PageQuery()
+            query.limit = max
+            let key = RepresentationCache.PageKey(version: .v1, media: .json, query: query)
+            _ = cache.page(key, seq: 1, coding: nil, tag: { "\"page-\(max)\"" }) {
+                encodes.withLock { $0[max, default: 0] += 1 }
+                return (bytes, total: 100)
+            }
+        }
+        for max in 1...3 { page(max) }
+        for max in 1...3 { page(max) }
+        #expect(encodes.withLock { $0 } == [1: 1, 2: 1, 3: 1], "three pages fit: each encoded once")
+        page(4)  // a fourth does not fit: the cache starts over with it
+        page(1)
+        page(4)
+        #expect(encodes.withLock { $0 } == [1: 2, 2: 1, 3: 1, 4: 1])
+        let huge = ByteBuffer(repeating: UInt8(ascii: "x"), count: 4 * size)
+        page(5, huge)
+        page(5, huge)
+        #expect(encodes.withLock { $0[5] } == 2, "larger than the whole budget: never kept")
+        page(4)
+        #expect(encodes.withLock { $0[4] } == 1, "and what was kept stays")
+
+        var announcement = Announcement(id: 1, title: "Long", body: String(repeating: "x", count: size), revision: 1, createdBy: "alice")
+        let items = Mutex(0)
+        for id in [1, 2, 3, 4, 1] {
+            announcement.id = id
+            _ = cache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+        }
+        #expect(items.withLock { $0 } == 5, "the fourth announcement made the items start over, so the first was encoded again")
+        _ = cache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+        #expect(items.withLock { $0 } == 5)
+    }
+
     @Test("under 1 KB nothing is compressed; a failed compression sends the plain bytes")
     func smallOrFailed() {
         let counting = Counting()
