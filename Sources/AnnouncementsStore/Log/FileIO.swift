@@ -38,11 +38,23 @@ enum FileIO {
 
     /// Creates the file at `path` (failing if it exists, with `exclusive`; else replacing it) with
     /// `bytes`, synced; `what` names it in errors. The caller syncs the folder when the new name
-    /// must be durable.
-    static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String) throws(LogError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0o644)
+    /// must be durable. With `like`, the new file gets that file's owner, group and permissions
+    /// (created private, then given them): a log's side files and its replacement are as private
+    /// as the log, and stay the user's who runs the server on it.
+    static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String, like original: String? = nil) throws(LogError) {
+        var model = stat()
+        let copying = original.map { stat($0, &model) == 0 } ?? false
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), copying ? 0o600 : 0o644)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
         defer { close(fd) }
+        if copying, let original {
+            if model.st_uid != geteuid() || model.st_gid != getegid(), fchown(fd, model.st_uid, model.st_gid) != 0 {
+                throw LogError.system(.writeFailed, path: path, "cannot give \(what) the owner of \(original) (user \(model.st_uid), group \(model.st_gid)): run this as that user, or as root", errno: errno)
+            }
+            guard fchmod(fd, model.st_mode & 0o7777) == 0 else {
+                throw LogError.system(.writeFailed, path: path, "cannot give \(what) the permissions of \(original)", errno: errno)
+            }
+        }
         let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
         guard error == 0, fsync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)

@@ -28,7 +28,7 @@ extension FileLog {
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
         if !replacements.isEmpty {
             let journal = Self.journalPath(forLog: path)
-            try Self.writeJournal(replacements, to: journal)
+            try Self.writeJournal(replacements, to: journal, like: path)
             try overwrite(replacements)
             try removeJournal(journal)
         }
@@ -66,7 +66,7 @@ extension FileLog {
         Self.syncFolder(Self.folder(of: path))
     }
 
-    private static func writeJournal(_ replacements: [LineReplacement], to journal: String) throws(LogError) {
+    private static func writeJournal(_ replacements: [LineReplacement], to journal: String, like log: String) throws(LogError) {
         var body: [UInt8] = []
         for replacement in replacements {
             withUnsafeBytes(of: replacement.position.littleEndian) { body.append(contentsOf: $0) }
@@ -74,7 +74,7 @@ extension FileLog {
             body.append(contentsOf: replacement.bytes)
         }
         let file = Array("ANNOERAS".utf8) + Array(SHA256.hash(data: body)) + body
-        try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal")
+        try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal", like: log)
         syncFolder(folder(of: journal))
     }
 

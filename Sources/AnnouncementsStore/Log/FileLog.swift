@@ -193,7 +193,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
             suffix += 1
             sidePath = path + ".torn-" + Timestamp.now().compactDescription + "-\(suffix)"
         }
-        try FileIO.create(sidePath, with: torn, exclusive: true, what: "the side file for a torn line")
+        try FileIO.create(sidePath, with: torn, exclusive: true, what: "the side file for a torn line", like: path)
         Self.syncFolder(Self.folder(of: path))
         guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)

@@ -66,7 +66,7 @@ public enum LogUpgrade {
         guard rewritten > 0 else { return Outcome(rewritten: 0, events: before.events, oldHead: before.head, newHead: before.head) }
         let partial = path + ".upgrading"
         do throws(LogError) {
-            try FileIO.create(partial, with: lines, exclusive: false, what: "the upgraded log")
+            try FileIO.create(partial, with: lines, exclusive: false, what: "the upgraded log", like: path)
         } catch {
             unlink(partial)
             throw error
