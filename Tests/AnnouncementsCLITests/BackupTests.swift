@@ -122,3 +122,24 @@ import FoundationNetworking
         #expect(postgres.stderr.contains("use PostgreSQL's backups (pg_dump, or a base backup)"))
     }
 }
+
+/// `announcements import` into a log file.
+@Suite struct FileImportTests {
+    @Test("import copies a log file into an empty log file, byte for byte; a source a server writes to is refused")
+    func importFile() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let imported = try CLI.run(["import", "--log", "copy.jsonl", "--from", "events/announcements.jsonl"], in: folder)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.hasPrefix("imported 5 events ("), "\(imported.stdout)")
+        #expect(FileManager.default.contents(atPath: folder + "/copy.jsonl") == FileManager.default.contents(atPath: log))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/copy.jsonl.importing"))
+
+        let server = try ServerProcess(in: folder)
+        let busy = try CLI.run(["import", "--log", "other.jsonl", "--from", "events/announcements.jsonl"], in: folder)
+        #expect(server.stop() == 0)
+        #expect(busy.status == 75, "\(busy.stderr)")
+        #expect(busy.stderr == "error: events/announcements.jsonl: another process is writing to this log (it holds the write lock): stop it, then try again\n")
+        #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")
+    }
+}

@@ -50,9 +50,13 @@ struct ExportCommand: AsyncParsableCommand {
     }
 }
 
-/// A file being written by `export` or `backup`: created exclusively, filled in large writes, synced.
+/// A file being written by `export` or `backup`: filled in large writes under a name of its own
+/// (`<path>.partial`, created exclusively), synced, and only then given its name, which must not
+/// exist. A copy that a crash or a kill interrupts is never found under the name of a finished one.
 final class NewFile {
     let path: String
+    /// Where the bytes go until the file is finished.
+    let partial: String
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// The bytes the file holds once finished: every byte added so far, written or buffered.
@@ -74,15 +78,27 @@ final class NewFile {
 
     private init(path: String) throws(CLIError) {
         self.path = path
+        partial = path + ".partial"
+        guard access(path, F_OK) != 0 else { throw Self.exists(path) }
         // Readable by its owner only: it holds every text (as the log does).
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
-            if code == EEXIST { throw CLIError(.cantCreate, "\(path) exists: this writes a new file; choose another name or remove it") }
+            if code == EEXIST {
+                throw CLIError(.cantCreate, "\(partial) exists: a copy that was interrupted, or one under way; remove it once no other copy runs")
+            }
             throw CLIError(.cantCreate, "\(path): cannot create the file: \(String(cString: strerror(code)))")
         }
         self.fd = fd
         buffer.reserveCapacity(Self.flushAt)
+    }
+
+    private static func exists(_ path: String) -> CLIError {
+        CLIError(.cantCreate, "\(path) exists: this writes a new file; choose another name or remove it")
+    }
+
+    private static func appeared(_ path: String) -> LogError {
+        LogError(.writeFailed, path: path, message: "a file of this name appeared while the copy was written; the copy is removed")
     }
 
     deinit {
@@ -106,16 +122,24 @@ final class NewFile {
         if buffer.count >= Self.flushAt { try flush() }
     }
 
-    /// Writes what is buffered and syncs the file and its folder.
+    /// Writes what is buffered, syncs the file, gives it its name (never over a file that appeared
+    /// meanwhile: a hard link fails if the name exists) and syncs its folder.
     private func finish() throws(LogError) {
         try flush()
         guard fsync(fd) == 0 else { throw failure("cannot sync the file") }
+        if link(partial, path) != 0 {
+            guard errno != EEXIST else { throw Self.appeared(path) }
+            // A file system without hard links: a rename, after one more look.
+            guard access(path, F_OK) != 0 else { throw Self.appeared(path) }
+            guard rename(partial, path) == 0 else { throw failure("cannot name the file") }
+        }
+        unlink(partial)
         FileLog.syncFolder(FileLog.folder(of: path))
     }
 
-    /// Removes the file after a failure.
+    /// Removes the unfinished file after a failure.
     private func remove() {
-        unlink(path)
+        unlink(partial)
     }
 
     private func flush() throws(LogError) {

@@ -11,10 +11,13 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Copy a log file into the configured log, which must be empty, byte for byte.",
         discussion: """
-            Verifies FILE first (as `verify` does: a log with problems is refused), then takes the \
-            destination's writer role (so no server may run on it), appends FILE's lines in large \
-            durable batches, and verifies the destination: it must end at FILE's head. The \
-            destination is the config's `storage:` (a file or PostgreSQL), or --log.
+            Verifies FILE first (as `verify` does: a log with problems is refused), holding a \
+            shared lock on it (no server may write to it meanwhile; it is only read), then takes \
+            the destination's writer role (so no server may run on it), appends FILE's lines in \
+            large durable batches, and verifies the destination: it must end at FILE's head. A log \
+            file destination is filled through a copy beside it, renamed over it at the end: an \
+            import cut short leaves it empty. The destination is the config's `storage:` (a file \
+            or PostgreSQL), or --log.
             """
     )
 
@@ -35,39 +38,65 @@ struct ImportCommand: AsyncParsableCommand {
                 throw CLIError(.usage, "\(from) is the destination log itself")
             }
             do throws(LogError) {
+                // Read under a shared lock: no server may append to it meanwhile, and it needs no write access.
+                let sourceLock = try LogReadLock(path: from)
+                defer { withExtendedLifetime(sourceLock) {} }
                 let source = try await LogLines.verify(.file(from), rules: configuration.rules)
                 guard source.isSound, source.partialTail == nil else {
                     let first = source.problems.first?.description ?? "\(from): \(source.partialTail ?? 0) bytes at the end with no newline"
                     throw LogError(.invalidLine, path: from, message: "\(from) does not verify, so it is not imported (run `announcements verify --log \(from)`): \(first)")
                 }
-                // The source's lock, so that no server appends to it while it is copied.
-                let sourceLock = try FileLog(path: from)
-                defer { sourceLock.close() }
-                let log = try await openEmpty(destination, name: name)
-                let end: Int64
-                do throws(LogError) {
-                    end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
-                } catch {
-                    // The destination was empty: leave it so, for the import to be run again.
-                    let message = discard(log, name: name)
-                    log.close()
-                    throw LogError(error.kind, path: error.path, line: error.line, message: error.message + message)
+                let end = switch destination {
+                case .file(let path): try importFile(into: path, source: source, rules: configuration.rules)
+                case .postgres: try await importRows(into: destination, name: name, source: source, rules: configuration.rules)
                 }
-                log.close()
-                let copied = try await LogLines.verify(destination, rules: configuration.rules)
-                guard copied.isSound, copied.head == source.head else {
-                    var message = "; the destination holds a partial copy: empty it before importing again"
-                    if let log = try? await openWriter(destination) {
-                        message = discard(log, name: name)
-                        log.close()
-                    }
-                    throw LogError(.invalidLine, path: name, message: "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")" + message)
-                }
-                Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(copied.head?.description ?? "-")")
+                Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(source.head?.description ?? "-")")
             } catch {
                 throw CLIError(error)
             }
         }
+    }
+
+    /// Imports into a log file: the copy is written beside it and renamed over it once it verifies
+    /// to the source's head, so an import cut short leaves the log empty.
+    private func importFile(into path: String, source: VerifyReport, rules: ValidationRules) throws(LogError) -> Int64 {
+        let log = try FileLog(path: path)
+        defer { log.close() }
+        return try log.importLines(of: from, batchBytes: Self.batchBytes) { copy throws(LogError) in
+            let copied = try LogReader(path: copy).verify(rules: rules)
+            guard copied.isSound, copied.head == source.head else {
+                throw LogError(.invalidLine, path: path, message: Self.mismatch(copied, source, from) + "; \(path) is left empty")
+            }
+        }
+    }
+
+    /// Imports into a PostgreSQL table, emptied again when the import fails.
+    private func importRows(into destination: LogOptions.Source, name: String, source: VerifyReport, rules: ValidationRules) async throws(LogError) -> Int64 {
+        let log = try await openEmpty(destination, name: name)
+        let end: Int64
+        do throws(LogError) {
+            end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
+        } catch {
+            // The destination was empty: leave it so, for the import to be run again.
+            let message = discard(log, name: name)
+            log.close()
+            throw LogError(error.kind, path: error.path, line: error.line, message: error.message + message)
+        }
+        log.close()
+        let copied = try await LogLines.verify(destination, rules: rules)
+        guard copied.isSound, copied.head == source.head else {
+            var message = "; the destination holds a partial copy: empty it before importing again"
+            if let log = try? await openWriter(destination) {
+                message = discard(log, name: name)
+                log.close()
+            }
+            throw LogError(.invalidLine, path: name, message: Self.mismatch(copied, source, from) + message)
+        }
+        return end
+    }
+
+    private static func mismatch(_ copied: VerifyReport, _ source: VerifyReport, _ from: String) -> String {
+        "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")"
     }
 
     /// Empties the destination an import failed to fill; returns what to add to the error's

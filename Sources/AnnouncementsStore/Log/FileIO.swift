@@ -42,23 +42,37 @@ enum FileIO {
     /// (created private, then given them): a log's side files and its replacement are as private
     /// as the log, and stay the user's who runs the server on it.
     static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String, like original: String? = nil) throws(LogError) {
-        var model = stat()
-        let copying = original.map { stat($0, &model) == 0 } ?? false
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), copying ? 0o600 : 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), original == nil ? 0o644 : 0o600)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
         defer { close(fd) }
-        if copying, let original {
-            if model.st_uid != geteuid() || model.st_gid != getegid(), fchown(fd, model.st_uid, model.st_gid) != 0 {
-                throw LogError.system(.writeFailed, path: path, "cannot give \(what) the owner of \(original) (user \(model.st_uid), group \(model.st_gid)): run this as that user, or as root", errno: errno)
-            }
-            guard fchmod(fd, model.st_mode & 0o7777) == 0 else {
-                throw LogError.system(.writeFailed, path: path, "cannot give \(what) the permissions of \(original)", errno: errno)
-            }
-        }
+        if let original { try give(fd, path: path, what: what, theOwnershipOf: original) }
         let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
         guard error == 0, fsync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)
         }
+    }
+
+    /// Gives the open file `fd` (at `path`, `what` in errors) the owner, group and permissions of
+    /// the file at `original`, if there is one.
+    static func give(_ fd: Int32, path: String, what: String, theOwnershipOf original: String) throws(LogError) {
+        var model = stat()
+        guard stat(original, &model) == 0 else { return }
+        if model.st_uid != geteuid() || model.st_gid != getegid(), fchown(fd, model.st_uid, model.st_gid) != 0 {
+            throw LogError.system(.writeFailed, path: path, "cannot give \(what) the owner of \(original) (user \(model.st_uid), group \(model.st_gid)): run this as that user, or as root", errno: errno)
+        }
+        guard fchmod(fd, model.st_mode & 0o7777) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot give \(what) the permissions of \(original)", errno: errno)
+        }
+    }
+
+    /// Takes the lock `operation` (`LOCK_EX` or `LOCK_SH`) on the log `fd` opened, without waiting;
+    /// on failure closes `fd` and throws: `.locked` with `message` when a writer holds it.
+    static func lockOrClose(_ fd: Int32, _ operation: Int32, path: String, whenHeld message: String) throws(LogError) {
+        guard flock(fd, operation | LOCK_NB) != 0 else { return }
+        let code = errno
+        close(fd)
+        if code == EWOULDBLOCK { throw LogError(.locked, path: path, message: message) }
+        throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
     }
 
     /// The size of an open file; on failure closes `fd` and throws an error naming `path`.

@@ -36,9 +36,10 @@ extension FileLog {
     }
 
     /// Applies the journal an interrupted erasure left, if any (at open, as the writer), and
-    /// removes what an interrupted upgrade left (a full copy of the log, erased texts and all).
+    /// removes what an interrupted upgrade or import left beside the log (a whole or partial copy
+    /// of a log, erased texts and all).
     func finishInterruptedErasure() throws(LogError) {
-        if unlink(path + ".upgrading") == 0 { Self.syncFolder(Self.folder(of: path)) }
+        for leftover in [".upgrading", ".importing"] where unlink(path + leftover) == 0 { Self.syncFolder(Self.folder(of: path)) }
         let journal = Self.journalPath(forLog: path)
         guard access(journal, F_OK) == 0 else { return }
         if let replacements = Self.readJournal(journal) { try overwrite(replacements) }

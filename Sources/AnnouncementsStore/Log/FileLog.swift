@@ -48,14 +48,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            FileIO.close(fd)
-            if code == EWOULDBLOCK {
-                throw LogError(.locked, path: path, message: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
-            }
-            throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
-        }
+        try FileIO.lockOrClose(fd, LOCK_EX, path: path, whenHeld: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
         self.length = try FileIO.sizeOrClose(fd, path: path)
         do throws(LogError) {
             self.reader = try ReadOnlyFile(path: path)

@@ -1,0 +1,43 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileLog {
+    /// Fills this log, which must be empty, with the lines of the log file `source`: written to a
+    /// file beside it (`<log>.importing`, with the log's owner and permissions) in durable batches
+    /// of `batchBytes`, checked by `check` (given the copy's path), and only then renamed over the
+    /// log. An import cut short (a failure, a kill, a crash) leaves the log empty, never a part of
+    /// `source` that could pass for the whole; the next open of the log removes the leftover.
+    /// Returns the number of bytes imported.
+    public func importLines(of source: String, batchBytes: Int = 4 << 20, check: (_ copy: String) throws(LogError) -> Void) throws(LogError) -> Int64 {
+        guard durableEnd == 0 else {
+            throw LogError(.unusable, path: path, message: "the log is not empty (\(durableEnd) bytes): import only into an empty log")
+        }
+        let copyPath = path + ".importing"
+        unlink(copyPath)  // an earlier import's leftover: this process holds the log's lock
+        let end: Int64
+        do throws(LogError) {
+            let copy = try FileLog(path: copyPath)
+            defer { copy.close() }
+            try FileIO.give(copy.fd, path: copyPath, what: "the imported log", theOwnershipOf: path)
+            end = try copy.append(linesOf: source, batchBytes: batchBytes)
+            try check(copyPath)
+        } catch {
+            unlink(copyPath)
+            throw error
+        }
+        guard rename(copyPath, path) == 0 else {
+            let code = errno
+            unlink(copyPath)
+            throw LogError.system(.writeFailed, path: path, "cannot put the imported log in place", errno: code)
+        }
+        Self.syncFolder(Self.folder(of: path))
+        return end
+    }
+}
