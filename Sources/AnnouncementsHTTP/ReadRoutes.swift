@@ -23,7 +23,10 @@ struct ReadRoutes: Sendable {
         router.get("health") { _, _ in health() }
         for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
-            group.get("announcements") { request, _ in try await list(request, forced: version) }
+            // Links to other pages name the route's own path, not the request's (`//announcements`
+            // reaches the route too, and as a link it would name a host).
+            let path = prefix.isEmpty ? "/announcements" : "/\(prefix)/announcements"
+            group.get("announcements") { request, _ in try await list(request, forced: version, path: path) }
             group.get("announcements/:id") { request, context in try await item(request, context, forced: version) }
             group.get("announcements/:id/history") { request, context in try await history(request, context, forced: version) }
         }
@@ -38,7 +41,7 @@ struct ReadRoutes: Sendable {
         return .json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
     }
 
-    private func list(_ request: Request, forced: APIVersion?) async throws -> Response {
+    private func list(_ request: Request, forced: APIVersion?, path: String) async throws -> Response {
         // A past state is an auditor's (or an admin's) to read, as for one announcement.
         _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)
         let point = try asOf(request)
@@ -46,7 +49,7 @@ struct ReadRoutes: Sendable {
         let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
         if let point {
-            return try await list(asOf: point, request, query, version, media)
+            return try await list(asOf: point, request, path: path, query, version, media)
         }
         let snapshot = store.snapshot
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
@@ -56,29 +59,29 @@ struct ReadRoutes: Sendable {
         ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
-        return page(request, body, total: total, plainTag: plainTag, query, version, media)
+        return page(request, path: path, body, total: total, plainTag: plainTag, query, version, media)
     }
 
     /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
-    private func list(asOf point: LogPoint, _ request: Request, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
+    private func list(asOf point: LogPoint, _ request: Request, path: String, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
         let (model, erasures) = try await store.model(asOf: point)
         let (encoded, total) = try Self.encodeList(model, query, version, media)
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
         // The state up to a seq changes only when an announcement in it is erased.
         let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(erasures)", query, media)
-        return page(request, body, total: total, plainTag: plainTag, query, version, media, asOf: point)
+        return page(request, path: path, body, total: total, plainTag: plainTag, query, version, media, asOf: point)
     }
 
     /// The answer with a page of the list (live, or as it was at `point`): its ETag (the plain tag
     /// and the body's coding), a 304 when `If-None-Match` names it, `X-Total-Count` and `Link`.
     private func page(
-        _ request: Request, _ body: CodedBody, total: Int, plainTag: String,
+        _ request: Request, path: String, _ body: CodedBody, total: Int, plainTag: String,
         _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
     ) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(total)
-        if let link = links(request.uri.path, query: query, total: total, asOf: point) { response.headers[.link] = link }
+        if let link = links(path, query: query, total: total, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
     }
 

@@ -152,6 +152,14 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
                 #expect(link.contains(#"</announcements?offset=4&max=2&sort=id&order=asc>; rel="next""#))
                 #expect(link.contains(#"</announcements?offset=0&max=2&sort=id&order=asc>; rel="prev""#))
             }
+            // Links name the route's path, however the request spelled it: `//announcements` as a
+            // link would be another host's.
+            for (uri, path) in [("//announcements?max=2", "/announcements"), ("//v1//announcements?max=2", "/v1/announcements")] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[HTTPField.Name("Link")!] == "<\(path)?offset=2&max=2&sort=id&order=asc>; rel=\"next\"", "\(uri)")
+                }
+            }
             try await client.execute(uri: "/announcements?max=1000", method: .get) { response in
                 #expect(response.objects.count == 6)
                 #expect(response.headers[HTTPField.Name("Link")!] == nil)
