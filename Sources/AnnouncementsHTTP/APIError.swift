@@ -123,6 +123,15 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         return error
     }
 
+    /// A 503 for an event stream past the most allowed open at once (`StreamSlots`).
+    static func tooManyStreams(_ maximum: Int) -> APIError {
+        APIError(
+            .serviceUnavailable,
+            "the server has as many event streams open as it allows (\(maximum), half of http.max_connections); retry shortly, or read GET /events page by page",
+            headers: [.retryAfter: "5"]
+        )
+    }
+
     /// A 409 for a feed position past the log's last seq, given as `source` (`after=14`), with
     /// both in the body: `"after":14,"lastSeq":11`.
     static func beyondLog(after: Int, source: String, lastSeq: Int) -> APIError {

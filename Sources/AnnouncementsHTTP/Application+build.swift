@@ -66,7 +66,10 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     router.add(middleware: ErrorMiddleware(routes: routes))
     router.add(middleware: QueryMiddleware())
     router.add(middleware: ReadYourWritesMiddleware(store: store))
-    ReadRoutes(store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat, metrics: settings.metrics).add(to: router)
+    ReadRoutes(
+        store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
+        metrics: settings.metrics, streams: StreamSlots(maxConnections: settings.connections.maxConnections)
+    ).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
     settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics())

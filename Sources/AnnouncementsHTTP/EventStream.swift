@@ -26,6 +26,8 @@ struct EventStream: Sendable {
     let frames: Frames
     /// Counts the open streams, when there are metrics.
     let metrics: ServerMetrics?
+    /// This stream's place among those allowed, held while its response lives.
+    let slot: StreamSlots.Slot
 
     static func isRequested(by request: Request) -> Bool {
         request.headers[.accept]?.lowercased().contains("text/event-stream") == true
@@ -33,7 +35,8 @@ struct EventStream: Sendable {
 
     func response() -> Response {
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: headers, body: ResponseBody { [slot] writer in
+            defer { withExtendedLifetime(slot) {} }
             metrics?.subscribers.add(1, ordering: .relaxed)
             defer { metrics?.subscribers.subtract(1, ordering: .relaxed) }
             var last = after

@@ -60,7 +60,8 @@ extension ReadRoutes {
             throw APIError.beyondLog(after: after, source: source, lastSeq: lastSeq)
         }
         if EventStream.isRequested(by: request) {
-            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, metrics: metrics).response()
+            guard let slot = streams.take() else { throw APIError.tooManyStreams(streams.maximum) }
+            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, metrics: metrics, slot: slot).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)

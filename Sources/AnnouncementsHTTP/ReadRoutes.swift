@@ -12,6 +12,7 @@ struct ReadRoutes: Sendable {
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
     let metrics: ServerMetrics?
+    let streams: StreamSlots
     let cache = RepresentationCache()
     let frames = EventStream.Frames()
     let healthBody = HealthBody()

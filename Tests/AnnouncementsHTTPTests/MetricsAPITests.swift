@@ -16,7 +16,10 @@ import Testing
 /// `GET /metrics`: Prometheus' text format, counts that follow the requests made, bounded labels.
 @Suite struct MetricsAPITests {
     /// A live server whose store and HTTP side report to one Prometheus registry.
-    func withMetricsServer(token: String? = nil, heartbeat: Duration = .seconds(15), _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void) async throws {
+    func withMetricsServer(
+        token: String? = nil, heartbeat: Duration = .seconds(15), maxConnections: Int? = nil,
+        _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void
+    ) async throws {
         let path = NSTemporaryDirectory() + "metrics-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let registry = PrometheusCollectorRegistry()
@@ -28,10 +31,11 @@ import Testing
         )
         let metrics = ServerMetrics(factory: factory)
         metrics.startedUp(in: .milliseconds(1500))
-        let settings = ServerSettings(
+        var settings = ServerSettings(
             host: "127.0.0.1", port: 0, access: Access(testTokens), maxRequestBytes: 4096, feedHeartbeat: heartbeat,
             metrics: metrics, metricsEndpoint: MetricsEndpoint(token: token) { registry.emitToBuffer() }
         )
+        if let maxConnections { settings.connections.maxConnections = maxConnections }
         try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in try await test(client, store) }
         await store.close()
     }
@@ -125,6 +129,39 @@ import Testing
                 try await Task.sleep(for: .milliseconds(25))
             }
             #expect(seen == 0)
+        }
+    }
+
+    @Test("at most half of max_connections event streams are open at once: past that a stream is a 503 with Retry-After, and a page is still served")
+    func streamLimit() async throws {
+        try await withMetricsServer(heartbeat: .milliseconds(100), maxConnections: 4) { client, _ in
+            let port = try #require(client.port)
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/events")))
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            let streams = [URLSession.shared.dataTask(with: request), URLSession.shared.dataTask(with: request)]
+            defer { for stream in streams { stream.cancel() } }
+            for stream in streams { stream.resume() }
+            var open: Double?
+            for _ in 0..<200 {
+                open = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")
+                if open == 2 { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(open == 2)
+            try await client.execute(uri: "/events", method: .get, headers: [.accept: "text/event-stream"]) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "5")
+                #expect(response.object["message"] as? String == "the server has as many event streams open as it allows (2, half of http.max_connections); retry shortly, or read GET /events page by page")
+            }
+            try await client.execute(uri: "/events", method: .get) { #expect($0.status == .ok) }
+            // A stream's place is given back when it ends: another can open.
+            streams[0].cancel()
+            var freed = false
+            for _ in 0..<200 where !freed {
+                try await Task.sleep(for: .milliseconds(25))
+                freed = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers") == 1
+            }
+            #expect(freed)
         }
     }
 }

@@ -118,6 +118,9 @@ paths:
         A position (`after` or `Last-Event-ID`) beyond the log's last seq is a 409 naming that
         seq, in both forms, before any stream starts: the log was most likely restored from an
         older backup, and waiting would deliver the events that take those seqs next.
+
+        At most half of `http.max_connections` streams are open at once: past that, a stream is
+        a 503 with `Retry-After` (pages are still served).
       parameters:
         - { name: Last-Event-ID, in: header, description: "Resume after this seq (wins over `after`): what a reconnecting stream sends.", schema: { type: integer, format: int64, minimum: 0 } }
         - { name: after, in: query, description: Return events after this seq (default 0)., schema: { type: integer, format: int64, minimum: 0 } }
@@ -139,6 +142,10 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/BeyondLog" }
+        "503":
+          description: As many event streams are open as the server allows (half of `http.max_connections`).
+          headers: { Retry-After: { schema: { type: integer } } }
+          content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
   /announcements: { $ref: "#/components/pathItems/Collection" }
   /announcements/{id}: { $ref: "#/components/pathItems/Item" }
   /announcements/{id}/history: { $ref: "#/components/pathItems/History" }
