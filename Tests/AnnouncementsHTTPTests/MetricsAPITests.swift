@@ -40,6 +40,16 @@ import Testing
         await store.close()
     }
 
+    /// Whether the metrics come to show `count` open event streams within 5 s.
+    func streams(becomes count: Double, _ client: any TestClientProtocol) async throws -> Bool {
+        for _ in 0..<200 {
+            let body = try await client.execute(uri: "/metrics", method: .get).body
+            if sample(String(buffer: body), "announcements_stream_subscribers") == count { return true }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return false
+    }
+
     /// The value of the sample `name{labels}` in `text`, or nil when it is not there.
     func sample(_ text: String, _ name: String) -> Double? {
         text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
@@ -115,20 +125,9 @@ import Testing
             streaming.resume()
             // Cancelled below; also if anything throws first, so that no stream outlives the server.
             defer { streaming.cancel() }
-            var seen: Double?
-            for _ in 0..<200 {
-                seen = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")
-                if seen == 1 { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            #expect(seen == 1)
+            #expect(try await streams(becomes: 1, client))
             streaming.cancel()
-            for _ in 0..<200 {
-                seen = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")
-                if seen == 0 { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            #expect(seen == 0)
+            #expect(try await streams(becomes: 0, client))
         }
     }
 
@@ -138,16 +137,10 @@ import Testing
             let port = try #require(client.port)
             var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/events")))
             request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-            let streams = [URLSession.shared.dataTask(with: request), URLSession.shared.dataTask(with: request)]
-            defer { for stream in streams { stream.cancel() } }
-            for stream in streams { stream.resume() }
-            var open: Double?
-            for _ in 0..<200 {
-                open = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers")
-                if open == 2 { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            #expect(open == 2)
+            let tasks = [URLSession.shared.dataTask(with: request), URLSession.shared.dataTask(with: request)]
+            defer { for task in tasks { task.cancel() } }
+            for task in tasks { task.resume() }
+            #expect(try await streams(becomes: 2, client))
             try await client.execute(uri: "/events", method: .get, headers: [.accept: "text/event-stream"]) { response in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] == "5")
@@ -155,13 +148,8 @@ import Testing
             }
             try await client.execute(uri: "/events", method: .get) { #expect($0.status == .ok) }
             // A stream's place is given back when it ends: another can open.
-            streams[0].cancel()
-            var freed = false
-            for _ in 0..<200 where !freed {
-                try await Task.sleep(for: .milliseconds(25))
-                freed = sample(String(buffer: try await client.execute(uri: "/metrics", method: .get).body), "announcements_stream_subscribers") == 1
-            }
-            #expect(freed)
+            tasks[0].cancel()
+            #expect(try await streams(becomes: 1, client))
         }
     }
 }
