@@ -1,0 +1,48 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import Foundation
+import Logging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A log file changed under a running server (restored over it, replaced, cut): the server stops
+/// writing, says why, and leaves the file as it found it.
+@Suite struct ChangedLogTests {
+    enum Change: String, CaseIterable {
+        case replaced, cut, removed
+    }
+
+    @Test("a write after the log was replaced, cut or removed fails as unusable, and nothing is written", arguments: Change.allCases)
+    func changed(_ change: Change) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        _ = try await store.create(AnnouncementDraft(title: "Three"), by: "alice")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        switch change {
+        case .replaced:
+            // What `cp backup/log.jsonl .` through a temporary file and a rename does.
+            try write(Array(lines.prefix(2)), to: path + ".new")
+            #expect(rename(path + ".new", path) == 0)
+        case .cut:
+            #expect(truncate(path, off_t(lines[0].utf8.count + 1)) == 0)
+        case .removed:
+            #expect(unlink(path) == 0)
+        }
+        let after = FileManager.default.contents(atPath: path)
+        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Four"), by: "alice") }
+        #expect(FileManager.default.contents(atPath: path) == after, "the file is left as it was found")
+        guard case .unusable(let error) = store.health else {
+            Issue.record("health is \(store.health), not unusable")
+            await store.close()
+            return
+        }
+        #expect(error.message.hasPrefix("the log changed under the server: "), "\(error.message)")
+        await store.close()
+    }
+}
