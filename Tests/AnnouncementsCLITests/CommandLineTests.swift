@@ -232,7 +232,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         (["replay", "--log", "/nonexistent/log.jsonl"], Int32(66), "error: /nonexistent/log.jsonl: no such log file"),
         (["replay", "--config", "/nonexistent/config.yaml"], Int32(78), "error: /nonexistent/config.yaml: cannot read the config file"),
         (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
-        (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited or deleted"),
+        (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
     ])
     func errors(arguments: [String], status: Int32, message: String) throws {
         let result = try CLI.run(arguments)

@@ -203,6 +203,21 @@ import Testing
         try writeLog(events, to: path)
         #expect(try LogReader(path: path).verify().isSound, "the chain alone cannot tell")
         #expect(try LogReader(path: path).verify(expecting: recorded).problems.map(\.line) == [12])
+
+        // A line removed: the head names the last line's seq, not the count of lines; the recorded
+        // head is found by its seq; a removed head line is told as removed, not as a cut.
+        var removed = original
+        removed.remove(at: 3)
+        try write(removed, to: path)
+        let gap = try LogReader(path: path).verify(expecting: recorded)
+        #expect(gap.head == recorded && gap.holdsExpectedHead == true && !gap.isSound, "\(String(describing: gap.head))")
+        removed = original
+        removed.remove(at: 11)
+        removed.append(original[11].replacingOccurrences(of: #""seq":12"#, with: #""seq":13"#))
+        try write(removed, to: path)
+        let moved = try LogReader(path: path).verify(expecting: recorded)
+        #expect(moved.head?.seq == 13 && moved.holdsExpectedHead == false)
+        #expect(moved.problems.last?.description == "\(path): the log has no line of seq 12, the recorded head's: it was removed (restore the log from a backup that holds \(recorded))")
     }
 
     @Test("a head reads and writes as SEQ:SHA256, and nothing else reads as one", arguments: [

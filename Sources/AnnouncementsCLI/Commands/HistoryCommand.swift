@@ -30,7 +30,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only events by this writer.", valueName: "name"))
     var by: String?
 
-    @Option(help: ArgumentHelp("Only events of this type: created, edited or deleted.", valueName: "type"))
+    @Option(help: ArgumentHelp("Only events of this type: \(Self.types).", valueName: "type"))
     var type: String?
 
     @Option(help: "Output format: table, json or jsonl.")
@@ -40,6 +40,9 @@ struct HistoryCommand: AsyncParsableCommand {
     var follow = false
 
     @OptionGroup var remote: ServerOptions
+
+    /// The event types, as `--type` takes them: `created, edited, deleted or erased`.
+    static let types = EventType.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (EventType.allCases.last?.rawValue ?? "")
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json, jsonl
@@ -52,7 +55,7 @@ struct HistoryCommand: AsyncParsableCommand {
             }
         }
         if let type, EventType(rawValue: type) == nil {
-            throw ValidationError("--type takes created, edited or deleted; got \"\(type)\".")
+            throw ValidationError("--type takes \(Self.types); got \"\(type)\".")
         }
         if follow, format == .json { throw ValidationError("--follow prints a table or jsonl, not json (it never ends).") }
         if follow, options.log != nil || options.config != nil {

@@ -31,9 +31,12 @@ public struct VerifyReport: Sendable {
     /// True when no problem was found.
     public var isSound: Bool { problems.isEmpty }
 
+    /// The seq the last line names (its line number in a sound log, where seqs run 1, 2, 3…).
+    public var lastSeq: Int?
+
     /// The last line and its hash, `SEQ:SHA256`: what to record and later pass to `verify(expecting:)`.
     public var head: LogHead? {
-        lastHash.map { LogHead(seq: events, hash: $0) }
+        lastHash.map { LogHead(seq: lastSeq ?? events, hash: $0) }
     }
 }
 
@@ -50,6 +53,10 @@ public struct LogVerification: Sendable {
     private var report = VerifyReport()
     private var model = ReadModel()
     private var previous: (hash: LineHash, at: Timestamp?)?
+    /// The seq of the last line that names one.
+    private var lastSeq: Int?
+    /// Whether the line of the recorded head's seq was found with its hash.
+    private var foundExpected = false
     /// Whether the line before was one this version does not know: how a newer version links the
     /// next line to it is unknown too, so that link is not checked.
     private var previousIsUnknown = false
@@ -87,11 +94,21 @@ public struct LogVerification: Sendable {
         defer { previous = line.hash.map { ($0, (try? line.parsed.get())?.at) } }
         let afterUnknown = previousIsUnknown
         previousIsUnknown = false
-        if let expected, line.number == expected.seq, let hash = line.hash, hash != expected.hash {
-            problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
-            report.holdsExpectedHead = false
+        // The recorded head is found by its seq (the line number, unless lines were removed).
+        let seq = switch line.parsed {
+        case .success(let event): event.seq
+        case .failure(let error): error.unknown?.seq ?? line.number
+        }
+        if let expected, seq == expected.seq, let hash = line.hash {
+            if hash == expected.hash {
+                foundExpected = true
+            } else {
+                problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
+                report.holdsExpectedHead = false
+            }
         }
         let event: Event
+        lastSeq = seq
         switch line.parsed {
         case .failure(let error):
             problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? " (a line torn by a crash: the next server start moves it aside)" : ""))
@@ -175,12 +192,17 @@ public struct LogVerification: Sendable {
     public func report(tail: Int?) -> VerifyReport {
         var report = self.report
         report.lastHash = previous?.hash
+        report.lastSeq = lastSeq
         if let expected, report.holdsExpectedHead == nil {
-            let isCutBack = report.events < expected.seq
-            if isCutBack {
-                report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(report.events), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
+            report.holdsExpectedHead = foundExpected
+            let end = lastSeq ?? report.events
+            if foundExpected {
+                // Found: the chain covers every line up to it.
+            } else if end < expected.seq {
+                report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(end), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
+            } else {
+                report.problems.append(LogError(.invalidLine, path: path, message: "the log has no line of seq \(expected.seq), the recorded head's: it was removed (restore the log from a backup that holds \(expected))"))
             }
-            report.holdsExpectedHead = !isCutBack
         }
         for (id, number) in erasedBeforeEvent.sorted(by: { $0.value < $1.value }) {
             report.problems.append(LogError(.invalidLine, path: path, line: number, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand"))
