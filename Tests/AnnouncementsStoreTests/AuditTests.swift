@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
@@ -164,6 +165,20 @@ import Testing
         try write(text, to: path)
         let stripped = try LogReader(path: path).verify()
         #expect(stripped.problems.map { "\($0.line ?? 0): \($0.message.prefix(46))" } == ["6: no `prev`, but the hash chain runs from line 4"])
+    }
+
+    @Test("a line of format 2 or later without `prev` after line 1 is a problem: stripping every `prev` does not pass for a log older than the chain")
+    func strippedChain() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, seed: (1...5).map { AnnouncementDraft(title: "Note \($0)") }, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        await store.close()
+        let stripped = try lines(of: path).map(strippingPrev)
+        #expect(!stripped.contains { $0.contains("prev") })
+        try write(stripped, to: path)
+        let report = try LogReader(path: path).verify()
+        #expect(report.problems.map(\.line) == [2, 3, 4, 5])
+        #expect(report.problems.first?.message.hasPrefix("no `prev` on a line of format \(Event.currentFormat): the store writes `prev` on every line after line 1") == true)
     }
 
     @Test("a recorded head proves the log was not cut back or rewritten up to it")

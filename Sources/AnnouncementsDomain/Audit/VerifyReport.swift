@@ -129,7 +129,7 @@ public struct LogVerification: Sendable {
         case .success(let parsed):
             event = parsed
         }
-        checkLink(event.prev, line: line.number, afterUnknown: afterUnknown)
+        checkLink(event.prev, line: line.number, afterUnknown: afterUnknown, format: event.format)
         if let earlier = previous?.at, event.at < earlier {
             problem(line.number, "time goes back: \(event.at) is before the previous line's \(earlier)")
         }
@@ -163,13 +163,17 @@ public struct LogVerification: Sendable {
     }
 
     /// Checks a line's `prev` against the line before it (not when that one is of a newer format).
-    private mutating func checkLink(_ prev: LineHash?, line: Int, afterUnknown: Bool) {
+    /// Only lines of format 1 (older than erasure) may lack `prev` after line 1: a store writing
+    /// format 2 or later had the chain, and wrote `prev` on every line but the first.
+    private mutating func checkLink(_ prev: LineHash?, line: Int, afterUnknown: Bool, format: UInt8? = nil) {
         if prev != nil, chainStart == nil { chainStart = line }
         switch (prev, previous) {
         case (nil, nil):
             report.sealed += 1
         case (nil, _?):
-            if let chainStart {
+            if let format, format >= Event.firstErasableFormat {
+                problem(line, "no `prev` on a line of format \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it)")
+            } else if let chainStart {
                 problem(line, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
             } else {
                 report.unsealedLines.append(line)
