@@ -215,7 +215,9 @@ import Testing
         _ = try await upgraded.erase(id: 1, by: "root", reason: "old")
         await upgraded.close()
         #expect(try LogReader(path: path).verify().isSound)
+        let unchanged = FileManager.default.contents(atPath: path)
         #expect(try LogUpgrade.upgrade(path: path, rules: ValidationRules()).rewritten == 0, "a second upgrade has nothing to do")
+        #expect(FileManager.default.contents(atPath: path) == unchanged && !FileManager.default.fileExists(atPath: path + ".upgrading"), "and leaves nothing beside the log")
     }
 
     @Test("a line's link: the SHA-256 of its bytes in the first format; from the second on, of its sealed form, which erasing writes in its place at the same length")

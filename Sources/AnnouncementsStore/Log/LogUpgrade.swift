@@ -39,37 +39,41 @@ public enum LogUpgrade {
         }
         let oldModel = try LogReader(path: path).replay().model
 
-        var lines: [UInt8] = []
-        var previous: LineHash?
-        var rewritten = 0
-        var salts = SaltSource()
-        try LogReader(path: path).read { line throws(LogError) in
-            guard case .success(var event) = line.parsed else {
-                throw LogError(.invalidLine, path: path, line: line.number, message: "cannot be read as an event")
-            }
-            let start = lines.count
-            if !event.isErasable || event.prev != previous || rewritten > 0 {
-                event.format = Event.currentFormat
-                event.prev = previous
-                // A fresh salt for each line with data (a later format's old one is as good, but
-                // not kept by the parser; its link is recomputed either way).
-                event.encodeLine(into: &lines, salt: event.hasData ? salts.salt() : nil)
-                rewritten += 1
-            } else {
-                lines.append(contentsOf: line.bytes)
-            }
-            previous = LineHash(link: lines[start...])
-            lines.append(UInt8(ascii: "\n"))
-            return .continue
-        }
-
-        guard rewritten > 0 else { return Outcome(rewritten: 0, events: before.events, oldHead: before.head, newHead: before.head) }
+        // Written as it is read, in large writes: the log is never held whole in memory.
         let partial = path + ".upgrading"
+        var rewritten = 0
         do throws(LogError) {
-            try FileIO.create(partial, with: lines, exclusive: false, what: "the upgraded log", like: path)
+            let output = try UpgradeOutput(path: partial, like: path)
+            var previous: LineHash?
+            var salts = SaltSource()
+            try LogReader(path: path).read { line throws(LogError) in
+                guard case .success(var event) = line.parsed else {
+                    throw LogError(.invalidLine, path: path, line: line.number, message: "cannot be read as an event")
+                }
+                let start = output.buffer.count
+                if !event.isErasable || event.prev != previous || rewritten > 0 {
+                    event.format = Event.currentFormat
+                    event.prev = previous
+                    // A fresh salt for each line with data (a later format's old one is as good, but
+                    // not kept by the parser; its link is recomputed either way).
+                    event.encodeLine(into: &output.buffer, salt: event.hasData ? salts.salt() : nil)
+                    rewritten += 1
+                } else {
+                    output.buffer.append(contentsOf: line.bytes)
+                }
+                previous = LineHash(link: output.buffer[start...])
+                output.buffer.append(UInt8(ascii: "\n"))
+                try output.flush(ifOver: 4 << 20)
+                return .continue
+            }
+            try output.finish()
         } catch {
             unlink(partial)
             throw error
+        }
+        guard rewritten > 0 else {
+            unlink(partial)
+            return Outcome(rewritten: 0, events: before.events, oldHead: before.head, newHead: before.head)
         }
         let after = try LogReader(path: partial).verify(rules: rules)
         let newModel = try LogReader(path: partial).replay().model
@@ -86,5 +90,41 @@ public enum LogUpgrade {
         FileLog.syncFolder(FileLog.folder(of: path))
         unlink(SnapshotFile.path(forLog: path))
         return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
+    }
+}
+
+/// The upgraded log being written beside the old one: created private, given the old log's owner
+/// and permissions, filled from `buffer` in large writes, synced by `finish`.
+private final class UpgradeOutput {
+    let path: String
+    private let fd: Int32
+    private var written: Int64 = 0
+    var buffer: [UInt8] = []
+
+    init(path: String, like log: String) throws(LogError) {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create the upgraded log", errno: errno) }
+        self.fd = fd
+        try FileIO.give(fd, path: path, what: "the upgraded log", theOwnershipOf: log)
+    }
+
+    deinit {
+        FileIO.close(fd)
+    }
+
+    /// Writes the buffer out once it holds more than `limit` bytes.
+    func flush(ifOver limit: Int) throws(LogError) {
+        guard buffer.count > limit else { return }
+        let error = buffer.withUnsafeBytes { FileIO.write(fd, $0, at: written) }
+        guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot write the upgraded log", errno: error) }
+        written += Int64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left and syncs the file.
+    func finish() throws(LogError) {
+        try flush(ifOver: -1)
+        guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot sync the upgraded log", errno: errno) }
     }
 }
