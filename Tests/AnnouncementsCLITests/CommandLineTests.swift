@@ -140,6 +140,11 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(result.stdout == #"{"seq":5,"announcements":[{"id":1,"title":"Welcome aboard","body":"<p>Hello, world</p>"},{"id":3,"title":"Parking","body":"<p>Level 2</p>"}]}"# + "\n")
         let untilTwo = try CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
         #expect(untilTwo.stdout.contains(#"{"seq":2,"announcements":[{"id":1,"title":"Welcome","body":"<p>Hello</p>"},{"id":2,"title":"Lunch","body":null}]}"#))
+        // Erased since: a past state leaves it out (its texts are gone), as the HTTP API does.
+        let erase = try CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(erase.status == 0, "\(erase.stderr)")
+        let past = try CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
+        #expect(past.stdout == #"{"seq":2,"announcements":[{"id":2,"title":"Lunch","body":null}]}"# + "\n", "\(past.stdout)")
     }
 
     @Test("replay prints a table, and --log wins over the config")

@@ -43,6 +43,7 @@ import Darwin
             return
         }
         #expect(error.message.hasPrefix("the log changed under the server: "), "\(error.message)")
+        #expect(store.health.reason?.hasPrefix("the log is unusable (\(path): the log changed under the server: ") == true, "\(store.health.reason ?? "")")
         await store.close()
     }
 }

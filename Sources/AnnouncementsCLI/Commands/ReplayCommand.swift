@@ -13,7 +13,8 @@ struct ReplayCommand: AsyncParsableCommand {
             Starts from the snapshot beside the log (LOG.snapshot, written by the server) when the log \
             still holds the line it covers last, and replays only the lines after it; the result is the \
             same as from the whole log. --no-snapshot, --until and --as-of read the whole log.
-            With --until or --as-of, rebuild them as they were at that point.
+            With --until or --as-of, rebuild them as they were at that point (without those erased \
+            since: their texts are gone).
             """
     )
 
@@ -74,9 +75,11 @@ struct ReplayCommand: AsyncParsableCommand {
             if let torn = replay.tornTail {
                 Output.note("\(path):\(torn.line): ignored \(torn.count) bytes at the end: \(torn.reason) (a line being written, or torn by a crash)")
             }
+            // A past state leaves out what was erased since (its erased event may come after the bound).
+            let model = bound == nil ? replay.model : replay.modelWithoutErased
             switch format {
-            case .json: Output.line(Self.json(replay.model))
-            case .table: Output.line(Self.table(replay.model, path: path))
+            case .json: Output.line(Self.json(model))
+            case .table: Output.line(Self.table(model, path: path))
             }
         }
     }

@@ -39,6 +39,9 @@ public struct Replay: Sendable {
     public var index = EventIndex()
     /// The seq of the event each idempotency key made, when the replay was asked to index.
     public var keys: [String: Int] = [:]
+    /// The announcements with a sealed line among those applied: erased (their erased event may
+    /// come after a bounded replay's end), whose texts are gone.
+    public var sealed: Set<Int> = []
 
     /// The state of an empty log, to fold lines into (see `apply`).
     public init() {
@@ -47,6 +50,14 @@ public struct Replay: Sendable {
 }
 
 extension Replay {
+    /// The state, without the announcements erased since (`sealed`): what a past state shows,
+    /// as `GET /announcements?asOf=` does (their texts are gone, so they are left out).
+    public var modelWithoutErased: ReadModel {
+        var model = model
+        for id in sealed { model.leaveOut(id: id) }
+        return model
+    }
+
     /// Applies the event of line `line` (at `offset` in the log, `count` bytes without its newline),
     /// and with `indexing` records where it is and its idempotency key: one step of every replay,
     /// whichever log the lines come from. Throws an error naming the line when it does not apply.
@@ -55,6 +66,7 @@ extension Replay {
             index.add(seq: event.seq, id: event.id, offset: offset, length: count)
             if let key = event.key { keys[key] = event.seq }
         }
+        if case .sealed = event.change { sealed.insert(event.id) }
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {

@@ -7,8 +7,9 @@ public enum StoreHealth: Sendable, Hashable {
     /// The last write or sync failed (a full disk, an I/O error) and was undone: writes go on
     /// being tried as they come, and the first that succeeds makes the store `ok` again.
     case failing(LogError)
-    /// A failed write could not be undone, so where the log ends is unknown: no write succeeds
-    /// until the server restarts (and its start-up recovers the log).
+    /// A failed write could not be undone, so where the log ends is unknown, or the log file
+    /// changed under the server: no write succeeds until the server restarts (and its start-up
+    /// recovers the log, or reads it as it is now).
     case unusable(LogError)
     /// The store is closed: the server is stopping.
     case closed
@@ -23,6 +24,9 @@ public enum StoreHealth: Sendable, Hashable {
             nil
         case .failing(let error):
             "the last write to the log failed (\(error.description)); the next write tries again"
+        case .unusable(let error) where error.kind == .unusable:
+            // The error says why itself (the log changed under the server).
+            "the log is unusable (\(error.description)); restart the server to recover it"
         case .unusable(let error):
             "the log is unusable: a write failed and could not be undone (\(error.description)); restart the server to recover it"
         case .closed:
