@@ -37,10 +37,11 @@ final class RepresentationCache: Sendable {
             if let coding, plain.readableBytes >= ContentCoding.minimumBytes { coded[coding] = body }
         }
 
-        /// The bytes it holds: the plain ones, and each compressed form (a coding that did not
-        /// pay keeps the plain buffer, which counts once).
+        /// The memory it holds: each buffer's capacity, not its readable bytes (a compressed body
+        /// sits in a buffer sized for the worst case, about as large as the plain one); the plain
+        /// and each compressed form (a coding that did not pay keeps the plain buffer: counted once).
         var bytes: Int {
-            coded.values.reduce(plain.readableBytes) { $0 + ($1.coding == nil ? 0 : $1.bytes.readableBytes) }
+            coded.values.reduce(plain.capacity) { $0 + ($1.coding == nil ? 0 : $1.bytes.capacity) }
         }
     }
 
@@ -73,6 +74,9 @@ final class RepresentationCache: Sendable {
             sizes = [:]
             bytes = 0
         }
+
+        /// The bytes counted against the budget (for tests).
+        var counted: Int { bytes }
     }
 
     private struct State {
@@ -85,6 +89,9 @@ final class RepresentationCache: Sendable {
     private let limit: Int
     private let byteLimit: Int
     private let compressor: Compressor
+
+    /// The bytes the cached pages count against their budget (for tests).
+    var pageBytes: Int { state.withLock { $0.pages.counted } }
 
     /// At most `limit` pages and `limit` announcements, each kind at most `byteLimit` bytes.
     init(limit: Int = 4096, byteLimit: Int = 64 << 20, compressor: Compressor = .zlib) {

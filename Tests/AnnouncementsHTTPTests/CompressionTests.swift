@@ -131,7 +131,7 @@ import Testing
 
     @Test("the cache holds at most its budget of bytes: past it, it starts over; a page larger than the budget is served, not kept")
     func byteBudget() {
-        let size = Self.large.readableBytes
+        let size = Self.large.capacity  // what a page counts: the memory its buffer holds
         let cache = RepresentationCache(byteLimit: 3 * size + size / 2)
         let encodes = Mutex([Int: Int]())
         func page(_ max: Int, _ bytes: ByteBuffer = Self.large) {
@@ -157,15 +157,27 @@ import Testing
         page(4)
         #expect(encodes.withLock { $0[4] } == 1, "and what was kept stays")
 
-        var announcement = Announcement(id: 1, title: "Long", body: String(repeating: "x", count: size), revision: 1, createdBy: "alice")
+        var announcement = Announcement(id: 1, title: "Long", body: String(repeating: "x", count: 5000), revision: 1, createdBy: "alice")
+        let itemSize = ReadRoutes.json(announcement).capacity
+        let itemCache = RepresentationCache(byteLimit: 3 * itemSize + itemSize / 2)
         let items = Mutex(0)
         for id in [1, 2, 3, 4, 1] {
             announcement.id = id
-            _ = cache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+            _ = itemCache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
         }
         #expect(items.withLock { $0 } == 5, "the fourth announcement made the items start over, so the first was encoded again")
-        _ = cache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+        _ = itemCache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
         #expect(items.withLock { $0 } == 5)
+    }
+
+    @Test("a cached page counts the memory its buffers hold, compressed ones included, not only their readable bytes")
+    func countsCapacity() {
+        let cache = RepresentationCache()
+        let first = cache.page(Self.key, seq: 1, coding: nil, tag: { "\"p\"" }) { (Self.large, total: 100) }.0
+        #expect(cache.pageBytes == first.bytes.capacity)
+        let gzip = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"p\"" }) { (Self.large, total: 100) }.0
+        #expect(gzip.coding == .gzip && gzip.bytes.capacity > gzip.bytes.readableBytes, "a compressed body's buffer is sized for the worst case")
+        #expect(cache.pageBytes == first.bytes.capacity + gzip.bytes.capacity)
     }
 
     @Test("under 1 KB nothing is compressed; a failed compression sends the plain bytes")

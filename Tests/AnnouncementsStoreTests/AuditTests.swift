@@ -179,6 +179,10 @@ import Testing
         let report = try LogReader(path: path).verify()
         #expect(report.problems.map(\.line) == [2, 3, 4, 5])
         #expect(report.problems.first?.message.hasPrefix("no `prev` on a line of format \(Event.currentFormat): the store writes `prev` on every line after line 1") == true)
+        #expect(report.unchainedLines == [2, 3, 4, 5])
+        // Upgrade chains such a log again: no dead end.
+        #expect(try LogUpgrade.upgrade(path: path, rules: ValidationRules()).rewritten == 4)
+        #expect(try LogReader(path: path).verify().isSound)
     }
 
     @Test("a recorded head proves the log was not cut back or rewritten up to it")

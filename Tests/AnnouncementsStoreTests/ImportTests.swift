@@ -60,6 +60,20 @@ import Darwin
         #expect(error?.message.hasPrefix("the log is not empty") == true)
     }
 
+    @Test("a log named through a symlink keeps its link: the imported lines go into the file it names")
+    func symlinked() throws {
+        let folder = TemporaryFolder()
+        let source = folder.file("source.jsonl"), target = folder.file("data.jsonl"), link = folder.file("log.jsonl")
+        try write(Self.lines, to: source)
+        #expect(FileManager.default.createFile(atPath: target, contents: nil))
+        #expect(symlink(target, link) == 0)
+        let log = try FileLog(path: link)
+        defer { log.close() }
+        _ = try log.importLines(of: source) { _ throws(LogError) in }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == target, "still a link")
+        #expect(FileManager.default.contents(atPath: target) == FileManager.default.contents(atPath: source))
+    }
+
     @Test("what an import cut short left beside the log is removed when the log is next opened")
     func leftover() throws {
         let folder = TemporaryFolder()

@@ -33,18 +33,19 @@ struct ExportCommand: AsyncParsableCommand {
             let source = try options.source()
             let name = LogLines.name(of: source)
             var count = 0
-            var lastLine: [UInt8]?
+            var last: (seq: Int, line: [UInt8])?
             let (tail, size) = try await NewFile.create(to) { file throws(LogError) in
                 let tail = try await LogLines.read(source) { line throws(LogError) in
                     try file.append(line.bytes)
                     count += 1
-                    lastLine = Array(line.bytes)
+                    // The head names the last line's seq, as `verify` prints it.
+                    last = ((try? line.parsed.get())?.seq ?? count, Array(line.bytes))
                     return .continue
                 }
                 return (tail, file.size)
             }
             if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
-            let head = lastLine.map { LogHead(seq: count, hash: LineHash(link: $0)).description } ?? "-"
+            let head = last.map { LogHead(seq: $0.seq, hash: LineHash(link: $0.line)).description } ?? "-"
             Output.line("exported \(Output.count(count)) events (\(Output.count(Int(size))) bytes) from \(name) to \(to)\n  head: \(head)")
         }
     }

@@ -45,20 +45,27 @@ enum FileIO {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), original == nil ? 0o644 : 0o600)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
         defer { close(fd) }
-        if let original { try give(fd, path: path, what: what, theOwnershipOf: original) }
-        let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
-        guard error == 0, fsync(fd) == 0 else {
-            throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)
+        do throws(LogError) {
+            if let original { try give(fd, path: path, what: what, theOwnershipOf: original) }
+            let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
+            guard error == 0, fsync(fd) == 0 else {
+                throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)
+            }
+        } catch {
+            unlink(path)  // nothing half made is left behind
+            throw error
         }
     }
 
-    /// Gives the open file `fd` (at `path`, `what` in errors) the owner, group and permissions of
-    /// the file at `original`, if there is one.
+    /// Gives the open file `fd` (at `path`, `what` in errors) the permissions of the file at
+    /// `original`, if there is one, and as much of its owner as this process may: its user and
+    /// group (as root, or as that user), else its group (as a member), else neither (a writer
+    /// who may write the log but does not own it still can make its side files).
     static func give(_ fd: Int32, path: String, what: String, theOwnershipOf original: String) throws(LogError) {
         var model = stat()
         guard stat(original, &model) == 0 else { return }
         if model.st_uid != geteuid() || model.st_gid != getegid(), fchown(fd, model.st_uid, model.st_gid) != 0 {
-            throw LogError.system(.writeFailed, path: path, "cannot give \(what) the owner of \(original) (user \(model.st_uid), group \(model.st_gid)): run this as that user, or as root", errno: errno)
+            _ = fchown(fd, uid_t.max, model.st_gid)  // uid_t.max: (uid_t)-1, the owner unchanged
         }
         guard fchmod(fd, model.st_mode & 0o7777) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot give \(what) the permissions of \(original)", errno: errno)

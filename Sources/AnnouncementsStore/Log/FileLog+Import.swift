@@ -19,25 +19,35 @@ extension FileLog {
         guard durableEnd == 0 else {
             throw LogError(.unusable, path: path, message: "the log is not empty (\(durableEnd) bytes): import only into an empty log")
         }
-        let copyPath = path + ".importing"
+        // The file itself (a log named through a symlink keeps its link: the copy replaces the target).
+        let target = Self.resolved(path)
+        let copyPath = target + ".importing"
         unlink(copyPath)  // an earlier import's leftover: this process holds the log's lock
         let end: Int64
         do throws(LogError) {
             let copy = try FileLog(path: copyPath)
             defer { copy.close() }
-            try FileIO.give(copy.fd, path: copyPath, what: "the imported log", theOwnershipOf: path)
+            try FileIO.give(copy.fd, path: copyPath, what: "the imported log", theOwnershipOf: target)
             end = try copy.append(linesOf: source, batchBytes: batchBytes)
             try check(copyPath)
         } catch {
             unlink(copyPath)
             throw error
         }
-        guard rename(copyPath, path) == 0 else {
+        guard rename(copyPath, target) == 0 else {
             let code = errno
             unlink(copyPath)
-            throw LogError.system(.writeFailed, path: path, "cannot put the imported log in place", errno: code)
+            let hint = code == EBUSY || code == EXDEV ? " (is the log a file mounted on its own? import into a log in a mounted folder instead)" : ""
+            throw LogError.system(.writeFailed, path: path, "cannot put the imported log in place\(hint); the log is left empty", errno: code)
         }
-        Self.syncFolder(Self.folder(of: path))
+        Self.syncFolder(Self.folder(of: target))
         return end
+    }
+
+    /// The path of the file `path` names, through any symlinks; `path` itself when that cannot be told.
+    private static func resolved(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

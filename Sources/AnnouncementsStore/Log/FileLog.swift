@@ -119,8 +119,12 @@ public final class FileLog: EventLog, @unchecked Sendable {
         var open = stat()
         var named = stat()
         guard fstat(fd, &open) == 0 else { return }  // cannot tell: the write itself will say
+        let isNamed = stat(path, &named) == 0
+        // Only a path that names nothing means gone; any other failure (a network file system's
+        // hiccup, a permission) cannot tell, and the write goes on.
+        if !isNamed, errno != ENOENT, errno != ENOTDIR { return }
         let change: String? =
-            if stat(path, &named) != 0 {
+            if !isNamed {
                 "the file is gone from its path"
             } else if named.st_ino != open.st_ino || named.st_dev != open.st_dev {
                 "another file has its name now (restored or replaced while the server ran?)"

@@ -31,8 +31,10 @@ public enum LogUpgrade {
         let log = try FileLog(path: path)
         defer { log.close() }
         let before = try LogReader(path: path).verify(rules: rules)
-        guard before.isSound else {
-            throw LogError(.invalidLine, path: path, message: "the log is not sound (\(before.problems.count == 1 ? "1 problem" : "\(before.problems.count) problems; the first"): \(before.problems[0])): run `announcements verify`. A line torn by a crash, or an erasure a crash interrupted, is finished by starting the server once (or `announcements init`); anything else, restore or correct before upgrading")
+        // Lines of today's formats without `prev` are what an upgrade chains again: no obstacle.
+        let obstacles = before.problems.filter { !$0.message.hasPrefix(LogVerification.unchained) }
+        if let first = obstacles.first {
+            throw LogError(.invalidLine, path: path, message: "the log is not sound (\(obstacles.count == 1 ? "1 problem" : "\(obstacles.count) problems; the first"): \(first)): run `announcements verify`. A line torn by a crash, or an erasure a crash interrupted, is finished by starting the server once (or `announcements init`); anything else, restore or correct before upgrading")
         }
         guard before.partialTail == nil else {
             throw LogError(.invalidLine, path: path, message: "the log ends with a line torn by a crash: start the server once (or run `announcements init`), which moves it aside, then upgrade")
