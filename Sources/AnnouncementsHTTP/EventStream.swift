@@ -36,9 +36,12 @@ struct EventStream: Sendable {
     func response() -> Response {
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
         return Response(status: .ok, headers: headers, body: ResponseBody { [slot] writer in
-            defer { withExtendedLifetime(slot) {} }
             metrics?.subscribers.add(1, ordering: .relaxed)
-            defer { metrics?.subscribers.subtract(1, ordering: .relaxed) }
+            defer {
+                // The place first: once the gauge says the stream ended, another may open.
+                slot.release()
+                metrics?.subscribers.subtract(1, ordering: .relaxed)
+            }
             var last = after
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))

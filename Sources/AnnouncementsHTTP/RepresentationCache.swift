@@ -49,7 +49,8 @@ final class RepresentationCache: Sendable {
     private struct Bounded<Key: Hashable, Value> {
         private(set) var entries: [Key: Value] = [:]
         private var sizes: [Key: Int] = [:]
-        private var bytes = 0
+        /// The bytes counted against the budget.
+        private(set) var bytes = 0
 
         /// Stores `value` (of `size` bytes) under `key`; when that would pass `limit` entries or
         /// `byteLimit` bytes, starts over first, with `value` made again by `rebuild` from nothing
@@ -74,9 +75,6 @@ final class RepresentationCache: Sendable {
             sizes = [:]
             bytes = 0
         }
-
-        /// The bytes counted against the budget (for tests).
-        var counted: Int { bytes }
     }
 
     private struct State {
@@ -91,7 +89,7 @@ final class RepresentationCache: Sendable {
     private let compressor: Compressor
 
     /// The bytes the cached pages count against their budget (for tests).
-    var pageBytes: Int { state.withLock { $0.pages.counted } }
+    var pageBytes: Int { state.withLock { $0.pages.bytes } }
 
     /// At most `limit` pages and `limit` announcements, each kind at most `byteLimit` bytes.
     init(limit: Int = 4096, byteLimit: Int = 64 << 20, compressor: Compressor = .zlib) {

@@ -4,17 +4,22 @@ import Synchronization
 /// that clients following the log (whose heartbeats keep them from ever being idle) cannot take
 /// every connection the server has, and the other half stays for everything else.
 final class StreamSlots: Sendable {
-    /// One open stream's place; given back when the stream ends, or when its response is dropped
-    /// unsent (the last reference goes).
+    /// One open stream's place: given back when the stream ends (`release`), or when its response
+    /// is dropped unsent (the last reference goes); once either way.
     final class Slot: Sendable {
         private let slots: StreamSlots
+        private let released = Atomic(false)
 
         fileprivate init(_ slots: StreamSlots) {
             self.slots = slots
         }
 
+        func release() {
+            if !released.exchange(true, ordering: .relaxed) { slots.open.subtract(1, ordering: .relaxed) }
+        }
+
         deinit {
-            slots.open.subtract(1, ordering: .relaxed)
+            release()
         }
     }
 

@@ -43,6 +43,19 @@ import Darwin
         #expect(after?.mode == 0o600 && after?.user == before?.user && after?.group == before?.group, "\(String(describing: after))")
     }
 
+    @Test("upgrade of a log named through a symlink rewrites the file it names and keeps the link")
+    func upgradeThroughSymlink() throws {
+        let folder = TemporaryFolder()
+        let target = folder.file("data.jsonl"), link = folder.file("log.jsonl")
+        try (#"{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00Z","by":"a","data":{"title":"Private"}}"# + "\n")
+            .write(toFile: target, atomically: false, encoding: .utf8)
+        #expect(symlink(target, link) == 0)
+        #expect(try LogUpgrade.upgrade(path: link, rules: ValidationRules()).rewritten == 1)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == target, "still a link")
+        #expect((try? String(contentsOfFile: target, encoding: .utf8))?.contains(#""v":\#(Event.currentFormat)"#) == true)
+        #expect(!FileManager.default.fileExists(atPath: target + ".upgrading") && !FileManager.default.fileExists(atPath: link + ".upgrading"))
+    }
+
     @Test("a torn line's side file is as private as the log")
     func tornSideFile() async throws {
         let folder = TemporaryFolder()

@@ -81,5 +81,11 @@ import Darwin
         try write([Self.lines[0]], to: path + ".importing")
         try FileLog(path: path).close()
         #expect(!FileManager.default.fileExists(atPath: path + ".importing"))
+        // Beside the file a symlinked log names, where the import wrote it.
+        let target = folder.file("data.jsonl"), link = folder.file("linked.jsonl")
+        #expect(FileManager.default.createFile(atPath: target, contents: nil) && symlink(target, link) == 0)
+        try write([Self.lines[0]], to: target + ".importing")
+        try FileLog(path: link).close()
+        #expect(!FileManager.default.fileExists(atPath: target + ".importing"))
     }
 }

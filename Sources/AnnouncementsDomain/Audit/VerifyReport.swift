@@ -6,9 +6,6 @@ public struct VerifyReport: Sendable {
     public var live = 0
     /// Lines whose place in the hash chain is proven: line 1, and every line whose `prev` matches.
     public var sealed = 0
-    /// Lines of format 2 or later without `prev` after line 1 (each also a problem: the store
-    /// writes `prev` on every such line). `upgrade` chains them again.
-    public var unchainedLines: [Int] = []
     /// Lines after line 1 without a `prev` before the chain starts (an old or imported log): not
     /// a problem, but not proven. Once a line has a `prev`, every later line must have one.
     public var unsealedLines: [Int] = []
@@ -80,9 +77,6 @@ public struct LogVerification: Sendable {
         self.expected = expected
         model.deferTitleIndex()
     }
-
-    /// How the problem of a line in `VerifyReport.unchainedLines` begins.
-    public static let unchained = "no `prev` on a line of format"
 
     private mutating func problem(_ line: Int, _ message: String) {
         report.problems.append(LogError(.invalidLine, path: path, line: line, message: message))
@@ -178,8 +172,7 @@ public struct LogVerification: Sendable {
             report.sealed += 1
         case (nil, _?):
             if let format, format >= Event.firstErasableFormat {
-                report.unchainedLines.append(line)
-                problem(line, "\(Self.unchained) \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it; `announcements upgrade` chains a hand-made log again)")
+                problem(line, "no `prev` on a line of format \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it): restore the log from a backup, and check it with --expect-head")
             } else if let chainStart {
                 problem(line, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
             } else {

@@ -72,6 +72,14 @@ enum FileIO {
         }
     }
 
+    /// The path of the file `path` names, through any symlinks; `path` itself when that cannot be
+    /// told. A copy that replaces a log goes beside this, so that a log's symlink stays one.
+    static func resolved(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Takes the lock `operation` (`LOCK_EX` or `LOCK_SH`) on the log `fd` opened, without waiting;
     /// on failure closes `fd` and throws: `.locked` with `message` when a writer holds it.
     static func lockOrClose(_ fd: Int32, _ operation: Int32, path: String, whenHeld message: String) throws(LogError) {
@@ -82,15 +90,26 @@ enum FileIO {
         throw LogError.system(.unreadable, path: path, "cannot lock the log", errno: code)
     }
 
-    /// The size of an open file; on failure closes `fd` and throws an error naming `path`.
-    static func sizeOrClose(_ fd: Int32, path: String) throws(LogError) -> Int64 {
+    /// Which file an open file is: its device and inode.
+    struct Identity: Sendable, Hashable {
+        var device: dev_t
+        var inode: ino_t
+    }
+
+    /// The size and identity of an open file; on failure closes `fd` and throws an error naming `path`.
+    static func sizeAndIdentityOrClose(_ fd: Int32, path: String) throws(LogError) -> (Int64, Identity) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
             throw LogError.system(.unreadable, path: path, "cannot read the log's size", errno: code)
         }
-        return Int64(info.st_size)
+        return (Int64(info.st_size), Identity(device: info.st_dev, inode: info.st_ino))
+    }
+
+    /// The size of an open file; on failure closes `fd` and throws an error naming `path`.
+    static func sizeOrClose(_ fd: Int32, path: String) throws(LogError) -> Int64 {
+        try sizeAndIdentityOrClose(fd, path: path).0
     }
 
     static func close(_ fd: Int32) {

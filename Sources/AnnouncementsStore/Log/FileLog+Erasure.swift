@@ -39,7 +39,9 @@ extension FileLog {
     /// removes what an interrupted upgrade or import left beside the log (a whole or partial copy
     /// of a log, erased texts and all).
     func finishInterruptedErasure() throws(LogError) {
-        for leftover in [".upgrading", ".importing"] where unlink(path + leftover) == 0 { Self.syncFolder(Self.folder(of: path)) }
+        // Beside the file the log names, where an upgrade or an import writes them.
+        let target = FileIO.resolved(path)
+        for leftover in [".upgrading", ".importing"] where unlink(target + leftover) == 0 { Self.syncFolder(Self.folder(of: target)) }
         let journal = Self.journalPath(forLog: path)
         guard access(journal, F_OK) == 0 else { return }
         if let replacements = Self.readJournal(journal) { try overwrite(replacements) }

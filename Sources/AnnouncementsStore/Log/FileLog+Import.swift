@@ -20,14 +20,15 @@ extension FileLog {
             throw LogError(.unusable, path: path, message: "the log is not empty (\(durableEnd) bytes): import only into an empty log")
         }
         // The file itself (a log named through a symlink keeps its link: the copy replaces the target).
-        let target = Self.resolved(path)
+        let target = FileIO.resolved(path)
         let copyPath = target + ".importing"
         unlink(copyPath)  // an earlier import's leftover: this process holds the log's lock
         let end: Int64
         do throws(LogError) {
+            // Made private, with the log's owner and permissions, before a line goes in.
+            try FileIO.create(copyPath, with: [], exclusive: true, what: "the imported log", like: target)
             let copy = try FileLog(path: copyPath)
             defer { copy.close() }
-            try FileIO.give(copy.fd, path: copyPath, what: "the imported log", theOwnershipOf: target)
             end = try copy.append(linesOf: source, batchBytes: batchBytes)
             try check(copyPath)
         } catch {
@@ -42,12 +43,5 @@ extension FileLog {
         }
         Self.syncFolder(Self.folder(of: target))
         return end
-    }
-
-    /// The path of the file `path` names, through any symlinks; `path` itself when that cannot be told.
-    private static func resolved(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

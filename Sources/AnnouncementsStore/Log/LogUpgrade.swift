@@ -31,21 +31,21 @@ public enum LogUpgrade {
         let log = try FileLog(path: path)
         defer { log.close() }
         let before = try LogReader(path: path).verify(rules: rules)
-        // Lines of today's formats without `prev` are what an upgrade chains again: no obstacle.
-        let obstacles = before.problems.filter { !$0.message.hasPrefix(LogVerification.unchained) }
-        if let first = obstacles.first {
-            throw LogError(.invalidLine, path: path, message: "the log is not sound (\(obstacles.count == 1 ? "1 problem" : "\(obstacles.count) problems; the first"): \(first)): run `announcements verify`. A line torn by a crash, or an erasure a crash interrupted, is finished by starting the server once (or `announcements init`); anything else, restore or correct before upgrading")
+        if let first = before.problems.first {
+            throw LogError(.invalidLine, path: path, message: "the log is not sound (\(before.problems.count == 1 ? "1 problem" : "\(before.problems.count) problems; the first"): \(first)): run `announcements verify`. A line torn by a crash, or an erasure a crash interrupted, is finished by starting the server once (or `announcements init`); anything else, restore or correct before upgrading")
         }
         guard before.partialTail == nil else {
             throw LogError(.invalidLine, path: path, message: "the log ends with a line torn by a crash: start the server once (or run `announcements init`), which moves it aside, then upgrade")
         }
         let oldModel = try LogReader(path: path).replay().model
 
-        // Written as it is read, in large writes: the log is never held whole in memory.
-        let partial = path + ".upgrading"
+        // Written as it is read, in large writes: the log is never held whole in memory. Beside the
+        // file the log names (a symlink stays one).
+        let target = FileIO.resolved(path)
+        let partial = target + ".upgrading"
         var rewritten = 0
         do throws(LogError) {
-            let output = try UpgradeOutput(path: partial, like: path)
+            let output = try UpgradeOutput(path: partial, like: target)
             var previous: LineHash?
             var salts = SaltSource()
             try LogReader(path: path).read { line throws(LogError) in
@@ -84,12 +84,12 @@ public enum LogUpgrade {
             unlink(partial)
             throw LogError(.invalidLine, path: path, message: "the upgraded log did not verify, or did not replay to the same announcements: the log is left as it was (please report this)")
         }
-        guard rename(partial, path) == 0 else {
+        guard rename(partial, target) == 0 else {
             let code = errno
             unlink(partial)
             throw LogError.system(.writeFailed, path: path, "cannot replace the log with the upgraded one", errno: code)
         }
-        FileLog.syncFolder(FileLog.folder(of: path))
+        FileLog.syncFolder(FileLog.folder(of: target))
         unlink(SnapshotFile.path(forLog: path))
         return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
     }
