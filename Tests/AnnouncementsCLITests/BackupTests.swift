@@ -89,6 +89,15 @@ import FoundationNetworking
         #expect(copy == (try Data(contentsOf: URL(fileURLWithPath: log))))
         let size = copy.count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
         #expect(exported.stdout.hasPrefix("exported 5 events (\(size) bytes) from events/announcements.jsonl to copy.jsonl"), "\(exported.stdout)")
+        // A line removed: the head names the last line's seq, as verify prints it, not the count of lines.
+        var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines.remove(at: 1)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let gap = try CLI.run(["export", "--to", "gap.jsonl"], in: folder)
+        let verified = try CLI.run(["verify"], in: folder)
+        let head = { (text: String) in text.split(separator: "\n").first { $0.contains("head:") }?.split(separator: " ").last.map(String.init) }
+        #expect(gap.stdout.hasPrefix("exported 4 events") && head(gap.stdout)?.hasPrefix("5:") == true, "\(gap.stdout)")
+        #expect(head(gap.stdout) == head(verified.stdout), "\(verified.stdout)")
     }
 
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")

@@ -39,7 +39,7 @@ struct ExportCommand: AsyncParsableCommand {
                     try file.append(line.bytes)
                     count += 1
                     // The head names the last line's seq, as `verify` prints it.
-                    last = ((try? line.parsed.get())?.seq ?? count, Array(line.bytes))
+                    last = (line.seq, Array(line.bytes))
                     return .continue
                 }
                 return (tail, file.size)

@@ -95,10 +95,7 @@ public struct LogVerification: Sendable {
         let afterUnknown = previousIsUnknown
         previousIsUnknown = false
         // The recorded head is found by its seq (the line number, unless lines were removed).
-        let seq = switch line.parsed {
-        case .success(let event): event.seq
-        case .failure(let error): error.unknown?.seq ?? line.number
-        }
+        let seq = line.seq
         if let expected, seq == expected.seq, let hash = line.hash {
             if hash == expected.hash {
                 foundExpected = true

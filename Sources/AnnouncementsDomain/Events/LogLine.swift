@@ -22,6 +22,15 @@ public struct LogLine: Sendable {
         self.isLast = isLast
     }
 
+    /// The seq the line names: its event's, or an unknown line's; its line number when it names
+    /// none (in a sound log the two are the same). What a head (`SEQ:SHA256`) names.
+    public var seq: Int {
+        switch parsed {
+        case .success(let event): event.seq
+        case .failure(let problem): problem.unknown?.seq ?? number
+        }
+    }
+
     /// Moves `parsed` out of the line, leaving an empty problem behind: unlike a copy, this does not
     /// retain each of the event's strings.
     public mutating func takeParsed() -> Result<Event, LineProblem> {

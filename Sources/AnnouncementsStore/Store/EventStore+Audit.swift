@@ -97,23 +97,30 @@ extension EventStore {
 
     /// Every announcement as it was at `point` (counting the events at exactly that seq or time),
     /// folded from the log's durable lines up to it, and the number of erasures the answer
-    /// accounts for: an announcement erased since is left out (its texts are gone), and so is one
+    /// accounts for (its ETag names the count): an announcement erased since is left out (its texts are gone), and so is one
     /// whose lines the fold found sealed (its erasure is in the log, if not yet in this node's
     /// state). Folds run one at a time on a queue of their own, never on Swift's cooperative pool:
     /// a past state of a large log costs what replaying that far costs (it is not kept: it could be
     /// as large as the live state).
     public func model(asOf point: LogPoint) async throws(StoreError) -> (model: ReadModel, erasures: Int) {
         let lastSeq = self.lastSeq
+        // The present, or past it: the live state, without a fold (erased announcements are gone from it).
+        if case .seq(let seq) = point, seq >= lastSeq {
+            let live = snapshot
+            return (live, live.erased.count)
+        }
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(ReadModel, Int), StoreError>, Never>) in
             pastStates.async {
                 continuation.resume(returning: Result { () throws(StoreError) in
                     var (model, sealed) = try self.readModel(until: point, lastSeq: lastSeq)
                     // Read after the fold: an erasure appends its event before it seals the lines,
                     // so one whose lines the fold may have read unsealed is in this set.
-                    let erased = self.snapshot.erased
-                    for id in sealed.union(erased.keys) { model.leaveOut(id: id) }
+                    // The count is of every announcement left out, so that the answer's tag changes
+                    // when a fold finds lines another node sealed before this one took its erasure in.
+                    let gone = sealed.union(self.snapshot.erased.keys)
+                    for id in gone { model.leaveOut(id: id) }
                     model.buildTitleIndex()
-                    return (model, erased.count)
+                    return (model, gone.count)
                 })
             }
         }
