@@ -107,9 +107,10 @@ def xml_reads(client):
 def main():
     base = sys.argv[1]
     auth = {"Authorization": f"Bearer {os.environ['TOKEN']}"}
-    # A read may wait up to 10 s (the stream's heartbeat is 15 s: a stream that stops sending
-    # fails on it rather than hanging).
-    with httpx.Client(base_url=base, timeout=10) as client:
+    # A read may wait up to 12 s between two bytes (the stream's heartbeat is 15 s: a stream that
+    # stops sending events fails on it rather than hanging); connecting and sending, up to 60 s,
+    # for a debug server on a busy machine.
+    with httpx.Client(base_url=base, timeout=httpx.Timeout(60.0, read=12.0)) as client:
         parts = [
             ("the acceptance tests", lambda: acceptance(client)),
             ("the conditional write", lambda: conditional_write(client, auth)),

@@ -18,39 +18,57 @@ public struct FeedEvent: Sendable, Hashable {
 
 extension AnnouncementsClient {
     /// The server's events after `seq`, then each new one as it is appended, for as long as the
-    /// sequence is iterated. When the connection drops it reconnects (after `retryDelay`, or the
-    /// delay the server last sent as `retry:`, at most five minutes) with `Last-Event-ID`, so no
-    /// event is missed or repeated. It ends when the iterating task is
-    /// cancelled, or with a `ClientError` when the server refuses the feed: among them
-    /// `positionBeyondLog` when the server's log ends before the position asked for (restored
-    /// from an older backup), which no reconnection can mend.
-    public func events(after seq: Int = 0, retryDelay: Duration = .seconds(1)) -> AsyncThrowingStream<FeedEvent, any Error> {
+    /// sequence is iterated. When the connection drops it reconnects with `Last-Event-ID`, so no
+    /// event is missed or repeated: after `retryDelay` (or the delay the server last sent as
+    /// `retry:`, or the `Retry-After` of a busy server's 503), doubled after each attempt that
+    /// failed in a row, at most a minute, less a random part of it so that many clients do not
+    /// come back at once. `idleTimeout` is how long a connection may stay silent before it is
+    /// taken for dead: longer than the server's `feed_heartbeat_seconds`.
+    ///
+    /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
+    /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
+    /// before the position asked for (restored from an older backup), a network failure that is
+    /// not passing (a certificate the system does not trust, a URL it will not load), or a 200
+    /// that is not an event stream (a captive portal's page).
+    public func events(
+        after seq: Int = 0, retryDelay: Duration = .seconds(1), idleTimeout: Duration = .seconds(45)
+    ) -> AsyncThrowingStream<FeedEvent, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var last = seq
-                var delay = retryDelay
+                var reconnection = Reconnection(delay: retryDelay)
                 while !Task.isCancelled {
+                    var wait: Duration?
                     do {
-                        try await follow(after: last, retry: &delay) { event in
+                        try await follow(after: last, idleTimeout: idleTimeout, reconnection: &reconnection) { event in
                             last = event.seq
                             continuation.yield(event)
                         }
-                    } catch let error as ClientError {
-                        // The network, a restarting server or a busy proxy: try again. Anything
-                        // else (401, 404, 406…) will not change by retrying.
-                        switch error {
-                        case .unreachable: break
-                        case .status(let code, _, _) where code >= 500 || code == 429: break
-                        default:
-                            continuation.finish(throwing: error)
+                    } catch let refusal as FeedRefusal {
+                        guard Self.isPassing(refusal.error) else {
+                            continuation.finish(throwing: refusal.error)
                             return
                         }
-                    } catch {}
-                    try? await Task.sleep(for: max(delay, .milliseconds(10)))
+                        wait = refusal.retryAfter
+                    } catch {
+                        continuation.finish(throwing: error)
+                        return
+                    }
+                    try? await Task.sleep(for: reconnection.next(atLeast: wait))
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy.
+    /// A refusal (401, 404, 406…) or a network failure that is not passing will not change.
+    private static func isPassing(_ error: ClientError) -> Bool {
+        switch error {
+        case .unreachable(_, let underlying): isTransient(underlying)
+        case .status(let code, _, _): code >= 500 || code == 429
+        default: false
         }
     }
 
@@ -64,25 +82,59 @@ extension AnnouncementsClient {
     }
 
     /// One connection to the stream: delivers its events until it ends; a `retry:` from the server
-    /// sets `retry`.
-    private func follow(after seq: Int, retry: inout Duration, _ deliver: (FeedEvent) -> Void) async throws {
+    /// sets the reconnection delay, and an opened stream starts its doubling again. Throws a
+    /// `FeedRefusal`, or `badEventStream`.
+    private func follow(after seq: Int, idleTimeout: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
         var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
         request.setValue(String(seq), forHTTPHeaderField: "Last-Event-ID")
         // An auditor's (or an admin's) token gets the full lines; without one, the public form.
         if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        // Longer than the server's 15-second heartbeat, so an idle stream is not taken for a dead one.
-        request.timeoutInterval = max(configuration.timeout, 45)
+        // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
+        request.timeoutInterval = max(configuration.timeout, Double(idleTimeout.components.seconds))
         let chunks = StreamDelegate()
         let session = URLSession(configuration: .ephemeral, delegate: chunks, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
         session.dataTask(with: request).resume()
         var parser = EventStreamParser()
         for try await chunk in chunks.stream {
+            reconnection.opened()
             for event in try parser.feed(chunk) { deliver(event) }
-            if let asked = parser.retry { retry = min(asked, EventStreamParser.longestRetry) }
+            if let asked = parser.retry { reconnection.delay = min(asked, EventStreamParser.longestRetry) }
         }
+    }
+}
+
+/// Why a connection to the feed ended without a stream, and how long the server asked to wait.
+struct FeedRefusal: Error {
+    var error: ClientError
+    var retryAfter: Duration?
+}
+
+/// The waits between the feed's connections: `delay` after one that opened a stream, doubled
+/// after each that failed in a row, at most `longest`, with a random part taken off (at most half).
+struct Reconnection {
+    var delay: Duration
+    private var failures = 0
+    static let longest: Duration = .seconds(60)
+
+    init(delay: Duration) {
+        self.delay = delay
+    }
+
+    /// The connection opened a stream: the next wait is `delay` again.
+    mutating func opened() {
+        failures = 0
+    }
+
+    /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
+    mutating func next(atLeast asked: Duration? = nil) -> Duration {
+        let doubled = delay * (1 << min(failures, 16))
+        failures += 1
+        let capped = min(max(doubled, .milliseconds(10)), max(delay, Self.longest))
+        let jittered = capped * Double.random(in: 0.5...1)
+        return max(jittered, min(asked ?? .zero, EventStreamParser.longestRetry))
     }
 }
 
@@ -91,8 +143,8 @@ extension AnnouncementsClient {
 private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let stream: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    /// The status and body so far of a response that did not open a stream.
-    private let refusal = Mutex<(status: Int, body: Data)?>(nil)
+    /// The status, `Retry-After` and body so far of a response that did not open a stream.
+    private let refusal = Mutex<(status: Int, retryAfter: Duration?, body: Data)?>(nil)
     /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
     private static let refusalLimit = 64 << 10
 
@@ -106,7 +158,16 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             // Read its body (the API's error says why) before finishing.
-            refusal.withLock { $0 = (http.statusCode, Data()) }
+            let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"))
+            refusal.withLock { $0 = (http.statusCode, retryAfter, Data()) }
+        } else if let http = response as? HTTPURLResponse,
+                  http.value(forHTTPHeaderField: "Content-Type")?.lowercased().hasPrefix("text/event-stream") != true {
+            let type = http.value(forHTTPHeaderField: "Content-Type") ?? "none"
+            continuation.finish(throwing: ClientError.badEventStream(
+                detail: "GET /events answered 200 with Content-Type \(type), not text/event-stream: check that the URL is this API's (a login page of the network?)"
+            ))
+            completionHandler(.cancel)
+            return
         }
         completionHandler(.allow)
     }
@@ -123,9 +184,10 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let refused = refusal.withLock({ $0 }) {
             let fallback = "GET /events did not open an event stream; check that the URL is this API's"
-            continuation.finish(throwing: ClientError(status: refused.status, body: refused.body, fallback: fallback))
+            let error = ClientError(status: refused.status, body: refused.body, fallback: fallback)
+            continuation.finish(throwing: FeedRefusal(error: error, retryAfter: refused.retryAfter))
         } else if let error = error as? URLError, let url = task.originalRequest?.url {
-            continuation.finish(throwing: ClientError.unreachable(url: url, underlying: error))
+            continuation.finish(throwing: FeedRefusal(error: .unreachable(url: url, underlying: error)))
         } else {
             continuation.finish()
         }

@@ -36,14 +36,17 @@ extension AnnouncementsClient {
         }
     }
 
-    /// Sends one request and returns a 2xx response (or one with status `accepting`), or throws
-    /// what went wrong.
+    /// Sends one request and returns a 2xx response (or one with a status in `accepting`), or
+    /// throws what went wrong.
     /// With `cached`, a remembered ETag goes out as `If-None-Match` and a 304 returns what was remembered.
     /// A write gets a fresh `Idempotency-Key` and is sent again with it, up to
-    /// `configuration.writeRetries` times, when the network fails under it.
+    /// `configuration.writeRetries` times, when the network fails under it or the answer is a
+    /// 502, 503 or 504 (a proxy whose node died, a node that could not write or is full): the
+    /// server answers a key it has seen with the first outcome, so a write that did land is not
+    /// made twice.
     func send(
         _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Int? = nil
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         guard method != .get else {
             return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached, accepting: accepting)
@@ -53,24 +56,42 @@ extension AnnouncementsClient {
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
         var retries = 0
         while true {
-            do {
-                return try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key)
-            } catch .unreachable(let url, let underlying) where retries < configuration.writeRetries && Self.isTransient(underlying) {
-                retries += 1
-                try? await Task.sleep(for: .milliseconds(200 * retries))
-                if Task.isCancelled { throw .unreachable(url: url, underlying: underlying) }
+            let wait: Duration
+            do throws(ClientError) {
+                let received = try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
+                guard Self.retriedStatuses.contains(received.status) else { return received }
+                guard retries < configuration.writeRetries else { throw ClientError(status: received.status, body: received.data) }
+                wait = Self.retryAfter(received.header("Retry-After")) ?? .milliseconds(200 * (retries + 1))
+            } catch {
+                guard case .unreachable(_, let underlying) = error, retries < configuration.writeRetries, Self.isTransient(underlying) else { throw error }
+                wait = .milliseconds(200 * (retries + 1))
             }
+            retries += 1
+            try? await Task.sleep(for: wait)
+            if Task.isCancelled { throw .unreachable(url: configuration.baseURL, underlying: URLError(.cancelled)) }
         }
     }
 
+    /// The answers after which a write is sent again with its key.
+    private static let retriedStatuses: Set<Int> = [502, 503, 504]
+
+    /// The longest wait a `Retry-After` may ask of a write being retried: an app's user is waiting.
+    static let longestRetryAfter: Duration = .seconds(10)
+
+    /// A `Retry-After` header in seconds (not an HTTP date), at most `longestRetryAfter`.
+    static func retryAfter(_ header: String?) -> Duration? {
+        guard let header, let seconds = Int(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return min(.seconds(seconds), longestRetryAfter)
+    }
+
     /// Failures after which a write may have reached the server, or may reach it if sent again.
-    private static func isTransient(_ error: URLError) -> Bool {
+    static func isTransient(_ error: URLError) -> Bool {
         [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed, .cannotFindHost].contains(error.code)
     }
 
     private func attempt(
         _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil, accepting: Int? = nil
+        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query }
@@ -114,7 +135,7 @@ extension AnnouncementsClient {
         for case (let name as String, let value as String) in response.allHeaderFields { headers[name] = value }
         if response.statusCode == 304, let remembered { return remembered.response }
         switch response.statusCode {
-        case let code where (200..<300).contains(code) || code == accepting:
+        case let code where (200..<300).contains(code) || accepting.contains(code):
             let received = Received(data: data, headers: headers, status: code)
             if let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received

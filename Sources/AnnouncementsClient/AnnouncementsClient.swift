@@ -38,7 +38,8 @@ public final class AnnouncementsClient: Sendable {
         /// How long a request may wait for the server, in seconds.
         public var timeout: TimeInterval
         /// How many times a write is sent again after the network failed under it (a dropped
-        /// connection, a timeout). Each write carries one `Idempotency-Key` through all its
+        /// connection, a timeout) or the answer was a 502, 503 or 504 (after the `Retry-After` it
+        /// names, at most 10 seconds). Each write carries one `Idempotency-Key` through all its
         /// attempts, so the server applies it once however many arrive.
         public var writeRetries: Int
 
@@ -107,7 +108,7 @@ public final class AnnouncementsClient: Sendable {
     /// Whether the server is up and can take writes, and how far its log goes. A server that is
     /// up but cannot write (it answers 503) returns a `degraded` health, not an error.
     public func health() async throws(ClientError) -> Health {
-        let response = try await send(.get, path: "health", accepting: 503)
+        let response = try await send(.get, path: "health", accepting: [503])
         do throws(ClientError) {
             return try response.decode(Health.self)
         } catch where response.status == 503 {

@@ -9,6 +9,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     /// What is wrong.
     public var message: String
+    /// The file could not be read at all (missing, a folder, not allowed): not a mistake in it.
+    public var isUnreadable = false
 
     public init(path: String, line: Int? = nil, column: Int? = nil, key: String? = nil, message: String) {
         self.path = path

@@ -17,8 +17,7 @@ extension Configuration {
     /// `ConfigLimits.maxFileBytes` is refused before it is read.
     public static func load(path: String, environment: [String: String]) throws(ConfigError) -> Configuration {
         guard let file = fopen(path, "r") else {
-            let reason = String(cString: strerror(errno))
-            throw ConfigError(path: path, message: "cannot read the config file: \(reason)")
+            throw unreadable(path)
         }
         defer { fclose(file) }
         var status = stat()
@@ -34,7 +33,7 @@ extension Configuration {
             // A file that grows, a pipe or a device has no size to check first.
             guard bytes.count <= ConfigLimits.maxFileBytes else { throw .tooLarge(path: path, bytes: nil) }
         }
-        guard ferror(file) == 0 else { throw ConfigError(path: path, message: "cannot read the config file") }
+        guard ferror(file) == 0 else { throw unreadable(path) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigError(path: path, message: "the config file is not valid UTF-8")
         }
@@ -43,6 +42,13 @@ extension Configuration {
             configuration.logPath = String(path[...slash]) + configuration.logPath
         }
         return configuration
+    }
+
+    /// A file that cannot be read, with the system's reason (a folder reads as "Is a directory").
+    private static func unreadable(_ path: String) -> ConfigError {
+        var error = ConfigError(path: path, message: "cannot read the config file: \(String(cString: strerror(errno)))")
+        error.isUnreadable = true
+        return error
     }
 
     /// Parses config text; `path` only names the file in errors, and `log` is left as written.
@@ -65,7 +71,7 @@ extension Configuration {
             case "host": configuration.host = try reader.nonEmptyString(value, key: name)
             case "port": configuration.port = try reader.integer(value, key: name, in: 0...65535)
             case "log": configuration.logPath = try reader.nonEmptyString(value, key: name)
-            case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...(1 << 30))
+            case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...ValidationRules.maxBodyBytesLimit)
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
             case "http": configuration.http = try reader.http(value)
             case "snapshot": configuration.snapshot = try reader.snapshot(value)
@@ -87,7 +93,8 @@ extension Configuration {
             }
         }
         if let scrape = configuration.metrics.token, let token = configuration.tokens.first(where: { $0.token == scrape }),
-           let node = fields.first(where: { $0.0 == "metrics" })?.1 {
+           let metrics = fields.first(where: { $0.0 == "metrics" })?.1 {
+            let node = try reader.mapping(metrics, key: "metrics", allowed: Configuration.Metrics.keys).first { $0.0 == "token" }?.1 ?? metrics
             throw reader.error(node, key: "metrics.token", "is the token of `tokens.\(token.name)`: a scraper needs a token of its own")
         }
         for (node, key) in seedNodes {

@@ -33,14 +33,15 @@ extension ConfigReader {
     /// which replaces the URL's), `table` and `tls` (which replaces the URL's `sslmode`).
     func postgresSettings(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> PostgresSettings {
         var url: (String, YAMLNode)?
-        var password: String??
+        // nil: no `password` key, or its variable unset or empty; either way the URL's stays.
+        var password: String?
         var table = PostgresSettings.defaultTable
         var tls: PostgresSettings.TLSMode?
         for (name, value) in try mapping(node, key: "postgres", allowed: Configuration.postgresKeys) {
             let key = "postgres.\(name)"
             switch name {
             case "url": url = (try secret(value, key: key, environment: environment, required: true) ?? "", value)
-            case "password": password = .some(try secret(value, key: key, environment: environment, required: false))
+            case "password": password = try secret(value, key: key, environment: environment, required: false)
             case "table":
                 table = try nonEmptyString(value, key: key)
                 do throws(PostgresSettingsError) {

@@ -196,7 +196,7 @@ struct ReadRoutes: Sendable {
         var query = PageQuery()
         if let text = parameters["max"] {
             guard let max = Int(String(text)), max >= 0 else {
-                throw APIError(.badRequest, "query parameter `max` must be a whole number from 0 to \(Self.maxPageSize), not \"\(text)\"")
+                throw APIError(.badRequest, "query parameter `max` must be a whole number, 0 or more (more than \(Self.maxPageSize) is taken as \(Self.maxPageSize)), not \"\(text)\"")
             }
             query.limit = min(max, Self.maxPageSize)
         }

@@ -46,6 +46,9 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         }
         guard let host = parts.host, !host.isEmpty else { throw PostgresSettingsError("the PostgreSQL URL names no host") }
         guard let user = parts.user, !user.isEmpty else { throw PostgresSettingsError("the PostgreSQL URL names no user (postgres://USER@HOST/DATABASE)") }
+        if let port = parts.port, !(1...65535).contains(port) {
+            throw PostgresSettingsError("the PostgreSQL URL's port must be from 1 to 65535, not \(port)")
+        }
         let database = String(parts.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw PostgresSettingsError("the PostgreSQL URL names no database (postgres://USER@HOST/DATABASE)")

@@ -42,14 +42,20 @@ import FoundationNetworking
             }
         }
         // Back up once the writers are well under way, while they go on.
-        for _ in 0..<400 where progress.posted.load(ordering: .relaxed) < 40 {
+        // (No time limit that a busy machine could reach: 2 minutes only stop a test that hangs.)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while progress.posted.load(ordering: .relaxed) < 40 {
+            guard ContinuousClock.now < deadline else { Issue.record("the writers did not post 40 announcements in 2 minutes"); break }
             try await Task.sleep(for: .milliseconds(25))
         }
         let destination = folder + "/backup"
         let backup = try CLI.run(["backup", destination], in: folder, timeout: 120)
         let postedAtBackupEnd = progress.posted.load(ordering: .relaxed)
         // The writers go on a little after it, so that the log is longer than the backup.
-        while progress.posted.load(ordering: .relaxed) < postedAtBackupEnd + 10 { try await Task.sleep(for: .milliseconds(10)) }
+        while progress.posted.load(ordering: .relaxed) < postedAtBackupEnd + 10 {
+            guard ContinuousClock.now < deadline + .seconds(120) else { Issue.record("the writers stopped after the backup"); break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         progress.stop.store(true, ordering: .relaxed)
         for writer in writers { try await writer.value }
         #expect(server.stop() == 0)

@@ -40,6 +40,8 @@ struct CLI {
         var inherited = ProcessInfo.processInfo.environment
         inherited["ANNOUNCEMENTS_SERVER"] = nil
         inherited["ANNOUNCEMENTS_TOKEN"] = nil
+        // Remote commands wait for a debug server on a busy machine (5 s by default).
+        inherited["ANNOUNCEMENTS_TIMEOUT"] = "60"
         process.environment = inherited.merging(environment) { $1 }
         if let input {
             let pipe = Pipe()
@@ -54,8 +56,13 @@ struct CLI {
         if let timeout {
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
         }
+        // Both pipes read at once: a process that fills one while the test waits on the other
+        // would wait for ever.
+        let errors = DispatchGroup()
+        nonisolated(unsafe) var stderr = Data()
+        DispatchQueue.global().async(group: errors) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        errors.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
@@ -235,7 +242,8 @@ func makeLog() async throws -> (folder: String, log: String) {
 
     @Test("errors are one line on stderr with a distinct exit code", arguments: [
         (["replay", "--log", "/nonexistent/log.jsonl"], Int32(66), "error: /nonexistent/log.jsonl: no such log file"),
-        (["replay", "--config", "/nonexistent/config.yaml"], Int32(78), "error: /nonexistent/config.yaml: cannot read the config file"),
+        (["replay", "--config", "/nonexistent/config.yaml"], Int32(66), "error: /nonexistent/config.yaml: cannot read the config file: No such file or directory"),
+        (["replay", "--config", "/"], Int32(66), "error: /: cannot read the config file: Is a directory"),
         (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
         (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
     ])
@@ -353,6 +361,17 @@ func makeLog() async throws -> (folder: String, log: String) {
         let result = try CLI.run(["serve", "--port", String(server.port)], in: other)
         #expect(result.status == 69)
         #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
+    }
+
+    @Test("serve on a host name that does not resolve says so, with exit 69 and the setting that fixes it")
+    func unknownHost() throws {
+        let folder = try makeFolder(config: "log: log.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // `.invalid` is reserved (RFC 2606): no resolver knows it.
+        let result = try CLI.run(["serve", "--host", "no-such-host.invalid", "--port", "0"], in: folder)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("error: cannot listen on no-such-host.invalid:0: no-such-host.invalid is not a name this machine can resolve ("), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("choose another with --host or `host` in the config\n"), "\(result.stderr)")
     }
 
     @Test("the binary alone, copied into an empty folder, serves its OpenAPI document")

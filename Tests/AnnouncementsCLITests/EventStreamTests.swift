@@ -16,9 +16,10 @@ final class StreamingConnection {
         connection.send(head)
     }
 
-    /// Reads until `received` satisfies `done` or `seconds` pass; returns whether it did.
+    /// Reads until `received` satisfies `done` or `seconds` pass (generous: CI runs beside busy
+    /// processes, and a read that is done returns at once); returns whether it did.
     @discardableResult
-    func read(for seconds: Double = 5, until done: (String) -> Bool) -> Bool {
+    func read(for seconds: Double = 60, until done: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !done(received), !isClosed, Date() < deadline {
             guard let chunk = connection.read(waiting: 0.1) else {
@@ -96,7 +97,7 @@ final class StreamingConnection {
 
         // An open stream does not hold up a graceful shutdown.
         #expect(server.stop() == 0)
-        stream.read(for: 5) { _ in false }
+        stream.read(for: 30) { _ in false }
         #expect(stream.isClosed, "the stream ended with the server")
     }
 
@@ -107,7 +108,8 @@ final class StreamingConnection {
         let server = try ServerProcess(in: folder)
         defer { _ = server.stop() }
         let stream = try StreamingConnection(port: server.port, path: "/events?after=2", headers: ["Accept": "text/event-stream"])
-        #expect(stream.read(for: 5) { $0.components(separatedBy: ": heartbeat\n\n").count == 3 }, "two heartbeats in about 2 seconds")
+        // Two heartbeats (about 2 seconds); more may come in one read on a busy machine.
+        #expect(stream.read { $0.components(separatedBy: ": heartbeat\n\n").count >= 3 }, "heartbeats on an idle stream")
         #expect(Self.ids(stream.received) == [], "and no events")
     }
 
@@ -144,11 +146,11 @@ final class StreamingConnection {
         #expect(!printed.contains("seed"), "the seed's events are filtered out by --by alice")
 
         // --until ends the follow at its seq, also when the other filters drop that event.
-        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl", "--token", "audrey-secret"], timeout: 10)
+        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl", "--token", "audrey-secret"], timeout: 60)
         #expect(bounded.status == 0, "\(bounded.stderr)")
         #expect(bounded.stdout.split(separator: "\n").map { $0.contains(#""by":"seed""#) } == [true, true], "\(bounded.stdout)")
         // A --since beyond the server's log (restored from an older backup) is an error at once.
-        let beyond = try CLI.run(["history", "--follow", "--server", server.url, "--since", "10"], timeout: 10)
+        let beyond = try CLI.run(["history", "--follow", "--server", server.url, "--since", "10"], timeout: 60)
         #expect(beyond.status == 1, "\(beyond.stderr)")
         #expect(beyond.stderr == "error: the server's log ends at seq 3, before seq 10 where this follow starts: it may have been restored from an older backup; follow with --since 4 for what comes next, or without --since to read it all again\n")
         #expect(beyond.stdout.isEmpty, "not even the table's header: \(beyond.stdout)")
@@ -160,7 +162,7 @@ final class StreamingConnection {
             #expect(publicOnly.stdout.isEmpty, "\(publicOnly.stdout)")
         }
         // An unreachable server is an error at once, not an endless wait.
-        let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 10)
+        let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 60)
         #expect(nowhere.status == 69 && nowhere.stderr.contains("cannot reach the server"), "\(nowhere.stderr)")
     }
 }

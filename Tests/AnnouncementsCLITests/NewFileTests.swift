@@ -12,7 +12,7 @@ import Testing
         let path = folder + "/copy.jsonl"
         let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
         let size = try await NewFile.create(path) { file throws(LogError) in
-            try file.append(Array("{}".utf8)[...])
+            try file.append(line: "{}".utf8)
             #expect(!exists(path) && exists(path + ".partial"), "a copy interrupted here would not pass for a finished one")
             return file.size
         }
@@ -23,7 +23,7 @@ import Testing
         let other = folder + "/failed.jsonl"
         await #expect(throws: CLIError.self) {
             try await NewFile.create(other) { file throws(LogError) in
-                try file.append(Array("{}".utf8)[...])
+                try file.append(line: "{}".utf8)
                 throw LogError(.writeFailed, path: other, message: "the disk is full")
             }
         }

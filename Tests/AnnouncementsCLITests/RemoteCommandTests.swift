@@ -67,11 +67,35 @@ import Testing
         (["show", "1", "--server", "ftp://example.com"], Int32(64), "error: --server takes an http:// or https:// URL"),
         (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body", "a", "--body-file", "b"], Int32(64), "Error: Use --body or --body-file, not both."),
         (["edit", "1", "--server", "http://127.0.0.1:1"], Int32(64), "Error: Nothing to change"),
+        (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: the timeout must be more than 0 seconds and at most 3600; got 0.0"),
     ])
     func errors(arguments: [String], status: Int32, message: String) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
         if status == 69 { #expect(result.stderr.split(separator: "\n").count == 1) }
+    }
+
+    @Test("--timeout (or ANNOUNCEMENTS_TIMEOUT) bounds the wait for an answer: a server that never answers is exit 69")
+    func timeout() throws {
+        // A socket that listens and never accepts: connections complete (the kernel's backlog), no answer comes.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let server = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        let byOption = try CLI.run(["list", "--server", server, "--timeout", "0.5"], timeout: 60)
+        #expect(byOption.status == 69, "\(byOption.stderr)")
+        #expect(byOption.stderr == "error: the server at 127.0.0.1:\(UInt16(bigEndian: address.sin_port)) did not answer in time\n", "\(byOption.stderr)")
+        let byEnvironment = try CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "0.5"], timeout: 60)
+        #expect(byEnvironment.status == 69 && byEnvironment.stderr.contains("did not answer in time"), "\(byEnvironment.stderr)")
+        let bad = try CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "soon"])
+        #expect(bad.status == 64 && bad.stderr.contains("ANNOUNCEMENTS_TIMEOUT must be a number of seconds"), "\(bad.stderr)")
     }
 }

@@ -100,7 +100,7 @@ import Testing
         let full = try CLI.run(["list", "--api-version", "1.0", "--server", server.url])
         #expect(full.stdout.contains(#"1   Fire \u001b[2K\rdrill  25 bytes"#))
 
-        let followed = try CLI.run(["history", "--follow", "--until", "3", "--server", server.url, "--token", "audrey-secret"], timeout: 10)
+        let followed = try CLI.run(["history", "--follow", "--until", "3", "--server", server.url, "--token", "audrey-secret"], timeout: 60)
         #expect(followed.status == 0, "\(followed.stderr)")
         let rows = followed.stdout.split(separator: "\n").map(String.init)
         try #require(rows.count == 4, "a header and three events: \(rows)")

@@ -161,9 +161,9 @@ import Testing
     @Test("a write that times out is sent again with the same Idempotency-Key; the next write gets a new key")
     func retriedWrite() async throws {
         try await withFakeServer { url in
-            // The fake server answers the first write after 2 s: the first attempt times out, and
-            // a retry that arrives after that second gets the answer.
-            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 1, writeRetries: 5)
+            // The fake server answers the first write only once a second one came: the first
+            // attempt times out, and the retry gets the answer.
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 3, writeRetries: 5)
             let saved = try await client.create(title: "Saved", body: nil)
             #expect(saved.id == 9)
             let attempts = fakeWriteKeys.withLock { $0 }
@@ -176,6 +176,67 @@ import Testing
             #expect(!next.isEmpty)
             #expect(Set(next).count == 1, "the next write keeps one key on its retries")
             #expect(next.first != attempts[0], "a new write gets a new key")
+        }
+    }
+
+    @Test("a write answered 502, 503 or 504 is sent again with the same Idempotency-Key, after the Retry-After it names")
+    func writeRetriedAfterUnavailable() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 2)
+            let replaced = try await client.replace(id: 9, title: "Replaced", body: nil)
+            #expect(replaced.title == "Replaced")
+            let keys = fakeReplaceKeys.withLock { $0 }
+            #expect(keys.count == 2 && Set(keys).count == 1 && UUID(uuidString: keys[0]) != nil, "\(keys)")
+
+            // Without retries the 503 is the answer, with the server's message.
+            let once = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 0)
+            fakeReplaceKeys.withLock { $0 = [] }
+            await #expect { try await once.replace(id: 9, title: "Replaced", body: nil) } throws: { error in
+                guard case .status(503, let message, _) = error as? ClientError else { return false }
+                return message == "the log cannot be written right now"
+            }
+        }
+        #expect(AnnouncementsClient.retryAfter("3") == .seconds(3))
+        #expect(AnnouncementsClient.retryAfter("3600") == AnnouncementsClient.longestRetryAfter)
+        #expect(AnnouncementsClient.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT") == nil)
+    }
+
+    @Test("the response cache keeps at most its byte budget, oldest out first, and no body over a quarter of it")
+    func cacheBudget() {
+        let cache = ResponseCache(budget: 1000)
+        func response(_ bytes: Int) -> AnnouncementsClient.Received { .init(data: Data(count: bytes), headers: [:]) }
+        for number in 0..<5 { cache.remember(response(200), etag: "\"\(number)\"", for: "k\(number)") }
+        #expect(cache.keptBytes == 1000)
+        cache.remember(response(200), etag: "\"5\"", for: "k5")
+        #expect(cache.keptBytes == 1000 && cache.entry(for: "k0") == nil && cache.entry(for: "k5") != nil, "the oldest went")
+        cache.remember(response(100), etag: "\"1b\"", for: "k1")
+        #expect(cache.keptBytes == 900 && cache.entry(for: "k1")?.etag == "\"1b\"", "a key kept again counts once")
+        cache.remember(response(251), etag: "\"big\"", for: "k2")
+        #expect(cache.entry(for: "k2") == nil && cache.keptBytes == 700, "too large to keep, and the older answer for it is gone too")
+    }
+
+    @Test("the feed's reconnection waits double while attempts fail, at most a minute, never below a Retry-After, and start again once a stream opens")
+    func reconnectionBackoff() {
+        var reconnection = Reconnection(delay: .seconds(1))
+        var waits: [Duration] = []
+        for _ in 0..<10 { waits.append(reconnection.next()) }
+        for (index, wait) in waits.enumerated() {
+            let full = min(Duration.seconds(1) * (1 << index), Reconnection.longest)
+            #expect(wait <= full && wait >= full / 2, "wait \(index): \(wait)")
+        }
+        #expect(reconnection.next(atLeast: .seconds(200)) == .seconds(200), "a server's Retry-After is kept")
+        reconnection.opened()
+        #expect(reconnection.next() <= .seconds(1))
+    }
+
+    @Test("the feed ends with badEventStream when a 200 is not an event stream (a captive portal), instead of reconnecting for ever")
+    func feedNotAStream() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("portal"), timeout: testTimeout)
+            await #expect { for try await _ in client.events() {} } throws: { error in
+                guard case .badEventStream(let detail) = error as? ClientError else { return false }
+                return detail.contains("Content-Type text/html, not text/event-stream")
+            }
         }
     }
 

@@ -46,14 +46,34 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
-    // Records each write's Idempotency-Key; the first write is answered too late (after 2 s).
+    // Records each write's Idempotency-Key; the first write is answered only once another
+    // arrived (its client gave up waiting and sent it again), whatever the time that takes.
     router.post("announcements") { request, _ in
         let first = fakeWriteKeys.withLock { keys in
             keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
             return keys.count == 1
         }
-        if first { try await Task.sleep(for: .seconds(2)) }
+        while first, fakeWriteKeys.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         return json(#"{"id":9,"title":"Saved","body":null}"#)
+    }
+    // Records each replace's Idempotency-Key; the first is a 503 that asks for no wait, as a
+    // proxy whose node died, or a node that could not write, answers.
+    router.put("announcements/9") { request, _ in
+        let first = fakeReplaceKeys.withLock { keys in
+            keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
+            return keys.count == 1
+        }
+        guard !first else {
+            return Response(
+                status: .serviceUnavailable, headers: [.contentType: "application/json", .retryAfter: "0"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":503,"message":"the log cannot be written right now"}"#))
+            )
+        }
+        return json(#"{"id":9,"title":"Replaced","body":null}"#)
+    }
+    // What a captive portal answers for any URL: a 200 page, not the API.
+    router.get("portal/events") { _, _ in
+        Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>log in to the network</html>")))
     }
     // A feed that ends after one event, each time: the client must reconnect with Last-Event-ID.
     router.get("events") { request, _ in
@@ -71,6 +91,9 @@ let fakeFeedResumes = Mutex<[Int]>([])
 
 /// The `Idempotency-Key` of each write the fake server received.
 let fakeWriteKeys = Mutex<[String]>([])
+
+/// The `Idempotency-Key` of each replace the fake server received.
+let fakeReplaceKeys = Mutex<[String]>([])
 
 private func json(_ text: String) -> Response {
     Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -105,6 +105,7 @@ import Testing
         ("tokens:\n  a: {role: auditor}", "config.yaml:2:6: tokens.a: missing `token` (a literal token, or env:NAME)"),
         ("tokens:\n  a: {token: x, rights: all}", "config.yaml:2:17: tokens.a.rights: unknown key (expected one of: token, role)"),
         ("tokens:\n  a: {token: \"env:\"}", "config.yaml:2:14: tokens.a.token: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
+        ("max_body_bytes: 16777217", "config.yaml:1:17: max_body_bytes: must be between 1 and 16777216, not 16777217"),
         ("reads: private", "config.yaml:1:8: reads: must be one of `public`, `token`, not \"private\""),
         ("tokens:\n  a: \"env:\"", "config.yaml:2:6: tokens.a: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
         ("- just\n- a list", "config.yaml:1:1: expected a mapping, found a list"),

@@ -28,7 +28,7 @@ import Testing
         ("metrics:\n  token: env:UNSET\n", "config.yaml:2:10: metrics.token: env:UNSET is not set: set it, or remove `token` to serve /metrics to anyone"),
         ("metrics:\n  enabled: 1\n", "config.yaml:2:12: metrics.enabled: expected true or false"),
         ("metrics:\n  path: /m\n", "config.yaml:2:3: metrics.path: unknown key"),
-        ("tokens:\n  alice: same\nmetrics:\n  token: same\n", "config.yaml:4:3: metrics.token: is the token of `tokens.alice`: a scraper needs a token of its own"),
+        ("tokens:\n  alice: same\nmetrics:\n  token: same\n", "config.yaml:4:10: metrics.token: is the token of `tokens.alice`: a scraper needs a token of its own"),
     ])
     func mistakes(text: String, expected: String) throws {
         do {

@@ -35,6 +35,17 @@ import Testing
         #expect(encoded == .postgres(PostgresSettings(host: "h", user: "app", password: "a%41", database: "db")), "decoded once")
     }
 
+    @Test("a password whose variable is unset or empty leaves the URL's in place")
+    func unsetPasswordKeepsTheURLs() throws {
+        let text = "storage: postgres\npostgres:\n  url: postgres://app:from-url@h/db\n  password: env:DB_PASSWORD\n"
+        let fromURL = PostgresSettings(host: "h", user: "app", password: "from-url", database: "db")
+        #expect(try parse(text).storage == .postgres(fromURL))
+        #expect(try parse(text, environment: ["DB_PASSWORD": ""]).storage == .postgres(fromURL))
+        var replaced = fromURL
+        replaced.password = "s3cret"
+        #expect(try parse(text, environment: ["DB_PASSWORD": "s3cret"]).storage == .postgres(replaced))
+    }
+
     @Test("names the line, column and key of every mistake, never the password", arguments: [
         ("storage: sqlite\n", "config.yaml:1:10: storage: expected file or postgres"),
         ("storage: postgres\n", "config.yaml:1:10: storage: `storage: postgres` needs a `postgres:` section"),
@@ -42,6 +53,7 @@ import Testing
         ("storage: postgres\npostgres:\n  url: env:DB_URL\n", "config.yaml:3:8: postgres.url: the environment variable DB_URL is not set"),
         ("storage: postgres\npostgres:\n  url: mysql://a@b/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL must look like"),
         ("storage: postgres\npostgres:\n  url: postgres://a:hunter2@b\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL names no database"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b:70000/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL's port must be from 1 to 65535, not 70000"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c?ssl=1\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL has an unknown parameter ssl"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  tls: always\n", "config.yaml:4:8: postgres.tls: expected one of disable, prefer, require"),

@@ -228,7 +228,7 @@ func storedLines(_ store: EventStore) throws -> [String] {
                     return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Content-Type"), data)
                 }
                 group.addTask {
-                    try await Task.sleep(for: .seconds(10))
+                    try await Task.sleep(for: .seconds(60))
                     throw URLError(.timedOut)
                 }
                 defer { group.cancelAll() }

@@ -121,14 +121,17 @@ struct SharedLogTests {
         let log = try #require(busy.log as? PostgresLog)
         #expect(log.holdsWriterRole)
         // The other store asks for the role while the busy one goes on writing, one write after
-        // another, until the other's writes are in (or far longer than a handover takes).
+        // another, until the other's writes are in (or far longer than a handover takes), and once more.
         let otherDone = Flag()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                // Once the other is done, one more write, begun after the other's last one.
                 var write = 0
-                while !otherDone.isSet, write < 3_000 {
+                while write < 3_000 {
+                    let sawOtherDone = otherDone.isSet
                     _ = try await busy.create(AnnouncementDraft(title: "busy \(write)"), by: "alice")
                     write += 1
+                    if sawOtherDone { break }
                 }
             }
             group.addTask {

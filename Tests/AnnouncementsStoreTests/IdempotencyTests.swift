@@ -178,14 +178,20 @@ import Testing
             return system.sync(fd)
         }
         let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        // The first sync runs on the syncer's thread, not the committer's: the committer goes on.
+        store.syncsInline.store(false, ordering: .relaxed)
         async let first = store.create(AnnouncementDraft(title: "First"), by: "alice")
         await Task.detached { inFirstSync.wait() }.value
 
         // While the first sync runs, two batches are handed over: one makes the key's event, the
         // next repeats it. The second sync takes both, and fails.
         func handedOver(beyond end: Int64) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while store.syncer.end <= end, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            // (2 minutes only stop a test that hangs: no busy machine takes that long.)
+            let deadline = ContinuousClock.now + .seconds(120)
+            while store.syncer.end <= end {
+                guard ContinuousClock.now < deadline else { Issue.record("no batch was handed over beyond byte \(end)"); return }
+                try await Task.sleep(for: .milliseconds(1))
+            }
         }
         let afterFirst = store.syncer.end
         async let made = store.submit([WriteRequest(action: .create(AnnouncementDraft(title: "Keyed")), by: "alice", key: "k")])

@@ -61,7 +61,7 @@ struct BackupCommand: AsyncParsableCommand {
                 Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
             }
             let head = report.head?.description ?? "-"
-            try await NewFile.create(target + ".head") { file throws(LogError) in try file.add(Array((head + "\n").utf8)[...]) }
+            try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
             kept = true
             Output.line("""
                 backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
@@ -100,7 +100,7 @@ struct BackupCommand: AsyncParsableCommand {
             var verification = LogVerification(path: log, rules: rules)
             let tail = try await LogLines.read(.file(log), computesHashes: true) { line throws(LogError) in
                 verification.check(line)
-                try file.append(line.bytes)
+                try file.append(line: line.bytes)
                 return .continue
             }
             return (verification.report(tail: tail), tail)

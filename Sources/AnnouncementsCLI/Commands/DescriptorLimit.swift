@@ -33,12 +33,12 @@ enum DescriptorLimit {
     }
 
     /// The most connections the server may hold within `descriptors`, or what the config asks
-    /// when that fits; an error naming both when it does not.
-    static func maxConnections(configured: Int?, descriptors: Int) throws(CLIError) -> Int {
+    /// when that fits; an error naming both, and the config file, when it does not.
+    static func maxConnections(configured: Int?, descriptors: Int, config: String) throws(CLIError) -> Int {
         let fitting = max(1, descriptors - reserved)
         guard let configured else { return min(fitting, defaultConnectionCeiling) }
         guard configured <= fitting else {
-            throw CLIError(.config, "http.max_connections is \(configured), but this process may open only \(descriptors) descriptors, which leaves room for \(fitting) connections (\(reserved) are kept for the log and the server): lower http.max_connections, or raise the limit (ulimit -n) before starting the server")
+            throw CLIError(.config, "\(config): http.max_connections is \(configured), but this process may open only \(descriptors) descriptors, which leaves room for \(fitting) connections (\(reserved) are kept for the log and the server): lower http.max_connections, or raise the limit (ulimit -n) before starting the server")
         }
         return configured
     }

@@ -37,7 +37,7 @@ struct LogOptions: ParsableArguments {
         do throws(ConfigError) {
             return try Configuration.load(path: path, environment: ProcessInfo.processInfo.environment)
         } catch {
-            throw CLIError(.config, error.description)
+            throw CLIError(error.isUnreadable ? .noInput : .config, error.description)
         }
     }
 

@@ -53,7 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.metrics.isEnabled { MetricsSystem.bootstrap(exposition.factory) }
         let metrics = configuration.metrics.isEnabled ? ServerMetrics() : nil
         let descriptors = DescriptorLimit.raise()
-        let maxConnections = try DescriptorLimit.maxConnections(configured: configuration.http.maxConnections, descriptors: descriptors)
+        let maxConnections = try DescriptorLimit.maxConnections(
+            configured: configuration.http.maxConnections, descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
+        )
         let started = ContinuousClock.now
         let store = try await options.openStore(configuration, logger: logger)
         let startUp = ContinuousClock.now - started
@@ -111,6 +113,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// listen are named, with the setting that fixes them.
     private static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
         let address = "\(host):\(port)"
+        if let unknown = error as? SocketAddressError.UnknownHost {
+            return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a name this machine can resolve (\(unknown.errorDescription)); choose another with --host or `host` in the config")
+        }
         switch (error as? IOError)?.errnoCode {
         case EADDRINUSE?:
             return CLIError(.unavailable, "cannot listen on \(address): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)")

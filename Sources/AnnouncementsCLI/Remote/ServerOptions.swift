@@ -10,7 +10,11 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The bearer token: for writes, history and past states, and reads where the server wants one (default: $ANNOUNCEMENTS_TOKEN).", valueName: "token"))
     var token: String?
 
+    @Option(help: ArgumentHelp("Seconds to wait for each answer (default: $ANNOUNCEMENTS_TIMEOUT, else \(Int(Self.defaultTimeout))).", valueName: "seconds"))
+    var timeout: Double?
+
     static let defaultServer = "http://127.0.0.1:8080"
+    static let defaultTimeout: Double = 5
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -22,7 +26,19 @@ struct ServerOptions: ParsableArguments {
         }
         // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
         let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
-        return AnnouncementsClient(baseURL: url, token: token)
+        let seconds: Double
+        if let timeout {
+            seconds = timeout
+        } else if let text = environment["ANNOUNCEMENTS_TIMEOUT"], !text.isEmpty {
+            guard let value = Double(text) else { throw CLIError(.usage, "ANNOUNCEMENTS_TIMEOUT must be a number of seconds, like 5; got \"\(text)\"") }
+            seconds = value
+        } else {
+            seconds = Self.defaultTimeout
+        }
+        guard seconds > 0, seconds <= 3600 else {
+            throw CLIError(.usage, "the timeout must be more than 0 seconds and at most 3600; got \(seconds)")
+        }
+        return AnnouncementsClient(baseURL: url, token: token, timeout: seconds)
     }
 }
 

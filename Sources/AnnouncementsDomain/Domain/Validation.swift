@@ -6,6 +6,9 @@ public struct ValidationRules: Sendable, Hashable {
     public static let maxTitleLength = 255
     /// The default limit on a body, in UTF-8 bytes (1 MiB).
     public static let defaultMaxBodyBytes = 1 << 20
+    /// The most `maxBodyBytes` may be configured to (16 MiB): a write's request is held whole,
+    /// and may spell a body in six times its bytes (`\u00XX`).
+    public static let maxBodyBytesLimit = 16 << 20
 
     /// The largest body accepted, in UTF-8 bytes.
     public var maxBodyBytes: Int

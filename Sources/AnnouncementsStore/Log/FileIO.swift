@@ -38,19 +38,14 @@ enum FileIO {
 
     /// Creates the file at `path` (failing if it exists, with `exclusive`; else replacing it) with
     /// `bytes`, synced; `what` names it in errors. The caller syncs the folder when the new name
-    /// must be durable. With `like`, the new file gets that file's owner, group and permissions
-    /// (created private, then given them): a log's side files and its replacement are as private
-    /// as the log, and stay the user's who runs the server on it.
-    static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String, like original: String? = nil) throws(LogError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), original == nil ? 0o644 : 0o600)
-        guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
-        defer { close(fd) }
+    /// must be durable. The new file gets the owner, group and permissions of `original` (created
+    /// private, then given them): a log's side files and its replacement are as private as the
+    /// log, and stay the user's who runs the server on it.
+    static func create(_ path: String, with bytes: [UInt8], exclusive: Bool, what: String, like original: String) throws(LogError) {
+        let file = try FileWriter(creating: path, exclusive: exclusive, what: what, like: original)
         do throws(LogError) {
-            if let original { try give(fd, path: path, what: what, theOwnershipOf: original) }
-            let error = bytes.withUnsafeBytes { write(fd, $0, at: 0) }
-            guard error == 0, fsync(fd) == 0 else {
-                throw LogError.system(.writeFailed, path: path, "cannot write \(what)", errno: error == 0 ? errno : error)
-            }
+            try file.add(bytes)
+            try file.finish()
         } catch {
             unlink(path)  // nothing half made is left behind
             throw error

@@ -45,7 +45,7 @@ public enum LogUpgrade {
         let partial = target + ".upgrading"
         var rewritten = 0
         do throws(LogError) {
-            let output = try UpgradeOutput(path: partial, like: target)
+            let output = try FileWriter(creating: partial, exclusive: false, what: "the upgraded log", like: target)
             var previous: LineHash?
             var salts = SaltSource()
             try LogReader(path: path).read { line throws(LogError) in
@@ -65,7 +65,7 @@ public enum LogUpgrade {
                 }
                 previous = LineHash(link: output.buffer[start...])
                 output.buffer.append(UInt8(ascii: "\n"))
-                try output.flush(ifOver: 4 << 20)
+                try output.added()
                 return .continue
             }
             try output.finish()
@@ -92,41 +92,5 @@ public enum LogUpgrade {
         FileLog.syncFolder(FileLog.folder(of: target))
         unlink(SnapshotFile.path(forLog: path))
         return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
-    }
-}
-
-/// The upgraded log being written beside the old one: created private, given the old log's owner
-/// and permissions, filled from `buffer` in large writes, synced by `finish`.
-private final class UpgradeOutput {
-    let path: String
-    private let fd: Int32
-    private var written: Int64 = 0
-    var buffer: [UInt8] = []
-
-    init(path: String, like log: String) throws(LogError) {
-        self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create the upgraded log", errno: errno) }
-        self.fd = fd
-        try FileIO.give(fd, path: path, what: "the upgraded log", theOwnershipOf: log)
-    }
-
-    deinit {
-        FileIO.close(fd)
-    }
-
-    /// Writes the buffer out once it holds more than `limit` bytes.
-    func flush(ifOver limit: Int) throws(LogError) {
-        guard buffer.count > limit else { return }
-        let error = buffer.withUnsafeBytes { FileIO.write(fd, $0, at: written) }
-        guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot write the upgraded log", errno: error) }
-        written += Int64(buffer.count)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Writes what is left and syncs the file.
-    func finish() throws(LogError) {
-        try flush(ifOver: -1)
-        guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot sync the upgraded log", errno: errno) }
     }
 }

@@ -117,7 +117,7 @@ extension EventStore {
                 }
                 // Alone (nothing queued, nothing else syncing), sync on this thread: the next
                 // thing it would do is wait for that sync anyway.
-                let alone = handedOver.isEmpty && rest.isEmpty && queue.withLock { $0.requestCount == 0 }
+                let alone = handedOver.isEmpty && rest.isEmpty && queue.withLock { $0.requestCount == 0 } && syncsInline.load(ordering: .relaxed)
                 if !rest.isEmpty { queue.withLock { $0.putBack(Array(rest)) } }
                 handOver(&open, inline: alone)
                 handedOver.append(open)

@@ -54,6 +54,9 @@ public final class EventStore: Sendable {
     /// committer waits on.
     let arrivals: DispatchSemaphore
     let syncedEvents = Atomic<Int>(0)
+    /// Whether a lone batch is synced on the committer's thread (see `EventStore.drain`); tests
+    /// turn it off to hold a sync on the syncer's thread while the committer hands more over.
+    let syncsInline = Atomic<Bool>(true)
     /// Writes snapshots of the state beside the log (nil when snapshots are off).
     let snapshotter: Snapshotter?
     /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.

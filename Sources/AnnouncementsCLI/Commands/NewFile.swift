@@ -1,0 +1,59 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written by `export` or `backup`: filled under a name of its own (`<path>.partial`,
+/// created exclusively), synced, and only then given its name, which must not exist. A copy that a
+/// crash or a kill interrupts is never found under the name of a finished one.
+enum NewFile {
+    /// Creates a file at `path`, has `fill` write it, and syncs it; when anything fails, the file
+    /// is removed: no part of it is left behind.
+    static func create<Result>(_ path: String, _ fill: (FileWriter) async throws(LogError) -> Result) async throws(CLIError) -> Result {
+        let partial = path + ".partial"
+        guard access(path, F_OK) != 0 else { throw exists(path) }
+        guard access(partial, F_OK) != 0 else {
+            throw CLIError(.cantCreate, "\(partial) exists: a copy that was interrupted, or one under way; remove it once no other copy runs")
+        }
+        let file: FileWriter
+        do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch { throw CLIError(.cantCreate, error.description) }
+        do throws(LogError) {
+            let result = try await fill(file)
+            try file.finish()
+            try name(partial, path)
+            return result
+        } catch {
+            unlink(partial)
+            throw CLIError(error)
+        }
+    }
+
+    /// Gives the finished file at `partial` its name `path` (never over a file that appeared
+    /// meanwhile: a hard link fails if the name exists), and syncs its folder.
+    private static func name(_ partial: String, _ path: String) throws(LogError) {
+        if link(partial, path) != 0 {
+            guard errno != EEXIST else { throw appeared(path) }
+            // A file system without hard links: a rename, after one more look.
+            guard access(path, F_OK) != 0 else { throw appeared(path) }
+            guard rename(partial, path) == 0 else {
+                throw LogError(.writeFailed, path: path, message: "cannot name the copy: \(String(cString: strerror(errno)))")
+            }
+        }
+        unlink(partial)
+        FileLog.syncFolder(FileLog.folder(of: path))
+    }
+
+    private static func exists(_ path: String) -> CLIError {
+        CLIError(.cantCreate, "\(path) exists: this writes a new file; choose another name or remove it")
+    }
+
+    private static func appeared(_ path: String) -> LogError {
+        LogError(.writeFailed, path: path, message: "a file of this name appeared while the copy was written; the copy is removed")
+    }
+}
