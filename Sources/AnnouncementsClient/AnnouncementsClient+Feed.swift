@@ -20,10 +20,11 @@ extension AnnouncementsClient {
     /// The server's events after `seq`, then each new one as it is appended, for as long as the
     /// sequence is iterated. When the connection drops it reconnects with `Last-Event-ID`, so no
     /// event is missed or repeated: after `retryDelay` (or the delay the server last sent as
-    /// `retry:`, or the `Retry-After` of a busy server's 503), doubled after each attempt that
-    /// failed in a row, at most a minute, less a random part of it so that many clients do not
-    /// come back at once. `idleTimeout` is how long a connection may stay silent before it is
-    /// taken for dead: longer than the server's `feed_heartbeat_seconds`.
+    /// `retry:`, or the `Retry-After` of a busy server's 503; at least 0.1 s), doubled after each
+    /// attempt that failed in a row, at most a minute (or a server's longer `retry:`, at most five
+    /// minutes), less a random part of it so that many clients do not come back at once. `idleTimeout` is how long a connection may stay silent before it is
+    /// taken for dead: longer than the server's `feed_heartbeat_seconds` (and never shorter than the
+    /// client's `timeout`).
     ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
@@ -62,15 +63,23 @@ extension AnnouncementsClient {
         }
     }
 
-    /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy.
-    /// A refusal (401, 404, 406…) or a network failure that is not passing will not change.
+    /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy,
+    /// a stream cut off mid-way (which Linux reports as an unknown error). A refusal (401, 404,
+    /// 406…) or a network failure that is the client's own setting will not change.
     private static func isPassing(_ error: ClientError) -> Bool {
         switch error {
-        case .unreachable(_, let underlying): isTransient(underlying)
+        case .unreachable(_, let underlying): !permanent.contains(underlying.code)
         case .status(let code, _, _): code >= 500 || code == 429
         default: false
         }
     }
+
+    /// Network failures that asking again cannot mend: the URL, the system's rules, certificates.
+    private static let permanent: Set<URLError.Code> = [
+        .badURL, .unsupportedURL, .userAuthenticationRequired, .appTransportSecurityRequiresSecureConnection,
+        .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+    ]
 
     /// The server's stored events after `seq`, oldest first: at most `limit` (the server sends
     /// at most 1000 at once), none when no event came after `seq` yet. Throws
@@ -92,7 +101,8 @@ extension AnnouncementsClient {
         // An auditor's (or an admin's) token gets the full lines; without one, the public form.
         if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
-        request.timeoutInterval = max(configuration.timeout, Double(idleTimeout.components.seconds))
+        let idle = idleTimeout.components
+        request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
         let chunks = StreamDelegate()
         let session = URLSession(configuration: .ephemeral, delegate: chunks, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
@@ -112,12 +122,14 @@ struct FeedRefusal: Error {
     var retryAfter: Duration?
 }
 
-/// The waits between the feed's connections: `delay` after one that opened a stream, doubled
-/// after each that failed in a row, at most `longest`, with a random part taken off (at most half).
+/// The waits between the feed's connections: `delay` (at least `shortest`) after one that opened
+/// a stream, doubled after each that failed in a row, at most `longest` (or the server's longer
+/// `retry:`), with a random part taken off (at most half).
 struct Reconnection {
     var delay: Duration
     private var failures = 0
     static let longest: Duration = .seconds(60)
+    static let shortest: Duration = .milliseconds(100)
 
     init(delay: Duration) {
         self.delay = delay
@@ -130,9 +142,11 @@ struct Reconnection {
 
     /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
     mutating func next(atLeast asked: Duration? = nil) -> Duration {
-        let doubled = delay * (1 << min(failures, 16))
+        let ceiling = max(min(delay, EventStreamParser.longestRetry), Self.longest)
+        let base = min(max(delay, Self.shortest), ceiling)
+        let doubled = base * (1 << min(failures, 16))
         failures += 1
-        let capped = min(max(doubled, .milliseconds(10)), max(delay, Self.longest))
+        let capped = min(doubled, ceiling)
         let jittered = capped * Double.random(in: 0.5...1)
         return max(jittered, min(asked ?? .zero, EventStreamParser.longestRetry))
     }
@@ -158,7 +172,7 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             // Read its body (the API's error says why) before finishing.
-            let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"))
+            let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"), atMost: EventStreamParser.longestRetry)
             refusal.withLock { $0 = (http.statusCode, retryAfter, Data()) }
         } else if let http = response as? HTTPURLResponse,
                   http.value(forHTTPHeaderField: "Content-Type")?.lowercased().hasPrefix("text/event-stream") != true {

@@ -56,19 +56,23 @@ extension AnnouncementsClient {
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
         var retries = 0
         while true {
-            let wait: Duration
+            // The outcome to throw if this is the last attempt, and the wait before the next.
+            let failure: ClientError, wait: Duration
             do throws(ClientError) {
                 let received = try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
                 guard Self.retriedStatuses.contains(received.status) else { return received }
-                guard retries < configuration.writeRetries else { throw ClientError(status: received.status, body: received.data) }
-                wait = Self.retryAfter(received.header("Retry-After")) ?? .milliseconds(200 * (retries + 1))
+                failure = ClientError(status: received.status, body: received.data)
+                wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * (retries + 1))
             } catch {
-                guard case .unreachable(_, let underlying) = error, retries < configuration.writeRetries, Self.isTransient(underlying) else { throw error }
+                guard case .unreachable(_, let underlying) = error, Self.isTransient(underlying) else { throw error }
+                failure = error
                 wait = .milliseconds(200 * (retries + 1))
             }
+            guard retries < configuration.writeRetries else { throw failure }
             retries += 1
             try? await Task.sleep(for: wait)
-            if Task.isCancelled { throw .unreachable(url: configuration.baseURL, underlying: URLError(.cancelled)) }
+            // Cancelled while waiting: the last outcome is the answer.
+            if Task.isCancelled { throw failure }
         }
     }
 
@@ -78,10 +82,10 @@ extension AnnouncementsClient {
     /// The longest wait a `Retry-After` may ask of a write being retried: an app's user is waiting.
     static let longestRetryAfter: Duration = .seconds(10)
 
-    /// A `Retry-After` header in seconds (not an HTTP date), at most `longestRetryAfter`.
-    static func retryAfter(_ header: String?) -> Duration? {
+    /// A `Retry-After` header in seconds (not an HTTP date), at most `longest`.
+    static func retryAfter(_ header: String?, atMost longest: Duration) -> Duration? {
         guard let header, let seconds = Int(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-        return min(.seconds(seconds), longestRetryAfter)
+        return min(.seconds(min(seconds, 1 << 30)), longest)
     }
 
     /// Failures after which a write may have reached the server, or may reach it if sent again.

@@ -179,26 +179,32 @@ import Testing
         }
     }
 
-    @Test("a write answered 502, 503 or 504 is sent again with the same Idempotency-Key, after the Retry-After it names")
-    func writeRetriedAfterUnavailable() async throws {
+    @Test("a write answered 502, 503 or 504 is sent again with the same Idempotency-Key, after the Retry-After it names", arguments: [502, 503, 504])
+    func writeRetriedAfterUnavailable(status: Int) async throws {
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 2)
-            let replaced = try await client.replace(id: 9, title: "Replaced", body: nil)
-            #expect(replaced.title == "Replaced")
-            let keys = fakeReplaceKeys.withLock { $0 }
+            let started = ContinuousClock.now
+            let replaced = try await client.replace(id: status * 10, title: "Replaced", body: nil)
+            #expect(replaced.id == status * 10)
+            let keys = fakeReplaceKeys.withLock { $0[status * 10] ?? [] }
             #expect(keys.count == 2 && Set(keys).count == 1 && UUID(uuidString: keys[0]) != nil, "\(keys)")
+            if status == 503 { #expect(ContinuousClock.now - started >= .seconds(1), "its Retry-After: 1 was waited for") }
+        }
+    }
 
-            // Without retries the 503 is the answer, with the server's message.
+    @Test("without retries left, the 503 is the answer, with the server's message; Retry-After is read in seconds, within a bound")
+    func writeNotRetried() async throws {
+        try await withFakeServer { url in
             let once = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 0)
-            fakeReplaceKeys.withLock { $0 = [] }
-            await #expect { try await once.replace(id: 9, title: "Replaced", body: nil) } throws: { error in
+            await #expect { try await once.replace(id: 5031, title: "Replaced", body: nil) } throws: { error in
                 guard case .status(503, let message, _) = error as? ClientError else { return false }
                 return message == "the log cannot be written right now"
             }
         }
-        #expect(AnnouncementsClient.retryAfter("3") == .seconds(3))
-        #expect(AnnouncementsClient.retryAfter("3600") == AnnouncementsClient.longestRetryAfter)
-        #expect(AnnouncementsClient.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT") == nil)
+        #expect(AnnouncementsClient.retryAfter("3", atMost: .seconds(10)) == .seconds(3))
+        #expect(AnnouncementsClient.retryAfter("3600", atMost: .seconds(10)) == .seconds(10))
+        #expect(AnnouncementsClient.retryAfter("120", atMost: EventStreamParser.longestRetry) == .seconds(120), "the feed waits as long as a server asks, up to five minutes")
+        #expect(AnnouncementsClient.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT", atMost: .seconds(10)) == nil)
     }
 
     @Test("the response cache keeps at most its byte budget, oldest out first, and no body over a quarter of it")
@@ -227,6 +233,26 @@ import Testing
         #expect(reconnection.next(atLeast: .seconds(200)) == .seconds(200), "a server's Retry-After is kept")
         reconnection.opened()
         #expect(reconnection.next() <= .seconds(1))
+
+        // A delay of zero (`retry: 0` from a server) still waits, and still backs off.
+        var eager = Reconnection(delay: .zero)
+        let first = eager.next(), second = eager.next()
+        #expect(first >= Reconnection.shortest / 2 && first <= Reconnection.shortest, "\(first)")
+        #expect(second >= Reconnection.shortest && second <= Reconnection.shortest * 2, "\(second)")
+    }
+
+    @Test("events(after:) reconnects after a stream cut off mid-way (a node killed), resuming after the last event")
+    func feedCutOff() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("abrupt"), timeout: testTimeout)
+            var seen: [Int] = []
+            for try await event in client.events(after: 0, retryDelay: .milliseconds(10)) {
+                seen.append(event.seq)
+                if seen.count == 3 { break }
+            }
+            #expect(seen == [1, 2, 3])
+            #expect(fakeAbruptResumes.withLock { $0 }.prefix(3) == [0, 1, 2], "each reconnection names the last event it got")
+        }
     }
 
     @Test("the feed ends with badEventStream when a 200 is not an event stream (a captive portal), instead of reconnecting for ever")

@@ -53,23 +53,40 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
             keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
             return keys.count == 1
         }
-        while first, fakeWriteKeys.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        // (A client that never retries gets its answer after a minute: the test fails, not hangs.)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while first, fakeWriteKeys.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return json(#"{"id":9,"title":"Saved","body":null}"#)
     }
-    // Records each replace's Idempotency-Key; the first is a 503 that asks for no wait, as a
-    // proxy whose node died, or a node that could not write, answers.
-    router.put("announcements/9") { request, _ in
+    // Records each replace's Idempotency-Key by id; the first of each id is answered with the
+    // status its first three digits name (id 5031: 503; 502, 503, 504: a proxy whose node died, a
+    // node that could not write), with a `Retry-After` of 1 s for 503. Each test its own id.
+    router.put("announcements/:id") { request, context in
+        let id = context.parameters.get("id", as: Int.self) ?? 0
         let first = fakeReplaceKeys.withLock { keys in
-            keys.append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
-            return keys.count == 1
+            keys[id, default: []].append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
+            return keys[id]?.count == 1
         }
         guard !first else {
+            let status = id / 10
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if status == 503 { headers[.retryAfter] = "1" }
             return Response(
-                status: .serviceUnavailable, headers: [.contentType: "application/json", .retryAfter: "0"],
-                body: .init(byteBuffer: ByteBuffer(string: #"{"error":503,"message":"the log cannot be written right now"}"#))
+                status: .init(code: status), headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":\#(status),"message":"the log cannot be written right now"}"#))
             )
         }
-        return json(#"{"id":9,"title":"Replaced","body":null}"#)
+        return json(#"{"id":\#(id),"title":"Replaced","body":null}"#)
+    }
+    // A stream cut off after one event (a node killed mid-stream): the client must reconnect.
+    router.get("abrupt/events") { request, _ in
+        let last = Int(request.headers[HTTPField.Name("Last-Event-ID")!] ?? "") ?? -1
+        fakeAbruptResumes.withLock { $0.append(last) }
+        let block = "id: \(last + 1)\nevent: created\ndata: {\"seq\":\(last + 1)}\n\n"
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: block))
+            throw CancellationError()
+        })
     }
     // What a captive portal answers for any URL: a 200 page, not the API.
     router.get("portal/events") { _, _ in
@@ -92,8 +109,11 @@ let fakeFeedResumes = Mutex<[Int]>([])
 /// The `Idempotency-Key` of each write the fake server received.
 let fakeWriteKeys = Mutex<[String]>([])
 
-/// The `Idempotency-Key` of each replace the fake server received.
-let fakeReplaceKeys = Mutex<[String]>([])
+/// The `Idempotency-Key` of each replace the fake server received, by the id replaced.
+let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
+
+/// The `Last-Event-ID` of each request of the stream that is cut off.
+let fakeAbruptResumes = Mutex<[Int]>([])
 
 private func json(_ text: String) -> Response {
     Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -33,7 +33,6 @@ public final class FileWriter {
         self.path = path
         self.what = what
         self.fd = fd
-        buffer.reserveCapacity(Self.flushAt)
         if let original {
             do throws(LogError) { try FileIO.give(fd, path: path, what: what, theOwnershipOf: original) } catch {
                 unlink(path)
