@@ -44,8 +44,9 @@ public final class FileLog: EventLog, @unchecked Sendable {
         self.path = path
         self.operations = operations
         let folder = Self.folder(of: path)
-        if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
-            throw LogError.system(.unreadable, path: path, "cannot create the folder \(folder)", errno: errno)
+        let made = Self.makeFolders(folder)
+        guard made.errno == 0 else {
+            throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.errno)
         }
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -223,6 +224,20 @@ public final class FileLog: EventLog, @unchecked Sendable {
         length = offset
         writtenEnd = offset
         return sidePath
+    }
+
+    /// Creates `folder` and the folders it is in, as `mkdir -p` does: the folder that could not be
+    /// made and the errno, or 0 when all are there. The new folders are made durable.
+    static func makeFolders(_ folder: String) -> (folder: String, errno: Int32) {
+        guard access(folder, F_OK) != 0 else { return (folder, 0) }
+        let parent = Self.folder(of: folder)
+        if parent != folder {
+            let made = makeFolders(parent)
+            guard made.errno == 0 else { return made }
+        }
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { return (folder, errno) }
+        syncFolder(parent)
+        return (folder, 0)
     }
 
     package static func folder(of path: String) -> String {
