@@ -60,6 +60,7 @@ public struct ServerSettings: Sendable {
 public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<AnnouncementsRequestContext> {
     let router = Router(context: AnnouncementsRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
+    let streams = StreamSlots(maxConnections: settings.connections.maxConnections)
     router.add(middleware: RequestLogMiddleware(metrics: settings.metrics))
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))
@@ -68,11 +69,11 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     router.add(middleware: ReadYourWritesMiddleware(store: store))
     ReadRoutes(
         store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
-        metrics: settings.metrics, streams: StreamSlots(maxConnections: settings.connections.maxConnections)
+        streams: streams
     ).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
     OpenAPIDocument.add(to: router)
-    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics())
+    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams)
     routes.load(router.routes)
     return router
 }

@@ -24,8 +24,6 @@ struct EventStream: Sendable {
     let heartbeat: Duration
     /// Pages already framed by other streams.
     let frames: Frames
-    /// Counts the open streams, when there are metrics.
-    let metrics: ServerMetrics?
     /// This stream's place among those allowed, held while its response lives.
     let slot: StreamSlots.Slot
 
@@ -36,12 +34,8 @@ struct EventStream: Sendable {
     func response() -> Response {
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
         return Response(status: .ok, headers: headers, body: ResponseBody { [slot] writer in
-            metrics?.subscribers.add(1, ordering: .relaxed)
-            defer {
-                // The place first: once the gauge says the stream ended, another may open.
-                slot.release()
-                metrics?.subscribers.subtract(1, ordering: .relaxed)
-            }
+            // Its place is what the metrics count as an open stream.
+            defer { slot.release() }
             var last = after
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))

@@ -61,7 +61,7 @@ extension ReadRoutes {
         }
         if EventStream.isRequested(by: request) {
             guard let slot = streams.take() else { throw APIError.tooManyStreams(streams.maximum) }
-            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, metrics: metrics, slot: slot).response()
+            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, slot: slot).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)

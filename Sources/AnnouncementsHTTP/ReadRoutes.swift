@@ -11,7 +11,6 @@ struct ReadRoutes: Sendable {
     let access: Access
     let defaultVersion: APIVersion
     let feedHeartbeat: Duration
-    let metrics: ServerMetrics?
     let streams: StreamSlots
     let cache = RepresentationCache()
     let frames = EventStream.Frames()

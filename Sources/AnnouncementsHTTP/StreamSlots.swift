@@ -41,6 +41,6 @@ final class StreamSlots: Sendable {
         return nil
     }
 
-    /// How many streams are open (for tests).
+    /// How many streams are open (the metrics' `announcements_stream_subscribers`).
     var count: Int { open.load(ordering: .relaxed) }
 }

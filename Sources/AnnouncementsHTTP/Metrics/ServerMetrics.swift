@@ -11,8 +11,6 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let requests = Mutex<[RequestKey: RequestMetrics]>([:])
-    /// Open event streams (`GET /events` as Server-Sent Events).
-    let subscribers = Atomic<Int>(0)
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge
     /// Connections the server closed or refused before a request reached the router, by why.
     private let cutOff: [ConnectionCut: Counter]
@@ -83,13 +81,13 @@ public final class ServerMetrics: Sendable {
     /// The methods named in labels; any other is `other`.
     private static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
-    /// Sets the gauges read from the store (what a scrape reports).
-    func sample(_ store: EventStore) {
+    /// Sets the gauges read from the store, and the open event streams (what a scrape reports).
+    func sample(_ store: EventStore, openStreams: Int) {
         let state = store.snapshot
         seq.record(state.seq)
         live.record(state.count)
         logBytes.record(store.durableEnd)
-        streams.record(subscribers.load(ordering: .relaxed))
+        streams.record(openStreams)
     }
 
     /// Records how long start-up took to replay the log (or load a snapshot and replay its tail).
