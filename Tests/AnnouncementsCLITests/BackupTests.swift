@@ -21,9 +21,9 @@ import FoundationNetworking
         // one that changed meanwhile is left out of the backup, by design.
         try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nsnapshot:\n  every_events: 0\n  every_seconds: 0\n"
             .write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
-        #expect(try ServerProcess(in: folder).stop() == 0)
+        #expect(try await ServerProcess(in: folder).stop() == 0)
         #expect(FileManager.default.fileExists(atPath: log + ".snapshot"))
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         let progress = Progress()
         let url = try #require(URL(string: server.url + "/announcements"))
         // Two writers, posting until told to stop.
@@ -49,7 +49,7 @@ import FoundationNetworking
             try await Task.sleep(for: .milliseconds(25))
         }
         let destination = folder + "/backup"
-        let backup = try CLI.run(["backup", destination], in: folder, timeout: 120)
+        let backup = try await CLI.run(["backup", destination], in: folder, timeout: 120)
         let postedAtBackupEnd = progress.posted.load(ordering: .relaxed)
         // The writers go on a little after it, so that the log is longer than the backup.
         while progress.posted.load(ordering: .relaxed) < postedAtBackupEnd + 10 {
@@ -71,14 +71,14 @@ import FoundationNetworking
         #expect(lastSeq > seq, "writes went on during and after the backup")
 
         let copy = destination + "/announcements.jsonl"
-        let verified = try CLI.run(["verify", "--log", copy, "--expect-head", head])
+        let verified = try await CLI.run(["verify", "--log", copy, "--expect-head", head])
         #expect(verified.status == 0, "\(verified.stdout)")
         // The state the backup replays to, from its snapshot or from every line, is the one the
         // server had at that seq.
-        let fromBackup = try CLI.run(["replay", "--log", copy, "--format", "json"])
+        let fromBackup = try await CLI.run(["replay", "--log", copy, "--format", "json"])
         #expect(fromBackup.stderr.contains("started from the snapshot at seq"), "the backup's snapshot is used: \(fromBackup.stderr)")
-        let wholeBackup = try CLI.run(["replay", "--log", copy, "--format", "json", "--no-snapshot"])
-        let serverHad = try CLI.run(["replay", "--log", log, "--format", "json", "--until", String(seq)])
+        let wholeBackup = try await CLI.run(["replay", "--log", copy, "--format", "json", "--no-snapshot"])
+        let serverHad = try await CLI.run(["replay", "--log", log, "--format", "json", "--until", String(seq)])
         #expect(fromBackup.status == 0 && serverHad.status == 0)
         #expect(fromBackup.stdout == serverHad.stdout)
         #expect(wholeBackup.stdout == serverHad.stdout)
@@ -89,7 +89,7 @@ import FoundationNetworking
     func export() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let exported = try CLI.run(["export", "--to", "copy.jsonl"], in: folder)
+        let exported = try await CLI.run(["export", "--to", "copy.jsonl"], in: folder)
         #expect(exported.status == 0, "\(exported.stderr)")
         let copy = try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.jsonl"))
         #expect(copy == (try Data(contentsOf: URL(fileURLWithPath: log))))
@@ -99,8 +99,8 @@ import FoundationNetworking
         var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         lines.remove(at: 1)
         try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
-        let gap = try CLI.run(["export", "--to", "gap.jsonl"], in: folder)
-        let verified = try CLI.run(["verify"], in: folder)
+        let gap = try await CLI.run(["export", "--to", "gap.jsonl"], in: folder)
+        let verified = try await CLI.run(["verify"], in: folder)
         let head = { (text: String) in text.split(separator: "\n").first { $0.contains("head:") }?.split(separator: " ").last.map(String.init) }
         #expect(gap.stdout.hasPrefix("exported 4 events") && head(gap.stdout)?.hasPrefix("5:") == true, "\(gap.stdout)")
         #expect(head(gap.stdout) == head(verified.stdout), "\(verified.stdout)")
@@ -110,13 +110,13 @@ import FoundationNetworking
     func refusals() async throws {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let first = try CLI.run(["backup", "saved"], in: folder)
+        let first = try await CLI.run(["backup", "saved"], in: folder)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("5 events, 2 live announcements"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.snapshot"), "no snapshot to copy")
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/saved")[.posixPermissions] as? Int
         #expect(mode == 0o700, "only its owner may enter a backup's folder: it holds every text")
-        let again = try CLI.run(["backup", "saved"], in: folder)
+        let again = try await CLI.run(["backup", "saved"], in: folder)
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")
         #expect(again.stderr.hasSuffix("): a backup goes into a new or empty folder\n"))
@@ -124,7 +124,7 @@ import FoundationNetworking
         var lines = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
         lines[1] = lines[1].replacingOccurrences(of: "Lunch", with: "Brunch")
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/events/announcements.jsonl", atomically: false, encoding: .utf8)
-        let damaged = try CLI.run(["backup", "damaged"], in: folder)
+        let damaged = try await CLI.run(["backup", "damaged"], in: folder)
         #expect(damaged.status == 65)
         #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match"), "\(damaged.stdout)")
         let note = "note: events/announcements.jsonl: the copy did not verify; copying again, in case an erasure was overwriting a line while it was read\n"
@@ -132,7 +132,7 @@ import FoundationNetworking
         #expect(damaged.stderr.contains("error: events/announcements.jsonl: the copy does not verify (1 problem, above)"), "\(damaged.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/damaged") == [], "no part of a failed backup is left")
         try "storage: postgres\npostgres:\n  url: postgres://u@127.0.0.1:1/db\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
-        let postgres = try CLI.run(["backup", "elsewhere"], in: folder)
+        let postgres = try await CLI.run(["backup", "elsewhere"], in: folder)
         #expect(postgres.status == 64)
         #expect(postgres.stderr.contains("use PostgreSQL's backups (pg_dump, or a base backup)"))
     }
@@ -144,14 +144,14 @@ import FoundationNetworking
     func importFile() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let imported = try CLI.run(["import", "--log", "copy.jsonl", "--from", "events/announcements.jsonl"], in: folder)
+        let imported = try await CLI.run(["import", "--log", "copy.jsonl", "--from", "events/announcements.jsonl"], in: folder)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.hasPrefix("imported 5 events ("), "\(imported.stdout)")
         #expect(FileManager.default.contents(atPath: folder + "/copy.jsonl") == FileManager.default.contents(atPath: log))
         #expect(!FileManager.default.fileExists(atPath: folder + "/copy.jsonl.importing"))
 
-        let server = try ServerProcess(in: folder)
-        let busy = try CLI.run(["import", "--log", "other.jsonl", "--from", "events/announcements.jsonl"], in: folder)
+        let server = try await ServerProcess(in: folder)
+        let busy = try await CLI.run(["import", "--log", "other.jsonl", "--from", "events/announcements.jsonl"], in: folder)
         #expect(server.stop() == 0)
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr == "error: events/announcements.jsonl: another process is writing to this log (it holds the write lock): stop it, then try again\n")

@@ -32,7 +32,13 @@ struct CLI {
     /// Runs the CLI to its end; with `timeout`, a run still going after that many seconds is
     /// terminated (its status then tells the test it hung).
     /// `executable` runs another program instead (a shell that sets limits, then runs the CLI).
-    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil, executable: String? = nil) throws -> Result {
+    /// It waits on a thread of its own, never one of the cooperative pool's (two on a 2-core
+    /// machine, shared by every test running at once).
+    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil, executable: String? = nil) async throws -> Result {
+        try await offPool { try runWaiting(arguments, in: folder, environment: environment, input: input, timeout: timeout, executable: executable) }
+    }
+
+    private static func runWaiting(_ arguments: [String], in folder: String?, environment: [String: String], input: String?, timeout: Double?, executable: String?) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
@@ -76,7 +82,9 @@ struct ServerProcess {
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
     /// `binary` runs another copy of the CLI. With `errorLog`, stderr goes to that file.
     /// `arguments` replace `serve --port 0`.
-    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, arguments: [String] = ["serve", "--port", "0"]) throws {
+    /// Waits for the server's first line on a thread of its own, at most two minutes (a server that
+    /// says nothing by then is stopped, and the test fails).
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, arguments: [String] = ["serve", "--port", "0"]) async throws {
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
@@ -95,12 +103,19 @@ struct ServerProcess {
             process.standardError = FileHandle.nullDevice
         }
         try process.run()
-        var firstLine = ""
-        while !firstLine.hasSuffix("\n") {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            firstLine += String(decoding: byte, as: UTF8.self)
+        let process = self.process
+        let silent = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: silent)
+        let firstLine = try await offPool {
+            var line = ""
+            while !line.hasSuffix("\n") {
+                let byte = out.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty { break }
+                line += String(decoding: byte, as: UTF8.self)
+            }
+            return line
         }
+        silent.cancel()
         #expect(firstLine.hasPrefix("listening on http://127.0.0.1:"))
         port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
         #expect(port > 0)
@@ -113,6 +128,14 @@ struct ServerProcess {
         if interrupt { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+/// Runs `body`, which blocks (on a process, a pipe, a socket), on a thread of its own: the
+/// cooperative pool's few threads stay free for every other test and in-process server.
+func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
     }
 }
 
@@ -142,15 +165,15 @@ func makeLog() async throws -> (folder: String, log: String) {
     func replayJSON() async throws {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["replay", "--format", "json"], in: folder)
+        let result = try await CLI.run(["replay", "--format", "json"], in: folder)
         #expect(result.status == 0)
         #expect(result.stdout == #"{"seq":5,"announcements":[{"id":1,"title":"Welcome aboard","body":"<p>Hello, world</p>"},{"id":3,"title":"Parking","body":"<p>Level 2</p>"}]}"# + "\n")
-        let untilTwo = try CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
+        let untilTwo = try await CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
         #expect(untilTwo.stdout.contains(#"{"seq":2,"announcements":[{"id":1,"title":"Welcome","body":"<p>Hello</p>"},{"id":2,"title":"Lunch","body":null}]}"#))
         // Erased since: a past state leaves it out (its texts are gone), as the HTTP API does.
-        let erase = try CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        let erase = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
         #expect(erase.status == 0, "\(erase.stderr)")
-        let past = try CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
+        let past = try await CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
         #expect(past.stdout == #"{"seq":2,"announcements":[{"id":2,"title":"Lunch","body":null}]}"# + "\n", "\(past.stdout)")
     }
 
@@ -158,7 +181,7 @@ func makeLog() async throws -> (folder: String, log: String) {
     func replayTable() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["replay", "--config", "/nonexistent.yaml", "--log", log])
+        let result = try await CLI.run(["replay", "--config", "/nonexistent.yaml", "--log", log])
         #expect(result.status == 0)
         #expect(result.stdout.contains("ID  REV  TITLE           BODY"))
         #expect(result.stdout.contains("1   3    Welcome aboard  19 bytes"))
@@ -169,7 +192,7 @@ func makeLog() async throws -> (folder: String, log: String) {
     func history() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let all = try CLI.run(["history"], in: folder)
+        let all = try await CLI.run(["history"], in: folder)
         #expect(all.status == 0)
         let rows = all.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == 6)
@@ -177,16 +200,16 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(rows[3].contains("edited   alice  1   title \"Welcome\" → \"Welcome aboard\"; body 12 → 19 bytes (+7)"))
         #expect(rows[4].contains("deleted  bob    2   \"Lunch\" (no body)"))
 
-        let deletedOne = try CLI.run(["history", "2", "--format", "json"], in: folder)
+        let deletedOne = try await CLI.run(["history", "2", "--format", "json"], in: folder)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(deletedOne.stdout.utf8)) as? [[String: Any]])
         #expect(entries.map { $0["type"] as? String } == ["created", "deleted"])
         #expect((entries[1]["title"] as? [String: Any])?["from"] as? String == "Lunch")
 
-        let jsonl = try CLI.run(["history", "--by", "alice", "--format", "jsonl"], in: folder)
+        let jsonl = try await CLI.run(["history", "--by", "alice", "--format", "jsonl"], in: folder)
         let logLines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(jsonl.stdout == [logLines[2], logLines[4]].joined(separator: "\n") + "\n", "jsonl prints the log's lines unchanged")
 
-        let since = try CLI.run(["history", "--since", "4", "--type", "created"], in: folder)
+        let since = try await CLI.run(["history", "--since", "4", "--type", "created"], in: folder)
         #expect(since.stdout.split(separator: "\n").count == 2)
     }
 
@@ -194,7 +217,7 @@ func makeLog() async throws -> (folder: String, log: String) {
     func verify() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let sound = try CLI.run(["verify"], in: folder)
+        let sound = try await CLI.run(["verify"], in: folder)
         #expect(sound.status == 0)
         #expect(sound.stdout.contains("sound"))
         #expect(sound.stdout.contains("events:              5"))
@@ -206,7 +229,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         var text = try String(contentsOfFile: log, encoding: .utf8)
         text = text.replacingOccurrences(of: "Lunch", with: "Brunch")
         try text.write(toFile: log, atomically: false, encoding: .utf8)
-        let damaged = try CLI.run(["verify"], in: folder)
+        let damaged = try await CLI.run(["verify"], in: folder)
         #expect(damaged.status == 1)
         #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2"))
         #expect(damaged.stderr.contains("1 problem found"))
@@ -216,24 +239,24 @@ func makeLog() async throws -> (folder: String, log: String) {
     func verifyExpectedHead() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let first = try CLI.run(["verify"], in: folder)
+        let first = try await CLI.run(["verify"], in: folder)
         let head = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last.map(String.init))
         #expect(head.hasPrefix("5:") && head.count == 66)
 
-        let holds = try CLI.run(["verify", "--expect-head", head], in: folder)
+        let holds = try await CLI.run(["verify", "--expect-head", head], in: folder)
         #expect(holds.status == 0)
         #expect(holds.stdout.contains("expected head:       found"))
 
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
-        #expect(try CLI.run(["verify"], in: folder).status == 0, "the chain alone cannot tell")
-        let cut = try CLI.run(["verify", "--expect-head", head], in: folder)
+        #expect(try await CLI.run(["verify"], in: folder).status == 0, "the chain alone cannot tell")
+        let cut = try await CLI.run(["verify", "--expect-head", head], in: folder)
         #expect(cut.status == 1)
         #expect(cut.stdout.contains("events/announcements.jsonl: the log ends at seq 4, before the recorded head 5: it was cut back"))
         #expect(cut.stdout.contains("expected head:       NOT found"))
 
         for bad in ["5", "5:abc", "x:\(head.dropFirst(2))", "0:\(head.dropFirst(2))"] {
-            let usage = try CLI.run(["verify", "--expect-head", bad], in: folder)
+            let usage = try await CLI.run(["verify", "--expect-head", bad], in: folder)
             #expect(usage.status == 64, "\(bad)")
             #expect(usage.stderr.contains("--expect-head takes SEQ:SHA256"), "\(usage.stderr)")
             #expect(usage.stdout.isEmpty)
@@ -247,8 +270,8 @@ func makeLog() async throws -> (folder: String, log: String) {
         (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
         (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
     ])
-    func errors(arguments: [String], status: Int32, message: String) throws {
-        let result = try CLI.run(arguments)
+    func errors(arguments: [String], status: Int32, message: String) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.contains(message))
         #expect(result.stdout.isEmpty)
@@ -262,40 +285,40 @@ func makeLog() async throws -> (folder: String, log: String) {
         handle.seekToEndOfFile()
         handle.write(Data(#"{"seq":6,"type":"cre"#.utf8))
         try handle.close()
-        let torn = try CLI.run(["replay"], in: folder)
+        let torn = try await CLI.run(["replay"], in: folder)
         #expect(torn.status == 0)
         #expect(torn.stderr.contains("note: events/announcements.jsonl:6: ignored 20 bytes at the end"))
 
         var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines[1] = "{oops"
         try lines.joined(separator: "\n").write(toFile: log, atomically: false, encoding: .utf8)
-        let corrupt = try CLI.run(["replay"], in: folder)
+        let corrupt = try await CLI.run(["replay"], in: folder)
         #expect(corrupt.status == 65)
         #expect(corrupt.stderr.hasPrefix("error: events/announcements.jsonl:2: invalid JSON at column 2"))
     }
 
     @Test("init creates and seeds a log once, then leaves it alone")
-    func initSeeds() throws {
+    func initSeeds() async throws {
         let folder = try makeFolder(config: "seed:\n  - title: One\n  - title: Two\n    body: <p>2</p>\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let first = try CLI.run(["init"], in: folder)
+        let first = try await CLI.run(["init"], in: folder)
         #expect(first.status == 0)
         #expect(first.stdout == "events/announcements.jsonl: 2 events, 2 live announcements\n")
         #expect(first.stderr.contains("seeded an empty log"))
-        let second = try CLI.run(["init"], in: folder)
+        let second = try await CLI.run(["init"], in: folder)
         #expect(second.stdout == "events/announcements.jsonl: 2 events, 2 live announcements\n")
         #expect(!second.stderr.contains("seeded"))
-        let history = try CLI.run(["history", "--format", "jsonl"], in: folder)
+        let history = try await CLI.run(["history", "--format", "jsonl"], in: folder)
         let lines = history.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.contains(#""by":"seed""#) })
     }
 
     @Test("a bad config names its line and column and exits 78")
-    func badConfig() throws {
+    func badConfig() async throws {
         let folder = try makeFolder(config: "port: 80\nseed:\n  - title: 42\n  - title: [x]\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["init"], in: folder)
+        let result = try await CLI.run(["init"], in: folder)
         #expect(result.status == 78)
         #expect(result.stderr == "error: config.yaml:4:12: seed[1].title: expected a string, found a list\n")
         #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing is written")
@@ -305,16 +328,16 @@ func makeLog() async throws -> (folder: String, log: String) {
     func serve() async throws {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         let port = server.port
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         // The head is the one verify prints for the same log.
-        let verified = try CLI.run(["verify"], in: folder)
+        let verified = try await CLI.run(["verify"], in: folder)
         let head = try #require(verified.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last)
         #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5,"head":"\#(head)"}"#)
         #expect(server.stop() == 0)
-        let again = try CLI.run(["init"], in: folder)
+        let again = try await CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
 
@@ -323,7 +346,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let errorLog = folder + "/stderr.log"
-        let server = try ServerProcess(in: folder, errorLog: errorLog)
+        let server = try await ServerProcess(in: folder, errorLog: errorLog)
         _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/health")!)
         _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/announcements/99")!)
         #expect(server.stop() == 0)
@@ -339,14 +362,14 @@ func makeLog() async throws -> (folder: String, log: String) {
     func serveInterrupted() async throws {
         let folder = try makeFolder(config: "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
-        let posted = try CLI.run(["post", "--title", "Before Ctrl-C", "--server", server.url, "--token", "alice-secret"])
+        let server = try await ServerProcess(in: folder)
+        let posted = try await CLI.run(["post", "--title", "Before Ctrl-C", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0, "\(posted.stderr)")
         #expect(server.stop(interrupt: true) == 0)
         #expect(server.process.terminationReason == .exit, "it exited by itself, not killed by the signal")
-        let replayed = try CLI.run(["replay", "--format", "json"], in: folder)
+        let replayed = try await CLI.run(["replay", "--format", "json"], in: folder)
         #expect(replayed.stdout.contains(#""title":"Before Ctrl-C""#))
-        let again = try CLI.run(["init"], in: folder)
+        let again = try await CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
 
@@ -354,33 +377,33 @@ func makeLog() async throws -> (folder: String, log: String) {
     func portInUse() async throws {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let other = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: other) }
-        let result = try CLI.run(["serve", "--port", String(server.port)], in: other)
+        let result = try await CLI.run(["serve", "--port", String(server.port)], in: other)
         #expect(result.status == 69)
         #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
     }
 
     @Test("serve on a host name that does not resolve says so, with exit 69 and the setting that fixes it")
-    func unknownHost() throws {
+    func unknownHost() async throws {
         let folder = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // `.invalid` is reserved (RFC 2606): no resolver knows it.
-        let result = try CLI.run(["serve", "--host", "no-such-host.invalid", "--port", "0"], in: folder)
+        let result = try await CLI.run(["serve", "--host", "no-such-host.invalid", "--port", "0"], in: folder)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("error: cannot listen on no-such-host.invalid:0: no-such-host.invalid is not a name this machine can resolve ("), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("choose another with --host or `host` in the config\n"), "\(result.stderr)")
     }
 
     @Test("the binary alone, copied into an empty folder, serves its OpenAPI document")
-    func selfContained() throws {
+    func selfContained() async throws {
         let folder = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = URL(fileURLWithPath: folder + "/announcements")
         try Self.copyExecutable(CLI.binary, to: copy)
-        let server = try ServerProcess(in: folder, binary: copy)
+        let server = try await ServerProcess(in: folder, binary: copy)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"))
@@ -406,8 +429,8 @@ func makeLog() async throws -> (folder: String, log: String) {
     }
 
     @Test("a folder without config.yaml gets a clear error")
-    func noConfig() throws {
-        let result = try CLI.run(["verify"], in: NSTemporaryDirectory())
+    func noConfig() async throws {
+        let result = try await CLI.run(["verify"], in: NSTemporaryDirectory())
         #expect(result.status == 66)
         #expect(result.stderr.contains("no config.yaml in this folder: pass --config FILE or --log FILE"))
     }

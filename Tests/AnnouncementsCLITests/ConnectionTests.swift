@@ -26,10 +26,10 @@ import Glibc
     }
 
     @Test("a connection that sends nothing is closed after the idle timeout")
-    func idle() throws {
+    func idle() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         let started = Date()
@@ -45,11 +45,11 @@ import Glibc
         // a stalled upload: a whole head, then a body that trickles
         "POST /announcements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\":\"",
     ])
-    func slowRequest(start: String) throws {
+    func slowRequest(start: String) async throws {
         // The idle timeout is long: only the read timeout can close these.
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n  read_timeout_seconds: 2\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send(start))
@@ -64,10 +64,10 @@ import Glibc
     }
 
     @Test("an event stream outlives the idle timeout: its heartbeats keep it open")
-    func streamNotIdle() throws {
+    func streamNotIdle() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 1\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"))
@@ -88,7 +88,7 @@ import Glibc
         let body = String(repeating: "<p>x</p>", count: 12_500)
         for index in 0..<60 { _ = try await store.create(AnnouncementDraft(title: "Big \(index)", body: body), by: "alice") }
         await store.close()
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let reader = try RawConnection(port: server.port, receiveBuffer: 4096)
         #expect(reader.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer audrey-secret\r\n\r\n"))
@@ -121,20 +121,20 @@ import Glibc
     static let established = "01"
 
     @Test("a max_connections the descriptor limit cannot hold stops serve at once, saying what to change")
-    func maxConnectionsOverLimit() throws {
+    func maxConnectionsOverLimit() async throws {
         let folder = try Self.folder(http: "  max_connections: 5000\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["-c", "ulimit -n 256 && exec \"$0\" serve --port 0", CLI.binary.path], in: folder, timeout: 30, executable: "/bin/sh")
+        let result = try await CLI.run(["-c", "ulimit -n 256 && exec \"$0\" serve --port 0", CLI.binary.path], in: folder, timeout: 30, executable: "/bin/sh")
         #expect(result.status == 78)
         #expect(result.stderr.contains("http.max_connections is 5000, but this process may open only 256 descriptors, which leaves room for 128 connections"), "\(result.stderr)")
     }
 
     @Test("past max_connections a new connection is answered 503 at once; those connected are still served")
-    func connectionLimit() throws {
+    func connectionLimit() async throws {
         // 256 descriptors leave room for 128 connections (128 are kept for the rest).
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder, descriptorLimit: 256)
+        let server = try await ServerProcess(in: folder, descriptorLimit: 256)
         defer { _ = server.stop() }
         let served = try RawConnection(port: server.port)
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
@@ -149,7 +149,7 @@ import Glibc
             #expect(late.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
             refused = late.readUntilClosed(seconds: 5)
             #expect(refused.closed, "never left waiting")
-            if !refused.text.hasPrefix("HTTP/1.1 503") { Thread.sleep(forTimeInterval: 0.5) }
+            if !refused.text.hasPrefix("HTTP/1.1 503") { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(refused.text.hasPrefix("HTTP/1.1 503"), "\(refused.text.prefix(300))")
         #expect(refused.text.contains(#"{"error":503,"message":"the server has as many connections open as it allows (http.max_connections: 128)"#))
@@ -160,7 +160,7 @@ import Glibc
         #if os(Linux)
         // The event loop does not spin on connections it cannot take.
         let before = try Self.cpuSeconds(of: server.process.processIdentifier)
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         let spent = try Self.cpuSeconds(of: server.process.processIdentifier) - before
         #expect(spent < 0.5, "the server used \(spent) s of CPU in 2 s with \(idle.count) connections waiting")
         #else
@@ -178,13 +178,13 @@ import Glibc
     }
 
     @Test("SIGTERM with an upload stalled mid-body stops within the grace period, exit 0, lock released")
-    func boundedStop() throws {
+    func boundedStop() async throws {
         let folder = try Self.folder(
             http: "  read_timeout_seconds: 60\n  shutdown_grace_seconds: 1\n",
             extra: "tokens:\n  editor: env:TEST_TOKEN\n"
         )
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder, environment: ["TEST_TOKEN": "s3cret"])
+        let server = try await ServerProcess(in: folder, environment: ["TEST_TOKEN": "s3cret"])
         let write = try RawConnection(port: server.port)
         let post = #"{"title":"Kept"}"#
         #expect(write.send("POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\n\r\n\(post)"))
@@ -194,7 +194,7 @@ import Glibc
         // The stalled request is being read once a later request on the same server is answered.
         #expect(write.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(write.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"))
-        Thread.sleep(forTimeInterval: 0.3)
+        try await Task.sleep(for: .milliseconds(300))
         let started = Date()
         server.process.terminate()
         let killer = DispatchWorkItem { kill(server.process.processIdentifier, SIGKILL) }
@@ -203,7 +203,7 @@ import Glibc
         killer.cancel()
         #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
         #expect(Date().timeIntervalSince(started) < 15, "a 1 s grace period, not the stalled client (60 s), decides when it stops")
-        let reopened = try CLI.run(["init"], in: folder)
+        let reopened = try await CLI.run(["init"], in: folder)
         #expect(reopened.status == 0, "the lock was released: \(reopened.stderr)")
         #expect(reopened.stdout.contains("2 events"), "the acknowledged write is kept: \(reopened.stdout)")
     }
@@ -231,11 +231,11 @@ import Glibc
     }
 
     @Test("requests the HTTP parser refuses get a JSON error with the right status", arguments: Malformed.allCases)
-    func parserRejections(malformed: Malformed) throws {
+    func parserRejections(malformed: Malformed) async throws {
         let status = malformed.status
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(malformed.request)
@@ -248,10 +248,10 @@ import Glibc
     }
 
     @Test("an HTTP/1.0 request without keep-alive is answered in HTTP/1.0 and its connection closed")
-    func http10() throws {
+    func http10() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /health HTTP/1.0\r\n\r\n"))

@@ -52,7 +52,7 @@ final class StreamingConnection {
             #"{ "seq": 3, "type": "deleted", "id": 1, "at": "2026-11-21T09:32:00.000Z", "by": "carol" }"#,
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/events/announcements.jsonl", atomically: true, encoding: .utf8)
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         let streams = try (0..<2).map { _ in
             try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Authorization": "Bearer audrey-secret"])
         }
@@ -78,18 +78,18 @@ final class StreamingConnection {
     func follows() async throws {
         let folder = try makeFolder(config: Self.config)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         let stream = try StreamingConnection(port: server.port, path: "/events?after=1", headers: ["Accept": "text/event-stream"])
         #expect(stream.read { Self.ids($0) == [2] })
         #expect(stream.received.contains("content-type: text/event-stream") || stream.received.contains("Content-Type: text/event-stream"))
-        let posted = try CLI.run(["post", "--title", "Live", "--server", server.url, "--token", "alice-secret"])
+        let posted = try await CLI.run(["post", "--title", "Live", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0)
         #expect(stream.read { Self.ids($0) == [2, 3] })
         #expect(stream.received.contains("id: 3\nevent: created\ndata: {\"seq\":3,\"type\":\"created\",\"id\":3,"))
         #expect(!stream.received.contains("Live") && !stream.received.contains("alice"), "without a token, the public form: no text, no writer")
 
         // Reconnecting with Last-Event-ID resumes after it: nothing missed, nothing repeated.
-        _ = try CLI.run(["delete", "1", "--server", server.url, "--token", "alice-secret"])
+        _ = try await CLI.run(["delete", "1", "--server", server.url, "--token", "alice-secret"])
         let resumed = try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Last-Event-ID": "3"])
         #expect(resumed.read { Self.ids($0) == [4] })
         #expect(resumed.received.contains("id: 4\nevent: deleted\n"))
@@ -105,7 +105,7 @@ final class StreamingConnection {
     func heartbeat() async throws {
         let folder = try makeFolder(config: Self.config + "feed_heartbeat_seconds: 1\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let stream = try StreamingConnection(port: server.port, path: "/events?after=2", headers: ["Accept": "text/event-stream"])
         // Two heartbeats (about 2 seconds); more may come in one read on a busy machine.
@@ -117,7 +117,7 @@ final class StreamingConnection {
     func historyFollow() async throws {
         let folder = try makeFolder(config: Self.config)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let follower = Process()
         follower.executableURL = CLI.binary
@@ -137,7 +137,7 @@ final class StreamingConnection {
         }
         readLines(1)
         #expect(printed.hasPrefix("SEQ  TIME"))
-        let posted = try CLI.run(["post", "--title", "Fire drill", "--server", server.url, "--token", "alice-secret"])
+        let posted = try await CLI.run(["post", "--title", "Fire drill", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0)
         readLines(2)
         let row = printed.split(separator: "\n").last.map(String.init) ?? ""
@@ -146,23 +146,23 @@ final class StreamingConnection {
         #expect(!printed.contains("seed"), "the seed's events are filtered out by --by alice")
 
         // --until ends the follow at its seq, also when the other filters drop that event.
-        let bounded = try CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl", "--token", "audrey-secret"], timeout: 60)
+        let bounded = try await CLI.run(["history", "--follow", "--server", server.url, "--by", "seed", "--until", "3", "--format", "jsonl", "--token", "audrey-secret"], timeout: 60)
         #expect(bounded.status == 0, "\(bounded.stderr)")
         #expect(bounded.stdout.split(separator: "\n").map { $0.contains(#""by":"seed""#) } == [true, true], "\(bounded.stdout)")
         // A --since beyond the server's log (restored from an older backup) is an error at once.
-        let beyond = try CLI.run(["history", "--follow", "--server", server.url, "--since", "10"], timeout: 60)
+        let beyond = try await CLI.run(["history", "--follow", "--server", server.url, "--since", "10"], timeout: 60)
         #expect(beyond.status == 1, "\(beyond.stderr)")
         #expect(beyond.stderr == "error: the server's log ends at seq 3, before seq 10 where this follow starts: it may have been restored from an older backup; follow with --since 4 for what comes next, or without --since to read it all again\n")
         #expect(beyond.stdout.isEmpty, "not even the table's header: \(beyond.stdout)")
         // Without an auditor's token the server sends the public form, which names no writer: an error at once.
         for token in [[], ["--token", "alice-secret"]] {
-            let publicOnly = try CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 10)
+            let publicOnly = try await CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 10)
             #expect(publicOnly.status == 77, "\(publicOnly.stderr)")
             #expect(publicOnly.stderr.contains("history --follow needs an auditor's or an admin's token"), "\(publicOnly.stderr)")
             #expect(publicOnly.stdout.isEmpty, "\(publicOnly.stdout)")
         }
         // An unreachable server is an error at once, not an endless wait.
-        let nowhere = try CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 60)
+        let nowhere = try await CLI.run(["history", "--follow", "--server", "http://127.0.0.1:1"], timeout: 60)
         #expect(nowhere.status == 69 && nowhere.stderr.contains("cannot reach the server"), "\(nowhere.stderr)")
     }
 }

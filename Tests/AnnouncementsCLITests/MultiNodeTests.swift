@@ -26,7 +26,7 @@ struct MultiNodeTests {
         let folder = try makeFolder(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
-        let servers = try Self.startNodes(3, in: folder, config: config)
+        let servers = try await Self.startNodes(3, in: folder, config: config)
         defer { for server in servers { _ = server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
@@ -68,7 +68,7 @@ struct MultiNodeTests {
         }
         let events = try await nodes[2].send("GET", "/events?after=0&limit=100", headers: ["Min-Seq": "\(seq)"])
         #expect(events.text.components(separatedBy: #""seq":"#).count - 1 == 60)
-        let verified = try CLI.run(["verify", "--config", config], in: folder)
+        let verified = try await CLI.run(["verify", "--config", config], in: folder)
         #expect(verified.status == 0 && verified.stdout.contains(": sound"), "\(verified.stdout)\(verified.stderr)")
     }
 
@@ -77,7 +77,7 @@ struct MultiNodeTests {
         let folder = try makeFolder(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
-        let servers = try Self.startNodes(3, in: folder, config: config)
+        let servers = try await Self.startNodes(3, in: folder, config: config)
         defer { for server in servers where server.process.isRunning { _ = server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
@@ -162,16 +162,16 @@ struct MultiNodeTests {
             #expect(seen.count == 199)
             #expect(Set(seen) == Set(titles + ["last"]), "every acknowledged write, once")
         }
-        let verified = try CLI.run(["verify", "--config", config], in: folder)
+        let verified = try await CLI.run(["verify", "--config", config], in: folder)
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
     }
 
     /// `count` servers on `config`, started one after another (those started are stopped when a
     /// later one fails to start).
-    static func startNodes(_ count: Int, in folder: String, config: String) throws -> [ServerProcess] {
+    static func startNodes(_ count: Int, in folder: String, config: String) async throws -> [ServerProcess] {
         var servers: [ServerProcess] = []
         do {
-            for _ in 0..<count { servers.append(try ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config])) }
+            for _ in 0..<count { servers.append(try await ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config])) }
         } catch {
             for server in servers { _ = server.stop() }
             throw error

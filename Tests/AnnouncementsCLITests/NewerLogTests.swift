@@ -57,10 +57,10 @@ import Testing
         let (folder, _) = try await makeNewerLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let expected = "error: events/announcements.jsonl:6: event type \"archived\" is not known to this version (\(Release.version)), which knows created, edited, deleted, erased; upgrade"
-        let replay = try CLI.run(["replay"], in: folder)
+        let replay = try await CLI.run(["replay"], in: folder)
         #expect(replay.status == 65)
         #expect(replay.stderr.hasPrefix(expected), "\(replay.stderr)")
-        let serve = try CLI.run(["serve", "--port", "0"], in: folder, timeout: 60)
+        let serve = try await CLI.run(["serve", "--port", "0"], in: folder, timeout: 60)
         #expect(serve.status == 65)
         #expect(serve.stderr.contains(expected), "\(serve.stderr)")
         #expect(!serve.stdout.contains("listening"))
@@ -70,7 +70,7 @@ import Testing
     func verifyGoesOn() async throws {
         let (folder, _) = try await makeNewerLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["verify"], in: folder)
+        let result = try await CLI.run(["verify"], in: folder)
         #expect(result.status == 1)
         let problems = result.stdout.split(separator: "\n").filter { $0.hasPrefix("events/announcements.jsonl:") && $0.dropFirst(27).first?.isNumber == true }
         #expect(problems.count == 2, "\(result.stdout)")
@@ -87,7 +87,7 @@ import Testing
         var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         lines[2] = #"{"seq":3,"type":"zzz","id":1,"at":"2026-11-21T09:30:00.000Z","by":"mallory"}"#
         try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
-        let replaced = try CLI.run(["verify"], in: folder)
+        let replaced = try await CLI.run(["verify"], in: folder)
         #expect(replaced.status == 1)
         #expect(replaced.stdout.contains("events/announcements.jsonl:3: event type \"zzz\" is not known"))
         #expect(replaced.stdout.contains("events/announcements.jsonl:3: no `prev`, but the hash chain runs from line 2"), "\(replaced.stdout)")
@@ -95,7 +95,7 @@ import Testing
 
         lines[2] = #"{"type":"zzz"}"#
         try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
-        let bare = try CLI.run(["verify"], in: folder)
+        let bare = try await CLI.run(["verify"], in: folder)
         #expect(bare.stdout.contains(#"events/announcements.jsonl:3: unknown type "zzz" (expected created, edited, deleted or erased)"#), "\(bare.stdout)")
         #expect(!bare.stdout.contains("unknown lines"), "not counted as written by a newer version")
     }
@@ -104,17 +104,17 @@ import Testing
     func historyShowsRaw() async throws {
         let (folder, lines) = try await makeNewerLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let table = try CLI.run(["history", "1"], in: folder)
+        let table = try await CLI.run(["history", "1"], in: folder)
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout.contains("edited   alice  1   title \"Welcome\" → \"Welcome aboard\""))
         #expect(table.stderr.contains("note: events/announcements.jsonl:6: event type \"archived\" is not known"))
         #expect(table.stderr.contains(#"as written: {"seq":6,"type":"archived","id":1,"#))
 
-        let jsonl = try CLI.run(["history", "--format", "jsonl"], in: folder)
+        let jsonl = try await CLI.run(["history", "--format", "jsonl"], in: folder)
         #expect(jsonl.status == 0, "\(jsonl.stderr)")
         #expect(jsonl.stdout == lines.joined(separator: "\n") + "\n", "every line as written, the unknown ones too")
 
-        let other = try CLI.run(["history", "3"], in: folder)
+        let other = try await CLI.run(["history", "3"], in: folder)
         #expect(other.stdout.contains("title \"Parking\" → \"Parking lot\""), "\(other.stdout)")
         #expect(other.stderr.contains(":8: format 4"))
         #expect(!other.stderr.contains(":6:"), "line 6 is about announcement 1")

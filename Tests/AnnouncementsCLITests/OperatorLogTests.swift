@@ -10,7 +10,7 @@ import FoundationNetworking
     /// The stderr lines of a server in `folder` run with `arguments`, after `requests` (paths).
     func serverLog(folder: String, arguments: [String] = [], environment: [String: String] = [:], requests: [String]) async throws -> [Substring] {
         let errorLog = folder + "/stderr.log"
-        let server = try ServerProcess(in: folder, environment: environment, errorLog: errorLog, arguments: ["serve", "--port", "0"] + arguments)
+        let server = try await ServerProcess(in: folder, environment: environment, errorLog: errorLog, arguments: ["serve", "--port", "0"] + arguments)
         for path in requests {
             var request = URLRequest(url: try #require(URL(string: server.url + path)))
             request.setValue("Bearer alice-secret", forHTTPHeaderField: "Authorization")
@@ -62,11 +62,11 @@ import FoundationNetworking
         #expect(text.contains { $0.contains(#"info announcements: GET "/health" 200 "#) && $0.contains(" client.address=127.0.0.1:") && !$0.contains("http.status") }, "\(text)")
         #expect(text.contains { $0.contains("connection limits") && $0.contains(" http.max_connections=") }, "other lines keep their http.* fields: \(text)")
 
-        let flag = try CLI.run(["serve", "--log-format", "yaml"], in: folder)
+        let flag = try await CLI.run(["serve", "--log-format", "yaml"], in: folder)
         #expect(flag.status == 64)
         #expect(flag.stderr.contains("--log-format takes text, json; got \"yaml\""))
         try "log_level: loud\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
-        let config = try CLI.run(["serve", "--port", "0"], in: folder)
+        let config = try await CLI.run(["serve", "--port", "0"], in: folder)
         #expect(config.status == 78)
         #expect(config.stderr.contains("config.yaml:1:12: log_level: must be one of `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`, not \"loud\""), "\(config.stderr)")
     }

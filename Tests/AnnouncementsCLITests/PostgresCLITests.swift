@@ -33,28 +33,28 @@ struct PostgresCLITests {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try Self.postgresConfig(in: folder)
-        let fileHead = try CLI.run(["verify", "--log", log], in: folder).stdout.split(separator: "\n").last { $0.contains("head:") }
+        let fileHead = try await CLI.run(["verify", "--log", log], in: folder).stdout.split(separator: "\n").last { $0.contains("head:") }
 
-        let imported = try CLI.run(["import", "--config", config, "--from", log], in: folder)
+        let imported = try await CLI.run(["import", "--config", config, "--from", log], in: folder)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.hasPrefix("imported 5 events ("))
-        let verified = try CLI.run(["verify", "--config", config], in: folder)
+        let verified = try await CLI.run(["verify", "--config", config], in: folder)
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains("#cli_") && verified.stdout.contains(": sound"))
         #expect(verified.stdout.split(separator: "\n").last { $0.contains("head:") } == fileHead)
-        #expect(try CLI.run(["replay", "--config", config, "--format", "json"], in: folder).stdout == CLI.run(["replay", "--log", log, "--format", "json"], in: folder).stdout)
+        #expect(try await CLI.run(["replay", "--config", config, "--format", "json"], in: folder).stdout == (try await CLI.run(["replay", "--log", log, "--format", "json"], in: folder)).stdout)
 
-        let history = try CLI.run(["history", "1", "--config", config, "--format", "jsonl"], in: folder)
+        let history = try await CLI.run(["history", "1", "--config", config, "--format", "jsonl"], in: folder)
         #expect(history.status == 0 && history.stdout.split(separator: "\n").count == 2)
-        #expect(try history.stdout == CLI.run(["history", "1", "--log", log, "--format", "jsonl"], in: folder).stdout)
+        #expect(try await history.stdout == CLI.run(["history", "1", "--log", log, "--format", "jsonl"], in: folder).stdout)
 
-        let again = try CLI.run(["import", "--config", config, "--from", log], in: folder)
+        let again = try await CLI.run(["import", "--config", config, "--from", log], in: folder)
         #expect(again.status == 74)
         #expect(again.stderr.contains("the log is not empty"))
 
         // A server on the table appends after the imported lines; export then holds them all.
         try FileManager.default.copyItem(atPath: config, toPath: folder + "/served.yaml")
-        let server = try ServerProcess(in: folder, environment: [:], arguments: ["serve", "--port", "0", "--config", "served.yaml"])
+        let server = try await ServerProcess(in: folder, environment: [:], arguments: ["serve", "--port", "0", "--config", "served.yaml"])
         var request = URLRequest(url: URL(string: "\(server.url)/announcements")!)
         request.httpMethod = "POST"
         request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
@@ -64,25 +64,25 @@ struct PostgresCLITests {
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
         #expect(server.stop() == 0)
 
-        let exported = try CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
+        let exported = try await CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stdout.hasPrefix("exported 6 events ("))
         let original = try Data(contentsOf: URL(fileURLWithPath: log))
         let copy = try Data(contentsOf: URL(fileURLWithPath: folder + "/exported.jsonl"))
         #expect(copy.prefix(original.count) == original, "the imported lines come back byte for byte")
         #expect(String(decoding: copy.dropFirst(original.count), as: UTF8.self).contains(#""title":"From PostgreSQL""#))
-        #expect(try CLI.run(["verify", "--log", "exported.jsonl"], in: folder).status == 0)
+        #expect(try await CLI.run(["verify", "--log", "exported.jsonl"], in: folder).status == 0)
 
-        let overwrite = try CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
+        let overwrite = try await CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
         #expect(overwrite.status == 73)
         #expect(overwrite.stderr == "error: exported.jsonl exists: this writes a new file; choose another name or remove it\n")
     }
 
     @Test("a PostgreSQL that cannot be reached is one line naming it, without the password, and exit 69")
-    func unreachable() throws {
+    func unreachable() async throws {
         let folder = try makeFolder(config: "storage: postgres\npostgres:\n  url: postgres://app:hunter2@127.0.0.1:1/db?sslmode=disable\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try CLI.run(["verify"], in: folder)
+        let result = try await CLI.run(["verify"], in: folder)
         #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("error: postgres://app@127.0.0.1:1/db#announcement_events: cannot connect to PostgreSQL:"))
         #expect(!result.stderr.contains("hunter2"))

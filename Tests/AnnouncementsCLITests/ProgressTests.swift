@@ -25,21 +25,21 @@ import Testing
         ["replay", "--no-snapshot"], ["verify"], ["export", "--to", "copy.jsonl"], ["backup", "saved"],
         ]
     )
-    func progress(arguments: [String]) throws {
+    func progress(arguments: [String]) async throws {
         let folder = try makeFolder(config: "log: large.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = try makeLargeLog(in: folder)
 
         // In a pipe: no progress, not even a carriage return.
         let environment = ["ANNOUNCEMENTS_PROGRESS_BYTES": "\(1 << 20)"]
-        let piped = try CLI.run(arguments, in: folder, environment: environment, timeout: 300)
+        let piped = try await CLI.run(arguments, in: folder, environment: environment, timeout: 300)
         #expect(!piped.stderr.contains("%") && !piped.stderr.contains("\r"), "\(piped.stderr)")
         try? FileManager.default.removeItem(atPath: folder + "/copy.jsonl")
         try? FileManager.default.removeItem(atPath: folder + "/saved")
 
         // On a terminal (script(1) gives the command one): percentages, then the line cleared.
         let command = ([CLI.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let terminal = try CLI.run(["-qec", command, "/dev/null"], in: folder, environment: environment, timeout: 300, executable: "/usr/bin/script")
+        let terminal = try await CLI.run(["-qec", command, "/dev/null"], in: folder, environment: environment, timeout: 300, executable: "/usr/bin/script")
         #expect(terminal.stdout.contains("% (") && terminal.stdout.contains(" MiB)"), "\(terminal.stdout.prefix(500))")
         #expect(terminal.stdout.contains("\r\u{1B}[K"), "the progress line is cleared at the end")
     }

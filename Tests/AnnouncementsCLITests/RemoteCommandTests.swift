@@ -16,47 +16,47 @@ import Testing
     func endToEnd() async throws {
         let folder = try makeFolder(config: Self.config)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         let alice = ["--server", server.url, "--token", "alice-secret"]
         // Bob uses the environment instead of options.
         let bob = ["ANNOUNCEMENTS_SERVER": server.url, "ANNOUNCEMENTS_TOKEN": "bob-secret"]
 
-        let posted = try CLI.run(["post", "--title", "Fire drill", "--body-file", "-"] + alice, input: "<p>At 10:00</p>\n")
+        let posted = try await CLI.run(["post", "--title", "Fire drill", "--body-file", "-"] + alice, input: "<p>At 10:00</p>\n")
         #expect(posted.status == 0, "\(posted.stderr)")
         #expect(posted.stdout == "id:       2\ntitle:    Fire drill\nrevision: \"2-2\"\nbody:\n<p>At 10:00</p>\n\n")
 
-        let edited = try CLI.run(["edit", "2", "--title", "Fire drill at 11:00"], environment: bob)
+        let edited = try await CLI.run(["edit", "2", "--title", "Fire drill at 11:00"], environment: bob)
         #expect(edited.status == 0, "\(edited.stderr)")
         #expect(edited.stdout.hasPrefix("id:       2\ntitle:    Fire drill at 11:00\nrevision: \"2-3\"\n"))
 
-        let shown = try CLI.run(["show", "2", "--format", "json"], environment: bob)
+        let shown = try await CLI.run(["show", "2", "--format", "json"], environment: bob)
         #expect(shown.stdout == #"{"id":2,"title":"Fire drill at 11:00","body":"<p>At 10:00</p>\n"}"# + "\n")
 
-        let listed = try CLI.run(["list", "--format", "json"], environment: bob)
+        let listed = try await CLI.run(["list", "--format", "json"], environment: bob)
         #expect(listed.stdout == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome"},{"id":2,"title":"Fire drill at 11:00"}]}"# + "\n")
-        let full = try CLI.run(["list", "--api-version", "1.0", "--max", "1", "--offset", "1"], environment: bob)
+        let full = try await CLI.run(["list", "--api-version", "1.0", "--max", "1", "--offset", "1"], environment: bob)
         #expect(full.stdout == "ID  TITLE                BODY\n2   Fire drill at 11:00  16 bytes\n2-2 of 2\n")
-        let byTitle = try CLI.run(["list", "--sort", "title", "--order", "desc", "--format", "json"], environment: bob)
+        let byTitle = try await CLI.run(["list", "--sort", "title", "--order", "desc", "--format", "json"], environment: bob)
         #expect(byTitle.stdout == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome"},{"id":2,"title":"Fire drill at 11:00"}]}"# + "\n")
-        let newestFirst = try CLI.run(["list", "--order", "desc", "--format", "json"], environment: bob)
+        let newestFirst = try await CLI.run(["list", "--order", "desc", "--format", "json"], environment: bob)
         #expect(newestFirst.stdout == #"{"total":2,"offset":0,"announcements":[{"id":2,"title":"Fire drill at 11:00"},{"id":1,"title":"Welcome"}]}"# + "\n")
-        let badSort = try CLI.run(["list", "--sort", "date"], environment: bob)
+        let badSort = try await CLI.run(["list", "--sort", "date"], environment: bob)
         #expect(badSort.status == 64)
         #expect(badSort.stderr.contains("--sort"), "\(badSort.stderr)")
 
-        let refused = try CLI.run(["delete", "2", "--server", server.url, "--token", "wrong"])
+        let refused = try await CLI.run(["delete", "2", "--server", server.url, "--token", "wrong"])
         #expect(refused.status == 77)
         #expect(refused.stderr.hasPrefix("error: the server answered 401: "))
 
-        let deleted = try CLI.run(["delete", "2"] + alice)
+        let deleted = try await CLI.run(["delete", "2"] + alice)
         #expect(deleted.status == 0)
         #expect(deleted.stdout == "deleted announcement 2\n")
 
-        let gone = try CLI.run(["show", "2"], environment: bob)
+        let gone = try await CLI.run(["show", "2"], environment: bob)
         #expect(gone.status == 1)
         #expect(gone.stderr == "error: the server answered 404: announcement 2 does not exist (it may have been deleted)\n")
 
-        let history = try CLI.run(["history", "2"], in: folder)
+        let history = try await CLI.run(["history", "2"], in: folder)
         let rows = history.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(rows.map { [String($0[2]), String($0[3])] } == [["created", "alice"], ["edited", "bob"], ["deleted", "alice"]])
         #expect(server.stop() == 0)
@@ -69,15 +69,15 @@ import Testing
         (["edit", "1", "--server", "http://127.0.0.1:1"], Int32(64), "Error: Nothing to change"),
         (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: the timeout must be more than 0 seconds and at most 3600; got 0.0"),
     ])
-    func errors(arguments: [String], status: Int32, message: String) throws {
-        let result = try CLI.run(arguments)
+    func errors(arguments: [String], status: Int32, message: String) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
         if status == 69 { #expect(result.stderr.split(separator: "\n").count == 1) }
     }
 
     @Test("--timeout (or ANNOUNCEMENTS_TIMEOUT) bounds the wait for an answer: a server that never answers is exit 69")
-    func timeout() throws {
+    func timeout() async throws {
         // A socket that listens and never accepts: connections complete (the kernel's backlog), no answer comes.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
@@ -90,12 +90,12 @@ import Testing
         }
         try #require(bound)
         let server = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
-        let byOption = try CLI.run(["list", "--server", server, "--timeout", "0.5"], timeout: 60)
+        let byOption = try await CLI.run(["list", "--server", server, "--timeout", "0.5"], timeout: 60)
         #expect(byOption.status == 69, "\(byOption.stderr)")
         #expect(byOption.stderr == "error: the server at 127.0.0.1:\(UInt16(bigEndian: address.sin_port)) did not answer in time\n", "\(byOption.stderr)")
-        let byEnvironment = try CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "0.5"], timeout: 60)
+        let byEnvironment = try await CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "0.5"], timeout: 60)
         #expect(byEnvironment.status == 69 && byEnvironment.stderr.contains("did not answer in time"), "\(byEnvironment.stderr)")
-        let bad = try CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "soon"])
+        let bad = try await CLI.run(["list", "--server", server], environment: ["ANNOUNCEMENTS_TIMEOUT": "soon"])
         #expect(bad.status == 64 && bad.stderr.contains("ANNOUNCEMENTS_TIMEOUT must be a number of seconds"), "\(bad.stderr)")
     }
 }

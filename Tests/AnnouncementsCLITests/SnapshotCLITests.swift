@@ -12,10 +12,10 @@ import Testing
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(!FileManager.default.fileExists(atPath: log + ".snapshot"))
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         #expect(server.stop() == 0)
         #expect(FileManager.default.fileExists(atPath: log + ".snapshot"))
-        let replayed = try CLI.run(["replay"], in: folder)
+        let replayed = try await CLI.run(["replay"], in: folder)
         #expect(replayed.stderr.contains("started from the snapshot at seq 5, replayed 0 lines after it"), "\(replayed.stderr)")
     }
 
@@ -23,7 +23,7 @@ import Testing
     func replayAndVerify() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let verifiedBefore = try CLI.run(["verify"], in: folder)
+        let verifiedBefore = try await CLI.run(["verify"], in: folder)
         let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let snapshotting = try await EventStore.open(path: log, snapshots: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), logger: quiet)
         await snapshotting.close()
@@ -31,8 +31,8 @@ import Testing
         _ = try await tail.update(id: 3, AnnouncementPatch(title: "Parking moved"), by: "alice")
         await tail.close()
 
-        let fromSnapshot = try CLI.run(["replay", "--format", "json"], in: folder)
-        let whole = try CLI.run(["replay", "--format", "json", "--no-snapshot"], in: folder)
+        let fromSnapshot = try await CLI.run(["replay", "--format", "json"], in: folder)
+        let whole = try await CLI.run(["replay", "--format", "json", "--no-snapshot"], in: folder)
         #expect(fromSnapshot.status == 0 && whole.status == 0)
         #expect(fromSnapshot.stdout == whole.stdout)
         #expect(whole.stdout.contains(#""title":"Parking moved""#))
@@ -43,11 +43,11 @@ import Testing
         var bytes = try Data(contentsOf: URL(fileURLWithPath: log + ".snapshot"))
         bytes[bytes.count - 1] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: log + ".snapshot"))
-        let damaged = try CLI.run(["replay", "--format", "json"], in: folder)
+        let damaged = try await CLI.run(["replay", "--format", "json"], in: folder)
         #expect(damaged.stdout == whole.stdout)
         #expect(damaged.stderr.contains("did not use the snapshot (corrupt: "), "\(damaged.stderr)")
 
-        let verified = try CLI.run(["verify"], in: folder)
+        let verified = try await CLI.run(["verify"], in: folder)
         #expect(verified.status == 0)
         #expect(!verified.stdout.contains("snapshot") && !verified.stderr.contains("snapshot"))
         #expect(verified.stdout.contains("events:              6"))

@@ -41,10 +41,10 @@ import Testing
     }
 
     @Test("replay and history print a hand-written log's controls escaped, one line per row")
-    func logCommands() throws {
+    func logCommands() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let replay = try CLI.run(["replay"], in: folder)
+        let replay = try await CLI.run(["replay"], in: folder)
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(!Self.hasRawControl(replay.stdout))
         #expect(replay.stdout.split(separator: "\n", omittingEmptySubsequences: false) == [
@@ -54,7 +54,7 @@ import Testing
             "", "2 announcements at seq 3 (log.jsonl)", "",
         ])
 
-        let history = try CLI.run(["history"], in: folder)
+        let history = try await CLI.run(["history"], in: folder)
         #expect(history.status == 0, "\(history.stderr)")
         #expect(!Self.hasRawControl(history.stdout))
         let rows = history.stdout.split(separator: "\n").map(String.init)
@@ -65,10 +65,10 @@ import Testing
     }
 
     @Test("an error or a verify problem that quotes the log is escaped too")
-    func errors() throws {
+    func errors() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let verify = try CLI.run(["verify"], in: folder)
+        let verify = try await CLI.run(["verify"], in: folder)
         #expect(verify.status == 0, "data written before the control-character rule is a warning, not a problem: \(verify.stdout)")
         #expect(verify.stdout.contains("warning: log.jsonl:1: data.title must not contain control characters (U+001B at character 6)"))
         #expect(verify.stdout.contains("warning: log.jsonl:2: data.title must not contain control characters (U+000A at character 4)"))
@@ -76,31 +76,31 @@ import Testing
         #expect(!verify.stdout.contains("log.jsonl:3:"), "a bidi override is no control character")
         try (Self.log + [#"{"seq":4,"type":"\u001b[2Kcreated","id":3,"at":"2026-11-21T09:30:03Z","by":"a","data":{"title":"x"}}"#])
             .joined(separator: "\n").appending("\n").write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
-        let replay = try CLI.run(["replay"], in: folder)
+        let replay = try await CLI.run(["replay"], in: folder)
         #expect(replay.status == 65)
         #expect(replay.stderr == #"error: log.jsonl:4: event type "\u001b[2Kcreated" is not known to this version ("# + Release.version + #"), which knows created, edited, deleted, erased; upgrade"# + "\n")
-        let verifyAgain = try CLI.run(["verify"], in: folder)
+        let verifyAgain = try await CLI.run(["verify"], in: folder)
         #expect(verifyAgain.stdout.contains(#"log.jsonl:4: event type "\u001b[2Kcreated" is not known"#))
         #expect(!Self.hasRawControl(verifyAgain.stdout + verifyAgain.stderr))
     }
 
     @Test("show, list and history --follow print a server's titles, bodies and writers escaped")
-    func remoteCommands() throws {
+    func remoteCommands() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(in: folder)
+        let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
 
-        let shown = try CLI.run(["show", "1", "--server", server.url])
+        let shown = try await CLI.run(["show", "1", "--server", server.url])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout == "id:       1\n" + #"title:    Fire \u001b[2K\rdrill"# + "\nrevision: \"1-1\"\nbody:\n<p>a</p>\n\t<p>\\u001b[31mb</p>\\r\n\n")
 
-        let listed = try CLI.run(["list", "--server", server.url])
+        let listed = try await CLI.run(["list", "--server", server.url])
         #expect(listed.stdout == "ID  TITLE\n" + #"1   Fire \u001b[2K\rdrill"# + "\n" + #"2   Two \u202esides"# + "\n1-2 of 2\n")
-        let full = try CLI.run(["list", "--api-version", "1.0", "--server", server.url])
+        let full = try await CLI.run(["list", "--api-version", "1.0", "--server", server.url])
         #expect(full.stdout.contains(#"1   Fire \u001b[2K\rdrill  25 bytes"#))
 
-        let followed = try CLI.run(["history", "--follow", "--until", "3", "--server", server.url, "--token", "audrey-secret"], timeout: 60)
+        let followed = try await CLI.run(["history", "--follow", "--until", "3", "--server", server.url, "--token", "audrey-secret"], timeout: 60)
         #expect(followed.status == 0, "\(followed.stderr)")
         let rows = followed.stdout.split(separator: "\n").map(String.init)
         try #require(rows.count == 4, "a header and three events: \(rows)")
