@@ -21,10 +21,11 @@ extension AnnouncementsClient {
     /// sequence is iterated. When the connection drops it reconnects with `Last-Event-ID`, so no
     /// event is missed or repeated: after `retryDelay` (or the delay the server last sent as
     /// `retry:`, or the `Retry-After` of a busy server's 503; at least 0.1 s), doubled after each
-    /// attempt that failed in a row, at most a minute (or a server's longer `retry:`, at most five
-    /// minutes), less a random part of it so that many clients do not come back at once. `idleTimeout` is how long a connection may stay silent before it is
-    /// taken for dead: longer than the server's `feed_heartbeat_seconds` (and never shorter than the
-    /// client's `timeout`).
+    /// attempt that failed in a row, at most a minute (or a longer `retryDelay` or `retry:`, at
+    /// most five minutes), less a random part of it so that many clients do not come back at
+    /// once. `idleTimeout` is how long a connection may stay silent before it is taken for dead:
+    /// longer than the server's `feed_heartbeat_seconds` (and never shorter than the client's
+    /// `timeout`).
     ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
@@ -46,7 +47,7 @@ extension AnnouncementsClient {
                             continuation.yield(event)
                         }
                     } catch let refusal as FeedRefusal {
-                        guard Self.isPassing(refusal.error) else {
+                        guard Self.isPassing(refusal.error, afterAStream: reconnection.streamed) else {
                             continuation.finish(throwing: refusal.error)
                             return
                         }
@@ -64,10 +65,13 @@ extension AnnouncementsClient {
     }
 
     /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy,
-    /// a stream cut off mid-way (which Linux reports as an unknown error). A refusal (401, 404,
-    /// 406…) or a network failure that is the client's own setting will not change.
-    private static func isPassing(_ error: ClientError) -> Bool {
+    /// a stream cut off mid-way. A refusal (401, 404, 406…) or a network failure that is the
+    /// client's own setting will not change. Linux reports a stream cut off as an unknown error,
+    /// and a certificate it does not trust too: an unknown error is passing only on a connection
+    /// that had opened a stream.
+    static func isPassing(_ error: ClientError, afterAStream streamed: Bool) -> Bool {
         switch error {
+        case .unreachable(_, let underlying) where underlying.code == .unknown: streamed
         case .unreachable(_, let underlying): !permanent.contains(underlying.code)
         case .status(let code, _, _): code >= 500 || code == 429
         default: false
@@ -123,11 +127,13 @@ struct FeedRefusal: Error {
 }
 
 /// The waits between the feed's connections: `delay` (at least `shortest`) after one that opened
-/// a stream, doubled after each that failed in a row, at most `longest` (or the server's longer
-/// `retry:`), with a random part taken off (at most half).
+/// a stream, doubled after each that failed in a row, at most `longest` (or a longer `delay`, at
+/// most `EventStreamParser.longestRetry`), with a random part taken off (at most half).
 struct Reconnection {
     var delay: Duration
     private var failures = 0
+    /// Whether the connection since the last wait opened a stream.
+    private(set) var streamed = false
     static let longest: Duration = .seconds(60)
     static let shortest: Duration = .milliseconds(100)
 
@@ -138,10 +144,12 @@ struct Reconnection {
     /// The connection opened a stream: the next wait is `delay` again.
     mutating func opened() {
         failures = 0
+        streamed = true
     }
 
     /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
     mutating func next(atLeast asked: Duration? = nil) -> Duration {
+        streamed = false
         let ceiling = max(min(delay, EventStreamParser.longestRetry), Self.longest)
         let base = min(max(delay, Self.shortest), ceiling)
         let doubled = base * (1 << min(failures, 16))

@@ -21,7 +21,7 @@ import FoundationNetworking
         // one that changed meanwhile is left out of the backup, by design.
         try "log: events/announcements.jsonl\ntokens:\n  alice: alice-secret\nsnapshot:\n  every_events: 0\n  every_seconds: 0\n"
             .write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
-        #expect(try await ServerProcess(in: folder).stop() == 0)
+        #expect(try await ServerProcess(in: folder).stopped() == 0)
         #expect(FileManager.default.fileExists(atPath: log + ".snapshot"))
         let server = try await ServerProcess(in: folder)
         let progress = Progress()
@@ -58,7 +58,7 @@ import FoundationNetworking
         }
         progress.stop.store(true, ordering: .relaxed)
         for writer in writers { try await writer.value }
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
 
         #expect(backup.status == 0, "\(backup.stderr)")
         #expect(backup.stdout.contains("backed up events/announcements.jsonl to \(destination)/announcements.jsonl"), "\(backup.stdout)")
@@ -152,7 +152,7 @@ import FoundationNetworking
 
         let server = try await ServerProcess(in: folder)
         let busy = try await CLI.run(["import", "--log", "other.jsonl", "--from", "events/announcements.jsonl"], in: folder)
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr == "error: events/announcements.jsonl: another process is writing to this log (it holds the write lock): stop it, then try again\n")
         #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")

@@ -104,7 +104,8 @@ struct ServerProcess {
         }
         try process.run()
         let process = self.process
-        let silent = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        // SIGKILL: a server stuck in its start-up may not get to its SIGTERM handler.
+        let silent = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: silent)
         let firstLine = try await offPool {
             var line = ""
@@ -116,15 +117,31 @@ struct ServerProcess {
             return line
         }
         silent.cancel()
-        #expect(firstLine.hasPrefix("listening on http://127.0.0.1:"))
+        guard firstLine.hasPrefix("listening on http://127.0.0.1:") else {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            Issue.record("the server's first line is not `listening on`: \(firstLine)")
+            throw CancellationError()
+        }
         port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
         #expect(port > 0)
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Sends SIGTERM (or SIGINT with `interrupt`) and returns the exit status.
-    func stop(interrupt: Bool = false) -> Int32 {
+    /// Sends SIGTERM (or SIGINT with `interrupt`) and returns the exit status, waiting on a
+    /// thread of its own (`offPool`).
+    func stopped(interrupt: Bool = false) async -> Int32 {
+        let process = self.process
+        return (try? await offPool { Self.stop(process, interrupt: interrupt) }) ?? -1
+    }
+
+    /// `stopped()`, for a `defer`, which cannot wait asynchronously: it waits on this thread.
+    func stop() -> Int32 {
+        Self.stop(process, interrupt: false)
+    }
+
+    private static func stop(_ process: Process, interrupt: Bool) -> Int32 {
         if interrupt { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus
@@ -336,7 +353,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let verified = try await CLI.run(["verify"], in: folder)
         let head = try #require(verified.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last)
         #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok","seq":5,"head":"\#(head)"}"#)
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         let again = try await CLI.run(["init"], in: folder)
         #expect(again.status == 0, "the log's lock was released: \(again.stderr)")
     }
@@ -349,7 +366,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let server = try await ServerProcess(in: folder, errorLog: errorLog)
         _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/health")!)
         _ = try await URLSession.shared.data(from: URL(string: "\(server.url)/announcements/99")!)
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         let lines = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n")
         let access = lines.filter { $0.contains(" GET ") }
         #expect(access.count == 2, "\(lines)")
@@ -365,7 +382,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let server = try await ServerProcess(in: folder)
         let posted = try await CLI.run(["post", "--title", "Before Ctrl-C", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0, "\(posted.stderr)")
-        #expect(server.stop(interrupt: true) == 0)
+        #expect(await server.stopped(interrupt: true) == 0)
         #expect(server.process.terminationReason == .exit, "it exited by itself, not killed by the signal")
         let replayed = try await CLI.run(["replay", "--format", "json"], in: folder)
         #expect(replayed.stdout.contains(#""title":"Before Ctrl-C""#))

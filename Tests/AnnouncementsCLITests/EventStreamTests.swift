@@ -71,7 +71,7 @@ final class StreamingConnection {
             #expect(text.contains(#"id: \#(seq)\#nevent: \#(type)\#ndata: {"seq":\#(seq),"type":"\#(type)","id":1,"at":"2026-11-21T09:\#(minute):00.000Z"}\#n\#n"#))
         }
         #expect(!text.contains("Uno") && !text.contains("bob"))
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
     }
 
     @Test("GET /events as text/event-stream: stored events after `after`, then each new one, with id, event and data")
@@ -96,7 +96,7 @@ final class StreamingConnection {
         #expect(stream.read { Self.ids($0) == [2, 3, 4] }, "the first stream got the delete too")
 
         // An open stream does not hold up a graceful shutdown.
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         stream.read(for: 30) { _ in false }
         #expect(stream.isClosed, "the stream ended with the server")
     }

@@ -16,7 +16,7 @@ import FoundationNetworking
             request.setValue("Bearer alice-secret", forHTTPHeaderField: "Authorization")
             _ = try await URLSession.shared.data(for: request)
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         return try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n")
     }
 

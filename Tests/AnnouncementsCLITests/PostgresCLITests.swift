@@ -46,7 +46,8 @@ struct PostgresCLITests {
 
         let history = try await CLI.run(["history", "1", "--config", config, "--format", "jsonl"], in: folder)
         #expect(history.status == 0 && history.stdout.split(separator: "\n").count == 2)
-        #expect(try await history.stdout == CLI.run(["history", "1", "--log", log, "--format", "jsonl"], in: folder).stdout)
+        let fileHistory = try await CLI.run(["history", "1", "--log", log, "--format", "jsonl"], in: folder)
+        #expect(history.stdout == fileHistory.stdout)
 
         let again = try await CLI.run(["import", "--config", config, "--from", log], in: folder)
         #expect(again.status == 74)
@@ -62,7 +63,7 @@ struct PostgresCLITests {
         request.httpBody = Data(#"{"title":"From PostgreSQL"}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
 
         let exported = try await CLI.run(["export", "--config", config, "--to", "exported.jsonl"], in: folder)
         #expect(exported.status == 0, "\(exported.stderr)")

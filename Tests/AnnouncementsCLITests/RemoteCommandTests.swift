@@ -59,7 +59,7 @@ import Testing
         let history = try await CLI.run(["history", "2"], in: folder)
         let rows = history.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(rows.map { [String($0[2]), String($0[3])] } == [["created", "alice"], ["edited", "bob"], ["deleted", "alice"]])
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
     }
 
     @Test("errors: an unreachable server in one line, a bad --server, and a server's refusal", arguments: [

@@ -13,7 +13,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(!FileManager.default.fileExists(atPath: log + ".snapshot"))
         let server = try await ServerProcess(in: folder)
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         #expect(FileManager.default.fileExists(atPath: log + ".snapshot"))
         let replayed = try await CLI.run(["replay"], in: folder)
         #expect(replayed.stderr.contains("started from the snapshot at seq 5, replayed 0 lines after it"), "\(replayed.stderr)")

@@ -160,6 +160,8 @@ import Testing
 
     @Test("a write that times out is sent again with the same Idempotency-Key; the next write gets a new key")
     func retriedWrite() async throws {
+        // Each fake's record is one test's own, started afresh (a run may repeat the tests).
+        fakeWriteKeys.withLock { $0 = [] }
         try await withFakeServer { url in
             // The fake server answers the first write only once a second one came: the first
             // attempt times out, and the retry gets the answer.
@@ -181,6 +183,7 @@ import Testing
 
     @Test("a write answered 502, 503 or 504 is sent again with the same Idempotency-Key, after the Retry-After it names", arguments: [502, 503, 504])
     func writeRetriedAfterUnavailable(status: Int) async throws {
+        fakeReplaceKeys.withLock { $0[status * 10] = nil }
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 2)
             let started = ContinuousClock.now
@@ -194,6 +197,7 @@ import Testing
 
     @Test("without retries left, the 503 is the answer, with the server's message; Retry-After is read in seconds, within a bound")
     func writeNotRetried() async throws {
+        fakeReplaceKeys.withLock { $0[5031] = nil }
         try await withFakeServer { url in
             let once = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 0)
             await #expect { try await once.replace(id: 5031, title: "Replaced", body: nil) } throws: { error in
@@ -241,8 +245,22 @@ import Testing
         #expect(second >= Reconnection.shortest && second <= Reconnection.shortest * 2, "\(second)")
     }
 
+    @Test("the feed asks again after passing failures only: an unknown error (Linux's word for a cut stream, and for a certificate it does not trust) only after a stream opened")
+    func passingFailures() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:1"))
+        func unreachable(_ code: URLError.Code) -> ClientError { .unreachable(url: url, underlying: URLError(code)) }
+        #expect(AnnouncementsClient.isPassing(unreachable(.cannotConnectToHost), afterAStream: false))
+        #expect(AnnouncementsClient.isPassing(unreachable(.networkConnectionLost), afterAStream: false))
+        #expect(AnnouncementsClient.isPassing(unreachable(.unknown), afterAStream: true))
+        #expect(!AnnouncementsClient.isPassing(unreachable(.unknown), afterAStream: false))
+        #expect(!AnnouncementsClient.isPassing(unreachable(.serverCertificateUntrusted), afterAStream: true))
+        #expect(AnnouncementsClient.isPassing(.status(code: 503, message: "busy", fieldErrors: []), afterAStream: false))
+        #expect(!AnnouncementsClient.isPassing(.status(code: 401, message: "no", fieldErrors: []), afterAStream: true))
+    }
+
     @Test("events(after:) reconnects after a stream cut off mid-way (a node killed), resuming after the last event")
     func feedCutOff() async throws {
+        fakeAbruptResumes.withLock { $0 = [] }
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url.appendingPathComponent("abrupt"), timeout: testTimeout)
             var seen: [Int] = []
@@ -298,6 +316,7 @@ import Testing
 
     @Test("events(after:) reconnects when the stream ends, resuming after the last event with Last-Event-ID")
     func feedReconnects() async throws {
+        fakeFeedResumes.withLock { $0 = [] }
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             var seqs: [Int] = []

@@ -45,8 +45,8 @@ public final class FileLog: EventLog, @unchecked Sendable {
         self.operations = operations
         let folder = Self.folder(of: path)
         let made = Self.makeFolders(folder)
-        guard made.errno == 0 else {
-            throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.errno)
+        guard made.error == 0 else {
+            throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.error)
         }
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -228,14 +228,19 @@ public final class FileLog: EventLog, @unchecked Sendable {
 
     /// Creates `folder` and the folders it is in, as `mkdir -p` does: the folder that could not be
     /// made and the errno, or 0 when all are there. The new folders are made durable.
-    static func makeFolders(_ folder: String) -> (folder: String, errno: Int32) {
-        guard access(folder, F_OK) != 0 else { return (folder, 0) }
+    static func makeFolders(_ folder: String) -> (folder: String, error: Int32) {
+        var status = stat()
+        if stat(folder, &status) == 0 { return (folder, status.st_mode & S_IFMT == S_IFDIR ? 0 : ENOTDIR) }
         let parent = Self.folder(of: folder)
         if parent != folder {
             let made = makeFolders(parent)
-            guard made.errno == 0 else { return made }
+            guard made.error == 0 else { return made }
         }
-        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { return (folder, errno) }
+        guard mkdir(folder, 0o755) == 0 else {
+            // Made meanwhile by another process, or there but not a folder (a dangling link).
+            let code = errno
+            return (folder, code == EEXIST && stat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? 0 : (code == EEXIST ? ENOTDIR : code))
+        }
         syncFolder(parent)
         return (folder, 0)
     }
