@@ -229,20 +229,27 @@ public final class FileLog: EventLog, @unchecked Sendable {
     /// Creates `folder` and the folders it is in, as `mkdir -p` does: the folder that could not be
     /// made and the errno, or 0 when all are there. The new folders are made durable.
     static func makeFolders(_ folder: String) -> (folder: String, error: Int32) {
-        var status = stat()
-        if stat(folder, &status) == 0 { return (folder, status.st_mode & S_IFMT == S_IFDIR ? 0 : ENOTDIR) }
+        if let isFolder = isFolder(folder) { return (folder, isFolder ? 0 : ENOTDIR) }
         let parent = Self.folder(of: folder)
         if parent != folder {
             let made = makeFolders(parent)
             guard made.error == 0 else { return made }
         }
         guard mkdir(folder, 0o755) == 0 else {
-            // Made meanwhile by another process, or there but not a folder (a dangling link).
             let code = errno
-            return (folder, code == EEXIST && stat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? 0 : (code == EEXIST ? ENOTDIR : code))
+            guard code == EEXIST else { return (folder, code) }
+            // Made meanwhile by another process, or there but not a folder (a dangling link).
+            return (folder, isFolder(folder) == true ? 0 : ENOTDIR)
         }
         syncFolder(parent)
         return (folder, 0)
+    }
+
+    /// Whether `path` names a folder (through links); nil when it names nothing.
+    private static func isFolder(_ path: String) -> Bool? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT == S_IFDIR
     }
 
     package static func folder(of path: String) -> String {
