@@ -89,7 +89,7 @@ extension AnnouncementsClient {
     }
 
     /// Failures after which a write may have reached the server, or may reach it if sent again.
-    static func isTransient(_ error: URLError) -> Bool {
+    private static func isTransient(_ error: URLError) -> Bool {
         [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed, .cannotFindHost].contains(error.code)
     }
 
