@@ -20,8 +20,8 @@ extension ReadRoutes {
         try Self.requireJSON(request, "an announcement's history")
         let notFound = APIError(.notFound, "announcement \(id) was never created")
         // The ETag comes from the index: a 304 reads nothing from the log.
-        guard let last = store.lastEventSeq(of: id) else { throw notFound }
-        let plainTag = "\"history-\(id)-\(last)\""
+        guard let last = store.lastEvent(of: id) else { throw notFound }
+        let plainTag = "\"history-\(id)-\(last.seq)-\(last.tag)\""
         let coding = ContentCoding.preferred(by: request)
         // Whether this history compresses is known once it is read, but a tag naming the coding
         // went out only with a compressed body, which the same events compress to again: a 304
@@ -40,7 +40,7 @@ extension ReadRoutes {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
         let body = CodedBody(try Self.encode(announcement, media), compressedWith: ContentCoding.preferred(by: request))
-        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media), body.coding)
+        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media, line: store.lineTag(of: announcement.revision)), body.coding)
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 

@@ -55,7 +55,7 @@ struct ReadRoutes: Sendable {
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
         let (body, total, plainTag) = try cache.page(
             key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request),
-            tag: { Self.listTag(version, state: "\(snapshot.seq)", query, media) }
+            tag: { Self.listTag(version, state: "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))", query, media) }
         ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
@@ -68,7 +68,7 @@ struct ReadRoutes: Sendable {
         let (encoded, total) = try Self.encodeList(model, query, version, media)
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
         // The state up to a seq changes only when an announcement in it is erased.
-        let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(erasures)", query, media)
+        let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(store.lineTag(of: model.seq))-\(erasures)", query, media)
         return page(request, path: path, body, total: total, plainTag: plainTag, query, version, media, asOf: point)
     }
 
@@ -86,7 +86,7 @@ struct ReadRoutes: Sendable {
     }
 
     /// A list page's ETag (before its coding): the version, the state it was made from (`state`:
-    /// the seq, or the past point's), the page and its order, and the media.
+    /// the seq and its line's tag, or the past point's), the page and its order, and the media.
     private static func listTag(_ version: APIVersion, state: String, _ query: PageQuery, _ media: MediaType) -> String {
         "\"list-\(version.rawValue)-\(state)-\(query.offset)-\(query.limit)-\(query.sort.rawValue)-\(query.order.rawValue)\(media.tagSuffix)\""
     }
@@ -103,10 +103,13 @@ struct ReadRoutes: Sendable {
             return try await item(id, asOf: point, request, version, media)
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
-        let body = try cache.item(announcement, media: media, coding: ContentCoding.preferred(by: request)) { () throws(APIError) in
+        let (body, plainTag) = try cache.item(
+            announcement, media: media, coding: ContentCoding.preferred(by: request),
+            tag: { AnnouncementTag.etag(announcement, media, line: store.lineTag(of: announcement.revision)) }
+        ) { () throws(APIError) in
             try Self.encode(announcement, media)
         }
-        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media), body.coding)
+        let etag = ContentCoding.tagged(plainTag, body.coding)
         return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 

@@ -80,7 +80,7 @@ final class RepresentationCache: Sendable {
     private struct State {
         var seq = -1
         var pages = Bounded<PageKey, (entry: Entry, total: Int, tag: String)>()
-        var items = Bounded<ItemKey, (revision: Int, entry: Entry)>()
+        var items = Bounded<ItemKey, (revision: Int, entry: Entry, tag: String)>()
     }
 
     private let state = Mutex(State())
@@ -131,26 +131,31 @@ final class RepresentationCache: Sendable {
     }
 
     /// The announcement's representation at its revision for a client that takes `coding`,
-    /// encoded by `encode` and compressed if it is not cached (a failure is not kept).
+    /// encoded by `encode` and compressed if it is not cached (a failure is not kept), with its
+    /// plain ETag, made by `tag` once per revision (it reads the line's tag from the store).
     func item<Failure: Error>(
-        _ announcement: Announcement, media: MediaType, coding: ContentCoding?, encode: () throws(Failure) -> ByteBuffer
-    ) throws(Failure) -> CodedBody {
+        _ announcement: Announcement, media: MediaType, coding: ContentCoding?,
+        tag: () -> String,
+        encode: () throws(Failure) -> ByteBuffer
+    ) throws(Failure) -> (CodedBody, tag: String) {
         let key = ItemKey(id: announcement.id, media: media)
-        let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0.entry : nil }
-        if let cached, let body = cached.body(coding) { return body }
-        let plain = if let cached { cached.plain } else { try encode() }
+        let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0 : nil }
+        if let cached, let body = cached.entry.body(coding) { return (body, cached.tag) }
+        let (plain, plainTag) = if let cached { (cached.entry.plain, cached.tag) } else {
+            try { () throws(Failure) in (try encode(), tag()) }()
+        }
         let body = CodedBody(plain, compressedWith: coding, by: compressor)
         state.withLock { state in
             let kept = state.items.entries[key]
             guard (kept?.revision ?? -1) <= announcement.revision else { return }  // a newer revision is cached: keep it
-            func item(from entry: Entry?) -> ((revision: Int, entry: Entry), size: Int) {
+            func item(from entry: Entry?) -> ((revision: Int, entry: Entry, tag: String), size: Int) {
                 var entry = entry ?? Entry(plain: plain)
                 entry.keep(body, for: coding)
-                return ((announcement.revision, entry), entry.bytes)
+                return ((announcement.revision, entry, plainTag), entry.bytes)
             }
             let (value, size) = item(from: kept?.revision == announcement.revision ? kept?.entry : nil)
             state.items.store(key, value, size: size, limit: limit, byteLimit: byteLimit, rebuild: { item(from: nil) })
         }
-        return body
+        return (body, plainTag)
     }
 }

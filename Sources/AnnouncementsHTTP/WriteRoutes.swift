@@ -42,9 +42,10 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
+        let ifMatch = expected(request, id: id)
         let replaced = try await store.update(
             id: id, AnnouncementPatch(replacingWith: draft), by: writer, scope: scope,
-            expectedRevision: revision(request, id: id), key: key
+            expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key
         )
         context.logger.debug("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(replaced, media, status: .ok)
@@ -56,7 +57,8 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
-        let updated = try await store.update(id: id, patch, by: writer, scope: scope, expectedRevision: revision(request, id: id), key: key)
+        let ifMatch = expected(request, id: id)
+        let updated = try await store.update(id: id, patch, by: writer, scope: scope, expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key)
         context.logger.debug("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
     }
@@ -66,7 +68,8 @@ struct WriteRoutes: Sendable {
         _ = try APIVersion(of: request)
         let key = try idempotencyKey(request)
         let id = try AnnouncementTag.id(request, context)
-        try await store.delete(id: id, by: writer, scope: scope, expectedRevision: revision(request, id: id), key: key)
+        let ifMatch = expected(request, id: id)
+        try await store.delete(id: id, by: writer, scope: scope, expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key)
         context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         // The delete's seq is at most the last one now: a read with it as Min-Seq sees the delete.
         return Response(status: .noContent, headers: [.logSeq: String(store.lastSeq)])
@@ -105,7 +108,7 @@ struct WriteRoutes: Sendable {
             answered = .json
         }
         var response = Response.encoded(body, answered, status: status)
-        response.headers[.eTag] = AnnouncementTag.etag(announcement, answered)
+        response.headers[.eTag] = AnnouncementTag.etag(announcement, answered, line: store.lineTag(of: announcement.revision))
         // Its revision is the seq of its last event: the one this answer reflects.
         response.headers[.logSeq] = String(announcement.revision)
         return response
@@ -139,9 +142,11 @@ struct WriteRoutes: Sendable {
         return key
     }
 
-    /// The revision the request's `If-Match` names (see `AnnouncementTag.revision`); nil without one.
-    private func revision(_ request: Request, id: Int) -> Int? {
-        request.headers[.ifMatch].flatMap { AnnouncementTag.revision(ifMatch: $0, id: id) }
+    /// The revision the request's `If-Match` names and its line's tag (see
+    /// `AnnouncementTag.expected`); nils without one, or for `*`.
+    private func expected(_ request: Request, id: Int) -> (revision: Int?, line: LineTag?) {
+        guard let expected = request.headers[.ifMatch].flatMap({ AnnouncementTag.expected(ifMatch: $0, id: id) }) else { return (nil, nil) }
+        return (expected.revision, expected.line)
     }
 
     /// The request's body as a JSON object, checking its type and size.

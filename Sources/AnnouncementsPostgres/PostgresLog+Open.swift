@@ -40,7 +40,7 @@ extension PostgresLog {
             let end = try await lines(of: settings.table, on: writer, path: path, logger: logger) { line throws(LogError) in
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
-            replay.lastHash = lastLine.map { LineHash(link: $0) }
+            if let lastLine { replay.end(withLastLineHash: LineHash(link: lastLine)) }
             let reader = try await connect(settings, id: 2, logger: logger)
             return (PostgresLog(settings: settings, writer: writer, writerPID: writerPID, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
         } catch {
@@ -219,7 +219,7 @@ extension PostgresLog {
         _ = try await readLines(settings, logger: logger) { line throws(LogError) in
             try replayStep(&line, into: &replay, lastLine: &lastLine, until: bound, indexing: false, path: path)
         }
-        replay.lastHash = lastLine.map { LineHash(link: $0) }
+        if let lastLine { replay.end(withLastLineHash: LineHash(link: lastLine)) }
         return replay
     }
 

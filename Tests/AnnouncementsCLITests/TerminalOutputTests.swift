@@ -93,7 +93,7 @@ import Testing
 
         let shown = try await CLI.run(["show", "1", "--server", server.url])
         #expect(shown.status == 0, "\(shown.stderr)")
-        #expect(shown.stdout == "id:       1\n" + #"title:    Fire \u001b[2K\rdrill"# + "\nrevision: \"1-1\"\nbody:\n<p>a</p>\n\t<p>\\u001b[31mb</p>\\r\n\n")
+        #expect(shown.stdout == "id:       1\n" + #"title:    Fire \u001b[2K\rdrill"# + "\nrevision: \"1-1-00000000\"\nbody:\n<p>a</p>\n\t<p>\\u001b[31mb</p>\\r\n\n")
 
         let listed = try await CLI.run(["list", "--server", server.url])
         #expect(listed.stdout == "ID  TITLE\n" + #"1   Fire \u001b[2K\rdrill"# + "\n" + #"2   Two \u202esides"# + "\n1-2 of 2\n")

@@ -20,10 +20,11 @@ import Testing
                 let one = try await client.announcement(id: 3)
                 #expect(one.title == "Announcement 3")
                 #expect(one.body == "<p>Body 3</p>")
-                #expect(one.revision == #""3-3""#)
+                #expect(one.revision?.wholeMatch(of: try Regex(#""3-3-[0-9a-f]{8}""#)) != nil, "\(one.revision ?? "none")")
                 let health = try await client.health()
                 #expect(health.status == "ok" && health.seq == 3 && health.reason == nil)
                 #expect(health.head?.hasPrefix("3:") == true && health.head?.count == 66)
+                #expect(one.revision?.dropFirst(5).prefix(8) == health.head?.dropFirst(2).prefix(8), "the tag names line 3 as the head does")
             }
         }
     }

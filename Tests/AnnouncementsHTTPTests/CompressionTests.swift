@@ -112,21 +112,25 @@ import Testing
         #expect((counting.count, encodes.withLock { $0 }) == (3, 2))
     }
 
-    @Test("an announcement is compressed once per coding and revision")
+    @Test("an announcement is compressed once per coding and revision, and its ETag made once per revision")
     func itemCompressedOncePerRevision() {
         let counting = Counting()
         let cache = RepresentationCache(compressor: counting.compressor)
         var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1, createdBy: "alice")
-        func item() -> CodedBody {
-            cache.item(announcement, media: .json, coding: .gzip) { ReadRoutes.json(announcement) }
+        var tags = 0
+        func item(_ coding: ContentCoding? = .gzip) -> CodedBody {
+            let (body, tag) = cache.item(announcement, media: .json, coding: coding, tag: { tags += 1; return "\"7-\(announcement.revision)-tag\"" }) { ReadRoutes.json(announcement) }
+            #expect(tag == "\"7-\(announcement.revision)-tag\"")
+            return body
         }
         #expect(item().coding == .gzip)
         #expect(item().coding == .gzip)
-        #expect(counting.count == 1)
+        #expect(item(nil).coding == nil)
+        #expect(counting.count == 1 && tags == 1)
         announcement.revision = 2
         announcement.title = "Longer"
         #expect(item().coding == .gzip)
-        #expect(counting.count == 2)
+        #expect(counting.count == 2 && tags == 2)
     }
 
     @Test("the cache holds at most its budget of bytes: past it, it starts over; a page larger than the budget is served, not kept")
@@ -163,10 +167,10 @@ import Testing
         let items = Mutex(0)
         for id in [1, 2, 3, 4, 1] {
             announcement.id = id
-            _ = itemCache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+            _ = itemCache.item(announcement, media: .json, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
         }
         #expect(items.withLock { $0 } == 5, "the fourth announcement made the items start over, so the first was encoded again")
-        _ = itemCache.item(announcement, media: .json, coding: nil) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+        _ = itemCache.item(announcement, media: .json, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
         #expect(items.withLock { $0 } == 5)
     }
 

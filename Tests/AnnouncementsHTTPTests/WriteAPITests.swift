@@ -276,12 +276,16 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
             // The ETag a GET of the XML representation gives is one a write takes back.
             var xmlTag: String?
             try await client.execute(uri: "/announcements/1", method: .get, headers: [.accept: "application/xml"]) { xmlTag = $0.headers[.eTag] }
-            #expect(xmlTag == "\"1-7-xml\"")
+            #expect(xmlTag == "\"1-7-\(store.lineTag(of: 7))-xml\"")
             headers[.ifMatch] = xmlTag
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"XML"}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Stale"}"#)) { #expect($0.status == .preconditionFailed) }
-            // A tag of another announcement, or no tag of ours at all, matches nothing.
-            for foreign in ["\"2-8\"", "\"garbage\""] {
+            // A tag of another announcement, or of this revision of another history (another line
+            // at that seq), or without a line (an earlier version's), or no tag of ours at all,
+            // matches nothing.
+            let revision = try #require(store.snapshot.announcement(id: 1)).revision
+            let otherLine = LineTag(rawValue: store.lineTag(of: revision).rawValue ^ 1)
+            for foreign in ["\"2-\(revision)-\(store.lineTag(of: revision))\"", "\"1-\(revision)-\(otherLine)\"", "\"1-\(revision)\"", "\"garbage\""] {
                 headers[.ifMatch] = foreign
                 try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Foreign"}"#)) { response in
                     #expect(response.status == .preconditionFailed)

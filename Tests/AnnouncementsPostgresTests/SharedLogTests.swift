@@ -35,10 +35,34 @@ struct SharedLogTests {
             #expect(Array(store.snapshot.announcements) == Array(replay.model.announcements))
             #expect(store.head?.hash == replay.lastHash)
         }
-        // Every store reads every line back, whoever wrote it.
-        #expect(try await stores[0].eventLines(after: 0, limit: 300).count == 252)
+        // Every store reads every line back, whoever wrote it, and names each line alike in ETags:
+        // by its own link, whether it wrote the line, took it in or replayed it.
+        let lines = try await stores[0].eventLines(after: 0, limit: 300)
+        #expect(lines.count == 252)
+        let tags = lines.map { LineHash(link: $0).tag }
+        for store in stores { #expect((1...252).map { store.lineTag(of: $0) } == tags) }
         #expect(try await stores[2].historyLines(id: 1)?.isEmpty == false)
         for store in stores { await store.close() }
+        let reopened = try await place.open()
+        #expect((1...252).map { reopened.lineTag(of: $0) } == tags)
+        await reopened.close()
+    }
+
+    @Test("a write through a store that has not taken in the line its If-Match names yet is decided after it has")
+    func expectedLineFromAnotherNode() async throws {
+        let place = try Backend.postgres.makePlace()
+        let (writer, other) = (try await place.open(), try await place.open())
+        for round in 0..<5 {
+            // Written through one store, edited at once through the other, with the first's tag.
+            let created = try await writer.create(AnnouncementDraft(title: "Round \(round)"), by: "alice")
+            let edited = try await other.update(
+                id: created.id, AnnouncementPatch(title: "Edited \(round)"), by: "bob",
+                expectedRevision: created.revision, expectedLine: writer.lineTag(of: created.revision)
+            )
+            #expect(edited.title == "Edited \(round)")
+        }
+        await writer.close()
+        await other.close()
     }
 
     @Test("a store takes in what another appends without being asked, and Min-Seq's wait gets it at once")

@@ -33,6 +33,27 @@ import Testing
         await reopened.close()
     }
 
+    @Test("a write expecting a revision's line goes through with this log's tag of it, and fails with another's (a line of another history) or none", arguments: Backend.available)
+    func expectedLine(_ backend: Backend) async throws {
+        let place = try backend.makePlace()
+        let store = try await place.open()
+        let created = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        let line = store.lineTag(of: created.revision)
+        #expect(line == LineHash(link: try #require(try await place.lines().last)).tag)
+        let foreign = LineTag(rawValue: line.rawValue ^ 1)
+        await #expect(throws: StoreError.revisionMismatch(id: created.id, expected: 0, current: created.revision)) {
+            try await store.update(id: created.id, AnnouncementPatch(title: "Two"), by: "bob", expectedRevision: created.revision, expectedLine: foreign)
+        }
+        await #expect(throws: StoreError.revisionMismatch(id: created.id, expected: 0, current: created.revision)) {
+            try await store.delete(id: created.id, by: "bob", expectedRevision: created.revision, expectedLine: foreign)
+        }
+        let edited = try await store.update(id: created.id, AnnouncementPatch(title: "Two"), by: "bob", expectedRevision: created.revision, expectedLine: line)
+        #expect(edited.title == "Two")
+        try await store.delete(id: created.id, by: "bob", expectedRevision: edited.revision, expectedLine: store.lineTag(of: edited.revision))
+        #expect(store.snapshot.announcement(id: created.id) == nil)
+        await store.close()
+    }
+
     @Test("writes, edits and deletes replay to the live state, and a reopened store resumes it", arguments: Backend.available)
     func resumes(_ backend: Backend) async throws {
         let place = try backend.makePlace()

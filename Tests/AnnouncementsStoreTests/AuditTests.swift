@@ -263,13 +263,20 @@ import Testing
         #expect(report.events == 7)
     }
 
-    @Test("the event index finds each announcement's events, interleaved with others', and each line's bytes")
+    @Test("the event index finds each announcement's events, interleaved with others', each line's bytes and its tag")
     func eventIndex() throws {
         var index = EventIndex()
-        // seq: id — 1: 1, 2: 2, 3: 1, 4: 3, 5: 2, 6: 1; each line 10 bytes and its newline.
+        let links = (1...6).map { LineHash(of: Array("line \($0)".utf8)) }
+        // seq: id — 1: 1, 2: 2, 3: 1, 4: 3, 5: 2, 6: 1; each line 10 bytes and its newline. Line 4's
+        // link is not known when it is added (as in a replay): it is learnt after.
         for (seq, id) in [1, 2, 1, 3, 2, 1].enumerated() {
-            index.add(seq: seq + 1, id: id, offset: Int64(seq * 11), length: 10)
+            index.add(seq: seq + 1, id: id, offset: Int64(seq * 11), length: 10, link: seq == 3 ? nil : links[seq])
         }
+        #expect(index.lineTag(of: 4) == .unknown)
+        index.learn(links[3], of: 4)
+        #expect((1...6).map { index.lineTag(of: $0) } == links.map(\.tag))
+        #expect(index.lineTag(of: 7) == .unknown && index.lineTag(of: 0) == .unknown)
+        #expect(links[0].tag.description == String(links[0].description.prefix(8)))
         #expect(index.seqs(of: 1) == [1, 3, 6])
         #expect(index.seqs(of: 2) == [2, 5])
         #expect(index.seqs(of: 3) == [4])

@@ -13,7 +13,12 @@ package struct WriteRequest: Sendable {
     /// Which announcements it may edit or delete: its writer's own, or any.
     package let scope: WriteScope
     /// When set, the write goes ahead only if the announcement is at this revision.
-    package let expectedRevision: Int?
+    package var expectedRevision: Int?
+    /// When set with `expectedRevision`, the tag of that revision's line as the writer's ETag
+    /// named it: the store refuses the write (as at another revision) unless its line at that seq
+    /// has this tag, so that an ETag of another history (a log restored from an older backup gave
+    /// that seq to another event) passes for nothing.
+    package let expectedLine: LineTag?
     /// The writer's idempotency key: a repeat of a request with a key already in the log appends
     /// nothing and gets the first one's outcome.
     package let key: String?
@@ -23,11 +28,12 @@ package struct WriteRequest: Sendable {
     /// Computed once, on the writer's task, not on the committer's.
     package let fingerprint: LineHash?
 
-    package init(action: Action, by: String, scope: WriteScope = .any, expectedRevision: Int? = nil, key: String? = nil) {
+    package init(action: Action, by: String, scope: WriteScope = .any, expectedRevision: Int? = nil, expectedLine: LineTag? = nil, key: String? = nil) {
         self.action = action
         self.by = by
         self.scope = scope
         self.expectedRevision = expectedRevision
+        self.expectedLine = expectedLine
         self.key = key
         self.fingerprint = key == nil ? nil : Self.fingerprint(of: action, by: by)
     }

@@ -103,6 +103,13 @@ public struct LineHash: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The hash's first four bytes: what names the line in an ETag (see `LineTag`).
+    public var tag: LineTag {
+        withUnsafeBytes(of: words) { raw in
+            LineTag(rawValue: (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(raw[$1]) })
+        }
+    }
+
     /// The 32 digest bytes, in order, without copying them out.
     package func withDigestBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         withUnsafeBytes(of: words, body)

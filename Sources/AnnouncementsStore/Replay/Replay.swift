@@ -58,12 +58,20 @@ extension Replay {
         return model
     }
 
+    /// Records `hash` as the last applied line's (`lastHash`), and in the index as its link.
+    public mutating func end(withLastLineHash hash: LineHash) {
+        lastHash = hash
+        index.learn(hash, of: model.seq)
+    }
+
     /// Applies the event of line `line` (at `offset` in the log, `count` bytes without its newline),
     /// and with `indexing` records where it is and its idempotency key: one step of every replay,
     /// whichever log the lines come from. Throws an error naming the line when it does not apply.
     public mutating func apply(_ event: consuming Event, line: Int, offset: Int64, count: Int, indexing: Bool, path: String) throws(LogError) {
         if indexing {
-            index.add(seq: event.seq, id: event.id, offset: offset, length: count)
+            // A line's `prev` is the link of the line before it: what that line's tag is made of.
+            if let prev = event.prev { index.learn(prev, of: event.seq - 1) }
+            index.add(seq: event.seq, id: event.id, offset: offset, length: count, link: nil)
             if let key = event.key { keys[key] = event.seq }
         }
         if case .sealed = event.change { sealed.insert(event.id) }
@@ -158,7 +166,7 @@ extension LogReader {
         }
         replay.tornTail = torn.map { TornTail(offset: $0.offset, count: Int(summary.size - $0.offset), line: $0.line, reason: $0.reason) }
         if let lastLine {
-            replay.lastHash = LineHash(link: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count))
+            replay.end(withLastLineHash: LineHash(link: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count)))
         }
         return (replay, applied, chained)
     }

@@ -92,6 +92,7 @@ extension Snapshot {
         let previous = try input.integers(events, as: Int.self)
         let idCount = try input.count(itemSize: 8, of: "the index's ids")
         let lastSeqByID = try input.integers(idCount, as: Int.self)
+        let lineTags = try input.integers(events, as: UInt32.self)
         guard starts.first == 0, starts.last == tag.lineStart else {
             throw .corrupt("the index's lines do not run from byte 0 to the tagged line at byte \(tag.lineStart)")
         }
@@ -104,7 +105,10 @@ extension Snapshot {
         for last in lastSeqByID where last < 0 || last > seq {
             throw .corrupt("the index names event \(last) as an announcement's last, beyond seq \(seq)")
         }
-        replay.index = EventIndex(starts: starts, end: tag.end, previousOfSameID: previous, lastSeqByID: lastSeqByID)
+        guard lineTags.last == tag.hash.tag.rawValue else {
+            throw .corrupt("the index's tag of line \(seq) is not that of the tagged line's hash")
+        }
+        replay.index = EventIndex(starts: starts, end: tag.end, previousOfSameID: previous, lastSeqByID: lastSeqByID, lineTags: lineTags)
 
         // The read model.
         var model = ReadModel()

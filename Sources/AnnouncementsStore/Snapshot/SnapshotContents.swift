@@ -71,6 +71,7 @@ struct SnapshotContents: Sendable {
         output.integers(index.previousOfSameID)
         output.integer(index.lastSeqByID.count)
         output.integers(index.lastSeqByID)
+        output.integers(index.lineTags)
 
         output.integer(model.seq)
         output.integer(model.lastAt == nil ? 0 : 1)

@@ -23,7 +23,8 @@ import AnnouncementsDomain
 /// The payload, in this order (so that the writer can let go of the index and the keys first):
 /// the idempotency keys (a count, then per key its event's seq, its length and its UTF-8 bytes);
 /// the event index (the number of events, each line's offset, each event's previous event about
-/// the same announcement, the number of ids, each id's last event); the read model (seq, whether
+/// the same announcement, the number of ids, each id's last event, each line's `LineTag`, 0 where
+/// not known); the read model (seq, whether
 /// there is a last event time and the time in milliseconds, the largest id, the writers that
 /// created the live announcements (a count, then per writer its name's length and UTF-8 bytes),
 /// the number of live announcements, then per announcement its id, revision, its creator's place
@@ -42,7 +43,7 @@ import AnnouncementsDomain
 public enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
-    static let formatVersion: UInt32 = 3
+    static let formatVersion: UInt32 = 4
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
     /// index change what they hold, so that a snapshot made by another version is not trusted.
     static let stateVersion: UInt32 = 3

@@ -39,9 +39,16 @@ extension EventStore {
         return lines
     }
 
-    /// The seq of announcement `id`'s last event (from the index, no I/O); nil when it was never created.
-    public func lastEventSeq(of id: Int) -> Int? {
-        index.withLock { $0.lastSeq(of: id) }
+    /// The seq of announcement `id`'s last event and its line's tag (from the index, no I/O); nil
+    /// when it was never created.
+    public func lastEvent(of id: Int) -> (seq: Int, tag: LineTag)? {
+        index.withLock { index in index.lastSeq(of: id).map { ($0, index.lineTag(of: $0)) } }
+    }
+
+    /// The tag of line `seq` (see `LineTag`), from the index: what tells it from the line another
+    /// history (a log restored from an older backup) has at that seq. `unknown` beyond the log.
+    public func lineTag(of seq: Int) -> LineTag {
+        index.withLock { $0.lineTag(of: seq) }
     }
 
     /// Announcement `id`'s events, deleted ones included, oldest first, as stored (without

@@ -22,7 +22,7 @@ extension EventStore {
         /// The indices (in `outcomes`) of the requests that appended a line.
         var appended: [Int] = []
         /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
-        var located: [(seq: Int, id: Int, start: Int, length: Int)] = []
+        var located: [(seq: Int, id: Int, start: Int, length: Int, link: LineHash)] = []
         /// The appended events that carry an idempotency key, with their requests' fingerprints, by key.
         var keyed: [String: KeyedWrite] = [:]
         /// The indices (in `outcomes`) of repeats answered from an event of this same batch: they
@@ -194,7 +194,7 @@ extension EventStore {
         let replaced = publish(last.batch.model, hash: last.batch.hash, waking: appended > 0) { index in
             for batch in durable {
                 for line in batch.batch.located {
-                    index.add(seq: line.seq, id: line.id, offset: batch.start + Int64(line.start), length: line.length)
+                    index.add(seq: line.seq, id: line.id, offset: batch.start + Int64(line.start), length: line.length, link: line.link)
                 }
             }
         }
@@ -258,7 +258,7 @@ extension EventStore {
                         batch.outcomes.append(Self.outcome(repeating: original.event, in: batch.model))
                         continue
                     }
-                    guard var event = try batch.model.event(for: request, at: now, rules: rules) else {
+                    guard var event = try batch.model.event(for: confirmingLine(of: request), at: now, rules: rules) else {
                         if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
                         continue
                     }
@@ -272,8 +272,9 @@ extension EventStore {
                         batch.lines.removeSubrange(start...)
                         throw .invalid([FieldProblem(field: "event", message: error.message)])
                     }
-                    batch.hash = LineHash(link: batch.lines[start...])
-                    batch.located.append((event.seq, event.id, start, batch.lines.count - start))
+                    let link = LineHash(link: batch.lines[start...])
+                    batch.hash = link
+                    batch.located.append((event.seq, event.id, start, batch.lines.count - start, link))
                     if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, fingerprint: request.fingerprint) }
                     batch.lines.append(UInt8(ascii: "\n"))
                     batch.appended.append(index)
@@ -284,6 +285,20 @@ extension EventStore {
             }
         }
         return []
+    }
+
+    /// `request`, expecting a revision no announcement is at (0) when the line it expects at its
+    /// expected revision is not this log's: its ETag came from another history. Checked here, where
+    /// a shared log's lines have been taken in (a node behind the writer that answered the ETag
+    /// has the line now). A line in a batch not yet durable is not indexed: no writer was answered
+    /// with its tag, so none can expect it.
+    private func confirmingLine(of request: WriteRequest) -> WriteRequest {
+        guard let line = request.expectedLine, let revision = request.expectedRevision,
+              index.withLock({ $0.lineTag(of: revision) }) != line
+        else { return request }
+        var request = request
+        request.expectedRevision = 0
+        return request
     }
 
     /// The event idempotency key `key` made: in this batch, in one in flight, or durable.

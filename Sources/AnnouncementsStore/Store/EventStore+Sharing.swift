@@ -110,7 +110,7 @@ extension EventStore {
     func ingest(_ bytes: [UInt8], at start: Int64) throws(LogError) {
         var model = published.withLock { $0.model }
         var hash = committer.lastHash
-        var located: [(seq: Int, id: Int, offset: Int64, length: Int)] = []
+        var located: [(seq: Int, id: Int, offset: Int64, length: Int, link: LineHash)] = []
         var keys: [String: Int] = [:]
         var lineStart = 0
         while lineStart < bytes.count {
@@ -134,14 +134,15 @@ extension EventStore {
             } catch {
                 throw LogError(.invalidLine, path: path, line: number, message: error.message)
             }
-            hash = LineHash(link: line)
-            located.append((seq, id, start + Int64(lineStart), line.count))
+            let link = LineHash(link: line)
+            hash = link
+            located.append((seq, id, start + Int64(lineStart), line.count, link))
             if let key { keys[key] = seq }
             lineStart = newline + 1
         }
         committer.keys.merge(keys.mapValues { ($0, nil) }) { $1 }
         _ = publish(model, hash: hash, waking: true) { index in
-            for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length) }
+            for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length, link: line.link) }
         }
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))

@@ -317,7 +317,8 @@ public final class EventStore: Sendable {
     }
 
     /// Changes the fields `patch` sets. An update that changes nothing appends nothing and returns
-    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it;
+    /// the announcement as it is. With `expectedRevision`, fails unless the announcement is at it
+    /// (and, with `expectedLine`, unless that revision's line has this tag: see `lineTag(of:)`);
     /// with `scope` `.own`, unless `writer` created it.
     public func update(
         id: Int,
@@ -325,15 +326,19 @@ public final class EventStore: Sendable {
         by writer: String,
         scope: WriteScope = .any,
         expectedRevision: Int? = nil,
+        expectedLine: LineTag? = nil,
         key: String? = nil
     ) async throws(StoreError) -> Announcement {
-        let request = WriteRequest(action: .update(id: id, patch), by: writer, scope: scope, expectedRevision: expectedRevision, key: key)
+        let request = WriteRequest(action: .update(id: id, patch), by: writer, scope: scope, expectedRevision: expectedRevision, expectedLine: expectedLine, key: key)
         return try await announcement(from: submit(request))
     }
 
-    /// Deletes an announcement; its id is never reused. `expectedRevision` and `scope` as for `update`.
-    public func delete(id: Int, by writer: String, scope: WriteScope = .any, expectedRevision: Int? = nil, key: String? = nil) async throws(StoreError) {
-        let request = WriteRequest(action: .delete(id: id), by: writer, scope: scope, expectedRevision: expectedRevision, key: key)
+    /// Deletes an announcement; its id is never reused. `expectedRevision`, `expectedLine` and
+    /// `scope` as for `update`.
+    public func delete(
+        id: Int, by writer: String, scope: WriteScope = .any, expectedRevision: Int? = nil, expectedLine: LineTag? = nil, key: String? = nil
+    ) async throws(StoreError) {
+        let request = WriteRequest(action: .delete(id: id), by: writer, scope: scope, expectedRevision: expectedRevision, expectedLine: expectedLine, key: key)
         _ = try await submit(request).get()
     }
 
