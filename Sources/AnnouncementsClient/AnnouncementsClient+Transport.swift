@@ -43,13 +43,13 @@ extension AnnouncementsClient {
     /// `configuration.writeRetries` times, when the network fails under it or the answer is a
     /// 502, 503 or 504 (a proxy whose node died, a node that could not write or is full): the
     /// server answers a key it has seen with the first outcome, so a write that did land is not
-    /// made twice.
+    /// made twice. A write's `Log-Seq` is remembered for the reads after it (see `read`).
     func send(
         _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
         ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         guard method != .get else {
-            return try await attempt(method, path: path, query: query, ifMatch: ifMatch, version: version, cached: cached, accepting: accepting)
+            return try await read(path: path, query: query, version: version, cached: cached, accepting: accepting)
         }
         let key = UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
@@ -60,7 +60,10 @@ extension AnnouncementsClient {
             let failure: ClientError, wait: Duration
             do throws(ClientError) {
                 let received = try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
-                guard Self.retriedStatuses.contains(received.status) else { return received }
+                guard Self.retriedStatuses.contains(received.status) else {
+                    if let seq = received.header("Log-Seq").flatMap(Int.init) { writtenUpTo.withLock { $0 = max($0, seq) } }
+                    return received
+                }
                 failure = ClientError(status: received.status, body: received.data)
                 wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * (retries + 1))
             } catch {
@@ -74,6 +77,44 @@ extension AnnouncementsClient {
             // Cancelled while waiting: the last outcome is the answer.
             if Task.isCancelled { throw failure }
         }
+    }
+
+    /// A read. One of announcements (`cached`) after this client's writes sends the highest
+    /// `Log-Seq` they were answered with as `Min-Seq` (and waits `minSeqWait` longer than
+    /// `timeout`: a node that has not taken that seq in waits for it, then answers 503). After a
+    /// 503 the read is sent again (after the `Retry-After`, at most 10 s, up to `writeRetries`
+    /// times). When the server says that seq will not come (a 409: its log ends before it and no
+    /// other node appends to it, as after a restore from an older backup), or a node is still
+    /// behind after the retries (cut off from the others), the seq is forgotten (unless a later
+    /// write raised it meanwhile) and the read sent once more without it: reads answer with what
+    /// the server has rather than fail. Other 409s and 503s are errors as for any read.
+    private func read(path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, accepting: Set<Int>) async throws(ClientError) -> Received {
+        let minSeq = cached ? writtenUpTo.withLock { $0 } : 0
+        guard minSeq > 0 else { return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting) }
+        var retries = 0
+        while true {
+            let received = try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
+            guard received.status == 409 || received.status == 503, !accepting.contains(received.status) else { return received }
+            if received.status == 503, retries < configuration.writeRetries {
+                retries += 1
+                try? await Task.sleep(for: Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * retries))
+                if Task.isCancelled { throw .unreachable(url: configuration.baseURL.appendingPathComponent(path), underlying: URLError(.cancelled)) }
+                continue
+            }
+            guard Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
+            writtenUpTo.withLock { if $0 == minSeq { $0 = 0 } }
+            return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting)
+        }
+    }
+
+    /// How much longer than `timeout` a read with `Min-Seq` may take: a node waits up to 5 s for
+    /// the seq before it answers.
+    static let minSeqWait: TimeInterval = 6
+
+    /// The `minSeq` of an error body: the server's 409 and 503 about a `Min-Seq` name it.
+    private static func minSeq(answeredIn data: Data) -> Int? {
+        struct Body: Decodable { var minSeq: Int }
+        return try? JSONDecoder().decode(Body.self, from: data).minSeq
     }
 
     /// The answers after which a write is sent again with its key.
@@ -94,8 +135,8 @@ extension AnnouncementsClient {
     }
 
     private func attempt(
-        _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, key: String? = nil, accepting: Set<Int> = []
+        _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil, ifMatch: String? = nil,
+        version: APIVersion? = nil, cached: Bool = false, key: String? = nil, minSeq: Int? = nil, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query }
@@ -115,6 +156,10 @@ extension AnnouncementsClient {
         if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let minSeq {
+            request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq")
+            request.timeoutInterval = configuration.timeout + Self.minSeqWait
+        }
         if let payload {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = payload
@@ -141,7 +186,8 @@ extension AnnouncementsClient {
         switch response.statusCode {
         case let code where (200..<300).contains(code) || accepting.contains(code):
             let received = Received(data: data, headers: headers, status: code)
-            if let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
+            // Only a representation is remembered: not an error answer taken as `accepting`.
+            if (200..<300).contains(code), let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received
         default:
             throw ClientError(status: response.statusCode, body: data)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// A client for the announcements HTTP API, for iOS, macOS and Linux apps. Foundation only.
 ///
@@ -14,7 +15,8 @@ import FoundationNetworking
 /// Reads are conditional: the client remembers each response's ETag and sends `If-None-Match`;
 /// when the server answers 304 the remembered value is returned, and no body crosses the network.
 /// Requests send `Accept-Encoding: gzip`: the server compresses bodies of 1 KB or more, and
-/// `URLSession` hands them over decoded.
+/// `URLSession` hands them over decoded. After a write, reads of announcements send `Min-Seq`:
+/// through any node of several, they reflect the client's own writes.
 /// Every method throws a `ClientError` (cancelling the calling task surfaces as `unreachable`
 /// with `URLError.cancelled`).
 public final class AnnouncementsClient: Sendable {
@@ -40,7 +42,8 @@ public final class AnnouncementsClient: Sendable {
         /// How many times a write is sent again after the network failed under it (a dropped
         /// connection, a timeout) or the answer was a 502, 503 or 504 (after the `Retry-After` it
         /// names, at most 10 seconds). Each write carries one `Idempotency-Key` through all its
-        /// attempts, so the server applies it once however many arrive.
+        /// attempts, so the server applies it once however many arrive. Also how many times a read
+        /// that waits for this client's writes (`Min-Seq`) is sent again after a 503.
         public var writeRetries: Int
 
         public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
@@ -66,6 +69,10 @@ public final class AnnouncementsClient: Sendable {
     public let configuration: Configuration
     let session: URLSession
     let cache = ResponseCache()
+    /// The highest `Log-Seq` this client's writes were answered with (0 before any): reads of
+    /// announcements send it as `Min-Seq`, so that they reflect those writes whichever node of
+    /// several answers them.
+    let writtenUpTo = Mutex(0)
 
     public init(configuration: Configuration) {
         self.configuration = configuration

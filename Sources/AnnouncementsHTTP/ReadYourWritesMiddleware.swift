@@ -28,11 +28,13 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
                 error.details = [.init("minSeq", .integer(seq)), .init("lastSeq", .integer(lastSeq))]
                 throw error
             }
-            throw APIError(
+            var error = APIError(
                 .serviceUnavailable,
                 "this node has the log up to seq \(lastSeq): seq \(seq) has not reached it within \(wait.components.seconds) s; try again",
                 headers: [.retryAfter: "1"]
             )
+            error.details = [.init("minSeq", .integer(seq)), .init("lastSeq", .integer(lastSeq))]
+            throw error
         }
         return try await next(request, context)
     }

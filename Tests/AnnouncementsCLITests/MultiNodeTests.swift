@@ -21,7 +21,7 @@ import Darwin
     "ANNOUNCEMENTS_TEST_POSTGRES_URL is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL)"
 ))
 struct MultiNodeTests {
-    @Test("writes spread over three nodes: each reads its writes from any other with Min-Seq, and all agree on list, detail, history and events")
+    @Test("writes spread over three nodes: each reads its writes from any other with Min-Seq, deletes through the third with the first's ETag, and all agree on list, detail, history and events")
     func writesSpread() async throws {
         let folder = try makeFolder(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -35,7 +35,7 @@ struct MultiNodeTests {
             for client in 0..<6 {
                 group.addTask {
                     for write in 0..<8 {
-                        let (via, other) = (nodes[(client + write) % 3], nodes[(client + write + 1) % 3])
+                        let (via, other, third) = (nodes[(client + write) % 3], nodes[(client + write + 1) % 3], nodes[(client + write + 2) % 3])
                         let created = try await via.send("POST", "/announcements", body: #"{"title":"c\#(client)-\#(write)","body":"<p>from \#(via.url)</p>"}"#)
                         #expect(created.status == 201, "\(created.text)")
                         let id = try #require(created.json?["id"] as? Int)
@@ -44,8 +44,11 @@ struct MultiNodeTests {
                         // Read your write through another node.
                         let read = try await other.send("GET", "/announcements/\(id)", headers: ["Min-Seq": "\(seq)", "Accept-Version": "1.0"])
                         #expect(read.status == 200 && read.json?["title"] as? String == "c\(client)-\(write)", "\(read.status) \(read.text)")
+                        #expect(read.etag != nil && read.etag == created.etag, "every node names the revision's line alike")
                         if write % 4 == 3 {
-                            let deleted = try await other.send("DELETE", "/announcements/\(id)", headers: ["If-Match": read.etag ?? ""])
+                            // With the ETag the first node answered, through a node that may not
+                            // have taken the line in yet: it decides once it has.
+                            let deleted = try await third.send("DELETE", "/announcements/\(id)", headers: ["If-Match": created.etag ?? ""])
                             #expect(deleted.status == 204, "\(deleted.text)")
                             lastSeq.raise(to: try #require(deleted.logSeq))
                         }
@@ -66,6 +69,10 @@ struct MultiNodeTests {
             }
             #expect(bodies.count == 1, "\(path) differs between nodes")
         }
+        // A seq no node has reached: a 503 after the node's wait, naming both seqs.
+        let ahead = try await nodes[1].send("GET", "/announcements", headers: ["Min-Seq": "\(seq + 1000)"], retrying: false)
+        #expect(ahead.status == 503 && ahead.headers["retry-after"] == "1", "\(ahead.status) \(ahead.text)")
+        #expect(ahead.json?["minSeq"] as? Int == seq + 1000 && ahead.json?["lastSeq"] as? Int == seq, "\(ahead.text)")
         let events = try await nodes[2].send("GET", "/events?after=0&limit=100", headers: ["Min-Seq": "\(seq)"])
         #expect(events.text.components(separatedBy: #""seq":"#).count - 1 == 60)
         let verified = try await CLI.run(["verify", "--config", config], in: folder)
@@ -220,11 +227,11 @@ struct Node: Sendable {
 
     /// One request; a read with `Min-Seq` that a node answers 503 (the seq has not reached it in
     /// the node's own wait, which a busy machine can outlast) is asked again after its
-    /// `Retry-After`, as the README tells clients to, up to 30 times.
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil, timeout: TimeInterval = 60) async throws -> Answer {
+    /// `Retry-After`, as the README tells clients to, up to 30 times (unless not `retrying`).
+    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil, timeout: TimeInterval = 60, retrying: Bool = true) async throws -> Answer {
         var answer = try await sendOnce(method, path, headers: headers, body: body, timeout: timeout)
         var retries = 0
-        while answer.status == 503, headers["Min-Seq"] != nil, let wait = answer.headers["retry-after"].flatMap(Int.init), retries < 30 {
+        while retrying, answer.status == 503, headers["Min-Seq"] != nil, let wait = answer.headers["retry-after"].flatMap(Int.init), retries < 30 {
             try await Task.sleep(for: .seconds(wait))
             answer = try await sendOnce(method, path, headers: headers, body: body, timeout: timeout)
             retries += 1

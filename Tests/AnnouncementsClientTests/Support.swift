@@ -78,6 +78,51 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         }
         return json(#"{"id":\#(id),"title":"Replaced","body":null}"#)
     }
+    // Read-your-writes: a write through `<mode>/announcements` is answered with `Log-Seq: 9`; a
+    // read of `<mode>/announcements/1` records its `Min-Seq` ("-" for none) and, while it carries
+    // one, answers as `mode` says: `beyond`, a 409 (a log restored from an older backup);
+    // `behind-N`, a 503 with `Retry-After: 0` the first N times (a node that has not taken the seq
+    // in yet); `slow`, that 503 once after 1.5 s (as a node waits for the seq); `unrelated`, a
+    // 409 that is not about `Min-Seq`. The announcement's title is the `Min-Seq` it got. A read
+    // of the list `<mode>/announcements` (one summary, the same title) and of `<mode>/health`
+    // record theirs too.
+    router.post(":mode/announcements") { _, _ in
+        Response(
+            status: .created, headers: [.contentType: "application/json", HTTPField.Name("Log-Seq")!: "9"],
+            body: .init(byteBuffer: ByteBuffer(string: #"{"id":1,"title":"Posted","body":null}"#))
+        )
+    }
+    router.get(":mode/announcements/:id") { request, context in
+        let mode = context.parameters.get("mode") ?? ""
+        let minSeq = request.headers[HTTPField.Name("Min-Seq")!]
+        let count = fakeMinSeqs.withLock { seen in
+            seen[mode, default: []].append(minSeq ?? "-")
+            return seen[mode, default: []].count
+        }
+        if minSeq != nil, mode == "beyond" || mode == "unrelated" {
+            let body = mode == "unrelated"
+                ? #"{"error":409,"message":"announcement 1 has events in the log's first format"}"#
+                : #"{"error":409,"message":"Min-Seq 9 is beyond the end of the log, which ends at seq 3","minSeq":9,"lastSeq":3}"#
+            return Response(status: .conflict, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        let behind = mode == "slow" ? 1 : mode.hasPrefix("behind-") ? Int(mode.dropFirst("behind-".count)) ?? 0 : 0
+        if minSeq != nil, count <= behind {
+            if mode == "slow" { try await Task.sleep(for: .milliseconds(1500)) }
+            let body = #"{"error":503,"message":"this node has the log up to seq 3: seq 9 has not reached it within 5 s; try again","minSeq":9,"lastSeq":3}"#
+            return Response(status: .serviceUnavailable, headers: [.contentType: "application/json", .retryAfter: "0"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        return json(#"{"id":1,"title":"\#(minSeq ?? "none")","body":null}"#)
+    }
+    router.get(":mode/announcements") { request, context in
+        let minSeq = request.headers[HTTPField.Name("Min-Seq")!]
+        fakeMinSeqs.withLock { $0[context.parameters.get("mode") ?? "", default: []].append("list " + (minSeq ?? "-")) }
+        return json(#"[{"id":1,"title":"\#(minSeq ?? "none")"}]"#)
+    }
+    router.get(":mode/health") { request, context in
+        let minSeq = request.headers[HTTPField.Name("Min-Seq")!]
+        fakeMinSeqs.withLock { $0[context.parameters.get("mode") ?? "", default: []].append("health " + (minSeq ?? "-")) }
+        return json(#"{"status":"ok","seq":9}"#)
+    }
     // A stream cut off after one event (a node killed mid-stream): the client must reconnect.
     router.get("abrupt/events") { request, _ in
         let last = Int(request.headers[HTTPField.Name("Last-Event-ID")!] ?? "") ?? -1
@@ -111,6 +156,9 @@ let fakeWriteKeys = Mutex<[String]>([])
 
 /// The `Idempotency-Key` of each replace the fake server received, by the id replaced.
 let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
+
+/// The `Min-Seq` of each read of `<mode>/announcements/1` ("-" for none), by mode.
+let fakeMinSeqs = Mutex<[String: [String]]>([:])
 
 /// The `Last-Event-ID` of each request of the stream that is cut off.
 let fakeAbruptResumes = Mutex<[Int]>([])
