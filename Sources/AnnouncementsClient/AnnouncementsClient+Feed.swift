@@ -27,13 +27,20 @@ extension AnnouncementsClient {
     /// longer than the server's `feed_heartbeat_seconds` (and never shorter than the client's
     /// `timeout`).
     ///
+    /// With `pollInterval`, it reads the feed a page at a time (`eventPage`) instead of as a
+    /// stream: at once while pages come full, then one every `pollInterval`; a failed page is
+    /// retried as a dropped stream is. That is the default on Linux (one page a second), where
+    /// swift-corelibs-foundation's `URLSession` busy-polls the socket of a response still
+    /// streaming (an open, idle stream costs most of a CPU core); nil (elsewhere) streams.
+    ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
     /// before the position asked for (restored from an older backup), a network failure that is
     /// not passing (a certificate the system does not trust, a URL it will not load), or a 200
     /// that is not an event stream (a captive portal's page).
     public func events(
-        after seq: Int = 0, retryDelay: Duration = .seconds(1), idleTimeout: Duration = .seconds(45)
+        after seq: Int = 0, retryDelay: Duration = .seconds(1), idleTimeout: Duration = .seconds(45),
+        pollInterval: Duration? = AnnouncementsClient.defaultPollInterval
     ) -> AsyncThrowingStream<FeedEvent, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -42,9 +49,14 @@ extension AnnouncementsClient {
                 while !Task.isCancelled {
                     var wait: Duration?
                     do {
-                        try await follow(after: last, idleTimeout: idleTimeout, reconnection: &reconnection) { event in
+                        let deliver = { (event: FeedEvent) in
                             last = event.seq
                             continuation.yield(event)
+                        }
+                        if let pollInterval {
+                            try await poll(after: last, every: pollInterval, reconnection: &reconnection, deliver)
+                        } else {
+                            try await follow(after: last, idleTimeout: idleTimeout, reconnection: &reconnection, deliver)
                         }
                     } catch let refusal as FeedRefusal {
                         guard Self.isPassing(refusal.error, afterAStream: reconnection.streamed) else {
@@ -92,6 +104,38 @@ extension AnnouncementsClient {
     public func eventPage(after seq: Int = 0, limit: Int = 100) async throws(ClientError) -> [FeedEvent] {
         let query = [URLQueryItem(name: "after", value: String(seq)), URLQueryItem(name: "limit", value: String(limit))]
         return try FeedPage.events(in: try await send(.get, path: "events", query: query))
+    }
+
+    /// How `events` reads the feed by default: in pages, one a second while caught up, on Linux
+    /// (see `events`); as a stream elsewhere.
+    #if canImport(FoundationNetworking)
+    public static let defaultPollInterval: Duration? = .seconds(1)
+    #else
+    public static let defaultPollInterval: Duration? = nil
+    #endif
+
+    /// The most events a page of `poll` asks for: the server's largest page.
+    static let pollPageSize = 1000
+
+    /// The feed read a page at a time: delivers each page's events, asks again at once after a full
+    /// page and after `interval` otherwise, until the task is cancelled. Throws a `FeedRefusal`
+    /// when a page fails (the caller decides whether to ask again).
+    private func poll(after seq: Int, every interval: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
+        var last = seq
+        while !Task.isCancelled {
+            let page: [FeedEvent]
+            do throws(ClientError) {
+                page = try await eventPage(after: last, limit: Self.pollPageSize)
+            } catch {
+                throw FeedRefusal(error: error)
+            }
+            reconnection.opened()
+            for event in page {
+                deliver(event)
+                last = event.seq
+            }
+            if page.count < Self.pollPageSize { try? await Task.sleep(for: interval) }
+        }
     }
 
     /// One connection to the stream: delivers its events until it ends; a `retry:` from the server

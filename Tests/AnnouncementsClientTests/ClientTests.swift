@@ -265,7 +265,7 @@ import Testing
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url.appendingPathComponent("abrupt"), timeout: testTimeout)
             var seen: [Int] = []
-            for try await event in client.events(after: 0, retryDelay: .milliseconds(10)) {
+            for try await event in client.events(after: 0, retryDelay: .milliseconds(10), pollInterval: nil) {
                 seen.append(event.seq)
                 if seen.count == 3 { break }
             }
@@ -278,22 +278,22 @@ import Testing
     func feedNotAStream() async throws {
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url.appendingPathComponent("portal"), timeout: testTimeout)
-            await #expect { for try await _ in client.events() {} } throws: { error in
+            await #expect { for try await _ in client.events(pollInterval: nil) {} } throws: { error in
                 guard case .badEventStream(let detail) = error as? ClientError else { return false }
                 return detail.contains("Content-Type text/html, not text/event-stream")
             }
         }
     }
 
-    @Test("events(after:) follows the feed: stored events, then new ones as they are written")
-    func followsTheFeed() async throws {
+    @Test("events(after:) follows the feed, as a stream or in pages: stored events, then new ones as they are written", arguments: [nil, Duration.milliseconds(50)])
+    func followsTheFeed(pollInterval: Duration?) async throws {
         try await withServer { url in
             let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
             let seen = try await withThrowingTaskGroup(of: [FeedEvent].self) { group in
                 group.addTask {
                     var seen: [FeedEvent] = []
-                    for try await event in auditor.events(after: 1) {
+                    for try await event in auditor.events(after: 1, pollInterval: pollInterval) {
                         seen.append(event)
                         if seen.count == 2 { _ = try await client.create(title: "Live", body: nil) }
                         if seen.count == 3 { break }
@@ -315,13 +315,22 @@ import Testing
         }
     }
 
+    @Test("on Linux the feed is read in pages by default (URLSession there busy-polls an open stream); elsewhere as a stream")
+    func defaultFeedReading() {
+        #if canImport(FoundationNetworking)
+        #expect(AnnouncementsClient.defaultPollInterval == .seconds(1))
+        #else
+        #expect(AnnouncementsClient.defaultPollInterval == nil)
+        #endif
+    }
+
     @Test("events(after:) reconnects when the stream ends, resuming after the last event with Last-Event-ID")
     func feedReconnects() async throws {
         fakeFeedResumes.withLock { $0 = [] }
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             var seqs: [Int] = []
-            for try await event in client.events(after: 4, retryDelay: .milliseconds(20)) {
+            for try await event in client.events(after: 4, retryDelay: .milliseconds(20), pollInterval: nil) {
                 seqs.append(event.seq)
                 if seqs.count == 3 { break }
             }
@@ -349,15 +358,15 @@ import Testing
         }
     }
 
-    @Test("a feed position beyond the server's log is positionBeyondLog, from a page and from the stream, which does not reconnect")
-    func positionBeyondLog() async throws {
+    @Test("a feed position beyond the server's log is positionBeyondLog, from a page and from the stream or pages, which do not reconnect", arguments: [nil, Duration.milliseconds(50)])
+    func positionBeyondLog(pollInterval: Duration?) async throws {
         try await withServer { url in
             let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             await #expect(throws: ClientError.positionBeyondLog(requested: 14, lastSeq: 3)) { try await client.eventPage(after: 14) }
             let outcome = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
                     do {
-                        for try await event in client.events(after: 14, retryDelay: .milliseconds(10)) { return "event \(event.seq)" }
+                        for try await event in client.events(after: 14, retryDelay: .milliseconds(10), pollInterval: pollInterval) { return "event \(event.seq)" }
                         return "the stream ended without an error"
                     } catch {
                         return "\(error)"
