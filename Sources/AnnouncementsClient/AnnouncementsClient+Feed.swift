@@ -27,9 +27,14 @@ extension AnnouncementsClient {
     /// longer than the server's `feed_heartbeat_seconds` (and never shorter than the client's
     /// `timeout`).
     ///
-    /// With `pollInterval`, it reads the feed a page at a time (`eventPage`) instead of as a
-    /// stream: at once while pages come full, then one every `pollInterval`; a failed page is
-    /// retried as a dropped stream is. That is the default on Linux (one page a second), where
+    /// With `pollInterval` (at least 0.1 s), it reads the feed a page at a time (as `eventPage`)
+    /// instead of as a stream: at once while pages bring events, then one every `pollInterval`.
+    /// Each page after the first sends `Min-Seq` (the last event it got), so that a node behind
+    /// the one that answered the page before waits for it (or answers 503) instead of taking
+    /// the position for one beyond its log. A failed page is asked again as a dropped stream is
+    /// reconnected (a `Retry-After` honoured); `retryDelay` and the errors that end the feed are
+    /// the same, but there is no `retry:`, heartbeat or `idleTimeout`, and a captive portal's page
+    /// is `invalidJSON`. That is the default on Linux (one page a second), where
     /// swift-corelibs-foundation's `URLSession` busy-polls the socket of a response still
     /// streaming (an open, idle stream costs most of a CPU core); nil (elsewhere) streams.
     ///
@@ -117,24 +122,45 @@ extension AnnouncementsClient {
     /// The most events a page of `poll` asks for: the server's largest page.
     static let pollPageSize = 1000
 
-    /// The feed read a page at a time: delivers each page's events, asks again at once after a full
-    /// page and after `interval` otherwise, until the task is cancelled. Throws a `FeedRefusal`
-    /// when a page fails (the caller decides whether to ask again).
+    /// The feed read a page at a time: delivers each page's events, asks again at once after a page
+    /// with events and after `interval` after an empty one, until the task is cancelled. Throws a
+    /// `FeedRefusal` when a page fails (the caller decides whether to ask again).
     private func poll(after seq: Int, every interval: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
         var last = seq
+        let path = "events"
         while !Task.isCancelled {
+            let query = [URLQueryItem(name: "after", value: String(last)), URLQueryItem(name: "limit", value: String(Self.pollPageSize))]
+            let received: Received
+            do throws(ClientError) {
+                received = try await attempt(.get, path: path, query: query, minSeq: last > 0 ? last : nil, accepting: [409, 429, 503])
+            } catch {
+                throw FeedRefusal(error: error)
+            }
+            switch received.status {
+            case 409:
+                // This server's log ends before `last`, and no other node appends to it: as a
+                // stream resumed there, the position is beyond the log (restored from a backup).
+                struct Beyond: Decodable { var lastSeq: Int }
+                let beyond = try? JSONDecoder().decode(Beyond.self, from: received.data)
+                throw FeedRefusal(error: beyond.map { .positionBeyondLog(requested: last, lastSeq: $0.lastSeq) } ?? ClientError(status: 409, body: received.data))
+            case 429, 503:
+                let retryAfter = Self.retryAfter(received.header("Retry-After"), atMost: EventStreamParser.longestRetry)
+                throw FeedRefusal(error: ClientError(status: received.status, body: received.data), retryAfter: retryAfter)
+            default:
+                break
+            }
             let page: [FeedEvent]
             do throws(ClientError) {
-                page = try await eventPage(after: last, limit: Self.pollPageSize)
+                page = try FeedPage.events(in: received)
             } catch {
                 throw FeedRefusal(error: error)
             }
             reconnection.opened()
-            for event in page {
+            for event in page where event.seq > last {
                 deliver(event)
                 last = event.seq
             }
-            if page.count < Self.pollPageSize { try? await Task.sleep(for: interval) }
+            if page.isEmpty { try? await Task.sleep(for: max(interval, Reconnection.shortest)) }
         }
     }
 

@@ -134,7 +134,7 @@ extension AnnouncementsClient {
         [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed, .cannotFindHost].contains(error.code)
     }
 
-    private func attempt(
+    func attempt(
         _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil, ifMatch: String? = nil,
         version: APIVersion? = nil, cached: Bool = false, key: String? = nil, minSeq: Int? = nil, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {

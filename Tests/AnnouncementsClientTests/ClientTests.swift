@@ -315,6 +315,25 @@ import Testing
         }
     }
 
+    @Test("in pages: each event once, Min-Seq from the second page on, a 503 asked again; a 409 for the position ends it as positionBeyondLog")
+    func feedInPages() async throws {
+        fakePages.withLock { $0 = [] }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("paged"), timeout: testTimeout)
+            var seqs: [Int] = []
+            for try await event in client.events(after: 0, retryDelay: .milliseconds(10), pollInterval: .milliseconds(10)) {
+                seqs.append(event.seq)
+                if seqs.count == 3 { break }
+            }
+            #expect(seqs == [1, 2, 3], "nothing missed, nothing repeated")
+            #expect(fakePages.withLock { Array($0.prefix(3)) } == ["0 -", "2 2", "2 2"], "the page after the 503 is asked again, with Min-Seq")
+            let beyond = AnnouncementsClient(baseURL: url.appendingPathComponent("beyondpages"), timeout: testTimeout)
+            await #expect(throws: ClientError.positionBeyondLog(requested: 5, lastSeq: 1)) {
+                for try await _ in beyond.events(after: 5, retryDelay: .milliseconds(10), pollInterval: .milliseconds(10)) {}
+            }
+        }
+    }
+
     @Test("on Linux the feed is read in pages by default (URLSession there busy-polls an open stream); elsewhere as a stream")
     func defaultFeedReading() {
         #if canImport(FoundationNetworking)

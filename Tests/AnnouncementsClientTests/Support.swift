@@ -123,6 +123,28 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         fakeMinSeqs.withLock { $0[context.parameters.get("mode") ?? "", default: []].append("health " + (minSeq ?? "-")) }
         return json(#"{"status":"ok","seq":9}"#)
     }
+    // The feed read in pages: `<mode>/events?after=N` records "N MIN-SEQ" ("-" for none) and
+    // answers, by mode: `paged`, the events after N up to 3, at most 2 a page, with a 503
+    // (`Retry-After: 0`) the first time it is asked for the page after 2; `beyondpages`, the 409
+    // of a server alone on a log that ends at 1 for any Min-Seq.
+    router.get(":mode/events") { request, context in
+        let mode = context.parameters.get("mode") ?? ""
+        let after = Int(request.uri.queryParameters["after"].map(String.init) ?? "") ?? 0
+        let minSeq = request.headers[HTTPField.Name("Min-Seq")!]
+        let asked = fakePages.withLock { pages in
+            pages.append("\(after) \(minSeq ?? "-")")
+            return pages.filter { $0.hasPrefix("\(after) ") }.count
+        }
+        if mode == "beyondpages", let minSeq {
+            let body = #"{"error":409,"message":"Min-Seq \#(minSeq) is beyond the end of the log, which ends at seq 1","minSeq":\#(minSeq),"lastSeq":1}"#
+            return Response(status: .conflict, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        if after == 2, asked == 1 {
+            return Response(status: .serviceUnavailable, headers: [.contentType: "application/json", .retryAfter: "0"], body: .init(byteBuffer: ByteBuffer(string: #"{"error":503,"message":"busy"}"#)))
+        }
+        let lines = after >= 3 ? [] : (after + 1...min(after + 2, 3)).map { #"{"seq":\#($0),"type":"created","id":\#($0),"at":"2026-11-24T10:00:00.000Z"}"# }
+        return json("[" + lines.joined(separator: ",") + "]")
+    }
     // A stream cut off after one event (a node killed mid-stream): the client must reconnect.
     router.get("abrupt/events") { request, _ in
         let last = Int(request.headers[HTTPField.Name("Last-Event-ID")!] ?? "") ?? -1
@@ -147,6 +169,9 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
     try await app.test(.live) { client in try await test(try baseURL(client)) }
 }
+
+/// Each page request of the feed read in pages: "AFTER MIN-SEQ".
+let fakePages = Mutex<[String]>([])
 
 /// The `Last-Event-ID` of each feed request the fake server received.
 let fakeFeedResumes = Mutex<[Int]>([])
