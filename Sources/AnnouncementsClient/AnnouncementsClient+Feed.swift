@@ -107,8 +107,12 @@ extension AnnouncementsClient {
     /// `positionBeyondLog` when the server's log ends before `seq` (it was restored from an older
     /// backup): read again after the `lastSeq` it names, or from 0.
     public func eventPage(after seq: Int = 0, limit: Int = 100) async throws(ClientError) -> [FeedEvent] {
-        let query = [URLQueryItem(name: "after", value: String(seq)), URLQueryItem(name: "limit", value: String(limit))]
-        return try FeedPage.events(in: try await send(.get, path: "events", query: query))
+        try FeedPage.events(in: try await send(.get, path: "events", query: Self.pageQuery(after: seq, limit: limit)))
+    }
+
+    /// The query of a page of the feed.
+    private static func pageQuery(after seq: Int, limit: Int) -> [URLQueryItem] {
+        [URLQueryItem(name: "after", value: String(seq)), URLQueryItem(name: "limit", value: String(limit))]
     }
 
     /// How `events` reads the feed by default: in pages, one a second while caught up, on Linux
@@ -127,27 +131,21 @@ extension AnnouncementsClient {
     /// `FeedRefusal` when a page fails (the caller decides whether to ask again).
     private func poll(after seq: Int, every interval: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
         var last = seq
-        let path = "events"
         while !Task.isCancelled {
-            let query = [URLQueryItem(name: "after", value: String(last)), URLQueryItem(name: "limit", value: String(Self.pollPageSize))]
             let received: Received
             do throws(ClientError) {
-                received = try await attempt(.get, path: path, query: query, minSeq: last > 0 ? last : nil, accepting: [409, 429, 503])
+                received = try await attempt(
+                    .get, path: "events", query: Self.pageQuery(after: last, limit: Self.pollPageSize),
+                    minSeq: last > 0 ? last : nil, accepting: [429, 503]
+                )
             } catch {
+                // A 409 naming the position (this server's log ends before it, and no other node
+                // appends to it) is `positionBeyondLog`, as for a stream resumed there.
                 throw FeedRefusal(error: error)
             }
-            switch received.status {
-            case 409:
-                // This server's log ends before `last`, and no other node appends to it: as a
-                // stream resumed there, the position is beyond the log (restored from a backup).
-                struct Beyond: Decodable { var lastSeq: Int }
-                let beyond = try? JSONDecoder().decode(Beyond.self, from: received.data)
-                throw FeedRefusal(error: beyond.map { .positionBeyondLog(requested: last, lastSeq: $0.lastSeq) } ?? ClientError(status: 409, body: received.data))
-            case 429, 503:
+            if received.status == 429 || received.status == 503 {
                 let retryAfter = Self.retryAfter(received.header("Retry-After"), atMost: EventStreamParser.longestRetry)
                 throw FeedRefusal(error: ClientError(status: received.status, body: received.data), retryAfter: retryAfter)
-            default:
-                break
             }
             let page: [FeedEvent]
             do throws(ClientError) {

@@ -202,13 +202,15 @@ extension ClientError {
         struct ErrorBody: Decodable {
             var message: String
             var errors: [ClientError.FieldError]?
-            /// A 409 of the feed: the position asked for, and where the log ends.
+            /// A 409 of the feed: the position asked for (`after`, or the `Min-Seq` of a feed read
+            /// in pages), and where the log ends.
             var after: Int?
+            var minSeq: Int?
             var lastSeq: Int?
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
         let message = body?.message ?? fallback ?? HTTPURLResponse.localizedString(forStatusCode: status)
-        switch (status, body?.after, body?.lastSeq) {
+        switch (status, body?.after ?? body?.minSeq, body?.lastSeq) {
         case (412, _, _): self = .changedBySomeoneElse(message: message)
         case (409, let after?, let lastSeq?): self = .positionBeyondLog(requested: after, lastSeq: lastSeq)
         default: self = .status(code: status, message: message, fieldErrors: body?.errors ?? [])
