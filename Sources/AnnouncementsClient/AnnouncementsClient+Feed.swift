@@ -38,6 +38,11 @@ extension AnnouncementsClient {
     /// swift-corelibs-foundation's `URLSession` busy-polls the socket of a response still
     /// streaming (an open, idle stream costs most of a CPU core); nil (elsewhere) streams.
     ///
+    /// It reads only as fast as it is iterated: a consumer that falls behind holds at most a page
+    /// or `FeedStream.highWater` bytes of the stream (the connection is paused above it, and the
+    /// server waits), never the rest of the log. Each reconnection after an event sends `Min-Seq`
+    /// too, so that a node behind the one that streamed before waits for it.
+    ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
     /// before the position asked for (restored from an older backup), a network failure that is
@@ -47,38 +52,8 @@ extension AnnouncementsClient {
         after seq: Int = 0, retryDelay: Duration = .seconds(1), idleTimeout: Duration = .seconds(45),
         pollInterval: Duration? = AnnouncementsClient.defaultPollInterval
     ) -> AsyncThrowingStream<FeedEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                var last = seq
-                var reconnection = Reconnection(delay: retryDelay)
-                while !Task.isCancelled {
-                    var wait: Duration?
-                    do {
-                        let deliver = { (event: FeedEvent) in
-                            last = event.seq
-                            continuation.yield(event)
-                        }
-                        if let pollInterval {
-                            try await poll(after: last, every: pollInterval, reconnection: &reconnection, deliver)
-                        } else {
-                            try await follow(after: last, idleTimeout: idleTimeout, reconnection: &reconnection, deliver)
-                        }
-                    } catch let refusal as FeedRefusal {
-                        guard Self.isPassing(refusal.error, afterAStream: reconnection.streamed) else {
-                            continuation.finish(throwing: refusal.error)
-                            return
-                        }
-                        wait = refusal.retryAfter
-                    } catch {
-                        continuation.finish(throwing: error)
-                        return
-                    }
-                    try? await Task.sleep(for: reconnection.next(atLeast: wait))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let reader = FeedReader(client: self, after: seq, retryDelay: retryDelay, idleTimeout: idleTimeout, pollInterval: pollInterval)
+        return AsyncThrowingStream { try await reader.next() }
     }
 
     /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy,
@@ -111,7 +86,7 @@ extension AnnouncementsClient {
     }
 
     /// The query of a page of the feed.
-    private static func pageQuery(after seq: Int, limit: Int) -> [URLQueryItem] {
+    static func pageQuery(after seq: Int, limit: Int) -> [URLQueryItem] {
         [URLQueryItem(name: "after", value: String(seq)), URLQueryItem(name: "limit", value: String(limit))]
     }
 
@@ -123,260 +98,6 @@ extension AnnouncementsClient {
     public static let defaultPollInterval: Duration? = nil
     #endif
 
-    /// The most events a page of `poll` asks for: the server's largest page.
+    /// The most events a page of the feed read in pages asks for: the server's largest page.
     static let pollPageSize = 1000
-
-    /// The feed read a page at a time: delivers each page's events, asks again at once after a page
-    /// with events and after `interval` after an empty one, until the task is cancelled. Throws a
-    /// `FeedRefusal` when a page fails (the caller decides whether to ask again).
-    private func poll(after seq: Int, every interval: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
-        var last = seq
-        while !Task.isCancelled {
-            let received: Received
-            do throws(ClientError) {
-                received = try await attempt(
-                    .get, path: "events", query: Self.pageQuery(after: last, limit: Self.pollPageSize),
-                    minSeq: last > 0 ? last : nil, accepting: [429, 503]
-                )
-            } catch {
-                // A 409 naming the position (this server's log ends before it, and no other node
-                // appends to it) is `positionBeyondLog`, as for a stream resumed there.
-                throw FeedRefusal(error: error)
-            }
-            if received.status == 429 || received.status == 503 {
-                let retryAfter = Self.retryAfter(received.header("Retry-After"), atMost: EventStreamParser.longestRetry)
-                throw FeedRefusal(error: ClientError(status: received.status, body: received.data), retryAfter: retryAfter)
-            }
-            let page: [FeedEvent]
-            do throws(ClientError) {
-                page = try FeedPage.events(in: received)
-            } catch {
-                throw FeedRefusal(error: error)
-            }
-            reconnection.opened()
-            for event in page where event.seq > last {
-                deliver(event)
-                last = event.seq
-            }
-            if page.isEmpty { try? await Task.sleep(for: max(interval, Reconnection.shortest)) }
-        }
-    }
-
-    /// One connection to the stream: delivers its events until it ends; a `retry:` from the server
-    /// sets the reconnection delay, and an opened stream starts its doubling again. Throws a
-    /// `FeedRefusal`, or `badEventStream`.
-    private func follow(after seq: Int, idleTimeout: Duration, reconnection: inout Reconnection, _ deliver: (FeedEvent) -> Void) async throws {
-        var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
-        request.setValue(String(seq), forHTTPHeaderField: "Last-Event-ID")
-        // An auditor's (or an admin's) token gets the full lines; without one, the public form.
-        if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
-        let idle = idleTimeout.components
-        request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
-        let chunks = StreamDelegate()
-        let session = URLSession(configuration: .ephemeral, delegate: chunks, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        session.dataTask(with: request).resume()
-        var parser = EventStreamParser()
-        for try await chunk in chunks.stream {
-            reconnection.opened()
-            for event in try parser.feed(chunk) { deliver(event) }
-            if let asked = parser.retry { reconnection.delay = min(asked, EventStreamParser.longestRetry) }
-        }
-    }
-}
-
-/// Why a connection to the feed ended without a stream, and how long the server asked to wait.
-struct FeedRefusal: Error {
-    var error: ClientError
-    var retryAfter: Duration?
-}
-
-/// The waits between the feed's connections: `delay` (at least `shortest`) after one that opened
-/// a stream, doubled after each that failed in a row, at most `longest` (or a longer `delay`, at
-/// most `EventStreamParser.longestRetry`), with a random part taken off (at most half).
-struct Reconnection {
-    var delay: Duration
-    private var failures = 0
-    /// Whether the connection since the last wait opened a stream.
-    private(set) var streamed = false
-    static let longest: Duration = .seconds(60)
-    static let shortest: Duration = .milliseconds(100)
-
-    init(delay: Duration) {
-        self.delay = delay
-    }
-
-    /// The connection opened a stream: the next wait is `delay` again.
-    mutating func opened() {
-        failures = 0
-        streamed = true
-    }
-
-    /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
-    mutating func next(atLeast asked: Duration? = nil) -> Duration {
-        streamed = false
-        let ceiling = max(min(delay, EventStreamParser.longestRetry), Self.longest)
-        let base = min(max(delay, Self.shortest), ceiling)
-        let doubled = base * (1 << min(failures, 16))
-        failures += 1
-        let capped = min(doubled, ceiling)
-        let jittered = capped * Double.random(in: 0.5...1)
-        return max(jittered, min(asked ?? .zero, EventStreamParser.longestRetry))
-    }
-}
-
-/// Turns a URLSession data task's callbacks into an async sequence of received chunks; a response
-/// other than 200 ends it with the `ClientError` its body stands for.
-private final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    let stream: AsyncThrowingStream<Data, any Error>
-    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    /// The status, `Retry-After` and body so far of a response that did not open a stream.
-    private let refusal = Mutex<(status: Int, retryAfter: Duration?, body: Data)?>(nil)
-    /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
-    private static let refusalLimit = 64 << 10
-
-    override init() {
-        (stream, continuation) = AsyncThrowingStream.makeStream()
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            // Read its body (the API's error says why) before finishing.
-            let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"), atMost: EventStreamParser.longestRetry)
-            refusal.withLock { $0 = (http.statusCode, retryAfter, Data()) }
-        } else if let http = response as? HTTPURLResponse,
-                  http.value(forHTTPHeaderField: "Content-Type")?.lowercased().hasPrefix("text/event-stream") != true {
-            let type = http.value(forHTTPHeaderField: "Content-Type") ?? "none"
-            continuation.finish(throwing: ClientError.badEventStream(
-                detail: "GET /events answered 200 with Content-Type \(type), not text/event-stream: check that the URL is this API's (a login page of the network?)"
-            ))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let isRefusal = refusal.withLock { refusal -> Bool in
-            guard let room = refusal.map({ Self.refusalLimit - $0.body.count }) else { return false }
-            refusal?.body.append(data.prefix(max(0, room)))
-            return true
-        }
-        if !isRefusal { continuation.yield(data) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let refused = refusal.withLock({ $0 }) {
-            let fallback = "GET /events did not open an event stream; check that the URL is this API's"
-            let error = ClientError(status: refused.status, body: refused.body, fallback: fallback)
-            continuation.finish(throwing: FeedRefusal(error: error, retryAfter: refused.retryAfter))
-        } else if let error = error as? URLError, let url = task.originalRequest?.url {
-            continuation.finish(throwing: FeedRefusal(error: .unreachable(url: url, underlying: error)))
-        } else {
-            continuation.finish()
-        }
-    }
-}
-
-/// Reads `text/event-stream` as its specification says (WHATWG HTML, "Server-sent events"): lines
-/// end with CR, LF or CRLF (also split between two chunks); a blank line ends an event; `id:`,
-/// `event:`, `data:` (several are joined with LF) and `retry:` fields, a single space after the
-/// colon dropped, a line without a colon a field with an empty value, other fields ignored;
-/// comment lines (`:`) are heartbeats. An event is delivered when it has data and an `id:` (its
-/// seq). An event that grows past `maxEventBytes` without ending is an error, not memory.
-struct EventStreamParser {
-    /// The most bytes one event may take before the blank line that ends it: far above any line of
-    /// this API's log (a body is at most a few MB of JSON).
-    static let defaultMaxEventBytes = 64 << 20
-    /// The longest reconnection delay taken from a server's `retry:`.
-    static let longestRetry: Duration = .seconds(300)
-
-    let maxEventBytes: Int
-    /// The reconnection delay the server asked for last (`retry:`), if any.
-    private(set) var retry: Duration?
-    /// The line being read, and whether the last line ended with a CR (an LF next belongs to it).
-    private var line: [UInt8] = []
-    private var endedWithCR = false
-    /// The event being read.
-    private var id: Int?
-    private var type = ""
-    private var data: [UInt8]?
-    private var eventBytes = 0
-
-    init(maxEventBytes: Int = EventStreamParser.defaultMaxEventBytes) {
-        self.maxEventBytes = maxEventBytes
-    }
-
-    /// The events `chunk` completes.
-    mutating func feed(_ chunk: Data) throws(ClientError) -> [FeedEvent] {
-        // An empty chunk changes nothing (it must not forget a CR that ended the last one).
-        guard !chunk.isEmpty else { return [] }
-        var events: [FeedEvent] = []
-        let tooLarge = chunk.withUnsafeBytes { bytes in
-            var index = 0
-            if endedWithCR, bytes.first == Self.lf { index = 1 }
-            endedWithCR = false
-            while index < bytes.count {
-                var end = index
-                while end < bytes.count, bytes[end] != Self.lf, bytes[end] != Self.cr { end += 1 }
-                line.append(contentsOf: bytes[index..<end])
-                if eventBytes + line.count > maxEventBytes { return true }
-                guard end < bytes.count else { break }
-                if bytes[end] == Self.cr {
-                    if end + 1 < bytes.count {
-                        if bytes[end + 1] == Self.lf { end += 1 }
-                    } else {
-                        endedWithCR = true
-                    }
-                }
-                if let event = takeLine() { events.append(event) }
-                index = end + 1
-            }
-            return false
-        }
-        if tooLarge {
-            throw .badEventStream(detail: "an event grew past \(maxEventBytes) bytes without the blank line that ends it")
-        }
-        return events
-    }
-
-    private static let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), colon = UInt8(ascii: ":"), space = UInt8(ascii: " ")
-
-    /// Takes in the line just read; returns the event a blank line completes.
-    private mutating func takeLine() -> FeedEvent? {
-        defer { line.removeAll(keepingCapacity: true) }
-        guard !line.isEmpty else { return dispatch() }
-        guard line[0] != Self.colon else { return nil }
-        let colon = line.firstIndex(of: Self.colon) ?? line.endIndex
-        let name = line[..<colon]
-        var value = colon < line.endIndex ? line[(colon + 1)...] : []
-        if value.first == Self.space { value = value.dropFirst() }
-        eventBytes += line.count
-        switch String(decoding: name, as: UTF8.self) {
-        case "data":
-            if data == nil { data = [] } else { data?.append(Self.lf) }
-            data?.append(contentsOf: value)
-        case "event": type = String(decoding: value, as: UTF8.self)
-        case "id": id = Int(String(decoding: value, as: UTF8.self))
-        case "retry":
-            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
-                retry = .milliseconds(milliseconds)
-            }
-        default: break
-        }
-        return nil
-    }
-
-    /// Ends the event being read: delivered when it has data and an id.
-    private mutating func dispatch() -> FeedEvent? {
-        defer { (id, type, data, eventBytes) = (nil, "", nil, 0) }
-        guard let id, let data else { return nil }
-        return FeedEvent(seq: id, type: type.isEmpty ? "message" : type, line: String(decoding: data, as: UTF8.self))
-    }
 }

@@ -29,16 +29,17 @@ struct CLI {
         var stderr: String
     }
 
-    /// Runs the CLI to its end; with `timeout`, a run still going after that many seconds is
-    /// terminated (its status then tells the test it hung).
+    /// Runs the CLI to its end; a run still going after `timeout` seconds is terminated (its
+    /// status then tells the test it hung, and its stderr ends with a line that says so): no test
+    /// waits for ever on a command that hangs.
     /// `executable` runs another program instead (a shell that sets limits, then runs the CLI).
     /// It waits on a thread of its own, never one of the cooperative pool's (two on a 2-core
     /// machine, shared by every test running at once).
-    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double? = nil, executable: String? = nil) async throws -> Result {
+    static func run(_ arguments: [String], in folder: String? = nil, environment: [String: String] = [:], input: String? = nil, timeout: Double = 300, executable: String? = nil) async throws -> Result {
         try await offPool { try runWaiting(arguments, in: folder, environment: environment, input: input, timeout: timeout, executable: executable) }
     }
 
-    private static func runWaiting(_ arguments: [String], in folder: String?, environment: [String: String], input: String?, timeout: Double?, executable: String?) throws -> Result {
+    private static func runWaiting(_ arguments: [String], in folder: String?, environment: [String: String], input: String?, timeout: Double, executable: String?) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
@@ -59,9 +60,8 @@ struct CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        if let timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
-        }
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
         // Both pipes read at once: a process that fills one while the test waits on the other
         // would wait for ever.
         let errors = DispatchGroup()
@@ -70,7 +70,9 @@ struct CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         errors.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        var errorText = String(decoding: stderr, as: UTF8.self)
+        if process.terminationReason == .uncaughtSignal, Date().timeIntervalSince(started) >= timeout { errorText += "\n[test] `announcements \(arguments.joined(separator: " "))` was still running after \(timeout) s: terminated\n" }
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: errorText)
     }
 }
 

@@ -12,11 +12,7 @@ final class RawConnection {
 
     /// With `receiveBuffer`, the socket's receive buffer is that small: a client that reads slowly.
     init(port: Int, receiveBuffer: Int32? = nil) throws {
-        #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        fd = tcpSocket()
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         if var receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
@@ -110,4 +106,14 @@ final class RawConnection {
         guard count > 0 else { return nil }
         return Array(buffer[..<count])
     }
+}
+
+/// A new IPv4 TCP socket's descriptor (negative when none can be made): `SOCK_STREAM` is an enum
+/// case in Glibc and a plain `Int32` on Darwin.
+func tcpSocket() -> Int32 {
+    #if canImport(Glibc)
+    socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    socket(AF_INET, SOCK_STREAM, 0)
+    #endif
 }

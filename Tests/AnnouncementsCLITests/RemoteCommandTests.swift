@@ -79,7 +79,7 @@ import Testing
     @Test("--timeout (or ANNOUNCEMENTS_TIMEOUT) bounds the wait for an answer: a server that never answers is exit 69")
     func timeout() async throws {
         // A socket that listens and never accepts: connections complete (the kernel's backlog), no answer comes.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = tcpSocket()
         defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -155,6 +155,15 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
             throw CancellationError()
         })
     }
+    // A stream that sends every event again from seq 1 up to one new one, then ends (a proxy that
+    // replays): records "LAST-EVENT-ID MIN-SEQ" ("-" for none) of each connection.
+    router.get("replaying/events") { request, _ in
+        let last = Int(request.headers[HTTPField.Name("Last-Event-ID")!] ?? "") ?? 0
+        let minSeq = request.headers[HTTPField.Name("Min-Seq")!] ?? "-"
+        fakeReplayingResumes.withLock { $0.append("\(last) \(minSeq)") }
+        let blocks = (1...last + 1).map { "id: \($0)\nevent: created\ndata: {\"seq\":\($0)}\n\n" }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: blocks.joined())))
+    }
     // What a captive portal answers for any URL: a 200 page, not the API.
     router.get("portal/events") { _, _ in
         Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>log in to the network</html>")))
@@ -184,6 +193,9 @@ let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
 
 /// The `Min-Seq` of each read of `<mode>/announcements/1` ("-" for none), by mode.
 let fakeMinSeqs = Mutex<[String: [String]]>([:])
+
+/// "LAST-EVENT-ID MIN-SEQ" of each connection to the stream that replays what came before.
+let fakeReplayingResumes = Mutex<[String]>([])
 
 /// The `Last-Event-ID` of each request of the stream that is cut off.
 let fakeAbruptResumes = Mutex<[Int]>([])

@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The feed behind one `events(after:)` sequence, read when its consumer asks for the next event
+/// (so a consumer that falls behind holds back the server, not its memory): from the stream, or
+/// a page at a time with `pollInterval`. Reconnects after a passing failure, as `events` says.
+actor FeedReader {
+    private let client: AnnouncementsClient
+    private let idleTimeout: Duration
+    private let pollInterval: Duration?
+    private var reconnection: Reconnection
+    /// The seq of the last event received (delivered, or waiting in `pending`).
+    private var last: Int
+    /// Events received and not delivered yet, from `nextPending` on.
+    private var pending: [FeedEvent] = []
+    private var nextPending = 0
+    /// The open stream, and the parser of what it sent so far (without `pollInterval`).
+    private var stream: FeedStream?
+    private var parser = EventStreamParser()
+
+    init(client: AnnouncementsClient, after seq: Int, retryDelay: Duration, idleTimeout: Duration, pollInterval: Duration?) {
+        self.client = client
+        self.last = seq
+        self.reconnection = Reconnection(delay: retryDelay)
+        self.idleTimeout = idleTimeout
+        self.pollInterval = pollInterval
+    }
+
+    deinit {
+        stream?.close()
+    }
+
+    /// The next event; nil once the iterating task is cancelled. Throws the `ClientError` that
+    /// ends the feed.
+    func next() async throws -> FeedEvent? {
+        while true {
+            if nextPending < pending.count {
+                defer { nextPending += 1 }
+                return pending[nextPending]
+            }
+            guard !Task.isCancelled else {
+                closeStream()
+                return nil
+            }
+            do {
+                if let pollInterval {
+                    try await readPage(every: pollInterval)
+                } else {
+                    try await readStream()
+                }
+            } catch let refusal as FeedRefusal {
+                closeStream()
+                guard AnnouncementsClient.isPassing(refusal.error, afterAStream: reconnection.streamed) else { throw refusal.error }
+                try? await Task.sleep(for: reconnection.next(atLeast: refusal.retryAfter))
+            } catch {
+                closeStream()
+                throw error
+            }
+        }
+    }
+
+    /// Takes the events of a page or a chunk that come after the last one received, in order.
+    private func take(_ events: [FeedEvent]) {
+        pending.removeAll(keepingCapacity: true)
+        nextPending = 0
+        for event in events where event.seq > last {
+            pending.append(event)
+            last = event.seq
+        }
+    }
+
+    /// Reads the next page of the feed; after an empty one, waits `interval` first. Throws a
+    /// `FeedRefusal` when the page fails.
+    private func readPage(every interval: Duration) async throws {
+        let received: AnnouncementsClient.Received
+        do throws(ClientError) {
+            received = try await client.attempt(
+                .get, path: "events", query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
+                minSeq: last > 0 ? last : nil, accepting: [429, 503]
+            )
+        } catch {
+            // A 409 naming the position (this server's log ends before it, and no other node
+            // appends to it) is `positionBeyondLog`, as for a stream resumed there.
+            throw FeedRefusal(error: error)
+        }
+        if received.status == 429 || received.status == 503 {
+            let retryAfter = AnnouncementsClient.retryAfter(received.header("Retry-After"), atMost: EventStreamParser.longestRetry)
+            throw FeedRefusal(error: ClientError(status: received.status, body: received.data), retryAfter: retryAfter)
+        }
+        let page: [FeedEvent]
+        do throws(ClientError) {
+            page = try FeedPage.events(in: received)
+        } catch {
+            throw FeedRefusal(error: error)
+        }
+        reconnection.opened()
+        take(page)
+        if pending.isEmpty { try? await Task.sleep(for: max(interval, Reconnection.shortest)) }
+    }
+
+    /// Reads the next chunk of the stream, connecting first when none is open; a `retry:` sets the
+    /// reconnection delay. When the server ends the stream, waits the delay (the next call
+    /// connects again). Throws a `FeedRefusal`, or `badEventStream`.
+    private func readStream() async throws {
+        let stream = self.stream ?? connect()
+        guard let chunk = try await stream.next() else {
+            closeStream()
+            try? await Task.sleep(for: reconnection.next())
+            return
+        }
+        reconnection.opened()
+        take(try parser.feed(chunk))
+        if let asked = parser.retry { reconnection.delay = min(asked, EventStreamParser.longestRetry) }
+    }
+
+    /// Opens the stream after the last event received.
+    private func connect() -> FeedStream {
+        let configuration = client.configuration
+        var request = URLRequest(url: configuration.baseURL.appendingPathComponent("events"))
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
+        request.setValue(String(last), forHTTPHeaderField: "Last-Event-ID")
+        // A node behind the one that sent the last event waits for it (or answers 503, asked
+        // again) rather than call the position one beyond its log.
+        if last > 0 { request.setValue(String(last), forHTTPHeaderField: "Min-Seq") }
+        // An auditor's (or an admin's) token gets the full lines; without one, the public form.
+        if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
+        let idle = idleTimeout.components
+        request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
+        let stream = FeedStream(request)
+        self.stream = stream
+        parser = EventStreamParser()
+        return stream
+    }
+
+    private func closeStream() {
+        stream?.close()
+        stream = nil
+    }
+
+    /// The bytes received and not parsed yet (for tests).
+    var bufferedBytes: Int { stream?.bufferedBytes ?? 0 }
+}

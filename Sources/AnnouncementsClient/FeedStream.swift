@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One connection to the event stream: a URLSession data task whose chunks are read with `next()`,
+/// one at a time. What arrives faster than it is read waits here, up to `highWater` bytes: past
+/// that the task is paused (the server's writes then wait on the connection) until reading brings
+/// it down to `lowWater`. A response other than 200 ends it with the `FeedRefusal` its body stands
+/// for; a 200 that is not an event stream with `badEventStream`.
+final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
+    /// Above this many bytes received and not read, the connection is paused.
+    static let highWater = 1 << 20
+    /// Reading down to this many bytes lets the connection go on.
+    static let lowWater = 256 << 10
+
+    private struct State {
+        /// Chunks received and not read yet, from `first` on.
+        var chunks: [Data] = []
+        var first = 0
+        var bytes = 0
+        var paused = false
+        /// How the response ended (nil: it goes on), once it has.
+        var end: Result<Void, any Error>?
+        /// A reader waiting for the next chunk.
+        var waiter: CheckedContinuation<Data?, any Error>?
+        /// The task, once it told its first callback.
+        var task: URLSessionDataTask?
+    }
+
+    private let state = Mutex(State())
+    /// The status, `Retry-After` and body so far of a response that did not open a stream.
+    private let refusal = Mutex<(status: Int, retryAfter: Duration?, body: Data)?>(nil)
+    /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
+    private static let refusalLimit = 64 << 10
+    private let session = Mutex<URLSession?>(nil)
+
+    /// Opens the connection for `request`.
+    init(_ request: URLRequest) {
+        super.init()
+        let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+        self.session.withLock { $0 = session }
+        session.dataTask(with: request).resume()
+    }
+
+    /// The next chunk received; nil once the stream ended (or was closed, or the reading task
+    /// was cancelled). Throws how the response failed.
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
+                let answer = state.withLock { state -> Result<Data?, any Error>? in
+                    if state.first < state.chunks.count {
+                        let chunk = state.chunks[state.first]
+                        state.first += 1
+                        state.bytes -= chunk.count
+                        if state.first == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.first = 0
+                        }
+                        if state.paused, state.bytes <= Self.lowWater {
+                            state.paused = false
+                            state.task?.resume()
+                        }
+                        return .success(chunk)
+                    }
+                    switch state.end {
+                    case .success?: return .success(nil)
+                    case .failure(let error)?: return .failure(error)
+                    case nil:
+                        state.waiter = waiter
+                        return nil
+                    }
+                }
+                if let answer { waiter.resume(with: answer) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+
+    /// Ends the stream: the connection is cancelled, and `next()` answers nil.
+    func close() {
+        finish(.success(()))
+        session.withLock { session in
+            session?.invalidateAndCancel()
+            session = nil
+        }
+    }
+
+    /// The bytes received and not read yet.
+    var bufferedBytes: Int { state.withLock { $0.bytes } }
+
+    /// Ends the stream with `end` (the first end stands), waking a waiting reader.
+    private func finish(_ end: Result<Void, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = end
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: end.map { nil })
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        state.withLock { $0.task = dataTask }
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            // Read its body (the API's error says why) before finishing.
+            let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"), atMost: EventStreamParser.longestRetry)
+            refusal.withLock { $0 = (http.statusCode, retryAfter, Data()) }
+        } else if let http = response as? HTTPURLResponse,
+                  http.value(forHTTPHeaderField: "Content-Type")?.lowercased().hasPrefix("text/event-stream") != true {
+            let type = http.value(forHTTPHeaderField: "Content-Type") ?? "none"
+            finish(.failure(ClientError.badEventStream(
+                detail: "GET /events answered 200 with Content-Type \(type), not text/event-stream: check that the URL is this API's (a login page of the network?)"
+            )))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let isRefusal = refusal.withLock { refusal -> Bool in
+            guard let room = refusal.map({ Self.refusalLimit - $0.body.count }) else { return false }
+            refusal?.body.append(data.prefix(max(0, room)))
+            return true
+        }
+        guard !isRefusal else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            state.task = dataTask
+            guard state.end == nil else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.chunks.append(data)
+            state.bytes += data.count
+            if !state.paused, state.bytes > Self.highWater {
+                state.paused = true
+                dataTask.suspend()
+            }
+            return nil
+        }
+        waiter?.resume(returning: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let refused = refusal.withLock({ $0 }) {
+            let fallback = "GET /events did not open an event stream; check that the URL is this API's"
+            let error = ClientError(status: refused.status, body: refused.body, fallback: fallback)
+            finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter)))
+        } else if let error = error as? URLError, let url = task.originalRequest?.url {
+            finish(.failure(FeedRefusal(error: .unreachable(url: url, underlying: error))))
+        } else {
+            finish(.success(()))
+        }
+    }
+}

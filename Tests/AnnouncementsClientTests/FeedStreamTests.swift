@@ -1,0 +1,52 @@
+@testable import AnnouncementsClient
+import AnnouncementsDomain
+import Foundation
+import Testing
+
+/// The feed read as a stream: only as fast as it is iterated, each event once, and a reconnection
+/// that waits for a node behind.
+@Suite struct FeedStreamTests {
+    @Test("a consumer that falls behind holds a megabyte or two of the stream (the connection is paused), not the log, and every event still comes once, in order")
+    func pausedWhileTheConsumerIsBehind() async throws {
+        // About 7 MB of full lines for an auditor, which the server writes a page of 1,000 events
+        // (0.7 MB) at a time. Paused, the client holds `highWater` (1 MB) and what was on its way
+        // when it paused (at most about a page); without the pause, all of it.
+        let body = "<p>" + String(repeating: "x", count: 500) + "</p>"
+        let count = 10_000
+        try await withServer(seed: (1...count).map { AnnouncementDraft(title: "Announcement \($0)", body: body) }) { url in
+            let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
+            let reader = FeedReader(client: auditor, after: 0, retryDelay: .seconds(1), idleTimeout: .seconds(60), pollInterval: nil)
+            #expect(try await reader.next()?.seq == 1)
+            // The consumer is busy until the stream has held still for half a second past the
+            // high-water mark (ten seconds at most, on a busy machine); the server would send the
+            // rest meanwhile.
+            var (held, still) = (0, 0)
+            for _ in 0..<100 where still < 5 {
+                try await Task.sleep(for: .milliseconds(100))
+                let now = await reader.bufferedBytes
+                still = now == held && now > FeedStream.highWater ? still + 1 : 0
+                held = max(held, now)
+            }
+            #expect(held > FeedStream.highWater, "the stream sent no more than a megabyte in ten seconds: \(held) bytes")
+            #expect(held <= 3 << 20, "\(held) bytes held for a consumer that fell behind")
+            var seqs = [1]
+            while seqs.count < count, let event = try await reader.next() { seqs.append(event.seq) }
+            #expect(seqs == Array(1...count))
+        }
+    }
+
+    @Test("a stream that sends earlier events again delivers each once; each reconnection after an event sends Min-Seq")
+    func replayedEventsOnce() async throws {
+        fakeReplayingResumes.withLock { $0 = [] }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("replaying"), timeout: testTimeout)
+            var seqs: [Int] = []
+            for try await event in client.events(after: 0, retryDelay: .milliseconds(100), pollInterval: nil) {
+                seqs.append(event.seq)
+                if seqs.count == 3 { break }
+            }
+            #expect(seqs == [1, 2, 3])
+        }
+        #expect(Array(fakeReplayingResumes.withLock { $0 }.prefix(3)) == ["0 -", "1 1", "2 2"])
+    }
+}
