@@ -66,7 +66,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     router.add(middleware: MethodsMiddleware(routes: routes))
     router.add(middleware: ErrorMiddleware(routes: routes))
     router.add(middleware: QueryMiddleware())
-    router.add(middleware: ReadYourWritesMiddleware(store: store))
+    router.add(middleware: ReadYourWritesMiddleware(store: store, access: settings.access))
     ReadRoutes(
         store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
         streams: streams

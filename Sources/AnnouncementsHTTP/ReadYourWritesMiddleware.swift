@@ -7,13 +7,18 @@ import Hummingbird
 /// a client that writes through one node and reads through another sends it back as `Min-Seq`.
 /// A node that has not yet taken in seq N waits for it, at most `wait`, then answers 503. A
 /// server alone on its log has every seq it answered with: a `Min-Seq` beyond its last is a 409
-/// at once (the seq came from elsewhere, or the log was restored from an older backup).
+/// at once (the seq came from elsewhere, or the log was restored from an older backup). Only a
+/// caller who may read gets that far: any other gets the read routes' 401 or 403 at once.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: EventStore
+    /// Who may read: checked before the wait, which holds the connection and, on a shared log,
+    /// asks the database.
+    let access: Access
     var wait = Duration.seconds(5)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let value = request.headers[.minSeq] else { return try await next(request, context) }
+        _ = try access.reader(request)
         guard let seq = Int(value), seq >= 0 else {
             throw APIError(.badRequest, "Min-Seq must be a whole number of 0 or more (the Log-Seq a write answered with), not \"\(value)\"")
         }

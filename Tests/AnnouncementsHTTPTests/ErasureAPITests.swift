@@ -62,6 +62,26 @@ import Testing
         }
     }
 
+    @Test("a repeat of a keyed write of an erased announcement is the same 410 whether it repeats the request or guesses another: it confirms no guess of the texts")
+    func keyedRepeatAfterErasure() async throws {
+        try await withServer { client, store in
+            var headers = alice
+            headers[.idempotencyKey] = "salary-note"
+            let original = #"{"title":"Jane Roe's salary","body":"<p>123,456 a year</p>"}"#
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(original)) { #expect($0.status == .created) }
+            try await client.execute(uri: "/announcements/7/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"personal data"}"#)) { #expect($0.status == .ok) }
+            var answers: [String] = []
+            for guess in [original, #"{"title":"Jane Roe's salary","body":"<p>99,000 a year</p>"}"#] {
+                let response = try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(guess))
+                #expect(response.status == .gone, "\(guess)")
+                #expect(response.object["message"] as? String == "announcement 7 was erased (event 8): its texts are gone", "\(guess)")
+                answers.append(String(buffer: response.body))
+            }
+            #expect(answers.count == 2 && answers[0] == answers[1], "\(answers)")
+            #expect(store.lastSeq == 8, "nothing appended")
+        }
+    }
+
     @Test("an erasure's body is a JSON object with a reason: each mistake is named, and nothing is appended")
     func badBodies() async throws {
         try await withServer { client, store in

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
@@ -186,6 +187,57 @@ import Testing
         await recovered.close()
         #expect(try lines(of: path) == erased, "the journal was applied")
         #expect(!FileManager.default.fileExists(atPath: journal), "and removed")
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
+    @Test("an erasure that failed after its overwrite (a failed sync) is finished by erasing again: its journal applied and removed, no page of the feed read before the overwrite kept")
+    func retriedErasure() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        // How many syncs go through before one fails (nil: none fails).
+        let syncsBeforeFailure = Mutex<Int?>(nil)
+        let operations = FileOperations.withFailingSync {
+            syncsBeforeFailure.withLock { left -> Bool in
+                guard let count = left else { return false }
+                left = count == 0 ? nil : count - 1
+                return count == 0
+            }
+        }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        _ = try await store.create(AnnouncementDraft(title: "Canteen menu", body: "<p>Soup</p>"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: Self.secrets[0], body: "<p>\(Self.secrets[1])</p>"), by: "alice")
+        let unsealed = try await store.eventLines(after: 0, limit: 10)
+        // The erased event's sync goes through; the overwrite's fails, once its bytes are written.
+        syncsBeforeFailure.withLock { $0 = 1 }
+        await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        #expect(store.snapshot.erased == [2: 3])
+        #expect(FileManager.default.fileExists(atPath: path + ".erasing"), "the overwrite is not known to be durable: its journal stays")
+        // A follower's page read while the first attempt overwrote the lines, before they changed.
+        let erasedLine = try await store.eventLines(after: 2, limit: 1)
+        let page = unsealed + erasedLine
+        let lastSeq = store.lastSeq
+        try store.feedPages.withLock { pages throws(StoreError) in
+            _ = try pages.lines(after: 0, lastSeq: lastSeq) { _, _ in page }
+        }
+        let holdsSecret = { (lines: [ArraySlice<UInt8>]) in
+            lines.contains { line in Self.secrets.contains { String(decoding: line, as: UTF8.self).contains($0) } }
+        }
+        let stale = try await store.followerLines(after: 0).lines
+        #expect(holdsSecret(stale), "the page is served until the erasure is finished")
+        let erasures = store.erasureCount
+
+        await #expect(throws: StoreError.erased(id: 2, seq: 3)) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        let lines = try await store.followerLines(after: 0).lines
+        #expect(lines.count == 3)
+        #expect(!holdsSecret(lines), "no page read before the overwrite is kept")
+        #expect(store.erasureCount > erasures, "the event streams' caches are dropped too")
+        #expect(!FileManager.default.fileExists(atPath: path + ".erasing"), "the journal was applied again, synced and removed")
+        await store.close()
+        for (name, bytes) in try files(in: folder.path) {
+            for secret in Self.secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) still holds \"\(secret)\"")
+            }
+        }
         #expect(try LogReader(path: path).verify().isSound)
     }
 

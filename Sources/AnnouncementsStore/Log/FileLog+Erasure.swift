@@ -12,7 +12,7 @@ import Darwin
 /// Erasure in the file: lines overwritten in place by their sealed forms (same length), crash-safe
 /// through a journal beside the log (`<log>.erasing`) that holds the new bytes (never the erased
 /// ones): written and synced before the first byte of the log changes, applied again by the next
-/// open when a crash came in between, removed once the log is synced.
+/// open or the next erasure when a crash or a failure came in between, removed once the log is synced.
 ///
 /// Journal: `ANNOERAS`, the SHA-256 of the rest, then per line its offset and length (64-bit
 /// little-endian) and its new bytes. A journal whose checksum fails was torn while it was being
@@ -26,6 +26,9 @@ extension FileLog {
     }
 
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
+        // An earlier attempt that failed after its journal (a failed sync) is finished first,
+        // also when this one has nothing left to overwrite.
+        try applyJournal()
         if !replacements.isEmpty {
             let journal = Self.journalPath(forLog: path)
             try Self.writeJournal(replacements, to: journal, like: path)
@@ -42,6 +45,12 @@ extension FileLog {
         // Beside the file the log names, where an upgrade or an import writes them.
         let target = FileIO.resolved(path)
         for leftover in [".upgrading", ".importing"] where unlink(target + leftover) == 0 { Self.syncFolder(Self.folder(of: target)) }
+        try applyJournal()
+    }
+
+    /// Applies the journal an erasure left, if any (its overwrite not known to be durable), syncs
+    /// the log and removes the journal; removes a torn one.
+    private func applyJournal() throws(LogError) {
         let journal = Self.journalPath(forLog: path)
         guard access(journal, F_OK) == 0 else { return }
         if let replacements = Self.readJournal(journal) { try overwrite(replacements) }

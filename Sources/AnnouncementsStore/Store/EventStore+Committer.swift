@@ -250,6 +250,7 @@ extension EventStore {
                 let index = batch.outcomes.count
                 do throws(StoreError) {
                     if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
+                        try Self.refuseIfErased(original.event, repeatedBy: request, in: batch.model)
                         guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
                             // Another writer's event is the audit trail's to tell, not this answer's.
                             throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
@@ -306,6 +307,15 @@ extension EventStore {
         if let write = batch[key] ?? inFlight.reversed().lazy.compactMap({ $0[key] }).first { return write }
         guard let durable = committer.keys[key] else { return nil }
         return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
+    }
+
+    /// Refuses, with the 410 of an erased announcement, a request by `original`'s writer that
+    /// repeats its key when `original`'s announcement is erased: before any comparison with it,
+    /// since a 410 for a match and a 422 for a mismatch would confirm a guess of the erased texts.
+    /// Another writer's request is not a repeat either way (a 422 that names nothing).
+    private static func refuseIfErased(_ original: Event, repeatedBy request: WriteRequest, in model: ReadModel) throws(StoreError) {
+        guard original.by == request.by, let erased = model.erased[original.id] else { return }
+        throw .erased(id: original.id, seq: erased)
     }
 
     /// What a repeat of the request that made `original` gets: the first one's outcome. A

@@ -12,8 +12,10 @@ import Dispatch
 /// 3. What the store keeps of those lines is dropped: the feed's page cache, and the snapshot
 ///    (deleted at once; the next one is written from the state without them).
 ///
-/// A crash after step 1 leaves the erased event in the log: every open finishes step 2 for every
-/// erased announcement before it serves (`finishErasures`).
+/// A crash after step 1, or a failure anywhere in step 2, leaves the erased event in the log:
+/// every open overwrites what is left before it serves (`finishErasures`), and erasing again runs
+/// steps 2 and 3 in full, even when no line is left to overwrite (an attempt may have failed
+/// after its overwrite).
 extension EventStore {
     /// What an erasure did.
     public struct Erasure: Sendable, Hashable {
@@ -31,7 +33,7 @@ extension EventStore {
         guard let history = try await history(id: id) else { throw .notFound(id: id) }
         if let erasure = history.first(where: { $0.event.type == .erased }) {
             // Erased already: finish the sealing if it was interrupted (a failed overwrite), then say so.
-            _ = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+            _ = try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
             throw .erased(id: id, seq: erasure.event.seq)
         }
         let old = history.filter { !$0.event.isErasable && $0.event.hasData }.map { $0.event.seq }
@@ -40,7 +42,7 @@ extension EventStore {
         let seq = snapshot.erased[id] ?? lastSeq
         let sealed: [Int]
         do throws(StoreError) {
-            sealed = try await onErasureQueue { () throws(StoreError) in try self.seal(id) }
+            sealed = try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
         } catch {
             // The erased event is in the log: say so, and how the overwrite gets finished.
             guard case .log(var problem) = error else { throw error }
@@ -57,36 +59,31 @@ extension EventStore {
     /// one are not served (see `EventStream.Frames`).
     public var erasureCount: Int { erasures.load(ordering: .acquiring) }
 
-    /// Seals what erasures left unsealed (a crash between an erased event and its overwrite): at
-    /// open, before the store serves.
+    /// Seals what erasures left unsealed (a crash between an erased event and its overwrite), and
+    /// finishes what an attempt left undone after its overwrite: at open, before the store serves,
+    /// in one overwrite for every erased announcement.
     func finishErasures() throws(StoreError) {
-        for id in snapshot.erased.keys.sorted() {
-            let sealed = try seal(id)
-            if !sealed.isEmpty {
-                logger.notice("finished an interrupted erasure", metadata: ["event.id": "\(id)", "log.lines_sealed": "\(sealed.count)"])
-            }
+        let sealed = try seal(snapshot.erased.keys.sorted(), finishing: false)
+        if !sealed.isEmpty {
+            logger.notice("finished an interrupted erasure", metadata: ["log.lines_sealed": "\(sealed.count)"])
         }
     }
 
-    /// Overwrites the lines of announcement `id` that still hold data by their sealed forms, and
-    /// drops what the store keeps of them; returns their seqs.
-    private func seal(_ id: Int) throws(StoreError) -> [Int] {
-        let spans = index.withLock { index in index.seqs(of: id)?.compactMap { seq in index.span(seq...seq).map { (seq, $0) } } } ?? []
+    /// Overwrites the lines of announcements `ids` that still hold data by their sealed forms, and
+    /// drops what the store keeps of them; returns their seqs. With `finishing` (an erasure asked
+    /// for, again or for the first time), the log's finishing steps (on PostgreSQL the notice to
+    /// other nodes and `VACUUM FULL`) run also when no line was left to overwrite: an earlier
+    /// attempt may have overwritten them and failed after. Without it (at open) they run only
+    /// when lines were overwritten, so that a start does not lock a table for nothing.
+    private func seal(_ ids: [Int], finishing: Bool) throws(StoreError) -> [Int] {
         var replacements: [LineReplacement] = []
-        var secrets: [[UInt8]] = [Array(#""id":\#(id),"#.utf8)]
+        var secrets: [[UInt8]] = []
         var sealedSeqs: [Int] = []
-        for (seq, span) in spans {
-            let bytes = try read(span)
-            let line = bytes[..<(bytes.endIndex - 1)]
-            let event = try parse(line, at: span.offset)
-            // The erased event keeps its reason: it is the record of the erasure.
-            guard event.hasData, event.type != .erased else { continue }
-            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
-                throw .log(LogError(.invalidLine, path: path, line: seq, message: "holds data of erased announcement \(id) but is not laid out as the store writes lines, so it cannot be sealed in place: stop the server, and correct the line or restore the log"))
-            }
-            secrets += Self.texts(of: event)
-            replacements.append(LineReplacement(position: span.offset, bytes: sealed))
-            sealedSeqs.append(seq)
+        for id in ids {
+            let lines = try sealing(id)
+            replacements += lines.replacements
+            secrets += lines.secrets
+            sealedSeqs += lines.seqs
         }
         if !replacements.isEmpty {
             // First what the store keeps of these lines: the snapshot (which a crash after the
@@ -101,13 +98,39 @@ extension EventStore {
             // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
             committerQueue.async { self.committer.forgetFingerprints(ofSeqs: sealedSet) }
         }
+        guard finishing || !replacements.isEmpty else { return [] }
+        // After the overwrite, failed or not, and also when this attempt had nothing left to
+        // overwrite: pages read while an attempt overwrote the lines may hold their texts.
+        defer { forgetFeedPages() }
         do throws(LogError) {
             try log.eraseDurably(replacements, secrets: secrets)
         } catch {
             throw .log(error)
         }
-        if !replacements.isEmpty { forgetFeedPages() }
         return sealedSeqs
+    }
+
+    /// The sealed forms of announcement `id`'s lines that still hold data, at their positions;
+    /// what to look for in copies of them beside the log (its texts, and its id); their seqs.
+    private func sealing(_ id: Int) throws(StoreError) -> (replacements: [LineReplacement], secrets: [[UInt8]], seqs: [Int]) {
+        let spans = index.withLock { index in index.seqs(of: id)?.compactMap { seq in index.span(seq...seq).map { (seq, $0) } } } ?? []
+        var replacements: [LineReplacement] = []
+        var secrets: [[UInt8]] = [Array(#""id":\#(id),"#.utf8)]
+        var seqs: [Int] = []
+        for (seq, span) in spans {
+            let bytes = try read(span)
+            let line = bytes[..<(bytes.endIndex - 1)]
+            let event = try parse(line, at: span.offset)
+            // The erased event keeps its reason: it is the record of the erasure.
+            guard event.hasData, event.type != .erased else { continue }
+            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
+                throw .log(LogError(.invalidLine, path: path, line: seq, message: "holds data of erased announcement \(id) but is not laid out as the store writes lines, so it cannot be sealed in place: stop the server, and correct the line or restore the log"))
+            }
+            secrets += Self.texts(of: event)
+            replacements.append(LineReplacement(position: span.offset, bytes: sealed))
+            seqs.append(seq)
+        }
+        return (replacements, secrets, seqs)
     }
 
     /// Drops the feed's pages, here and in the HTTP streams' caches (by counting an erasure):
