@@ -91,6 +91,37 @@ struct SharedLogTests {
         await follower.close()
     }
 
+    @Test("an erasure whose notice another store misses: it reads the overwritten lines back itself, and drops the page of the feed it read before the overwrite")
+    func erasureNoticeMissed() async throws {
+        let settings = try PostgresTesting.settings()
+        let (eraserBase, eraserReplay) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
+        let eraserLog = InterceptedLog(eraserBase, holdsOverwrite: true)
+        let eraser = try await EventStore.open(log: eraserLog, replay: eraserReplay, rules: ValidationRules(), seed: [], logger: LogPlace.quiet)
+        let (otherBase, otherReplay) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
+        let other = try await EventStore.open(log: InterceptedLog(otherBase, missesErasureNotices: true), replay: otherReplay, rules: ValidationRules(), seed: [], logger: LogPlace.quiet)
+        _ = try await eraser.create(AnnouncementDraft(title: "Phone number of R. Roe", body: "<p>555-0100</p>"), by: "alice")
+        #expect(await other.waitUntilSeq(1, upTo: .seconds(30)))
+        let erasing = Task { try await eraser.erase(id: 1, by: "root", reason: "personal data") }
+        // The erased event is durable; its overwrite waits.
+        for _ in 0..<300 where !eraserLog.overwriteWaits.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await other.waitUntilSeq(2, upTo: .seconds(30)))
+        // The other store's feed reads the lines now, before the overwrite, and keeps the page.
+        let before = try await other.followerLines(after: 0)
+        #expect(String(decoding: before.lines[0], as: UTF8.self).contains("555-0100"))
+        eraserLog.releaseOverwrite()
+        _ = try await erasing.value
+        var first = ""
+        for _ in 0..<100 {
+            first = String(decoding: try await other.followerLines(after: 0).lines[0], as: UTF8.self)
+            if !first.contains("555-0100") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(!first.contains("555-0100"), "the other store still serves the erased texts: \(first)")
+        #expect(other.unconfirmedSeals.withLock { $0.isEmpty }, "it stops looking once it has read them back")
+        await eraser.close()
+        await other.close()
+    }
+
     @Test("an erasure through one store: the other drops what its feed kept of those lines, and serves them sealed")
     func erasureReachesOtherNodes() async throws {
         let place = try Backend.postgres.makePlace()

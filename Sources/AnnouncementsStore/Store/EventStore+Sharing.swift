@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Dispatch
 
 /// A store on a shared log (`EventLog.isShared`: several processes, one PostgreSQL table): it
 /// takes in the lines the others append, takes the writer role before it appends, and gives the
@@ -112,6 +113,7 @@ extension EventStore {
         var hash = committer.lastHash
         var located: [(seq: Int, id: Int, offset: Int64, length: Int, link: LineHash)] = []
         var keys: [String: Int] = [:]
+        var erased: [(id: Int, seq: Int)] = []
         var lineStart = 0
         while lineStart < bytes.count {
             let number = model.seq + 1
@@ -129,6 +131,7 @@ extension EventStore {
                 throw LogError(.invalidLine, path: path, line: number, message: "its prev is not the hash of the line before it: the log was changed under the server")
             }
             let (seq, id, key) = (event.seq, event.id, event.key)
+            if event.type == .erased { erased.append((id, seq)) }
             do throws(ApplyProblem) {
                 try model.apply(event)
             } catch {
@@ -146,6 +149,7 @@ extension EventStore {
         }
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))
+        if !erased.isEmpty { awaitSeals(of: erased) }
         let wasFailing = followFailure.withLock { failure in
             defer { failure = nil }
             return failure != nil
@@ -154,5 +158,57 @@ extension EventStore {
             logger.info("took in the lines other processes appended again", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)"])
         }
         logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])
+    }
+
+    /// Looks for the overwritten lines of `erased`, erasures another process made (each an id and
+    /// the seq of its erased event), until it reads them back sealed; then drops the feed's pages,
+    /// as that process's notice does. Pages read between its erased event and its overwrite hold
+    /// the texts, and the notice can be missed (this store's listening connection was reconnecting,
+    /// or the notice failed): without a look of its own, this store would serve them for ever.
+    func awaitSeals(of erased: [(id: Int, seq: Int)]) {
+        let idle = unconfirmedSeals.withLock { seals in
+            defer { for (id, seq) in erased { seals[id] = seq } }
+            return seals.isEmpty
+        }
+        if idle { lookForSealsSoon() }
+    }
+
+    /// How often a store looks for the overwritten lines of another process's erasure.
+    static let sealLookInterval = DispatchTimeInterval.milliseconds(500)
+
+    private func lookForSealsSoon() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.sealLookInterval) { [weak self] in
+            // A read of the log: with the followers' reads, which may wait on the network.
+            self?.feedWorker.async { [weak self] in self?.lookForSeals() }
+        }
+    }
+
+    /// One look at the lines of the erasures `awaitSeals` waits for (on `feedWorker`).
+    private func lookForSeals() {
+        guard !queue.withLock({ $0.isClosed }) else { return }
+        let waiting = unconfirmedSeals.withLock { $0 }
+        let sealed = waiting.filter { isSealed($0.key, before: $0.value) }.map(\.key)
+        let more = unconfirmedSeals.withLock { seals in
+            for id in sealed { seals.removeValue(forKey: id) }
+            return !seals.isEmpty
+        }
+        if !sealed.isEmpty {
+            logger.debug("read back the overwritten lines of another process's erasure", metadata: ["log.path": "\(path)", "event.ids": "\(sealed.sorted())"])
+            forgetFeedPages()
+        }
+        if more { lookForSealsSoon() }
+    }
+
+    /// Whether announcement `id`'s lines before its erased event (at `erasedSeq`) read back without
+    /// data: created and edited lines sealed. A line that cannot be read counts as not yet.
+    private func isSealed(_ id: Int, before erasedSeq: Int) -> Bool {
+        let spans = index.withLock { index in
+            index.seqs(of: id)?.filter { $0 < erasedSeq }.compactMap { index.span($0...$0) }
+        } ?? []
+        for span in spans {
+            guard let bytes = try? read(span), let event = try? EventParser.parse(bytes.dropLast()) else { return false }
+            if event.hasData { return false }
+        }
+        return true
     }
 }
