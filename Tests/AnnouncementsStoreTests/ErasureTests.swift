@@ -241,6 +241,33 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("an erasure that cannot delete the snapshot beside the log seals the lines and says so, naming it; erasing again, once it can, deletes it")
+    func snapshotLeftBehind() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, seed: [], logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: Self.secrets[0], body: "<p>\(Self.secrets[1])</p>"), by: "alice")
+        // What unlink(2) cannot remove where the snapshot goes: a folder, holding a file.
+        let snapshot = SnapshotFile.path(forLog: path)
+        try FileManager.default.createDirectory(atPath: snapshot, withIntermediateDirectories: false)
+        try Data("a copy".utf8).write(to: URL(fileURLWithPath: snapshot + "/copy"))
+        let failure = await #expect(throws: StoreError.self) { try await store.erase(id: 1, by: "root", reason: "personal data") }
+        guard case .log(let problem)? = failure else {
+            Issue.record("not the log's error: \(String(describing: failure))")
+            return
+        }
+        #expect(problem.message.hasPrefix("announcement 1 is erased (event 2), and its lines are overwritten, but the snapshot beside the log cannot be deleted (\(snapshot): "), "\(problem.message)")
+        #expect(problem.message.hasSuffix("delete it by hand, or fix its folder and erase again"), "\(problem.message)")
+        let log = try Data(contentsOf: URL(fileURLWithPath: path))
+        for secret in Self.secrets { #expect(log.range(of: Data(secret.utf8)) == nil, "the lines are sealed all the same") }
+        // Now a snapshot that can be deleted.
+        try FileManager.default.removeItem(atPath: snapshot)
+        try Data("a snapshot that holds the texts".utf8).write(to: URL(fileURLWithPath: snapshot))
+        await #expect(throws: StoreError.erased(id: 1, seq: 2)) { try await store.erase(id: 1, by: "root", reason: "personal data") }
+        #expect(!FileManager.default.fileExists(atPath: snapshot), "erasing again deleted it")
+        await store.close()
+    }
+
     @Test("a log in the first format opens and serves; erasing one of its announcements asks for upgrade, which verifies, keeps the state and makes it erasable")
     func oldFormat() async throws {
         let folder = TemporaryFolder()

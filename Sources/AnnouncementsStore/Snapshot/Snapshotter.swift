@@ -63,24 +63,32 @@ final class Snapshotter: Sendable {
     /// any write in progress has finished, and returns once it is gone; snapshots of states from
     /// before the erasure that were queued meanwhile are not written.
     /// `erasedCount` is the number of erased announcements in the state after the erasure.
-    func erased(count erasedCount: Int) {
+    /// Returns what could not be deleted (see `delete(besideLog:logger:)`).
+    func erased(count erasedCount: Int) -> [String] {
         let done = DispatchSemaphore(value: 0)
+        let undeleted = Mutex<[String]>([])
         worker.async {
             self.schedule.withLock { $0.erased(count: erasedCount) }
-            Self.delete(besideLog: self.logPath, logger: self.logger)
+            let left = Self.delete(besideLog: self.logPath, logger: self.logger)
+            undeleted.withLock { $0 = left }
             done.signal()
         }
         done.wait()
+        return undeleted.withLock { $0 }
     }
 
     /// Deletes the snapshot beside the log at `logPath`, and a partial one (a store with snapshots
-    /// off may have one left from before).
-    static func delete(besideLog logPath: String, logger: Logger) {
+    /// off may have one left from before). Returns each that is still there, with why it could not
+    /// be deleted (`path: reason`).
+    static func delete(besideLog logPath: String, logger: Logger) -> [String] {
+        var undeleted: [String] = []
         for path in [SnapshotFile.path(forLog: logPath), SnapshotFile.partialPath(forLog: logPath)] {
-            if unlink(path) != 0, errno != ENOENT {
-                logger.error("cannot delete the snapshot after an erasure: delete it by hand, it may hold the erased texts", metadata: ["snapshot.path": "\(path)", "errno": "\(errno)"])
-            }
+            guard unlink(path) != 0, errno != ENOENT else { continue }
+            let reason = String(cString: strerror(errno))
+            logger.error("cannot delete the snapshot after an erasure: delete it by hand, it may hold the erased texts", metadata: ["snapshot.path": "\(path)", "error": "\(reason)"])
+            undeleted.append("\(path): \(reason)")
         }
+        return undeleted
     }
 
     /// Waits for the writes queued so far (for tests).

@@ -46,7 +46,11 @@ extension EventStore {
         } catch {
             // The erased event is in the log: say so, and how the overwrite gets finished.
             guard case .log(var problem) = error else { throw error }
-            problem.message = "announcement \(id) is erased (event \(seq)), but its lines could not be overwritten yet: \(problem.message). Erase it again, or restart the server, to finish"
+            if problem.message.hasPrefix(Self.snapshotLeft) {
+                problem.message = "announcement \(id) is erased (event \(seq)), and \(problem.message)"
+            } else {
+                problem.message = "announcement \(id) is erased (event \(seq)), but its lines could not be overwritten yet: \(problem.message). Erase it again, or restart the server, to finish"
+            }
             throw .log(problem)
         }
         logger.notice("erased an announcement", metadata: [
@@ -85,14 +89,14 @@ extension EventStore {
             secrets += lines.secrets
             sealedSeqs += lines.seqs
         }
+        // First what the store keeps of these lines: the snapshot (which a crash after the
+        // overwrite must not leave behind; again on a retry, in case it could not be deleted),
+        // and the feed's pages.
+        var undeleted: [String] = []
+        if !replacements.isEmpty || finishing {
+            undeleted = snapshotter?.erased(count: snapshot.erased.count) ?? Snapshotter.delete(besideLog: path, logger: logger)
+        }
         if !replacements.isEmpty {
-            // First what the store keeps of these lines: the snapshot (which a crash after the
-            // overwrite must not leave behind), and the feed's pages.
-            if let snapshotter {
-                snapshotter.erased(count: snapshot.erased.count)
-            } else {
-                Snapshotter.delete(besideLog: path, logger: logger)
-            }
             forgetFeedPages()
             let sealedSet = Set(sealedSeqs)
             // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
@@ -107,8 +111,16 @@ extension EventStore {
         } catch {
             throw .log(error)
         }
+        if let first = undeleted.first {
+            // The lines are sealed; a copy of them is left beside the log (and `backup` copies it).
+            throw .log(LogError(.writeFailed, path: path, message: "\(Self.snapshotLeft) (\(first)), and it may hold the erased texts: delete it by hand, or fix its folder and erase again"))
+        }
         return sealedSeqs
     }
+
+    /// How the failure of an erasure that sealed its lines but left the snapshot begins.
+    private static let snapshotLeft = "its lines are overwritten, but the snapshot beside the log cannot be deleted"
+
 
     /// The sealed forms of announcement `id`'s lines that still hold data, at their positions;
     /// what to look for in copies of them beside the log (its texts, and its id); their seqs.
