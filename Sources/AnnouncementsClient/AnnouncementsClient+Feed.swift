@@ -29,7 +29,7 @@ extension AnnouncementsClient {
     ///
     /// With `pollInterval` (at least 0.1 s), it reads the feed a page at a time (as `eventPage`)
     /// instead of as a stream: at once while pages bring events, then one every `pollInterval`.
-    /// Each page after the first sends `Min-Seq` (the last event it got), so that a node behind
+    /// Each page from a position above 0 sends it as `Min-Seq` (the last event it got), so that a node behind
     /// the one that answered the page before waits for it (or answers 503) instead of taking
     /// the position for one beyond its log. A failed page is asked again as a dropped stream is
     /// reconnected (a `Retry-After` honoured); `retryDelay` and the errors that end the feed are
@@ -40,8 +40,11 @@ extension AnnouncementsClient {
     ///
     /// It reads only as fast as it is iterated: a consumer that falls behind holds at most a page
     /// or `FeedStream.highWater` bytes of the stream (the connection is paused above it, and the
-    /// server waits), never the rest of the log. Each reconnection after an event sends `Min-Seq`
-    /// too, so that a node behind the one that streamed before waits for it.
+    /// server waits), never the rest of the log. Each connection from a position above 0 sends it
+    /// as `Min-Seq` too, so that a node behind the one that streamed before waits for it (on
+    /// several PostgreSQL nodes a position beyond the log is then a 503, retried, not
+    /// `positionBeyondLog`). Once it ended with an error, `next()` is nil; tasks that share an
+    /// iterator take turns.
     ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends

@@ -19,6 +19,12 @@ actor FeedReader {
     /// The open stream, and the parser of what it sent so far (without `pollInterval`).
     private var stream: FeedStream?
     private var parser = EventStreamParser()
+    /// Whether the feed ended (cancelled, or with an error): every `next()` after is nil.
+    private var ended = false
+    /// Whether a `next()` is under way, and the calls waiting for it to end: one at a time, as
+    /// the actor alone would not keep them (it runs another while one awaits the network).
+    private var reading = false
+    private var waitingToRead: [CheckedContinuation<Void, Never>] = []
 
     init(client: AnnouncementsClient, after seq: Int, retryDelay: Duration, idleTimeout: Duration, pollInterval: Duration?) {
         self.client = client
@@ -32,16 +38,22 @@ actor FeedReader {
         stream?.close()
     }
 
-    /// The next event; nil once the iterating task is cancelled. Throws the `ClientError` that
-    /// ends the feed.
+    /// The next event; nil once the iterating task is cancelled, and after the feed ended. Throws
+    /// the `ClientError` that ends the feed. Calls from several tasks take turns.
     func next() async throws -> FeedEvent? {
-        while true {
+        while reading { await withCheckedContinuation { waitingToRead.append($0) } }
+        reading = true
+        defer {
+            reading = false
+            if !waitingToRead.isEmpty { waitingToRead.removeFirst().resume() }
+        }
+        while !ended {
             if nextPending < pending.count {
                 defer { nextPending += 1 }
                 return pending[nextPending]
             }
             guard !Task.isCancelled else {
-                closeStream()
+                end()
                 return nil
             }
             do {
@@ -52,13 +64,23 @@ actor FeedReader {
                 }
             } catch let refusal as FeedRefusal {
                 closeStream()
-                guard AnnouncementsClient.isPassing(refusal.error, afterAStream: reconnection.streamed) else { throw refusal.error }
+                guard AnnouncementsClient.isPassing(refusal.error, afterAStream: reconnection.streamed) else {
+                    end()
+                    throw refusal.error
+                }
                 try? await Task.sleep(for: reconnection.next(atLeast: refusal.retryAfter))
             } catch {
-                closeStream()
+                end()
                 throw error
             }
         }
+        return nil
+    }
+
+    /// Ends the feed: its stream closed, nothing more read.
+    private func end() {
+        ended = true
+        closeStream()
     }
 
     /// Takes the events of a page or a chunk that come after the last one received, in order.

@@ -12,26 +12,46 @@ extension PostgresLog {
 
     /// Overwrites the rows, then finishes: tells the other nodes and runs `VACUUM FULL`. Finishes
     /// also when no row is left to overwrite: an earlier attempt may have overwritten them and
-    /// failed before it finished.
+    /// failed before it finished. Runs on a connection of its own, made for it: not the writer's,
+    /// whose session holds the writer role and whose statement timeout would cut `VACUUM FULL`
+    /// short, nor the reader's, whose other queries give up on their waits behind the table's lock
+    /// (and close it) long before `VACUUM FULL` of a large table ends.
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
-        let writer = self.writer.withLock { $0 }
-        if !replacements.isEmpty { try overwrite(replacements, on: writer) }
+        let connection: PostgresConnection
+        do {
+            let connecting = PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try Self.configuration(settings, connection: 5), id: 5, logger: logger
+            )
+            connection = try Self.wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+        } catch {
+            throw LogError(.writeFailed, path: path, message: "cannot erase the rows: cannot connect to PostgreSQL (\(Self.describe(error))); the rows are as they were; \(Self.erasedEventStays)")
+        }
+        defer { Self.closeSoon(connection) }
+        do {
+            // As the writer's appends: the overwrite is durable before the erasure is answered.
+            _ = try Self.wait(for: connection.query("SET synchronous_commit TO on", logger: logger), upTo: settings.commitTimeout, closing: connection)
+        } catch {
+            throw LogError(.writeFailed, path: path, message: "cannot erase the rows: \(Self.describe(error)); the rows are as they were; \(Self.erasedEventStays)")
+        }
+        if !replacements.isEmpty { try overwrite(replacements, on: connection) }
         if isShared {
-            // The other nodes drop what they kept of these lines.
-            _ = try? Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("erased " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            // The other nodes drop what they kept of these lines (and look for themselves, in case
+            // they miss this).
+            _ = try? Self.wait(for: connection.query("SELECT pg_notify(\(channel), \("erased " + node))", logger: logger), upTo: settings.commitTimeout, closing: connection)
         }
         do {
             let vacuum = PostgresQuery(unsafeSQL: "VACUUM FULL \(settings.table)")
-            _ = try Self.wait(for: writer.query(vacuum, logger: logger), upTo: .seconds(600), closing: writer)
+            _ = try Self.wait(for: connection.query(vacuum, logger: logger), upTo: .seconds(600), closing: connection)
         } catch {
-            logger.error("the rows are erased, but VACUUM FULL failed: the table's old row versions hold the erased texts until it runs; erase the announcement again, or run it by hand", metadata: [
-                "log.path": "\(path)", "error": "\(Self.describe(error))",
-            ])
+            throw LogError(.copiesLeft, path: path, message: "VACUUM FULL of the table failed (\(Self.describe(error))): its old row versions hold the erased texts until it runs; erase the announcement again, or run `VACUUM FULL \(settings.table)` by hand")
         }
     }
 
-    /// Overwrites the rows at the replacements' positions in one `UPDATE`, on `writer`.
-    private func overwrite(_ replacements: [LineReplacement], on writer: PostgresConnection) throws(LogError) {
+    /// What an erasure that failed leaves, and how it is finished.
+    private static let erasedEventStays = "the erased event is in the log (erasing again, or the next start of a server, finishes the erasure)"
+
+    /// Overwrites the rows at the replacements' positions in one `UPDATE`, on `connection`.
+    private func overwrite(_ replacements: [LineReplacement], on connection: PostgresConnection) throws(LogError) {
         let positions = replacements.map(\.position)
         let lines = replacements.map { ByteBuffer(bytes: $0.bytes) }
         let update: PostgresQuery = """
@@ -42,21 +62,17 @@ extension PostgresLog {
                 RETURNING 1)
             SELECT count(*) FROM sealed
             """
-        let after = "the erased event is in the log (erasing again, or the next start of a server, finishes the erasure)"
-        guard !writer.isClosed else {
-            throw LogError(.writeFailed, path: path, message: "cannot erase the rows: the connection to PostgreSQL is closed; the rows are as they were; \(after)")
-        }
         let count: Int64
         do {
-            let result = try Self.wait(for: writer.query(update, logger: logger), upTo: settings.commitTimeout, closing: writer)
+            let result = try Self.wait(for: connection.query(update, logger: logger), upTo: settings.commitTimeout, closing: connection)
             count = try result.rows.first?.decode(Int64.self) ?? 0
         } catch {
             // A refusal by the server rolled the UPDATE back; any other failure (no answer in
             // time, the connection lost) leaves it unknown whether it committed.
             let psql = error as? PSQLError
-            let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !writer.isClosed
+            let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
             let outcome = isRefusal ? "the rows are as they were" : "whether the rows were overwritten is unknown"
-            throw LogError(.writeFailed, path: path, message: "cannot erase the rows: \(Self.describe(error)); \(outcome); \(after)")
+            throw LogError(.writeFailed, path: path, message: "cannot erase the rows: \(Self.describe(error)); \(outcome); \(Self.erasedEventStays)")
         }
         guard count == Int64(replacements.count) else {
             throw LogError(.writeFailed, path: path, message: "cannot erase the rows: only \(count) of the \(replacements.count) were where they were read (those are overwritten): the table was changed meanwhile; stop the servers and run `announcements verify`")

@@ -169,7 +169,7 @@ extension PostgresLog {
     }
 
     /// How postgres-nio reaches the database of `settings`, for the connection numbered `id`
-    /// (1 the writer, 2 the reader, 4 the listener, others a tool's): each connection says in its
+    /// (1 the writer, 2 the reader, 4 the listener, 5 an erasure's, others a tool's): each connection says in its
     /// `application_name` what it is and which process (and machine) it belongs to, so that
     /// `pg_stat_activity` shows, beside `pg_locks`, which node holds the writer role.
     static func configuration(_ settings: PostgresSettings, connection id: Int) throws(LogError) -> PostgresConnection.Configuration {
@@ -191,7 +191,7 @@ extension PostgresLog {
             host: settings.host, port: settings.port, username: settings.user,
             password: settings.password, database: settings.database, tls: tls
         )
-        let role = [1: "writer", 2: "reader", 4: "listener"][id] ?? "tool"
+        let role = [1: "writer", 2: "reader", 4: "listener", 5: "eraser"][id] ?? "tool"
         configuration.options.additionalStartupParameters = [("application_name", "announcements \(role) pid=\(getpid()) host=\(ProcessInfo.processInfo.hostName)")]
         return configuration
     }

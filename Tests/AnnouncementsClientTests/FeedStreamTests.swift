@@ -6,7 +6,7 @@ import Testing
 /// The feed read as a stream: only as fast as it is iterated, each event once, and a reconnection
 /// that waits for a node behind.
 @Suite struct FeedStreamTests {
-    @Test("a consumer that falls behind holds a megabyte or two of the stream (the connection is paused), not the log, and every event still comes once, in order")
+    @Test("a consumer that falls behind holds a megabyte or two of the stream (the connection is paused), not the log, and every event still comes once, in order", .timeLimit(.minutes(2)))
     func pausedWhileTheConsumerIsBehind() async throws {
         // About 7 MB of full lines for an auditor, which the server writes a page of 1,000 events
         // (0.7 MB) at a time. Paused, the client holds `highWater` (1 MB) and what was on its way
@@ -48,5 +48,35 @@ import Testing
             #expect(seqs == [1, 2, 3])
         }
         #expect(Array(fakeReplayingResumes.withLock { $0 }.prefix(3)) == ["0 -", "1 1", "2 2"])
+    }
+
+    @Test("once the feed ends with an error, it stays ended: the next call is nil, not another connection")
+    func endedStaysEnded() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("portal"), timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: nil)
+            await #expect(throws: ClientError.self) { try await reader.next() }
+            let after = try await reader.next()
+            #expect(after == nil)
+        }
+    }
+
+    @Test("tasks that share one feed take turns: each event goes to one of them, none is lost", .timeLimit(.minutes(2)), arguments: [nil, Duration.milliseconds(50)])
+    func sharedBetweenTasks(pollInterval: Duration?) async throws {
+        try await withServer(seed: (1...60).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            let seqs = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        var seqs: [Int] = []
+                        for _ in 0..<20 { if let event = try await reader.next() { seqs.append(event.seq) } }
+                        return seqs
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(seqs.sorted() == Array(1...60))
+        }
     }
 }

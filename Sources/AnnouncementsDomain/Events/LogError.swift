@@ -14,6 +14,9 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         case writeFailed
         /// An earlier failure left the file in a state this process cannot vouch for.
         case unusable
+        /// An erasure overwrote its lines, but a copy of their texts is left beside them (a
+        /// snapshot that cannot be deleted, old row versions `VACUUM FULL` did not remove).
+        case copiesLeft
     }
 
     public var kind: Kind

@@ -33,30 +33,36 @@ extension EventStore {
         guard let history = try await history(id: id) else { throw .notFound(id: id) }
         if let erasure = history.first(where: { $0.event.type == .erased }) {
             // Erased already: finish the sealing if it was interrupted (a failed overwrite), then say so.
-            _ = try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
+            try await finishSealing(id, erasedAt: erasure.event.seq)
             throw .erased(id: id, seq: erasure.event.seq)
         }
         let old = history.filter { !$0.event.isErasable && $0.event.hasData }.map { $0.event.seq }
         guard old.isEmpty else { throw .needsUpgrade(id: id, lines: old) }
         _ = try await submit(WriteRequest(action: .erase(id: id, reason: reason), by: writer)).get()
         let seq = snapshot.erased[id] ?? lastSeq
-        let sealed: [Int]
+        let sealed = try await finishSealing(id, erasedAt: seq)
+        logger.notice("erased an announcement", metadata: [
+            "event.id": "\(id)", "event.seq": "\(seq)", "writer": "\(writer)", "log.lines_sealed": "\(sealed.count)",
+        ])
+        return Erasure(seq: seq, sealedLines: sealed)
+    }
+
+    /// Seals the lines of announcement `id`, erased by event `seq`, and finishes the erasure (see
+    /// `seal`); returns the seqs it sealed. A failure says that the erased event is in the log,
+    /// what is left, and how to finish.
+    @discardableResult
+    private func finishSealing(_ id: Int, erasedAt seq: Int) async throws(StoreError) -> [Int] {
         do throws(StoreError) {
-            sealed = try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
+            return try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
         } catch {
-            // The erased event is in the log: say so, and how the overwrite gets finished.
             guard case .log(var problem) = error else { throw error }
-            if problem.message.hasPrefix(Self.snapshotLeft) {
-                problem.message = "announcement \(id) is erased (event \(seq)), and \(problem.message)"
+            if problem.kind == .copiesLeft {
+                problem.message = "announcement \(id) is erased (event \(seq)) and its lines overwritten, but \(problem.message)"
             } else {
                 problem.message = "announcement \(id) is erased (event \(seq)), but its lines could not be overwritten yet: \(problem.message). Erase it again, or restart the server, to finish"
             }
             throw .log(problem)
         }
-        logger.notice("erased an announcement", metadata: [
-            "event.id": "\(id)", "event.seq": "\(seq)", "writer": "\(writer)", "log.lines_sealed": "\(sealed.count)",
-        ])
-        return Erasure(seq: seq, sealedLines: sealed)
     }
 
     /// How many erasures this store has made: caches of the feed's lines made before the last
@@ -94,7 +100,12 @@ extension EventStore {
         // and the feed's pages.
         var undeleted: [String] = []
         if !replacements.isEmpty || finishing {
-            undeleted = snapshotter?.erased(count: snapshot.erased.count) ?? Snapshotter.delete(besideLog: path, logger: logger)
+            if let snapshotter {
+                undeleted = snapshotter.erased(count: snapshot.erased.count)
+            } else if log is FileLog {
+                // Snapshots are off, but one may be left from before.
+                undeleted = Snapshotter.delete(besideLog: path, logger: logger)
+            }
         }
         if !replacements.isEmpty {
             forgetFeedPages()
@@ -111,15 +122,13 @@ extension EventStore {
         } catch {
             throw .log(error)
         }
-        if let first = undeleted.first {
-            // The lines are sealed; a copy of them is left beside the log (and `backup` copies it).
-            throw .log(LogError(.writeFailed, path: path, message: "\(Self.snapshotLeft) (\(first)), and it may hold the erased texts: delete it by hand, or fix its folder and erase again"))
+        if let first = undeleted.first, finishing {
+            // The lines are sealed; a copy of them is left beside the log (and `backup` copies
+            // it). At open, the error logged is all: the store serves the sealed lines.
+            throw .log(LogError(.copiesLeft, path: path, message: "the snapshot beside the log cannot be deleted (\(first)), and it may hold the erased texts: delete it by hand, or fix its folder and erase again"))
         }
         return sealedSeqs
     }
-
-    /// How the failure of an erasure that sealed its lines but left the snapshot begins.
-    private static let snapshotLeft = "its lines are overwritten, but the snapshot beside the log cannot be deleted"
 
 
     /// The sealed forms of announcement `id`'s lines that still hold data, at their positions;

@@ -160,24 +160,38 @@ extension EventStore {
         logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])
     }
 
+    /// Other processes' erasures whose overwritten lines a store has not read back yet.
+    struct UnconfirmedSeals {
+        /// The seq of each one's erased event, by announcement.
+        var erased: [Int: Int] = [:]
+        /// The looks at them in a row that found some not sealed yet.
+        var looks = 0
+    }
+
     /// Looks for the overwritten lines of `erased`, erasures another process made (each an id and
     /// the seq of its erased event), until it reads them back sealed; then drops the feed's pages,
     /// as that process's notice does. Pages read between its erased event and its overwrite hold
     /// the texts, and the notice can be missed (this store's listening connection was reconnecting,
     /// or the notice failed): without a look of its own, this store would serve them for ever.
+    /// Twice a second for ten seconds, then every five seconds, with a warning (the process that
+    /// erased died before its overwrite, which its next start finishes).
     func awaitSeals(of erased: [(id: Int, seq: Int)]) {
         let idle = unconfirmedSeals.withLock { seals in
-            defer { for (id, seq) in erased { seals[id] = seq } }
-            return seals.isEmpty
+            defer { for (id, seq) in erased { seals.erased[id] = seq } }
+            return seals.erased.isEmpty
         }
-        if idle { lookForSealsSoon() }
+        if idle { lookForSealsSoon(after: 0) }
     }
 
-    /// How often a store looks for the overwritten lines of another process's erasure.
+    /// How often a store looks for the overwritten lines of another process's erasure: at first,
+    /// and after `patientLooks` looks in a row.
     static let sealLookInterval = DispatchTimeInterval.milliseconds(500)
+    static let slowSealLookInterval = DispatchTimeInterval.seconds(5)
+    static let patientLooks = 20
 
-    private func lookForSealsSoon() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.sealLookInterval) { [weak self] in
+    private func lookForSealsSoon(after looks: Int) {
+        let interval = looks < Self.patientLooks ? Self.sealLookInterval : Self.slowSealLookInterval
+        DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [weak self] in
             // A read of the log: with the followers' reads, which may wait on the network.
             self?.feedWorker.async { [weak self] in self?.lookForSeals() }
         }
@@ -186,19 +200,22 @@ extension EventStore {
     /// One look at the lines of the erasures `awaitSeals` waits for (on `feedWorker`).
     private func lookForSeals() {
         guard !queue.withLock({ $0.isClosed }) else { return }
-        let waiting = unconfirmedSeals.withLock { $0 }
+        let waiting = unconfirmedSeals.withLock { $0.erased }
         let sealed = waiting.filter { isSealed($0.key, before: $0.value) }.map(\.key)
-        let more = unconfirmedSeals.withLock { seals in
-            for id in sealed { seals.removeValue(forKey: id) }
-            return !seals.isEmpty
+        let (left, looks) = unconfirmedSeals.withLock { seals in
+            for id in sealed { seals.erased.removeValue(forKey: id) }
+            seals.looks = seals.erased.isEmpty ? 0 : seals.looks + 1
+            return (seals.erased.keys.sorted(), seals.looks)
         }
         if !sealed.isEmpty {
             logger.debug("read back the overwritten lines of another process's erasure", metadata: ["log.path": "\(path)", "event.ids": "\(sealed.sorted())"])
             forgetFeedPages()
         }
-        if more { lookForSealsSoon() }
+        if looks == Self.patientLooks {
+            logger.warning("another process's erasure has not overwritten the lines of these announcements yet (or they cannot be read back): the feed may serve their texts until it has (its next start finishes it); looking every 5 s", metadata: ["log.path": "\(path)", "event.ids": "\(left)"])
+        }
+        if !left.isEmpty { lookForSealsSoon(after: looks) }
     }
-
     /// Whether announcement `id`'s lines before its erased event (at `erasedSeq`) read back without
     /// data: created and edited lines sealed. A line that cannot be read counts as not yet.
     private func isSealed(_ id: Int, before erasedSeq: Int) -> Bool {

@@ -65,8 +65,8 @@ public final class EventStore: Sendable {
     let erasureQueue = DispatchQueue(label: "announcements.erasures")
     let erasures = Atomic<Int>(0)
     /// Other processes' erasures (on a shared log) whose overwritten lines this store has not read
-    /// back yet: the seq of each one's erased event, by announcement (see `awaitSeals`).
-    let unconfirmedSeals = Mutex<[Int: Int]>([:])
+    /// back yet (see `awaitSeals`).
+    let unconfirmedSeals = Mutex(UnconfirmedSeals())
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
     typealias Outcome = Result<Announcement?, StoreError>
