@@ -40,34 +40,24 @@ struct CLI {
     }
 
     private static func runWaiting(_ arguments: [String], in folder: String?, environment: [String: String], input: String?, timeout: Double, executable: String?) throws -> Result {
-        let process = Process()
-        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         var inherited = ProcessInfo.processInfo.environment
         inherited["ANNOUNCEMENTS_SERVER"] = nil
         inherited["ANNOUNCEMENTS_TOKEN"] = nil
         // Remote commands wait for a debug server on a busy machine (5 s by default).
         inherited["ANNOUNCEMENTS_TIMEOUT"] = "60"
-        process.environment = inherited.merging(environment) { $1 }
-        if let input {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let process = try ChildProcess(
+            executable ?? binary.path, arguments, environment: inherited.merging(environment) { $1 }, directory: folder,
+            input: input == nil ? .null : .pipe
+        )
+        if let input { process.send(Array(input.utf8)) }
         let started = Date()
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
         // Both pipes read at once: a process that fills one while the test waits on the other
         // would wait for ever.
         let errors = DispatchGroup()
         nonisolated(unsafe) var stderr = Data()
-        DispatchQueue.global().async(group: errors) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async(group: errors) { stderr = process.error.map(readToEnd) ?? Data() }
+        let stdout = process.output.map(readToEnd) ?? Data()
         errors.wait()
         process.waitUntilExit()
         var errorText = String(decoding: stderr, as: UTF8.self)
@@ -78,7 +68,7 @@ struct CLI {
 
 /// `announcements serve --port 0` running in `folder`, on the port it printed.
 struct ServerProcess {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
 
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
@@ -87,36 +77,24 @@ struct ServerProcess {
     /// Waits for the server's first line on a thread of its own, at most two minutes (a server that
     /// says nothing by then is stopped, and the test fails).
     init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, arguments: [String] = ["serve", "--port", "0"]) async throws {
+        let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let error: ChildProcess.Stream = errorLog.map { .file($0) } ?? .null
         if let descriptorLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
+            process = try ChildProcess(
+                "/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments,
+                environment: environment, directory: folder, error: error
+            )
         } else {
-            process.executableURL = binary
-            process.arguments = arguments
+            process = try ChildProcess(binary.path, arguments, environment: environment, directory: folder, error: error)
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        if let errorLog {
-            _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: errorLog)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
         let process = self.process
         // SIGKILL: a server stuck in its start-up may not get to its SIGTERM handler.
-        let silent = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let silent = DispatchWorkItem { if process.isRunning { process.signal(SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: silent)
         let firstLine = try await offPool {
-            var line = ""
-            while !line.hasSuffix("\n") {
-                let byte = out.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty { break }
-                line += String(decoding: byte, as: UTF8.self)
-            }
-            return line
+            var line: [UInt8] = []
+            while line.last != UInt8(ascii: "\n"), let byte = process.output.flatMap(readByte) { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
         }
         silent.cancel()
         guard firstLine.hasPrefix("listening on http://127.0.0.1:") else {
@@ -143,7 +121,7 @@ struct ServerProcess {
         Self.stop(process, interrupt: false)
     }
 
-    private static func stop(_ process: Process, interrupt: Bool) -> Int32 {
+    private static func stop(_ process: ChildProcess, interrupt: Bool) -> Int32 {
         if interrupt { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus

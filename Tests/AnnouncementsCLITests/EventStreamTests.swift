@@ -119,20 +119,16 @@ final class StreamingConnection {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
-        let follower = Process()
-        follower.executableURL = CLI.binary
-        follower.arguments = ["history", "--follow", "--server", server.url, "--by", "alice", "--token", "audrey-secret"]
-        let out = Pipe()
-        follower.standardOutput = out
-        follower.standardError = Pipe()
-        try follower.run()
+        let follower = try ChildProcess(
+            CLI.binary.path, ["history", "--follow", "--server", server.url, "--by", "alice", "--token", "audrey-secret"],
+            environment: ProcessInfo.processInfo.environment, error: .null
+        )
         defer { follower.terminate(); follower.waitUntilExit() }
         var printed = ""
         func readLines(_ count: Int) {
             while printed.filter({ $0 == "\n" }).count < count {
-                let byte = out.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty { return }
-                printed += String(decoding: byte, as: UTF8.self)
+                guard let byte = follower.output.flatMap(readByte) else { return }
+                printed += String(decoding: [byte], as: UTF8.self)
             }
         }
         readLines(1)
