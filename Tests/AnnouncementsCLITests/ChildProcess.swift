@@ -24,11 +24,12 @@ final class ChildProcess: Sendable {
     }
 
     let processIdentifier: pid_t
-    /// The test's ends of the pipes asked for (closed with this object).
-    let input: Int32?
+    /// The test's ends of the pipes asked for (closed with this object; the input's by `send`).
+    private let inputEnd: Mutex<Int32?>
     let output: Int32?
     let error: Int32?
-    /// The child's wait status, once it has been reaped.
+    /// The child's wait status, once it has been reaped. Reaping happens under its lock, and so do
+    /// signals: a signal never reaches a pid reaped and perhaps reused by another process.
     private let status = Mutex<Int32?>(nil)
 
     /// Spawns one child at a time: between its pipes' creation and their close-on-exec flag no
@@ -52,12 +53,22 @@ final class ChildProcess: Sendable {
             try Self.spawn(program, argv: argv, envp: envp, streams: [input, output, error])
         }
         processIdentifier = pid
-        (self.input, self.output, self.error) = (ends[0], ends[1], ends[2])
+        inputEnd = Mutex(ends[0])
+        (self.output, self.error) = (ends[1], ends[2])
     }
 
     deinit {
-        for fd in [input, output, error] { if let fd { close(fd) } }
+        for fd in [inputEnd.withLock { $0 }, output, error] { if let fd { close(fd) } }
     }
+
+    /// A write to a child that has ended is an error (EPIPE), not a signal that ends the tests.
+    private static let pipeSignalIgnored: Void = {
+        #if canImport(Glibc)
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        #else
+        _ = Darwin.signal(SIGPIPE, SIG_IGN)
+        #endif
+    }()
 
     /// Spawns the child; returns its pid and, per stream, the test's end of its pipe.
     private static func spawn(_ program: String, argv: [String], envp: [String], streams: [Stream]) throws -> (pid_t, [Int32?]) {
@@ -82,7 +93,11 @@ final class ChildProcess: Sendable {
             switch stream {
             case .pipe:
                 var fds: [Int32] = [0, 0]
-                guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
+                guard pipe(&fds) == 0 else {
+                    let code = errno
+                    for fd in ours { if let fd { close(fd) } }
+                    throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EMFILE)
+                }
                 for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
                 // The child reads its input from the read end (0), writes output to the write end (1).
                 let (child, parent) = target == 0 ? (fds[0], fds[1]) : (fds[1], fds[0])
@@ -116,33 +131,41 @@ final class ChildProcess: Sendable {
 
     /// Whether the child has not ended yet (reaping it if it has).
     var isRunning: Bool {
-        if status.withLock({ $0 }) != nil { return false }
-        var raw: Int32 = 0
-        let reaped = waitpid(processIdentifier, &raw, WNOHANG)
-        if reaped == processIdentifier { status.withLock { $0 = raw } }
-        return reaped == 0
+        status.withLock { status in
+            reap(&status)
+            return status == nil
+        }
     }
 
-    /// Waits for the child to end, on this thread.
+    /// Waits for the child to end, on this thread: without reaping it (`WNOWAIT`), then reaps it
+    /// under the lock.
     func waitUntilExit() {
         while status.withLock({ $0 }) == nil {
-            var raw: Int32 = 0
-            let reaped = waitpid(processIdentifier, &raw, 0)
-            if reaped == processIdentifier {
-                status.withLock { $0 = raw }
-            } else if reaped < 0, errno == ECHILD {
-                // Another thread reaped it and is about to say so.
-                usleep(10_000)
-            }
+            var info = siginfo_t()
+            let waited = waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT)
+            if waited < 0, errno == EINTR { continue }
+            status.withLock { reap(&$0) }
+            if waited < 0 { usleep(10_000) }
         }
+    }
+
+    /// Takes the child's status if it has ended and nobody took it yet; call with the lock held.
+    private func reap(_ status: inout Int32?) {
+        guard status == nil else { return }
+        var raw: Int32 = 0
+        if waitpid(processIdentifier, &raw, WNOHANG) == processIdentifier { status = raw }
     }
 
     func terminate() { signal(SIGTERM) }
     func interrupt() { signal(SIGINT) }
 
-    /// Sends `signal`, unless the child was reaped (its pid may be another process's by now).
+    /// Sends `signal`, unless the child has ended: an ended child not reaped yet is reaped first,
+    /// so the pid is still its own when `kill` runs.
     func signal(_ signal: Int32) {
-        if status.withLock({ $0 }) == nil { kill(processIdentifier, signal) }
+        status.withLock { status in
+            reap(&status)
+            if status == nil { kill(processIdentifier, signal) }
+        }
     }
 
     /// How it ended (once `waitUntilExit` returned): its exit status, or the signal that ended it.
@@ -157,7 +180,8 @@ final class ChildProcess: Sendable {
 
     /// Writes all of `bytes` to the child's input pipe, then closes it.
     func send(_ bytes: [UInt8]) {
-        guard let input else { return }
+        guard let input = inputEnd.withLock({ end in defer { end = nil }; return end }) else { return }
+        Self.pipeSignalIgnored
         var sent = 0
         while sent < bytes.count {
             let result = bytes[sent...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }

@@ -51,7 +51,7 @@ struct CLI {
         )
         if let input { process.send(Array(input.utf8)) }
         let started = Date()
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak process] in process?.terminate() }
         // Both pipes read at once: a process that fills one while the test waits on the other
         // would wait for ever.
         let errors = DispatchGroup()

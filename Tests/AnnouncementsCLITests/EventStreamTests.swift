@@ -124,18 +124,30 @@ final class StreamingConnection {
             environment: ProcessInfo.processInfo.environment, error: .null
         )
         defer { follower.terminate(); follower.waitUntilExit() }
+        // A follower that prints nothing for two minutes is killed: its output ends, and the test fails.
+        let silent = DispatchWorkItem { follower.signal(SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: silent)
+        defer { silent.cancel() }
         var printed = ""
-        func readLines(_ count: Int) {
-            while printed.filter({ $0 == "\n" }).count < count {
-                guard let byte = follower.output.flatMap(readByte) else { return }
-                printed += String(decoding: [byte], as: UTF8.self)
+        func readLines(_ count: Int) async throws {
+            let wanted = count - printed.filter({ $0 == "\n" }).count
+            // Read on a thread of its own: the read blocks until the follower prints.
+            let bytes = try await offPool {
+                var bytes: [UInt8] = []
+                var lines = 0
+                while lines < wanted, let byte = follower.output.flatMap(readByte) {
+                    bytes.append(byte)
+                    if byte == UInt8(ascii: "\n") { lines += 1 }
+                }
+                return bytes
             }
+            printed += String(decoding: bytes, as: UTF8.self)
         }
-        readLines(1)
+        try await readLines(1)
         #expect(printed.hasPrefix("SEQ  TIME"))
         let posted = try await CLI.run(["post", "--title", "Fire drill", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0)
-        readLines(2)
+        try await readLines(2)
         let row = printed.split(separator: "\n").last.map(String.init) ?? ""
         #expect(row.hasPrefix("3  2026-") || row.hasPrefix("3  20"), "\(printed)")
         #expect(row.hasSuffix("  created  alice  3  \"Fire drill\""), "\(printed)")
