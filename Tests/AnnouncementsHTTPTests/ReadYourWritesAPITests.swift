@@ -50,14 +50,15 @@ import Testing
         }
     }
 
-    @Test("under reads: token, Min-Seq from a caller who may not read is the read's 401 at once, before any wait, and names no seq; a reader's is answered as usual")
+    // The check comes before Min-Seq is looked at: on this log (a server alone) Min-Seq beyond the
+    // last seq would otherwise be a 409 naming `lastSeq`; on a shared one, a wait. (How long the
+    // answer takes is not asserted: timings belong in benchmarks.)
+    @Test("under reads: token, Min-Seq from a caller who may not read is the read's 401, before Min-Seq is looked at, and names no seq; a reader's is answered as usual")
     func minSeqNeedsAReader() async throws {
         try await withServer(reads: .token) { client, _ in
             let strangers: [HTTPFields] = [[.minSeq: "1000000"], [.minSeq: "1000000", .authorization: "Bearer not-a-token"]]
             for headers in strangers {
-                let started = ContinuousClock.now
                 let response = try await client.execute(uri: "/announcements", method: .get, headers: headers)
-                #expect(ContinuousClock.now - started < .seconds(2), "answered at once, not after the 5 s wait")
                 #expect(response.status == .unauthorized, "\(headers)")
                 #expect(response.headers[.wwwAuthenticate] == "Bearer", "\(headers)")
                 #expect(!response.object.keys.contains("lastSeq") && !response.object.keys.contains("minSeq"), "nothing about the log to a caller who may not read it")
