@@ -96,6 +96,18 @@ package struct WriteRequest: Sendable {
         }
     }
 
+    /// Whether this request is the same action as the one that made `event`, by the same writer,
+    /// on the same announcement, whatever its texts: what decides the answer to a repeat of a key
+    /// whose announcement was erased (its texts are gone, and must not be compared).
+    package func isSameAction(as event: Event) -> Bool {
+        guard event.by == by else { return false }
+        switch (action, event.type) {
+        case (.create, .created): return true
+        case (.update(let id, _), .edited), (.delete(let id), .deleted), (.erase(let id, _), .erased): return id == event.id
+        default: return false
+        }
+    }
+
     static func same(_ lhs: String?, _ rhs: String?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true

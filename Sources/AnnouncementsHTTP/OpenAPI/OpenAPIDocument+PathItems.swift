@@ -36,6 +36,7 @@ extension OpenAPIDocument {
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "410": { $ref: "#/components/responses/Gone" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
                   "422": { $ref: "#/components/responses/Invalid" }
@@ -142,6 +143,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "410": { $ref: "#/components/responses/Gone" }
                   "412": { $ref: "#/components/responses/PreconditionFailed" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
@@ -169,6 +171,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "410": { $ref: "#/components/responses/Gone" }
                   "412": { $ref: "#/components/responses/PreconditionFailed" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
@@ -194,6 +197,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "410": { $ref: "#/components/responses/Gone" }
                   "412": { $ref: "#/components/responses/PreconditionFailed" }
                   "422": { $ref: "#/components/responses/Invalid" }
                   "503": { $ref: "#/components/responses/Unavailable" }

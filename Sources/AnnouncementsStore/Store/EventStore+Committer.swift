@@ -309,12 +309,13 @@ extension EventStore {
         return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
     }
 
-    /// Refuses, with the 410 of an erased announcement, a request by `original`'s writer that
-    /// repeats its key when `original`'s announcement is erased: before any comparison with it,
-    /// since a 410 for a match and a 422 for a mismatch would confirm a guess of the erased texts.
-    /// Another writer's request is not a repeat either way (a 422 that names nothing).
+    /// Refuses, with the 410 of an erased announcement, a request that repeats `original`'s key
+    /// with its action (same writer, same kind, same announcement) when `original`'s announcement
+    /// is erased: before its texts are compared, since a 410 for a match and a 422 for a mismatch
+    /// would confirm a guess of the erased texts. Any other request with the key is the 422 of a
+    /// reused key, which says nothing of the texts.
     private static func refuseIfErased(_ original: Event, repeatedBy request: WriteRequest, in model: ReadModel) throws(StoreError) {
-        guard original.by == request.by, let erased = model.erased[original.id] else { return }
+        guard request.isSameAction(as: original), let erased = model.erased[original.id] else { return }
         throw .erased(id: original.id, seq: erased)
     }
 
