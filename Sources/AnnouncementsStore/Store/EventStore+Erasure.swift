@@ -130,10 +130,9 @@ extension EventStore {
         return sealedSeqs
     }
 
-
     /// The sealed forms of announcement `id`'s lines that still hold data, at their positions;
     /// what to look for in copies of them beside the log (its texts, and its id); their seqs.
-    private func sealing(_ id: Int) throws(StoreError) -> (replacements: [LineReplacement], secrets: [[UInt8]], seqs: [Int]) {
+    func sealing(_ id: Int) throws(StoreError) -> (replacements: [LineReplacement], secrets: [[UInt8]], seqs: [Int]) {
         let spans = index.withLock { index in index.seqs(of: id)?.compactMap { seq in index.span(seq...seq).map { (seq, $0) } } } ?? []
         var replacements: [LineReplacement] = []
         var secrets: [[UInt8]] = [Array(#""id":\#(id),"#.utf8)]

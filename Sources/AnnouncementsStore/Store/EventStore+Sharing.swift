@@ -113,7 +113,7 @@ extension EventStore {
         var hash = committer.lastHash
         var located: [(seq: Int, id: Int, offset: Int64, length: Int, link: LineHash)] = []
         var keys: [String: Int] = [:]
-        var erased: [(id: Int, seq: Int)] = []
+        var erased: [Int] = []
         var lineStart = 0
         while lineStart < bytes.count {
             let number = model.seq + 1
@@ -131,7 +131,7 @@ extension EventStore {
                 throw LogError(.invalidLine, path: path, line: number, message: "its prev is not the hash of the line before it: the log was changed under the server")
             }
             let (seq, id, key) = (event.seq, event.id, event.key)
-            if event.type == .erased { erased.append((id, seq)) }
+            if event.type == .erased { erased.append(id) }
             do throws(ApplyProblem) {
                 try model.apply(event)
             } catch {
@@ -162,22 +162,22 @@ extension EventStore {
 
     /// Other processes' erasures whose overwritten lines a store has not read back yet.
     struct UnconfirmedSeals {
-        /// The seq of each one's erased event, by announcement.
-        var erased: [Int: Int] = [:]
+        /// The erased announcements.
+        var erased: Set<Int> = []
         /// The looks at them in a row that found some not sealed yet.
         var looks = 0
     }
 
-    /// Looks for the overwritten lines of `erased`, erasures another process made (each an id and
-    /// the seq of its erased event), until it reads them back sealed; then drops the feed's pages,
+    /// Looks for the overwritten lines of the announcements `erased` by another process, until it
+    /// reads them back sealed; then drops the feed's pages,
     /// as that process's notice does. Pages read between its erased event and its overwrite hold
     /// the texts, and the notice can be missed (this store's listening connection was reconnecting,
     /// or the notice failed): without a look of its own, this store would serve them for ever.
     /// Twice a second for ten seconds, then every five seconds, with a warning (the process that
     /// erased died before its overwrite, which its next start finishes).
-    func awaitSeals(of erased: [(id: Int, seq: Int)]) {
+    func awaitSeals(of erased: [Int]) {
         let idle = unconfirmedSeals.withLock { seals in
-            defer { for (id, seq) in erased { seals.erased[id] = seq } }
+            defer { seals.erased.formUnion(erased) }
             return seals.erased.isEmpty
         }
         if idle { lookForSealsSoon(after: 0) }
@@ -201,11 +201,12 @@ extension EventStore {
     private func lookForSeals() {
         guard !queue.withLock({ $0.isClosed }) else { return }
         let waiting = unconfirmedSeals.withLock { $0.erased }
-        let sealed = waiting.filter { isSealed($0.key, before: $0.value) }.map(\.key)
+        // Sealed once no line of it is left to seal (a line that cannot be read counts as not yet).
+        let sealed = waiting.filter { (try? sealing($0))?.replacements.isEmpty == true }
         let (left, looks) = unconfirmedSeals.withLock { seals in
-            for id in sealed { seals.erased.removeValue(forKey: id) }
+            seals.erased.subtract(sealed)
             seals.looks = seals.erased.isEmpty ? 0 : seals.looks + 1
-            return (seals.erased.keys.sorted(), seals.looks)
+            return (seals.erased.sorted(), seals.looks)
         }
         if !sealed.isEmpty {
             logger.debug("read back the overwritten lines of another process's erasure", metadata: ["log.path": "\(path)", "event.ids": "\(sealed.sorted())"])
@@ -215,17 +216,5 @@ extension EventStore {
             logger.warning("another process's erasure has not overwritten the lines of these announcements yet (or they cannot be read back): the feed may serve their texts until it has (its next start finishes it); looking every 5 s", metadata: ["log.path": "\(path)", "event.ids": "\(left)"])
         }
         if !left.isEmpty { lookForSealsSoon(after: looks) }
-    }
-    /// Whether announcement `id`'s lines before its erased event (at `erasedSeq`) read back without
-    /// data: created and edited lines sealed. A line that cannot be read counts as not yet.
-    private func isSealed(_ id: Int, before erasedSeq: Int) -> Bool {
-        let spans = index.withLock { index in
-            index.seqs(of: id)?.filter { $0 < erasedSeq }.compactMap { index.span($0...$0) }
-        } ?? []
-        for span in spans {
-            guard let bytes = try? read(span), let event = try? EventParser.parse(bytes.dropLast()) else { return false }
-            if event.hasData { return false }
-        }
-        return true
     }
 }
