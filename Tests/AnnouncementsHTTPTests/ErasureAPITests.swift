@@ -78,6 +78,10 @@ import Testing
                 answers.append(String(buffer: response.body))
             }
             #expect(answers.count == 2 && answers[0] == answers[1], "\(answers)")
+            // A request that is invalid in itself is refused for that, as any write is: it says
+            // nothing of the erased texts.
+            let invalid = try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"Jane Roe\u0001"}"#))
+            #expect(invalid.status == .unprocessableContent, "\(String(buffer: invalid.body))")
             // Another action with the key (an edit of another announcement) is a reused key, as
             // before the erasure: its texts are not compared with anything.
             let edit = try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Canteen"}"#))

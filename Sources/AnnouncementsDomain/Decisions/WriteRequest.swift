@@ -108,6 +108,17 @@ package struct WriteRequest: Sendable {
         }
     }
 
+    /// Refuses the request for its own problems (a draft's or a patch's fields), first: they are
+    /// the writer's to fix whatever the state, and say nothing of it.
+    package func check(_ rules: ValidationRules) throws(StoreError) {
+        let problems = switch action {
+        case .create(let draft): rules.problems(draft)
+        case .update(_, let patch): rules.problems(patch)
+        case .delete, .erase: [FieldProblem]()
+        }
+        guard problems.isEmpty else { throw .invalid(problems) }
+    }
+
     static func same(_ lhs: String?, _ rhs: String?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true
@@ -121,15 +132,11 @@ extension ReadModel {
     /// The event a request makes, checked against this state; nil when it changes nothing.
     package func event(for request: WriteRequest, at time: Timestamp, rules: ValidationRules) throws(StoreError) -> Event? {
         let seq = self.seq + 1
+        try request.check(rules)
         switch request.action {
         case .create(let draft):
-            let problems = rules.problems(draft)
-            guard problems.isEmpty else { throw .invalid(problems) }
             return Event(seq: seq, id: maxId + 1, at: time, by: request.by, key: request.key, change: .created(draft), format: Event.currentFormat)
         case .update(let id, let patch):
-            // The request's own problems first: they are the writer's to fix whatever the state.
-            let problems = rules.problems(patch)
-            guard problems.isEmpty else { throw .invalid(problems) }
             guard let patch = try existing(id, for: request).changes(patch) else { return nil }
             return Event(seq: seq, id: id, at: time, by: request.by, key: request.key, change: .edited(patch), format: Event.currentFormat)
         case .delete(let id):

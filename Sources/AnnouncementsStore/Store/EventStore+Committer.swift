@@ -250,7 +250,7 @@ extension EventStore {
                 let index = batch.outcomes.count
                 do throws(StoreError) {
                     if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
-                        try Self.refuseIfErased(original.event, repeatedBy: request, in: batch.model)
+                        try Self.refuseIfErased(original.event, repeatedBy: request, in: batch.model, rules: rules)
                         guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
                             // Another writer's event is the audit trail's to tell, not this answer's.
                             throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
@@ -313,9 +313,11 @@ extension EventStore {
     /// with its action (same writer, same kind, same announcement) when `original`'s announcement
     /// is erased: before its texts are compared, since a 410 for a match and a 422 for a mismatch
     /// would confirm a guess of the erased texts. Any other request with the key is the 422 of a
-    /// reused key, which says nothing of the texts.
-    private static func refuseIfErased(_ original: Event, repeatedBy request: WriteRequest, in model: ReadModel) throws(StoreError) {
+    /// reused key, which says nothing of the texts. A request with problems of its own (a control
+    /// character in its title) is refused for them first, as any write is.
+    private static func refuseIfErased(_ original: Event, repeatedBy request: WriteRequest, in model: ReadModel, rules: ValidationRules) throws(StoreError) {
         guard request.isSameAction(as: original), let erased = model.erased[original.id] else { return }
+        try request.check(rules)
         throw .erased(id: original.id, seq: erased)
     }
 
