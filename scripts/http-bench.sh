@@ -10,6 +10,8 @@
 #                                  (`AnnouncementsBench fsync`) and PostgreSQL
 #   durable POSTs, 16 and 64 conn. against PostgreSQL (pgbench, the same JSON, scripts/pg-bench.sh),
 #                                  and at 64 against the store's own append benchmark (64 writers)
+#   durable POSTs, 1, 16, 64 conn. also against the bare server's POST that echoes the same body
+#                                  (not a goal: the framework's own cost of such a POST)
 #
 # then durable POSTs while 100 clients follow the Server-Sent Events stream. wrk runs with one
 # thread (-t1), 64 connections for reads, on 127.0.0.1; the servers are release builds, each a
@@ -136,6 +138,7 @@ measure() {
     metered) wrk_rate 64 "$URL/announcements/2" ;;
     plain) wrk_rate 64 "$PLAIN_URL/announcements/2" ;;
     post*) wrk_rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
+    echo*) wrk_rate "${1#echo}" -s scripts/bench-post.lua "$BARE_URL/announcements" ;;
     pg*) pg_rate "${1#pg}" "$SECONDS_EACH" ;;
     fsync) "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH" \
              | awk '{ for (i = 2; i <= NF; i++) if ($i == "syncs/s,") print $(i - 1) }' ;;
@@ -153,6 +156,7 @@ label() {
     metered) echo "GET /announcements/2, metrics on" ;;
     plain) echo "GET /announcements/2, metrics off" ;;
     post*) echo "POST /announcements, ${1#post} conn." ;;
+    echo*) echo "bare Hummingbird POST echo, ${1#echo} conn." ;;
     pg*) echo "PostgreSQL pgbench, ${1#pg} conn." ;;
     fsync) echo "write + fdatasync of one line" ;;
     append64) echo "store append, 64 writers" ;;
@@ -177,13 +181,16 @@ alternate() {
 
 mean() { awk '{ for (i = 1; i <= NF; i++) sum += $i; printf "%.0f", sum / NF }' <<< "${RUNS[$1]}"; }
 
+# relate NAME ANCHOR [NOTE]: prints the means and their ratio.
+relate() {
+  awk -v a="$(label "$1")" -v b="$(label "$2")" -v m="$(mean "$1")" -v n="$(mean "$2")" -v r="$ROUNDS" -v note="${3:-}" \
+    'BEGIN { printf "%s: %.0f/s, %s: %.0f/s (means of %d): %.2f%s\n", a, m, b, n, r, m / n, note }'
+}
+
 # compare NAME ANCHOR TARGET GOAL: prints the means and their ratio, and records the goal.
 compare() {
-  local measured anchor
-  measured=$(mean "$1") anchor=$(mean "$2")
-  awk -v a="$(label "$1")" -v b="$(label "$2")" -v m="$measured" -v n="$anchor" -v t="$3" -v r="$ROUNDS" \
-    'BEGIN { printf "%s: %.0f/s, %s: %.0f/s (means of %d): %.2f (goal: %s)\n", a, m, b, n, r, m / n, t }'
-  goal ratio "$4" "$measured" "$anchor" "/s" "$3"
+  relate "$1" "$2" " (goal: $3)"
+  goal ratio "$4" "$(mean "$1")" "$(mean "$2")" "/s" "$3"
 }
 
 echo "Per-request cost (wrk -t1 -c64, ${SECONDS_EACH}s per run, $ROUNDS rounds):"
@@ -204,19 +211,27 @@ fi
 
 echo
 echo "One writer (${SECONDS_EACH}s per run, $ROUNDS rounds):"
-alternate post1 fsync ${PG:+pg1}
+alternate post1 fsync ${PG:+pg1} echo1
 compare post1 fsync 0.8 "POST, 1 connection / one-line fdatasync"
 
 echo
 echo "Many writers (${SECONDS_EACH}s per run, $ROUNDS rounds):"
-alternate post16 ${PG:+pg16}
-alternate post64 ${PG:+pg64} append64
+alternate post16 ${PG:+pg16} echo16
+alternate post64 ${PG:+pg64} append64 echo64
 if [ -n "$PG" ]; then
   for n in 1 16 64; do compare "post$n" "pg$n" 2 "POST, $n connection$([ "$n" = 1 ] || echo s) / PostgreSQL"; done
 else
   for n in 1 16 64; do goal skip "POST, $n connection$([ "$n" = 1 ] || echo s) / PostgreSQL" "$PG_SKIP"; done
 fi
 compare post64 append64 0.5 "POST, 64 connections / store append, 64 writers"
+# Not goals: how much of a durable POST is the framework's own cost for a POST of that size (the
+# bare server echoing the body: no store, no disk), and where PostgreSQL stands against that.
+echo
+echo "The framework's own POST (bare Hummingbird echoing the same body; not goals):"
+for n in 1 16 64; do
+  relate "post$n" "echo$n"
+  if [ -n "$PG" ]; then relate "echo$n" "pg$n"; fi
+done
 pg_stop
 
 # Durable POSTs with followers of the event stream (curl, reading as fast as it can), between two

@@ -121,7 +121,7 @@ extension Bench {
 
     struct Bare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A bare Hummingbird server: one GET /health route, no middleware.",
+            abstract: "A bare Hummingbird server: GET /health and a POST /announcements that echoes its body, no middleware.",
             discussion: "Prints `listening on http://HOST:PORT` once it listens, like `announcements serve`; SIGINT or SIGTERM stops it."
         )
 

@@ -54,28 +54,39 @@ extension AnnouncementsClient {
         let key = UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
+        let received = try await retrying(Self.retriedStatuses, networkFailures: true) { () async throws(ClientError) -> Received in
+            try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
+        }
+        guard !Self.retriedStatuses.contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
+        if let seq = received.header("Log-Seq").flatMap(Int.init) { writtenUpTo.withLock { $0 = max($0, seq) } }
+        return received
+    }
+
+    /// Runs `attempt`, and again (up to `configuration.writeRetries` times) while it answers with
+    /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, or 200 ms
+    /// more each time) or, with `networkFailures`, fails on the way (`isTransient`). Returns the
+    /// last answer, which may still have one of `statuses`; throws the last failure. Cancelled
+    /// while waiting, the last outcome is the answer.
+    private func retrying(
+        _ statuses: Set<Int>, networkFailures: Bool, _ attempt: () async throws(ClientError) -> Received
+    ) async throws(ClientError) -> Received {
         var retries = 0
         while true {
-            // The outcome to throw if this is the last attempt, and the wait before the next.
-            let failure: ClientError, wait: Duration
-            do throws(ClientError) {
-                let received = try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
-                guard Self.retriedStatuses.contains(received.status) else {
-                    if let seq = received.header("Log-Seq").flatMap(Int.init) { writtenUpTo.withLock { $0 = max($0, seq) } }
-                    return received
-                }
-                failure = ClientError(status: received.status, body: received.data)
+            let outcome: Result<Received, ClientError>
+            do throws(ClientError) { outcome = .success(try await attempt()) } catch { outcome = .failure(error) }
+            let wait: Duration
+            switch outcome {
+            case .success(let received) where statuses.contains(received.status):
                 wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * (retries + 1))
-            } catch {
-                guard case .unreachable(_, let underlying) = error, Self.isTransient(underlying) else { throw error }
-                failure = error
+            case .failure(.unreachable(_, let underlying)) where networkFailures && Self.isTransient(underlying):
                 wait = .milliseconds(200 * (retries + 1))
+            default:
+                return try outcome.get()
             }
-            guard retries < configuration.writeRetries else { throw failure }
+            guard retries < configuration.writeRetries else { return try outcome.get() }
             retries += 1
             try? await Task.sleep(for: wait)
-            // Cancelled while waiting: the last outcome is the answer.
-            if Task.isCancelled { throw failure }
+            if Task.isCancelled { return try outcome.get() }
         }
     }
 
@@ -91,20 +102,14 @@ extension AnnouncementsClient {
     private func read(path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, accepting: Set<Int>) async throws(ClientError) -> Received {
         let minSeq = cached ? writtenUpTo.withLock { $0 } : 0
         guard minSeq > 0 else { return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting) }
-        var retries = 0
-        while true {
-            let received = try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
-            guard received.status == 409 || received.status == 503, !accepting.contains(received.status) else { return received }
-            if received.status == 503, retries < configuration.writeRetries {
-                retries += 1
-                try? await Task.sleep(for: Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * retries))
-                if Task.isCancelled { throw .unreachable(url: configuration.baseURL.appendingPathComponent(path), underlying: URLError(.cancelled)) }
-                continue
-            }
-            guard Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
-            writtenUpTo.withLock { if $0 == minSeq { $0 = 0 } }
-            return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting)
+        let received = try await retrying(Set([503]).subtracting(accepting), networkFailures: false) { () async throws(ClientError) -> Received in
+            try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
         }
+        guard received.status == 409 || received.status == 503, !accepting.contains(received.status) else { return received }
+        // Cancelled while waiting to retry: the 503 is the answer.
+        guard !Task.isCancelled, Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
+        writtenUpTo.withLock { if $0 == minSeq { $0 = 0 } }
+        return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting)
     }
 
     /// How much longer than `timeout` a read with `Min-Seq` may take: a node waits up to 5 s for

@@ -13,9 +13,8 @@ extension ConfigReader {
         for (keyNode, value) in pairs {
             let name = try string(keyNode, key: "tokens")
             let key = "tokens.\(name)"
-            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-                throw error(keyNode, key: key, "a token's name must be one word")
-            }
+            if let problem = ValidationRules.problem(writer: name) { throw error(keyNode, key: key, "a token's name \(problem)") }
+            guard name != "<<" else { throw error(keyNode, key: key, "YAML merge keys (`<<`) are not supported: write each token out") }
             guard name != "seed" else { throw error(keyNode, key: key, "`seed` is reserved for seed data; choose another name") }
             guard !tokens.contains(where: { $0.name == name }) else { throw error(keyNode, key: key, "appears twice") }
             var role = Role.editor
@@ -44,9 +43,23 @@ extension ConfigReader {
     /// nil when unset or empty).
     func secret(_ node: YAMLNode, key: String, environment: [String: String]) throws(ConfigError) -> (secret: String?, source: String) {
         let spec = try nonEmptyString(node, key: key)
-        guard spec.hasPrefix("env:") else { return (spec, "inline") }
+        guard spec.hasPrefix("env:") else {
+            if let problem = Self.tokenProblem(spec) { throw error(node, key: key, "the token \(problem)") }
+            return (spec, "inline")
+        }
         let variable = String(spec.dropFirst(4))
         guard !variable.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
-        return (environment[variable].flatMap { $0.isEmpty ? nil : $0 }, spec)
+        guard let value = environment[variable], !value.isEmpty else { return (nil, spec) }
+        if let problem = Self.tokenProblem(value) { throw error(node, key: key, "the token in $\(variable) \(problem)") }
+        return (value, spec)
+    }
+
+    /// What is wrong with a token, or nil: an `Authorization` header cannot carry spaces at its
+    /// ends, line breaks or other control characters, so a token with them would never match.
+    static func tokenProblem(_ token: String) -> String? {
+        guard !token.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+            return "must not contain spaces, line breaks or control characters (a header cannot carry them; a file read into the variable may end with a line break)"
+        }
+        return nil
     }
 }

@@ -48,6 +48,16 @@ struct ConfigReader {
         return text
     }
 
+    /// A non-empty string without control characters: a path or a host name (a NUL would cut a
+    /// path short where the system reads it).
+    func name(_ node: YAMLNode, key: String) throws(ConfigError) -> String {
+        let text = try nonEmptyString(node, key: key)
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw error(node, key: key, "must not contain control characters")
+        }
+        return text
+    }
+
     /// One of `Choice`'s raw values.
     func choice<Choice: RawRepresentable & CaseIterable>(_ node: YAMLNode, key: String, _: Choice.Type) throws(ConfigError) -> Choice where Choice.RawValue == String {
         let text = try string(node, key: key)
@@ -59,6 +69,11 @@ struct ConfigReader {
 
     func integer(_ node: YAMLNode, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
         guard case .scalar(let text, true, _) = node, let value = Int(text) else {
+            // Digits that do not fit an Int: out of range, not "not an integer".
+            if case .scalar(let text, true, _) = node, case let digits = text.drop(while: { $0 == "-" || $0 == "+" }),
+               !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
+            }
             throw error(node, key: key, "expected an integer, found \(node.kindDescription)")
         }
         guard range.contains(value) else {

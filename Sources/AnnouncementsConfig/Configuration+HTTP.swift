@@ -37,9 +37,9 @@ extension ConfigReader {
             case "shutdown_grace_seconds": http.shutdownGraceSeconds = try integer(value, key: key, in: 0...3_600)
             case "cors_origins":
                 for item in try list(value, key: key) {
-                    let origin = try string(item, key: key)
-                    guard origin == "*" || Self.isOrigin(origin) else {
-                        throw error(item, key: key, "\"\(origin)\" is not an origin: write scheme://host or scheme://host:port (no path, no trailing slash), or * for any page")
+                    let text = try string(item, key: key)
+                    guard let origin = text == "*" ? text : Self.origin(text) else {
+                        throw error(item, key: key, "\"\(text)\" is not an origin: write scheme://host or scheme://host:port (no path, no trailing slash; an IPv6 address in brackets), or * for any page")
                     }
                     http.corsOrigins.append(origin)
                 }
@@ -49,19 +49,34 @@ extension ConfigReader {
         return http
     }
 
-    /// `http://host`, `https://host:8443`: a scheme, a host and an optional port, nothing more.
-    static func isOrigin(_ text: String) -> Bool {
-        guard let schemeEnd = text.range(of: "://") else { return false }
-        let scheme = text[..<schemeEnd.lowerBound]
-        let authority = text[schemeEnd.upperBound...]
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return false }
-        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let host = parts.first, !host.isEmpty,
-              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.[]".contains($0)) })
-        else { return false }
-        if parts.count == 2 {
-            guard let port = Int(parts[1]), (1...65535).contains(port), parts[1].allSatisfy(\.isASCII) else { return false }
+    /// `text` as browsers send it in `Origin` (RFC 6454): `http://host`, `https://host:8443`,
+    /// `http://[::1]:3000`: a scheme, a host (a name, an IPv4 address, or an IPv6 one in brackets)
+    /// and an optional port, nothing more; scheme and host lowercased and a default port (80 for
+    /// http, 443 for https) dropped, so that it matches. Nil when it is not an origin.
+    static func origin(_ text: String) -> String? {
+        guard let schemeEnd = text.range(of: "://") else { return nil }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        var authority = text[schemeEnd.upperBound...]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        let host: String
+        if authority.first == "[" {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            let address = authority[authority.index(after: authority.startIndex)..<close]
+            guard address.contains(":"), address.allSatisfy({ $0.isHexDigit || ":.".contains($0) }) else { return nil }
+            host = "[" + address.lowercased() + "]"
+            authority = authority[authority.index(after: close)...]
+        } else {
+            let end = authority.firstIndex(of: ":") ?? authority.endIndex
+            host = authority[..<end].lowercased()
+            guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }) else { return nil }
+            authority = authority[end...]
         }
-        return true
+        guard let colon = authority.first else { return "\(scheme)://\(host)" }
+        let digits = authority.dropFirst()
+        guard colon == ":", !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let port = Int(digits), (1...65535).contains(port) else { return nil }
+        if (scheme, port) == ("http", 80) || (scheme, port) == ("https", 443) { return "\(scheme)://\(host)" }
+        return "\(scheme)://\(host):\(port)"
     }
 }

@@ -35,13 +35,25 @@ extension Configuration {
         }
         guard ferror(file) == 0 else { throw unreadable(path) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigError(path: path, message: "the config file is not valid UTF-8")
+            let (line, column) = firstInvalidUTF8(in: bytes)
+            throw ConfigError(path: path, line: line, column: column, message: "the config file is not valid UTF-8 here (save it as UTF-8)")
         }
         var configuration = try parse(text, path: path, environment: environment)
         if !configuration.logPath.hasPrefix("/"), let slash = path.lastIndex(of: "/") {
             configuration.logPath = String(path[...slash]) + configuration.logPath
         }
         return configuration
+    }
+
+    /// The line and column (1-based, in characters) of the first byte of `bytes` that is not UTF-8.
+    private static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var (line, column) = (1, 1)
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
+            if scalar == "\n" { (line, column) = (line + 1, 1) } else { column += 1 }
+        }
+        return (line, column)
     }
 
     /// A file that cannot be read, with the system's reason (a folder reads as "Is a directory").
@@ -68,9 +80,9 @@ extension Configuration {
         var seedNodes: [(node: YAMLNode, key: String)] = []
         for (name, value) in fields {
             switch name {
-            case "host": configuration.host = try reader.nonEmptyString(value, key: name)
+            case "host": configuration.host = try reader.name(value, key: name)
             case "port": configuration.port = try reader.integer(value, key: name, in: 0...65535)
-            case "log": configuration.logPath = try reader.nonEmptyString(value, key: name)
+            case "log": configuration.logPath = try reader.name(value, key: name)
             case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...ValidationRules.maxBodyBytesLimit)
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
             case "http": configuration.http = try reader.http(value)

@@ -16,6 +16,15 @@ indirect enum YAMLNode: Sendable {
         }
     }
 
+    /// The same node, starting at `mark` (its children keep their places).
+    func moved(to mark: YAMLMark) -> YAMLNode {
+        switch self {
+        case .scalar(let text, let isPlain, _): .scalar(text, isPlain: isPlain, mark)
+        case .mapping(let pairs, _): .mapping(pairs, mark)
+        case .sequence(let items, _): .sequence(items, mark)
+        }
+    }
+
     /// True for a plain `~`, `null`, `Null`, `NULL` or empty scalar: YAML's null.
     var isNull: Bool {
         guard case .scalar(let text, let isPlain, _) = self, isPlain else { return false }

@@ -28,6 +28,17 @@ enum YAMLParser {
 
     private static func handle(_ event: yaml_event_t, with builder: inout YAMLTreeBuilder) throws(YAMLError) {
         let mark = YAMLMark(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+        // A tag (`!!str 8080`, `!!binary …`) would change what a value means, which this reader
+        // does not do: it is refused rather than ignored.
+        let tag = switch event.type {
+        case YAML_SCALAR_EVENT: event.data.scalar.tag
+        case YAML_MAPPING_START_EVENT: event.data.mapping_start.tag
+        case YAML_SEQUENCE_START_EVENT: event.data.sequence_start.tag
+        default: UnsafeMutablePointer<yaml_char_t>?.none
+        }
+        if let tag {
+            throw YAMLError(message: "YAML tags like \(String(cString: tag)) are not supported: write the value without it", mark: mark)
+        }
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:
             try builder.documentStart(at: mark)

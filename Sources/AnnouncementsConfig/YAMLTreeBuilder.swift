@@ -53,7 +53,10 @@ struct YAMLTreeBuilder {
                 + "counting each value's text bytes plus one, past the limit of \(ConfigLimits.describe(bytes: ConfigLimits.maxAliasBytes)): "
                 + "repeat large values fewer times, or write them out", mark: mark)
         }
-        add(target, anchor: nil)
+        // The copy stands where the alias is: errors about it name the alias's place, not the anchor's.
+        var copy = target
+        copy.node = copy.node.moved(to: mark)
+        add(copy, anchor: nil)
     }
 
     mutating func collectionStart(isMapping: Bool, anchor: String?, at mark: YAMLMark) throws(YAMLError) {

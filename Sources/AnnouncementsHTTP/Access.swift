@@ -35,16 +35,17 @@ public struct Access: Sendable {
     }
 
     /// The caller, who must have `permission`: 401 without a token, 403 naming the roles that have
-    /// it when the token's role has not.
+    /// it when the token's role has not. Only a caller with a configured token learns that no
+    /// configured token has the role (and how to add one): to anyone else the server's tokens and
+    /// roles stay unknown.
     func require(_ permission: Permission, _ request: Request) throws(APIError) -> Caller {
         // A token that is not configured is a 401 first, whatever else is wrong.
-        let caller = try caller(request)
+        guard let caller = try caller(request) else {
+            throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Self.challenge)
+        }
         guard tokens.contains(where: { $0.caller.role.may(permission) }) else {
             let example = permission.roles.contains(.editor) ? "editor: env:ANNOUNCEMENTS_TOKEN" : "audit: {token: env:AUDIT_TOKEN, role: \(permission.roles[0])}"
             throw APIError(.forbidden, "no configured token has role \(permission.rolesDescription), so this server does not allow it: add one under `tokens` in config.yaml (e.g. `\(example)`), set it, and restart the server")
-        }
-        guard let caller else {
-            throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Self.challenge)
         }
         guard caller.role.may(permission) else {
             throw APIError.forbidden(needs: permission, role: caller.role, "the token of `\(caller.name)` has role \(caller.role)")

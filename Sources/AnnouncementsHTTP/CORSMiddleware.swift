@@ -38,17 +38,20 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard policy.isEnabled, let origin = request.headers[.origin] else { return try await next(request, context) }
-        if request.method == .options, let asked = request.headers[.accessControlRequestMethod] {
+        guard policy.isEnabled else { return try await next(request, context) }
+        let origin = request.headers[.origin]
+        if let origin, request.method == .options, let asked = request.headers[.accessControlRequestMethod] {
             if let answer = preflight(request, origin: origin, method: HTTPRequest.Method(asked)) { return answer }
             return try await next(request, context)
         }
         var response = try await next(request, context)
-        if let allowed = policy.allowedOrigin(origin, method: request.method) {
+        if let origin, let allowed = policy.allowedOrigin(origin, method: request.method) {
             response.headers[.accessControlAllowOrigin] = allowed
             response.headers[.accessControlExposeHeaders] = CORSPolicy.exposedHeaders
         }
-        if !policy.origins.isEmpty { response.headers.append(HTTPField(name: .vary, value: "Origin")) }
+        // Every answer, with an Origin or without: its CORS headers depend on it, and a shared
+        // cache must not give a page the copy stored for a request without one.
+        response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
     }
 

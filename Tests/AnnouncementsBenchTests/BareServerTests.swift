@@ -38,12 +38,26 @@ import Testing
         }
     }
 
-    @Test("the bare server has one route: anything else is a 404")
-    func oneRoute() async throws {
+    @Test("the bare server has two routes, GET /health and POST /announcements: anything else is a 404")
+    func twoRoutes() async throws {
         let bare = BareServer.application(host: "127.0.0.1", port: 0, logger: quiet) { _ in }
         try await bare.test(.router) { client in
             try await client.execute(uri: "/announcements", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/announcements/1", method: .post) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/health", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("the bare server's POST /announcements answers 201 with the bytes it was sent, as JSON, over a live socket")
+    func postEchoesItsBody() async throws {
+        let sent = String(repeating: #"{"title":"Bench","body":"<p>x</p>"}"#, count: 40)
+        let bare = BareServer.application(host: "127.0.0.1", port: 0, logger: quiet) { _ in }
+        try await bare.test(.live) { client in
+            try await client.execute(uri: "/announcements", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: sent)) { response in
+                #expect(response.status == .created)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(String(buffer: response.body) == sent)
+            }
         }
     }
 

@@ -112,6 +112,18 @@ import Testing
         ("port: [8080", "config.yaml:2:1: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
         ("host: a\n  bad: indent", "config.yaml:2:6: malformed YAML: mapping values are not allowed in this context"),
         ("a: 1\n---\nb: 2", "config.yaml:2:1: expected one YAML document, found a second one"),
+        // An alias's value is where the alias is, not where its anchor is.
+        ("http: {idle_timeout_seconds: &t 7200,\n  read_timeout_seconds: *t}", "config.yaml:2:25: http.read_timeout_seconds: must be between 1 and 3600, not 7200"),
+        ("port: !!str 8080", "config.yaml:1:7: YAML tags like tag:yaml.org,2002:str are not supported: write the value without it"),
+        ("port: 99999999999999999999", "config.yaml:1:7: port: must be between 0 and 65535, not 99999999999999999999"),
+        ("port: +", "config.yaml:1:7: port: expected an integer, found a scalar"),
+        ("log: \"ev\\0x.jsonl\"", "config.yaml:1:6: log: must not contain control characters"),
+        ("host: \"local\\nhost\"", "config.yaml:1:7: host: must not contain control characters"),
+        ("tokens:\n  \"<<\": abc", "config.yaml:2:3: tokens.<<: YAML merge keys (`<<`) are not supported: write each token out"),
+        ("tokens:\n  \"\": abc", "config.yaml:2:3: tokens.: a token's name must not be empty"),
+        ("tokens:\n  \"a\\tb\": abc", "config.yaml:2:3: tokens.a\tb: a token's name must be one word, without spaces or control characters"),
+        ("tokens:\n  a: \"abc\\n\"", "config.yaml:2:6: tokens.a: the token must not contain spaces, line breaks or control characters (a header cannot carry them; a file read into the variable may end with a line break)"),
+        ("tokens:\n  a: |\n    abc\n", "config.yaml:2:6: tokens.a: the token must not contain spaces, line breaks or control characters (a header cannot carry them; a file read into the variable may end with a line break)"),
     ])
     func errors(text: String, expected: String) {
         #expect {
@@ -120,6 +132,29 @@ import Testing
             let description = (error as? ConfigError)?.description
             if description != expected { Issue.record("got: \(description ?? "\(error)")") }
             return description == expected
+        }
+    }
+
+    @Test("a token read from the environment with a line break at its end is refused, naming the variable")
+    func environmentTokenWithLineBreak() {
+        #expect {
+            try parse("tokens:\n  a: env:TOKEN", environment: ["TOKEN": "secret\n"])
+        } throws: { error in
+            (error as? ConfigError)?.description == "config.yaml:2:6: tokens.a: the token in $TOKEN must not contain spaces, line breaks or control characters (a header cannot carry them; a file read into the variable may end with a line break)"
+        }
+    }
+
+    @Test("a file that is not UTF-8 is refused at the line and column of its first bad byte")
+    func notUTF8() throws {
+        let folder = NSTemporaryDirectory() + "config-test-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/latin1.yaml"
+        _ = FileManager.default.createFile(atPath: path, contents: Data("port: 8080\nseed:\n  - title: Caf".utf8) + Data([0xE9]) + Data("\n".utf8))
+        #expect {
+            try Configuration.load(path: path, environment: [:])
+        } throws: { error in
+            (error as? ConfigError)?.description == "\(path):3:15: the config file is not valid UTF-8 here (save it as UTF-8)"
         }
     }
 

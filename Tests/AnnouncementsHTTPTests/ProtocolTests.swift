@@ -80,6 +80,10 @@ import Testing
             }
             try await client.execute(uri: "/announcements/1", method: .get, headers: [.origin: "https://evil.example"]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == nil)
+                #expect(response.headers[values: .vary].contains("Origin"))
+            }
+            try await client.execute(uri: "/announcements/1", method: .get) { response in
+                #expect(response.headers[values: .vary].contains("Origin"))
             }
             try await client.execute(uri: "/announcements/1", method: .options, headers: [.origin: "https://evil.example", .accessControlRequestMethod: "DELETE"]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == nil)
@@ -92,6 +96,12 @@ import Testing
         try await withServer(configure: { $0.cors = CORSPolicy(origins: ["*"]) }) { client, _ in
             try await client.execute(uri: "/announcements", method: .get, headers: [.origin: "https://any.example"]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == "*")
+                #expect(response.headers[values: .vary].contains("Origin"))
+            }
+            // Without an Origin there are no CORS headers: a shared cache must not hand this copy to a page.
+            try await client.execute(uri: "/announcements", method: .get) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+                #expect(response.headers[values: .vary].contains("Origin"))
             }
             try await client.execute(uri: "/announcements", method: .options, headers: [.origin: "https://any.example", .accessControlRequestMethod: "GET"]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == "*")

@@ -92,16 +92,31 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
-    @Test("with no token enabled, writes are refused with how to enable them, and reads still work")
+    @Test("with no token enabled, writes are refused (a 401 that says nothing of the server's tokens), and reads still work")
     func readOnly() async throws {
         try await withServer(tokens: [("carol", nil, .editor)]) { client, _ in
             try await client.execute(uri: "/announcements", method: .post, headers: [.contentType: "application/json"], body: body(#"{"title":"T"}"#)) { response in
-                #expect(response.status == .forbidden)
-                #expect((response.object["message"] as? String)?.contains("tokens") == true)
+                #expect(response.status == .unauthorized)
+                #expect((response.object["message"] as? String)?.contains("tokens") == false)
             }
             // A token that is not configured is a 401 first, here as anywhere.
             try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"T"}"#)) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/announcements", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("without a token, a 401 whether or not a configured token has the role: who may do what is not told to strangers; with one, the 403 says how to add the role")
+    func rolesStayUnknownToStrangers() async throws {
+        try await withServer(tokens: [("alice", "alice-secret", .editor)]) { client, _ in
+            // No admin token is configured: erasing is allowed to no one.
+            try await client.execute(uri: "/announcements/1/erase", method: .post, headers: [.contentType: "application/json"], body: body(#"{"reason":"r"}"#)) { response in
+                #expect(response.status == .unauthorized)
+                #expect((response.object["message"] as? String)?.contains("no configured token") == false)
+            }
+            try await client.execute(uri: "/announcements/1/erase", method: .post, headers: alice, body: body(#"{"reason":"r"}"#)) { response in
+                #expect(response.status == .forbidden)
+                #expect((response.object["message"] as? String)?.contains("no configured token has role admin") == true)
+            }
         }
     }
 

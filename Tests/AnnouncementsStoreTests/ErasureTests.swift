@@ -42,6 +42,27 @@ import Testing
         return path
     }
 
+    @Test("an erasure by an empty or spaced writer, or for a blank reason, is refused before anything is written: the log's reader would refuse its line", arguments: [
+        ("", "reason", "by"), ("two words", "reason", "by"), ("root", " ", "reason"), ("root", "a\u{7}b", "reason"),
+    ])
+    func erasureWriterAndReasonChecked(writer: String, reason: String, field: String) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Stays"), by: "alice")
+        let failure = await #expect(throws: StoreError.self) { try await store.erase(id: 1, by: writer, reason: reason) }
+        guard case .invalid(let problems) = failure else {
+            Issue.record("not refused as invalid: \(String(describing: failure))")
+            await store.close()
+            return
+        }
+        #expect(problems.map(\.field) == [field])
+        #expect(store.snapshot.seq == 1)
+        #expect(store.snapshot.announcement(id: 1)?.title == "Stays")
+        await store.close()
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
     @Test("after an erasure no byte of any version of the texts is in any file of the folder; verify passes; the skeleton and the erasure are in the log")
     func erasesEverywhere() async throws {
         let folder = TemporaryFolder()

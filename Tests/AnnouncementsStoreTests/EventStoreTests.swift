@@ -209,6 +209,44 @@ import Testing
         #expect(try lines(of: path).count == 2)
     }
 
+    @Test("a failed sync fails every answer of its batch decided on the lines it held: an edit that changed nothing after another made it, a second delete")
+    func failedSyncFailsWhatReadItsLines() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let fail = Mutex(false)
+        let operations = FileOperations.withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        _ = try await store.create(AnnouncementDraft(title: "Old"), by: "a")
+        _ = try await store.create(AnnouncementDraft(title: "Other"), by: "a")
+
+        fail.withLock { $0 = true }
+        // One batch: a no-op edit of 2 first (decided on durable state), then two edits of 1 to the
+        // same title, and two deletes of 2.
+        let outcomes = await store.submit([
+            WriteRequest(action: .update(id: 2, AnnouncementPatch(title: "Other")), by: "a"),
+            WriteRequest(action: .update(id: 1, AnnouncementPatch(title: "New")), by: "a"),
+            WriteRequest(action: .update(id: 1, AnnouncementPatch(title: "New")), by: "b"),
+            WriteRequest(action: .delete(id: 2), by: "a"),
+            WriteRequest(action: .delete(id: 2), by: "b"),
+        ])
+        #expect(outcomes.count == 5)
+        if case .success(let unchanged) = outcomes[0] {
+            #expect(unchanged?.title == "Other", "decided before the batch's first line: it stands")
+        } else {
+            Issue.record("the edit that changed nothing on durable state failed: \(outcomes[0])")
+        }
+        for (index, outcome) in outcomes.enumerated().dropFirst() {
+            guard case .failure(.log(let log)) = outcome else {
+                Issue.record("request \(index) was answered from lines that never became durable: \(outcome)")
+                continue
+            }
+            #expect(log.kind == .writeFailed)
+        }
+        #expect(store.snapshot.announcement(id: 1)?.title == "Old")
+        #expect(store.snapshot.announcement(id: 2) != nil)
+        await store.close()
+    }
+
     @Test("under concurrent writers, a failed sync loses exactly the writes it failed, and nothing else")
     func failedSyncUnderLoad() async throws {
         let folder = TemporaryFolder()

@@ -32,9 +32,8 @@ struct EraseCommand: AsyncParsableCommand {
     private func erase() async throws(CLIError) {
         if let problem = ValidationRules.problem(reason: reason) { throw CLIError(.usage, "--reason \(problem)") }
         let writer = by ?? ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "operator"
-        guard !writer.contains(where: { $0.isWhitespace || $0.isNewline }), writer != "seed" else {
-            throw CLIError(.usage, "--by must be one word, not `seed`")
-        }
+        if let problem = ValidationRules.problem(writer: writer) { throw CLIError(.usage, "--by \(problem)") }
+        guard writer != "seed" else { throw CLIError(.usage, "--by must not be `seed`, the seed data's writer") }
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
         let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))

@@ -110,12 +110,16 @@ package struct WriteRequest: Sendable {
 
     /// Refuses the request for its own problems (a draft's or a patch's fields), first: they are
     /// the writer's to fix whatever the state, and say nothing of it.
+    /// The writer's name and an erasure's reason are checked too, though people do not type them
+    /// into requests (a token's name, an operator's): a line the log's reader refuses is never written.
     package func check(_ rules: ValidationRules) throws(StoreError) {
-        let problems = switch action {
+        var problems = switch action {
         case .create(let draft): rules.problems(draft)
         case .update(_, let patch): rules.problems(patch)
-        case .delete, .erase: [FieldProblem]()
+        case .delete: [FieldProblem]()
+        case .erase(_, let reason): ValidationRules.problem(reason: reason).map { [FieldProblem(field: "reason", message: $0)] } ?? []
         }
+        if let problem = ValidationRules.problem(writer: by) { problems.append(FieldProblem(field: "by", message: problem)) }
         guard problems.isEmpty else { throw .invalid(problems) }
     }
 

@@ -85,4 +85,15 @@ extension ValidationRules {
         if let place = ControlCharacters.first(inTitle: reason) { return "must not contain control characters (\(place))" }
         return nil
     }
+
+    /// What is wrong with a writer's name (an event's `by`: a token's name, or an operator's), or
+    /// nil: one word, not empty, without whitespace or control characters. (`seed`, the seed
+    /// data's writer, is refused where people name writers: in `tokens` and `erase --by`.)
+    public static func problem(writer: String) -> String? {
+        if writer.isEmpty { return "must not be empty" }
+        if writer.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
+            return "must be one word, without spaces or control characters"
+        }
+        return nil
+    }
 }

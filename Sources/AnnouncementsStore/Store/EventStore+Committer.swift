@@ -25,9 +25,6 @@ extension EventStore {
         var located: [(seq: Int, id: Int, start: Int, length: Int, link: LineHash)] = []
         /// The appended events that carry an idempotency key, with their requests' fingerprints, by key.
         var keyed: [String: KeyedWrite] = [:]
-        /// The indices (in `outcomes`) of repeats answered from an event of this same batch: they
-        /// stand or fall with it.
-        var repeats: [Int] = []
         var lines: [UInt8] = []
         /// The state once the batch is durable, and the hash of its last line.
         var model: ReadModel
@@ -171,8 +168,10 @@ extension EventStore {
         for (position, batch) in handedOver.enumerated() {
             if batch.end <= failure.end, batch.start < failure.end {
                 // The write or sync held this batch's lines. The first such batch was prepared on
-                // durable state: its other outcomes (a rejected write, an edit that changed nothing)
-                // stand. Those after it were prepared on the lines that failed: all their outcomes fail.
+                // durable state up to its first appended event: the outcomes decided before it (a
+                // rejected write, an edit that changed nothing) stand; those from it on read the
+                // lines that failed (an edit that changed nothing after another made it), and fail.
+                // The batches after it were prepared on the lines that failed: all their outcomes fail.
                 answer(batch.batch, failingAppendedWith: .log(failure.error), failingAll: position > 0)
             } else {
                 retried += batch.batch.waiters
@@ -255,7 +254,6 @@ extension EventStore {
                             // Another writer's event is the audit trail's to tell, not this answer's.
                             throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
                         }
-                        if batch.keyed[key] != nil { batch.repeats.append(index) }
                         batch.outcomes.append(Self.outcome(repeating: original.event, in: batch.model))
                         continue
                     }
@@ -335,16 +333,13 @@ extension EventStore {
         }
     }
 
-    /// Answers a batch's writers; with `error`, its appended writes and their repeats fail with it
-    /// (with `failingAll`, every request does).
+    /// Answers a batch's writers; with `error`, every request from its first appended write on
+    /// fails with it (with `failingAll`, every request does): each was decided on a state that
+    /// held that write's line.
     private func answer(_ batch: PreparedBatch, failingAppendedWith error: StoreError? = nil, failingAll: Bool = false) {
         var outcomes = batch.outcomes
-        if let error {
-            if failingAll {
-                outcomes = outcomes.map { _ in .failure(error) }
-            } else {
-                for index in batch.appended + batch.repeats { outcomes[index] = .failure(error) }
-            }
+        if let error, let first = failingAll ? 0 : batch.appended.first {
+            for index in first..<outcomes.count { outcomes[index] = .failure(error) }
         }
         var start = 0
         for waiter in batch.waiters {
