@@ -63,6 +63,28 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("an erasure overwrites and syncs through a descriptor of its own, not the writer's: a sync of its lines must not take the report of a failed write-back of the writer's")
+    func erasureSyncsItsOwnDescriptor() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let synced = Mutex<[Int32]>([])
+        var operations = FileOperations.system
+        operations.sync = { fd in
+            synced.withLock { $0.append(fd) }
+            return FileOperations.system.sync(fd)
+        }
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: operations)
+        _ = try await store.create(AnnouncementDraft(title: "Secret"), by: "alice")
+        let writer = try #require(store.log as? FileLog).fd
+        synced.withLock { $0.removeAll() }
+        _ = try await store.erase(id: 1, by: "root", reason: "asked")
+        let descriptors = synced.withLock { $0 }
+        #expect(descriptors.contains(writer), "the erased event's line, by the syncer")
+        #expect(descriptors.contains { $0 != writer }, "the overwrite's sync, on its own descriptor")
+        await store.close()
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
     @Test("after an erasure no byte of any version of the texts is in any file of the folder; verify passes; the skeleton and the erasure are in the log")
     func erasesEverywhere() async throws {
         let folder = TemporaryFolder()

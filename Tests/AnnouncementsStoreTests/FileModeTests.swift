@@ -69,4 +69,27 @@ import Darwin
         #expect(sides.count == 1)
         #expect(sides.first.flatMap { Self.info(folder.path + "/" + $0) }?.mode == 0o640)
     }
+
+    @Test("the snapshot, which holds every live text, is as private as the log (and, run as root, has its owner)")
+    func snapshotFile() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
+        var store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Private"), by: "a")
+        await store.close()
+        #expect(chmod(path, 0o600) == 0)
+        if let (user, group) = Self.otherOwner { #expect(chown(path, user, group) == 0) }
+        // The snapshot is written again at the next close: now beside a private log.
+        store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Also private"), by: "a")
+        await store.close()
+        let snapshot = Self.info(path + ".snapshot")
+        #expect(snapshot?.mode == 0o600)
+        if let (user, group) = Self.otherOwner {
+            #expect(snapshot?.user == user)
+            #expect(snapshot?.group == group)
+        }
+    }
 }

@@ -107,6 +107,17 @@ enum FileIO {
         try sizeAndIdentityOrClose(fd, path: path).0
     }
 
+    /// Makes a file's data and metadata, or a folder's entries, durable: `fsync`, and on Darwin
+    /// `F_FULLFSYNC` (the only call there that reaches the disk itself, as the log's syncs do).
+    @discardableResult
+    static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return FileOperations.system.sync(fd)
+        #else
+        return fsync(fd)
+        #endif
+    }
+
     static func close(_ fd: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(fd)

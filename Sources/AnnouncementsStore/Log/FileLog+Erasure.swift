@@ -57,18 +57,32 @@ extension FileLog {
         try removeJournal(journal)
     }
 
+    /// Writes `replacements` and syncs them through a descriptor of its own, opened on the file
+    /// this log has open: the writer's descriptor is the syncer's alone. On Linux a failed
+    /// write-back is reported once to each open file: a sync here that met the failure of lines the
+    /// syncer wrote must not take the report from the syncer's next sync, which would then call
+    /// them durable.
     private func overwrite(_ replacements: [LineReplacement]) throws(LogError) {
+        let overwriter = open(path, O_WRONLY | O_CLOEXEC)
+        guard overwriter >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot open the log to overwrite an erased line", errno: errno) }
+        let (size, opened) = try FileIO.sizeAndIdentityOrClose(overwriter, path: path)
+        defer { FileIO.close(overwriter) }
+        guard opened == identity else {
+            throw LogError(.unusable, path: path, message: "another file has the log's name now (restored or replaced while the server ran?): its lines were not overwritten; stop the server and check the log with `announcements verify`")
+        }
         try readGate.writing { () throws(LogError) in
             for replacement in replacements {
-                guard replacement.position >= 0, replacement.position + Int64(replacement.bytes.count) <= length else {
-                    throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(replacement.position) to \(replacement.position + Int64(replacement.bytes.count)), beyond the log's durable end \(length)")
+                guard replacement.position >= 0, replacement.position + Int64(replacement.bytes.count) <= size else {
+                    throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(replacement.position) to \(replacement.position + Int64(replacement.bytes.count)), beyond the log's end \(size)")
                 }
-                let error = replacement.bytes.withUnsafeBytes { FileIO.write(fd, $0, at: replacement.position) }
+                let error = replacement.bytes.withUnsafeBytes { FileIO.write(overwriter, $0, at: replacement.position) }
                 guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot overwrite an erased line", errno: error) }
             }
         }
         // Readers see the new bytes from here on; the sync need not hold them up.
-        try sync()
+        guard operations.sync(overwriter) == 0 else {
+            throw LogError.system(.writeFailed, path: path, "cannot sync the overwritten lines to disk", errno: errno)
+        }
     }
 
     private func removeJournal(_ journal: String) throws(LogError) {
@@ -129,7 +143,7 @@ extension FileLog {
             let fd = open(side, O_WRONLY | O_CLOEXEC)
             if fd >= 0 {
                 _ = [UInt8](repeating: 0, count: bytes.count).withUnsafeBytes { FileIO.write(fd, $0, at: 0) }
-                fsync(fd)
+                FileIO.fullSync(fd)
                 FileIO.close(fd)
             }
             guard unlink(side) == 0 else { throw LogError.system(.writeFailed, path: side, "cannot remove a torn line that holds erased text", errno: errno) }

@@ -15,13 +15,14 @@ import Darwin
 /// `@unchecked Sendable`: a `FileLog` is created by `EventStore.open` (which recovers a torn line
 /// with it) and from then on written, synced and cut back only by the store's `LogSyncer`, on its
 /// serial queue; `close()` (atomic, touching only the descriptor) comes once that queue is idle.
-/// Reads go through a read-only descriptor of their own (`pread`: any thread, any time).
+/// Reads go through a read-only descriptor of their own (`pread`: any thread, any time), and an
+/// erasure's overwrite through a write-only one it opens for itself (see `FileLog+Erasure`).
 public final class FileLog: EventLog, @unchecked Sendable {
     public let path: String
     /// The open file (internal so that tests can duplicate it, as a forked child process would).
     let fd: Int32
     private let isClosed = Atomic(false)
-    private let operations: FileOperations
+    let operations: FileOperations
     /// The file opened for reading durable lines back.
     private let reader: ReadOnlyFile
     /// The length of the file up to its last good line: where the next write goes.
@@ -31,7 +32,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
     /// Reads share it; an erasure's overwrite takes it alone.
     let readGate = ReadGate()
     /// The file opened: what its path must still name (see `checkUnchanged`).
-    private let identity: FileIO.Identity
+    let identity: FileIO.Identity
 
     /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
     /// when another process holds it.
@@ -107,7 +108,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
             try sync()
         } catch {
             cutBack(to: start)
-            throw error
+            throw undone(error)
         }
         markDurable(upTo: end)
         return end
@@ -158,16 +159,24 @@ public final class FileLog: EventLog, @unchecked Sendable {
                 if errno == EINTR { continue }
                 let error = LogError.system(.writeFailed, path: path, "cannot append to the log", errno: errno)
                 cutBack(to: start)
-                throw error
+                throw undone(error)
             }
             if result == 0 {
                 cutBack(to: start)
-                throw LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress")
+                throw undone(LogError(.writeFailed, path: path, message: "cannot append to the log: the write made no progress"))
             }
             written += result
         }
         writtenEnd = start + Int64(bytes.count)
         return writtenEnd
+    }
+
+    /// `error`, the failure of an append just cut back; when the cut failed too (the file is now
+    /// unusable), an error that says so: the lines may still be in the file, and come back at
+    /// the next start, so the writes' outcome is unknown, not "not written".
+    private func undone(_ error: LogError) -> LogError {
+        guard isUnusable else { return error }
+        return LogError(.unusable, path: path, message: "\(error.message), and the lines could not be cut back off the log: whether these writes are in it is unknown (a restart may find them there). Restart the server; send them again with the same Idempotency-Key, which a write that did land answers as it was")
     }
 
     /// Flushes what has been written to the disk.
@@ -261,7 +270,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
     package static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
-        fsync(fd)
+        FileIO.fullSync(fd)
         FileIO.close(fd)
     }
 }

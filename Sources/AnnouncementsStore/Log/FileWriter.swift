@@ -66,7 +66,7 @@ public final class FileWriter {
     /// Writes what is left and syncs the file.
     public func finish() throws(LogError) {
         try flush()
-        guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot sync \(what)", errno: errno) }
+        guard FileIO.fullSync(fd) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot sync \(what)", errno: errno) }
     }
 
     private func flush() throws(LogError) {

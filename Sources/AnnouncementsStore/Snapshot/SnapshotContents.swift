@@ -36,13 +36,15 @@ struct SnapshotContents: Sendable {
         guard let tag else {
             throw LogError(.writeFailed, path: path, message: "cannot write a snapshot: the state covers no line")
         }
-        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Private, then as private as the log (it holds every live text): the log's owner and permissions.
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: partial, "cannot create the snapshot", errno: errno) }
         var isWritten = false
         defer {
             FileIO.close(fd)
             if !isWritten { unlink(partial) }
         }
+        try FileIO.give(fd, path: partial, what: "the snapshot", theOwnershipOf: logPath)
         var output = SnapshotOutput(fd: fd)
         encode(into: &output)
         output.finish()
@@ -50,7 +52,7 @@ struct SnapshotContents: Sendable {
         let header = SnapshotFile.Header(tag: tag, payloadLength: output.length, payloadChecksum: output.checksum).bytes
         let headerError = header.withUnsafeBytes { FileIO.write(fd, $0, at: 0) }
         guard headerError == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot write the snapshot", errno: headerError) }
-        guard fsync(fd) == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot sync the snapshot to disk", errno: errno) }
+        guard FileIO.fullSync(fd) == 0 else { throw LogError.system(.writeFailed, path: partial, "cannot sync the snapshot to disk", errno: errno) }
         guard rename(partial, path) == 0 else { throw LogError.system(.writeFailed, path: path, "cannot move the new snapshot into place", errno: errno) }
         isWritten = true
         FileLog.syncFolder(FileLog.folder(of: path))

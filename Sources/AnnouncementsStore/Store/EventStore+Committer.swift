@@ -85,6 +85,9 @@ extension EventStore {
             }
             if waiters.isEmpty, isIdle {
                 if !closers.isEmpty {
+                    // An erasure under way finishes first: it writes the log through a descriptor
+                    // of its own (or a connection), which closing must not pull from under it.
+                    erasureQueue.sync {}
                     // The last snapshot, while this process still holds the log's lock.
                     snapshotter?.writeFinal(snapshotContents(of: snapshot))
                     syncer.close()
