@@ -91,7 +91,7 @@ struct SharedLogTests {
         await follower.close()
     }
 
-    @Test("an erasure whose notice another store misses: it reads the overwritten lines back itself, and drops the page of the feed it read before the overwrite")
+    @Test("an erasure whose notice another store misses: before the overwrite it serves the lines sealed, and it reads them back itself until they are")
     func erasureNoticeMissed() async throws {
         let settings = try PostgresTesting.settings()
         let (eraserBase, eraserReplay) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
@@ -105,19 +105,23 @@ struct SharedLogTests {
         // The erased event is durable; its overwrite waits.
         for _ in 0..<300 where !eraserLog.overwriteWaits.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(100)) }
         #expect(await other.waitUntilSeq(2, upTo: .seconds(30)))
-        // The other store's feed reads the lines now, before the overwrite, and keeps the page.
+        // The other store's feed reads the lines now, before the overwrite (the row still holds
+        // the texts), and serves them sealed; so does its history.
+        #expect(try !other.sealing(1).replacements.isEmpty, "the row is not overwritten yet")
         let before = try await other.followerLines(after: 0)
-        #expect(String(decoding: before.lines[0], as: UTF8.self).contains("555-0100"))
+        let sealed = String(decoding: before.lines[0], as: UTF8.self)
+        #expect(!sealed.contains("555-0100") && sealed.contains(#""sealed":""#), "served before the overwrite: \(sealed)")
+        let history = try #require(try await other.historyLines(id: 1))
+        #expect(!history.contains { String(decoding: $0, as: UTF8.self).contains("555-0100") })
+        #expect(other.unconfirmedSeals.withLock { $0.erased == [1] })
         eraserLog.releaseOverwrite()
         _ = try await erasing.value
-        var first = ""
-        for _ in 0..<100 {
-            first = String(decoding: try await other.followerLines(after: 0).lines[0], as: UTF8.self)
-            if !first.contains("555-0100") { break }
+        for _ in 0..<100 where !other.unconfirmedSeals.withLock({ $0.erased.isEmpty }) {
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(!first.contains("555-0100"), "the other store still serves the erased texts: \(first)")
         #expect(other.unconfirmedSeals.withLock { $0.erased.isEmpty }, "it stops looking once it has read them back")
+        let after = String(decoding: try await other.followerLines(after: 0).lines[0], as: UTF8.self)
+        #expect(after == sealed, "what it served is what the overwrite wrote")
         await eraser.close()
         await other.close()
     }

@@ -233,6 +233,40 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("an erasure whose overwrite could not start leaves its lines holding the texts: history and the feed serve them sealed meanwhile, byte for byte what the overwrite then writes")
+    func unsealedLinesServedSealed() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Canteen menu", body: "<p>Soup</p>"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: Self.secrets[0], body: "<p>\(Self.secrets[1])</p>"), by: "alice")
+        _ = try await store.update(id: 2, AnnouncementPatch(title: Self.secrets[2]), by: "bob")
+        // A folder where the journal goes: the erased event is appended, the overwrite cannot start.
+        let journal = path + ".erasing"
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: false)
+        await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        #expect(store.snapshot.erased == [2: 4])
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0]), "the lines still hold the texts")
+
+        let history = try #require(try await store.historyLines(id: 2)).map { String(decoding: $0, as: UTF8.self) }
+        let feed = try await store.eventLines(after: 0, limit: 10).map { String(decoding: $0, as: UTF8.self) }
+        for text in history + feed {
+            #expect(!Self.secrets.contains { text.contains($0) }, "served: \(text)")
+        }
+        #expect(history.count == 3)
+        #expect(history.prefix(2).allSatisfy { $0.contains(#""sealed":""#) })
+        #expect(feed[0].contains("Canteen menu"), "other announcements' lines are as stored")
+
+        // The overwrite, once it can run, writes exactly what was served.
+        try FileManager.default.removeItem(atPath: journal)
+        await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0])))
+        #expect(try #require(try await store.historyLines(id: 2)).map { String(decoding: $0, as: UTF8.self) } == history)
+        #expect(try await store.eventLines(after: 0, limit: 10).map { String(decoding: $0, as: UTF8.self) } == feed)
+        await store.close()
+        #expect(try LogReader(path: path).verify().isSound)
+    }
+
     @Test("an erasure that failed after its overwrite (a failed sync) is finished by erasing again: its journal applied and removed, no page of the feed read before the overwrite kept")
     func retriedErasure() async throws {
         let folder = TemporaryFolder()

@@ -36,7 +36,7 @@ extension EventStore {
             lines.append(bytes[start..<end])
             start = end + 1
         }
-        return lines
+        return try sealedView(of: lines)
     }
 
     /// The seq of announcement `id`'s last event and its line's tag (from the index, no I/O); nil
@@ -55,7 +55,9 @@ extension EventStore {
     /// parsing them). Nil when no announcement `id` was ever created.
     public func historyLines(id: Int) async throws(StoreError) -> [ArraySlice<UInt8>]? {
         try await reading { () throws(StoreError) in
-            try self.historySpans(id: id)?.map { span throws(StoreError) in try self.line(at: span) }
+            try self.historySpans(id: id).map { spans throws(StoreError) in
+                try self.sealedView(of: spans.map { span throws(StoreError) in try self.line(at: span) })
+            }
         }
     }
 

@@ -214,6 +214,10 @@ extension EventStore {
     /// caller to free when it likes.
     func publish(_ model: ReadModel, hash: LineHash?, waking: Bool, indexing: (inout EventIndex) -> Void) -> ReadModel {
         committer.lastHash = hash
+        // An erasure's lines are served sealed until they are read back sealed: known before the
+        // index, which readers of history and the feed find its event in.
+        let erasedBefore = published.withLock { $0.model.erased }
+        if model.erased.count != erasedBefore.count { awaitSeals(of: model.erased.keys.filter { erasedBefore[$0] == nil }) }
         index.withLock { indexing(&$0) }
         var replaced = model
         let head = hash.map { LogHead(seq: model.seq, hash: $0) }

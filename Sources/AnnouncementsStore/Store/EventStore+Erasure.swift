@@ -113,6 +113,8 @@ extension EventStore {
             // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
             committerQueue.async { self.committer.forgetFingerprints(ofSeqs: sealedSet) }
         }
+        // No line left to overwrite: they read back sealed.
+        if replacements.isEmpty { unconfirmedSeals.withLock { $0.erased.subtract(ids) } }
         guard finishing || !replacements.isEmpty else { return [] }
         // After the overwrite, failed or not, and also when this attempt had nothing left to
         // overwrite: pages read while an attempt overwrote the lines may hold their texts.
@@ -122,6 +124,8 @@ extension EventStore {
         } catch {
             throw .log(error)
         }
+        // Read back sealed from here on: readers may read the lines as they are.
+        unconfirmedSeals.withLock { $0.erased.subtract(ids) }
         if let first = undeleted.first, finishing {
             // The lines are sealed; a copy of them is left beside the log (and `backup` copies
             // it). At open, the error logged is all: the store serves the sealed lines.
@@ -151,6 +155,26 @@ extension EventStore {
             seqs.append(seq)
         }
         return (replacements, secrets, seqs)
+    }
+
+    /// `lines`, stored lines, as history and the feed serve them: a line of an announcement erased
+    /// whose overwrite has not been read back yet (`unconfirmedSeals`: under way, failed, or
+    /// another process's) in the sealed form the overwrite gives it, byte for byte. So no reader
+    /// gets the texts of an erased announcement while its lines still hold them, and what it gets
+    /// (and its ETag) stays true once they are overwritten. Costs nothing while no erasure waits.
+    func sealedView(of lines: [ArraySlice<UInt8>]) throws(StoreError) -> [ArraySlice<UInt8>] {
+        let waiting = unconfirmedSeals.withLock { $0.erased }
+        guard !waiting.isEmpty else { return lines }
+        var view = lines
+        for (position, line) in lines.enumerated() {
+            // A line that does not parse is left for the reader's own checks to report.
+            guard let event = try? EventParser.parse(line), waiting.contains(event.id), event.hasData, event.type != .erased else { continue }
+            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
+                throw .log(LogError(.invalidLine, path: path, line: event.seq, message: "holds data of erased announcement \(event.id) but is not laid out as the store writes lines, so it cannot be served sealed: stop the server, and correct the line or restore the log"))
+            }
+            view[position] = sealed[...]
+        }
+        return view
     }
 
     /// Drops the feed's pages, here and in the HTTP streams' caches (by counting an erasure):

@@ -113,7 +113,6 @@ extension EventStore {
         var hash = committer.lastHash
         var located: [(seq: Int, id: Int, offset: Int64, length: Int, link: LineHash)] = []
         var keys: [String: Int] = [:]
-        var erased: [Int] = []
         var lineStart = 0
         while lineStart < bytes.count {
             let number = model.seq + 1
@@ -131,7 +130,6 @@ extension EventStore {
                 throw LogError(.invalidLine, path: path, line: number, message: "its prev is not the hash of the line before it: the log was changed under the server")
             }
             let (seq, id, key) = (event.seq, event.id, event.key)
-            if event.type == .erased { erased.append(id) }
             do throws(ApplyProblem) {
                 try model.apply(event)
             } catch {
@@ -149,7 +147,6 @@ extension EventStore {
         }
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))
-        if !erased.isEmpty { awaitSeals(of: erased) }
         let wasFailing = followFailure.withLock { failure in
             defer { failure = nil }
             return failure != nil
@@ -160,7 +157,8 @@ extension EventStore {
         logger.debug("took in lines another process appended", metadata: ["log.path": "\(path)", "event.seq": "\(model.seq)", "log.lines": "\(located.count)"])
     }
 
-    /// Other processes' erasures whose overwritten lines a store has not read back yet.
+    /// Erasures (this store's, or other processes') whose overwritten lines a store has not read
+    /// back yet: history and the feed serve their lines sealed meanwhile (`sealedView(of:)`).
     struct UnconfirmedSeals {
         /// The erased announcements.
         var erased: Set<Int> = []
@@ -168,14 +166,15 @@ extension EventStore {
         var looks = 0
     }
 
-    /// Looks for the overwritten lines of the announcements `erased` by another process, until it
-    /// reads them back sealed; then drops the feed's pages,
-    /// as that process's notice does. Pages read between its erased event and its overwrite hold
-    /// the texts, and the notice can be missed (this store's listening connection was reconnecting,
-    /// or the notice failed): without a look of its own, this store would serve them for ever.
-    /// Twice a second for ten seconds, then every five seconds, with a warning (the process that
-    /// erased died before its overwrite, which its next start finishes).
-    func awaitSeals(of erased: [Int]) {
+    /// Looks for the overwritten lines of the announcements just `erased` (by this store, whose
+    /// own overwrite also ends the wait, or by another process), until it reads them back sealed;
+    /// then drops the feed's pages, as another process's notice does. Pages read between an erased
+    /// event and its overwrite hold the texts, and the notice can be missed (this store's listening
+    /// connection was reconnecting, or the notice failed): without a look of its own, this store
+    /// would serve them for ever. Twice a second for ten seconds, then every five seconds, with a
+    /// warning (an overwrite failed, or the process that erased died before its overwrite, which
+    /// its next start finishes).
+    func awaitSeals(of erased: some Sequence<Int>) {
         let idle = unconfirmedSeals.withLock { seals in
             defer { seals.erased.formUnion(erased) }
             return seals.erased.isEmpty
@@ -213,7 +212,7 @@ extension EventStore {
             forgetFeedPages()
         }
         if looks == Self.patientLooks {
-            logger.warning("another process's erasure has not overwritten the lines of these announcements yet (or they cannot be read back): the feed may serve their texts until it has (its next start finishes it); looking every 5 s", metadata: ["log.path": "\(path)", "event.ids": "\(left)"])
+            logger.warning("an erasure has not overwritten the lines of these announcements yet (its overwrite failed, or another process's has not come; erasing again or the next start finishes it): history and the feed serve those lines sealed meanwhile; looking every 5 s", metadata: ["log.path": "\(path)", "event.ids": "\(left)"])
         }
         if !left.isEmpty { lookForSealsSoon(after: looks) }
     }
