@@ -266,12 +266,26 @@ func makeLog() async throws -> (folder: String, log: String) {
         (["replay", "--config", "/"], Int32(66), "error: /: cannot read the config file: Is a directory"),
         (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
         (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
+        (["erase", "1", "--reason", "r", "--by", "", "--log", "x"], Int32(64), "--by must not be empty"),
+        (["erase", "1", "--reason", "r", "--by", "two words", "--log", "x"], Int32(64), "--by must be one word"),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {
         let result = try await CLI.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.contains(message))
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test("erase and upgrade work on an existing log: a mistyped path is a 66, and no log (or folder) is made, nor seeded", arguments: [
+        ["erase", "3", "--reason", "personal data", "--by", "root"], ["upgrade"],
+    ])
+    func changesNeedAnExistingLog(command: [String]) async throws {
+        let folder = try makeFolder(config: "seed:\n  - title: One\n  - title: Two\n  - title: Three\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await CLI.run(command + ["--log", "typo/announcments.jsonl"], in: folder)
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("error: typo/announcments.jsonl: no such log file (`\(command[0])` works on an existing log"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/typo"))
     }
 
     @Test("a corrupt line stops replay with file:line and exit code 65; a torn tail is only a note")

@@ -33,10 +33,6 @@ struct BackupCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The folder to write the backup into (created; it must not exist or be empty).", valueName: "dest"))
     var destination: String
 
-    /// How many times a copy that does not verify is taken again (an erasure may be overwriting
-    /// a line in place while it is read).
-    static let attempts = 3
-
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
             let configuration = options.log == nil ? try options.configuration() : nil
@@ -51,7 +47,7 @@ struct BackupCommand: AsyncParsableCommand {
             var kept = false
             defer { if !kept { for file in [target, target + ".head", SnapshotFile.path(forLog: target)] { unlink(file) } } }
             let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
-            let report = try await Self.copyVerified(log, to: target, rules: configuration?.rules ?? ValidationRules())
+            let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: configuration?.rules ?? ValidationRules()).report
             // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
             // replaced since it was copied may hold texts the copied log no longer has.
             var snapshot = copiedSnapshot != nil
@@ -70,51 +66,24 @@ struct BackupCommand: AsyncParsableCommand {
         }
     }
 
-    /// Copies the log to `target` until a copy verifies (an erasure may be overwriting a line in
-    /// place while it is read), at most `attempts` times.
-    private static func copyVerified(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> VerifyReport {
-        var attempt = 1
-        var previous: [String]?
-        while true {
-            let (report, tail) = try await copy(log, to: target, rules: rules)
-            if report.isSound {
-                if let tail { Output.note("\(log): left out \(tail) bytes at the end with no newline (a line being written)") }
-                return report
-            }
-            unlink(target)
-            // The same problems twice: the log has them, no erasure was under way.
-            let problems = report.problems.map(\.description)
-            guard attempt < attempts, problems != previous else {
-                for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
-                throw CLIError(.dataError, "\(log): the copy does not verify (\(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s"), above): the log itself has them; `announcements verify` says more")
-            }
-            Output.note("\(log): the copy did not verify; copying again, in case an erasure was overwriting a line while it was read")
-            previous = problems
-            attempt += 1
-        }
-    }
-
-    /// Copies the complete lines of `log` to a new file `target`, checking them as `verify` does.
-    private static func copy(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?) {
-        try await NewFile.create(target) { file throws(LogError) in
-            var verification = LogVerification(path: log, rules: rules)
-            let tail = try await LogLines.read(.file(log), computesHashes: true) { line throws(LogError) in
-                verification.check(line)
-                try file.append(line: line.bytes)
-                return .continue
-            }
-            return (verification.report(tail: tail), tail)
-        }
-    }
-
-    /// Creates `folder` and the folders it is in (only their owner may enter them: a backup holds
-    /// every text), or checks that it is an empty one.
+    /// Creates `folder` (only its owner may enter it: a backup holds every text) and the folders it
+    /// is in, durably (a power loss after "backed up" must not take the folder with it), or checks
+    /// that it is an empty one.
     private static func prepare(folder: String) throws(CLIError) {
         let files = FileManager.default
+        let parent = FileLog.folder(of: folder)
+        let made = FileLog.makeFolders(parent)
+        guard made.error == 0 else {
+            throw CLIError(.cantCreate, "\(made.folder): cannot create the folder: \(String(cString: strerror(made.error)))")
+        }
+        // Made if missing (a folder there already is kept as it is), then found empty: no other
+        // process can slip files in between a check and the creation.
+        if mkdir(folder, 0o700) == 0 {
+            FileLog.syncFolder(parent)
+        } else if errno != EEXIST {
+            throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(errno)))")
+        }
         do {
-            // Made if missing (a folder there already is kept as it is), then found empty: no other
-            // process can slip files in between a check and the creation.
-            try files.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
                 throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)): a backup goes into a new or empty folder")
             }

@@ -36,7 +36,7 @@ struct EraseCommand: AsyncParsableCommand {
         guard writer != "seed" else { throw CLIError(.usage, "--by must not be `seed`, the seed data's writer") }
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
-        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
+        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), existing: "erase")
         let erasure: EventStore.Erasure
         do throws(StoreError) {
             erasure = try await store.erase(id: id, by: writer, reason: reason)

@@ -2,13 +2,6 @@ import AnnouncementsDomain
 import AnnouncementsStore
 import ArgumentParser
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `announcements export`: the log's lines into a new file, byte for byte.
 struct ExportCommand: AsyncParsableCommand {
@@ -17,9 +10,11 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Copy the log (a file or PostgreSQL) into a new log file, byte for byte.",
         discussion: """
             Reads the log the config's `storage:` names (or --log) without taking its writer role, so \
-            it may run beside a server: the copy holds every line durable when the read began. The \
-            file is created (never overwritten) and synced; the command prints its head (SEQ:SHA256), \
-            which `verify --log FILE` prints too. `import --from FILE` copies it back into a log.
+            it may run beside a server: the copy holds every line durable when the read began. It is \
+            checked as `verify` checks a log while it is read, and kept only if it verifies (a copy \
+            read while an erasure overwrote its lines is taken again). The file is created (never \
+            overwritten) and synced; the command prints its head (SEQ:SHA256), which \
+            `verify --log FILE` prints too. `import --from FILE` copies it back into a log.
             """
     )
 
@@ -30,23 +25,11 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let source = try options.source()
-            let name = LogLines.name(of: source)
-            var count = 0
-            var last: (seq: Int, line: [UInt8])?
-            let (tail, size) = try await NewFile.create(to) { file throws(LogError) in
-                let tail = try await LogLines.read(source) { line throws(LogError) in
-                    try file.append(line: line.bytes)
-                    count += 1
-                    // The head names the last line's seq, as `verify` prints it.
-                    last = (line.seq, Array(line.bytes))
-                    return .continue
-                }
-                return (tail, file.size)
-            }
-            if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
-            let head = last.map { LogHead(seq: $0.seq, hash: LineHash(link: $0.line)).description } ?? "-"
-            Output.line("exported \(Output.count(count)) events (\(Output.count(Int(size))) bytes) from \(name) to \(to)\n  head: \(head)")
+            let configuration = options.log == nil ? try options.configuration() : nil
+            let source = if let configuration { try options.source(configuration) } else { try options.source() }
+            let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: configuration?.rules ?? ValidationRules())
+            let head = report.head?.description ?? "-"
+            Output.line("exported \(Output.count(report.events)) events (\(Output.count(Int(size))) bytes) from \(LogLines.name(of: source)) to \(to)\n  head: \(head)")
         }
     }
 }

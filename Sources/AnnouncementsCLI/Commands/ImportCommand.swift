@@ -70,27 +70,23 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// Imports into a PostgreSQL table, emptied again when the import fails.
+    /// Imports into a PostgreSQL table, emptied again when the import fails. The copy is verified
+    /// while this process still holds the writer role: a server on the table cannot append
+    /// before it is known good, and what a failed check empties is only what the import wrote.
     private func importRows(into destination: LogOptions.Source, name: String, source: VerifyReport, rules: ValidationRules) async throws(LogError) -> Int64 {
         let log = try await openEmpty(destination, name: name)
+        defer { log.close() }
         let end: Int64
+        let copied: VerifyReport
         do throws(LogError) {
             end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
+            copied = try await LogLines.verify(destination, rules: rules)
         } catch {
             // The destination was empty: leave it so, for the import to be run again.
-            let message = discard(log, name: name)
-            log.close()
-            throw LogError(error.kind, path: error.path, line: error.line, message: error.message + message)
+            throw LogError(error.kind, path: error.path, line: error.line, message: error.message + discard(log, name: name))
         }
-        log.close()
-        let copied = try await LogLines.verify(destination, rules: rules)
         guard copied.isSound, copied.head == source.head else {
-            var message = "; the destination holds a partial copy: empty it before importing again"
-            if let log = try? await openWriter(destination) {
-                message = discard(log, name: name)
-                log.close()
-            }
-            throw LogError(.invalidLine, path: name, message: Self.mismatch(copied, source, from) + message)
+            throw LogError(.invalidLine, path: name, message: Self.mismatch(copied, source, from) + discard(log, name: name))
         }
         return end
     }

@@ -43,19 +43,22 @@ struct LogOptions: ParsableArguments {
 
     /// Opens the log as its writer (taking its lock or writer role, seeding it when empty, for a
     /// file starting from the snapshot beside it as the config's `snapshot:` says), as `serve` and
-    /// `init` do.
-    func openStore(_ configuration: Configuration, logger: Logger) async throws(CLIError) -> EventStore {
+    /// `init` do. For `existing` (a command that changes a log, not one that makes it), a log file
+    /// must be there already (a mistyped path is an error, not a new log), and an empty log is not seeded.
+    func openStore(_ configuration: Configuration, logger: Logger, existing: String? = nil) async throws(CLIError) -> EventStore {
+        let seed = existing == nil ? configuration.seed : []
         do {
             switch try source(configuration) {
             case .file(let path):
+                if let command = existing { try Self.requireExisting(path, command: command) }
                 return try await EventStore.open(
-                    path: path, rules: configuration.rules, seed: configuration.seed,
+                    path: path, rules: configuration.rules, seed: seed,
                     snapshots: configuration.snapshot.policy, logger: logger
                 )
             case .postgres(let settings):
                 let (postgresLog, replay) = try await PostgresLog.open(settings, logger: logger)
                 logger.info("opened the log in PostgreSQL", metadata: ["log.path": "\(postgresLog.path)", "event.seq": "\(replay.model.seq)"])
-                return try await EventStore.open(log: postgresLog, replay: replay, rules: configuration.rules, seed: configuration.seed, logger: logger)
+                return try await EventStore.open(log: postgresLog, replay: replay, rules: configuration.rules, seed: seed, logger: logger)
             }
         } catch let error as CLIError {
             throw error
@@ -66,6 +69,12 @@ struct LogOptions: ParsableArguments {
         } catch {
             throw CLIError(.failure, "\(error)")
         }
+    }
+
+    /// Fails with 66 when no file is at `path`: `command` works on an existing log.
+    static func requireExisting(_ path: String, command: String) throws(CLIError) {
+        guard access(path, F_OK) != 0 else { return }
+        throw CLIError(.noInput, "\(path): no such log file (`\(command)` works on an existing log; `init` or `serve` makes one)")
     }
 
     /// Where a command's log is: a file, or PostgreSQL.

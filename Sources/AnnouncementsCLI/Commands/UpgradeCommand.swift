@@ -28,6 +28,7 @@ struct UpgradeCommand: AsyncParsableCommand {
             guard case .file(let path) = source else {
                 throw CLIError(.usage, "upgrade rewrites a log file; a PostgreSQL log is upgraded by exporting it, upgrading the file and importing it into an empty table")
             }
+            try LogOptions.requireExisting(path, command: "upgrade")
             let outcome: LogUpgrade.Outcome
             do throws(LogError) {
                 outcome = try LogUpgrade.upgrade(path: path, rules: configuration?.rules ?? ValidationRules())

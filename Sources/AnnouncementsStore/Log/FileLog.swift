@@ -237,7 +237,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
 
     /// Creates `folder` and the folders it is in, as `mkdir -p` does: the folder that could not be
     /// made and the errno, or 0 when all are there. The new folders are made durable.
-    static func makeFolders(_ folder: String) -> (folder: String, error: Int32) {
+    package static func makeFolders(_ folder: String) -> (folder: String, error: Int32) {
         if let isFolder = isFolder(folder) { return (folder, isFolder ? 0 : ENOTDIR) }
         let parent = Self.folder(of: folder)
         if parent != folder {
