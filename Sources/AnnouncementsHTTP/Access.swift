@@ -25,7 +25,7 @@ public struct Access: Sendable {
     }
 
     /// The caller whose token the request sends, or nil when it sends none: 401 for a token that
-    /// is not a configured one, wherever it is sent (a revoked token is found at once).
+    /// is not a configured one, on whichever route asks (a revoked token is found at once).
     func caller(_ request: Request) throws(APIError) -> Caller? {
         guard let header = request.headers[.authorization] else { return nil }
         guard let token = Self.bearerToken(in: header), let caller = caller(token: token) else {

@@ -13,23 +13,36 @@ enum AnnouncementTag {
         "\"\(announcement.id)-\(announcement.revision)-\(line)\(media.tagSuffix)\""
     }
 
-    /// The entity tags in an `If-Match` or `If-None-Match` header: a comma-separated list, weak
-    /// tags (`W/"…"`) taken as strong.
+    /// The entity tags in an `If-None-Match` header: a comma-separated list, weak tags (`W/"…"`)
+    /// taken as strong (RFC 9110's weak comparison, which `If-None-Match` uses).
     static func tags(in header: String) -> [String] {
-        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
+        header.split(separator: ",").map { tag in
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+        }
     }
 
     /// The revision an `If-Match` header names for announcement `id`, and the tag of its line:
-    /// nil for `*` (any current revision); revision 0 for a tag that names none of this
-    /// announcement's revisions (it can never match): one of another id, or one without a line (an
-    /// earlier version's tag). The store checks both (a line of another history, at a seq a
-    /// restored log gave to another event, matches nothing). Of a list, the first tag counts (the
-    /// store checks one revision). Any representation's tag names the revision: a client that read
-    /// the announcement compressed, or as XML, sends back the tag it got.
-    static func expected(ifMatch header: String, id: Int) -> (revision: Int, line: LineTag?)? {
-        let tags = tags(in: header)
+    /// nil for `*` (any current revision); revision 0 for a header none of whose tags names one of
+    /// this announcement's revisions (it can never match): tags of another id, ones without a line
+    /// (an earlier version's tag), weak ones (`If-Match` compares strongly, RFC 9110 13.1.1). The
+    /// store checks both (a line of another history, at a seq a restored log gave to another
+    /// event, matches nothing). Of a list, the tag of the `current` revision counts when the list
+    /// has it, else the first that names a revision (the store checks one). Any representation's
+    /// tag names the revision: a client that read the announcement compressed, or as XML, sends
+    /// back the tag it got.
+    static func expected(ifMatch header: String, id: Int, current: (revision: Int, line: LineTag)?) -> (revision: Int, line: LineTag?)? {
+        let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains("*") { return nil }
-        var quoted = (tags.first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        let named = tags.compactMap { revision(named: $0, id: id) }
+        if let current, let match = named.first(where: { $0.revision == current.revision && $0.line == current.line }) { return match }
+        return named.first ?? (0, nil)
+    }
+
+    /// The revision and line a strong tag of announcement `id` names; nil for any other tag.
+    private static func revision(named tag: String, id: Int) -> (revision: Int, line: LineTag?)? {
+        guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
+        var quoted = String(tag.dropFirst().dropLast())
         if let coding = ContentCoding.allCases.first(where: { quoted.hasSuffix("-\($0.rawValue)") }) {
             quoted.removeLast(coding.rawValue.count + 1)
         }
@@ -37,8 +50,7 @@ enum AnnouncementTag {
             quoted.removeLast(media.tagSuffix.count)
         }
         let parts = quoted.split(separator: "-")
-        guard parts.count == 3, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0, let line = LineTag(parts[2])
-        else { return (0, nil) }
+        guard parts.count == 3, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0, let line = LineTag(parts[2]) else { return nil }
         return (revision, line)
     }
 

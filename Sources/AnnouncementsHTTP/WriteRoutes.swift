@@ -145,7 +145,9 @@ struct WriteRoutes: Sendable {
     /// The revision the request's `If-Match` names and its line's tag (see
     /// `AnnouncementTag.expected`); nils without one, or for `*`.
     private func expected(_ request: Request, id: Int) -> (revision: Int?, line: LineTag?) {
-        guard let expected = request.headers[.ifMatch].flatMap({ AnnouncementTag.expected(ifMatch: $0, id: id) }) else { return (nil, nil) }
+        guard let header = request.headers[.ifMatch] else { return (nil, nil) }
+        let current = store.snapshot.announcement(id: id).map { ($0.revision, store.lineTag(of: $0.revision)) }
+        guard let expected = AnnouncementTag.expected(ifMatch: header, id: id, current: current) else { return (nil, nil) }
         return (expected.revision, expected.line)
     }
 

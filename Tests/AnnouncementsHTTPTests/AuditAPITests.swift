@@ -168,6 +168,8 @@ func storedLines(_ store: EventStore) throws -> [String] {
             try await client.execute(uri: "/events", method: .get, headers: auditor) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == "[" + stored.joined(separator: ",") + "]")
+                // A shared cache must tell a page from a stream, and one resumed elsewhere.
+                #expect(response.headers[.vary] == "Accept, Accept-Encoding, Authorization, Last-Event-ID")
             }
             try await client.execute(uri: "/events?after=2&limit=2", method: .get, headers: auditor) { response in
                 #expect(String(buffer: response.body) == "[" + stored[2...3].joined(separator: ",") + "]")

@@ -307,11 +307,17 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
                     #expect((response.object["message"] as? String)?.contains("If-Match names no revision of announcement 1") == true)
                 }
             }
-            // A list (weak tags taken as strong), read the way If-None-Match is.
+            // A list matches when any of its strong tags is the current one, wherever it stands in
+            // it; a weak tag never does (RFC 9110 13.1.1: If-Match compares strongly).
             var current: String?
             try await client.execute(uri: "/announcements/1", method: .get) { current = $0.headers[.eTag] }
+            let stale = "\"1-7-\(store.lineTag(of: 7))\""
+            #expect(current != stale)
             headers[.ifMatch] = "W/\(current ?? ""), \"1-1\""
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Weak"}"#)) { #expect($0.status == .preconditionFailed) }
+            headers[.ifMatch] = "\(stale), \(current ?? "")"
             try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Listed"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Listed again"}"#)) { #expect($0.status == .preconditionFailed) }
             headers[.ifMatch] = "*"
             try await client.execute(uri: "/announcements/99", method: .delete, headers: headers) { #expect($0.status == .notFound) }
             #expect(store.snapshot.seq == 9, "three writes went through: *, the XML tag, the list")

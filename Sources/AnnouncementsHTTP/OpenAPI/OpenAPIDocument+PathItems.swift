@@ -287,10 +287,13 @@ extension OpenAPIDocument {
                     content:
                       application/json: { schema: { type: array, items: { $ref: "#/components/schemas/Event" } } }
                   "304": { $ref: "#/components/responses/NotModified" }
+                  "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "409": { $ref: "#/components/responses/BeyondMinSeq" }
+                  "503": { description: "The log cannot be read back right now, or this node has not taken in the `Min-Seq` asked for within 5 s.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
 
         """#
     }

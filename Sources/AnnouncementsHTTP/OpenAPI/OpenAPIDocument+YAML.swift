@@ -31,7 +31,7 @@ info:
     `Authorization: Bearer <token>`: writes need one whose role writes, history and `asOf` an
     auditor's or an admin's. Live announcements are public unless the server is configured with
     `reads: token`, where every read needs a token of any role (`/health` and this document stay
-    open). A token that is sent is checked wherever it is sent: an unknown one is a 401. A request
+    open). A token sent to the announcements or the feed is checked there, read or write: an unknown one is a 401. A request
     outside its role is a 403 whose `needs` lists the roles that may. A 2xx answer to a write means
     its event is in the log and synced to disk. No error appends anything.
   license:
@@ -58,6 +58,7 @@ paths:
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Health" }
+        "400": { $ref: "#/components/responses/NoQuery" }
         "503":
           description: |
             Up, but writes cannot succeed (reads still work): the last write or sync failed (until
@@ -83,6 +84,7 @@ paths:
           content:
             text/plain:
               schema: { type: string }
+        "400": { $ref: "#/components/responses/NoQuery" }
         "401": { $ref: "#/components/responses/Unauthorized" }
   /openapi.yaml:
     get:
@@ -99,6 +101,7 @@ paths:
             Vary: { $ref: "#/components/headers/VaryEncoding" }
           content:
             application/yaml: {}
+        "400": { $ref: "#/components/responses/NoQuery" }
   /events:
     get:
       tags: [audit]
@@ -132,7 +135,7 @@ paths:
           description: The events (a page may come compressed; a stream never does).
           headers:
             Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
-            Vary: { schema: { type: string }, description: "`Accept-Encoding, Authorization`: the form depends on the token." }
+            Vary: { schema: { type: string }, description: "`Accept, Accept-Encoding, Authorization, Last-Event-ID`: a page or a stream, its coding, its form (the token), where it starts." }
           content:
             application/json:
               schema: { type: array, items: { oneOf: [{ $ref: "#/components/schemas/Event" }, { $ref: "#/components/schemas/PublicEvent" }] } }
@@ -143,7 +146,7 @@ paths:
         "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/BeyondLog" }
         "503":
-          description: As many event streams are open as the server allows (half of `http.max_connections`).
+          description: As many event streams are open as the server allows (half of `http.max_connections`), or the log cannot be read back right now.
           headers: { Retry-After: { schema: { type: integer } } }
           content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
   /announcements: { $ref: "#/components/pathItems/Collection" }
@@ -344,13 +347,14 @@ components:
         needs: { type: array, items: { type: string, enum: [author, editor, auditor, admin] }, description: "A 403: the roles that may do this." }
         role: { type: string, enum: [author, editor, auditor, admin], description: "A 403: the token's role." }
   responses:
+    NoQuery: { description: "A query parameter: this takes none (the message names it).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
     BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Unauthorized:
-      description: No token where one is needed, or a token that is not a configured one (wherever it is sent).
+      description: No token where one is needed, or a token that is not a configured one (on the announcements' and the feed's routes, wherever it is sent).
       headers: { WWW-Authenticate: { schema: { type: string } } }
       content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
     Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's; an author changes only what it created), or no configured token has such a role.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
-    Gone: { description: "The announcement was erased: its texts and past states are gone. A write answers it when it names the announcement, or repeats (same Idempotency-Key, same writer, same action) a write of it, whatever its texts: nothing was written.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Gone: { description: "The announcement was erased: its texts and past states are gone. A read of it answers it, and so does a write that repeats (same Idempotency-Key, same writer, same action) a write of it, whatever its texts: nothing was written. (Another write naming it is a 404, as for a deleted one.)", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
