@@ -267,6 +267,40 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
+    @Test("a journal left beside a log it was not written for (the log restored from elsewhere) writes nothing into it: the open fails naming it, the log and the journal stay", arguments: [false, true])
+    func journalOfAnotherLog(sameLength: Bool) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        // The log the journal was written for: announcement 2 erased, its line sealed.
+        var store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: "Two"), by: "alice")
+        _ = try await store.erase(id: 2, by: "root", reason: "asked")
+        await store.close()
+        let erased = try lines(of: path)
+        // Another log in its place (restored from elsewhere): its line 2 another event, of the same
+        // length or not.
+        try FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: path + ".snapshot")
+        store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: sameLength ? "Owt" : "Two, restored"), by: sameLength ? "alicf" : "bob")
+        await store.close()
+        let restored = try lines(of: path)
+        #expect((restored[1].utf8.count == erased[1].utf8.count) == sameLength)
+        var body: [UInt8] = []
+        withUnsafeBytes(of: Int64(restored[0].utf8.count + 1).littleEndian) { body += $0 }
+        withUnsafeBytes(of: Int64(erased[1].utf8.count).littleEndian) { body += $0 }
+        body += Array(erased[1].utf8)
+        let journal = path + ".erasing"
+        try Data(Array("ANNOERAS".utf8) + Array(SHA256Digest.of(body)) + body).write(to: URL(fileURLWithPath: journal))
+
+        let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
+        #expect("\(String(describing: failure))".contains("A journal left beside it, <log>.erasing, belongs to the log it was written for"))
+        #expect(try lines(of: path) == restored, "nothing written into the log")
+        #expect(FileManager.default.fileExists(atPath: journal), "the journal stays, for whoever looks")
+    }
+
     @Test("an erasure that failed after its overwrite (a failed sync) is finished by erasing again: its journal applied and removed, no page of the feed read before the overwrite kept")
     func retriedErasure() async throws {
         let folder = TemporaryFolder()

@@ -53,7 +53,7 @@ extension FileLog {
     private func applyJournal() throws(LogError) {
         let journal = Self.journalPath(forLog: path)
         guard access(journal, F_OK) == 0 else { return }
-        if let replacements = Self.readJournal(journal) { try overwrite(replacements) }
+        if let replacements = try Self.readJournal(journal) { try overwrite(replacements) }
         try removeJournal(journal)
     }
 
@@ -71,10 +71,8 @@ extension FileLog {
             throw LogError(.unusable, path: path, message: "another file has the log's name now (restored or replaced while the server ran?): its lines were not overwritten; stop the server and check the log with `announcements verify`")
         }
         try readGate.writing { () throws(LogError) in
+            for replacement in replacements { try checkTarget(of: replacement, size: size) }
             for replacement in replacements {
-                guard replacement.position >= 0, replacement.position + Int64(replacement.bytes.count) <= size else {
-                    throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(replacement.position) to \(replacement.position + Int64(replacement.bytes.count)), beyond the log's end \(size)")
-                }
                 let error = replacement.bytes.withUnsafeBytes { FileIO.write(overwriter, $0, at: replacement.position) }
                 guard error == 0 else { throw LogError.system(.writeFailed, path: path, "cannot overwrite an erased line", errno: error) }
             }
@@ -84,6 +82,31 @@ extension FileLog {
             throw LogError.system(.writeFailed, path: path, "cannot sync the overwritten lines to disk", errno: errno)
         }
     }
+
+    /// Refuses a replacement that would not land on the line it was made for: one not between two
+    /// newlines (the one before it, or the file's start, and the one after it), or whose skeleton
+    /// (the bytes before the data: seq, type, id, time and writer, which sealing keeps, and which a
+    /// crash in the middle of the overwrite leaves as they were) is not what the file holds there.
+    /// So a journal left beside a log that was since restored from elsewhere writes nothing into
+    /// it, and says so.
+    private func checkTarget(of replacement: LineReplacement, size: Int64) throws(LogError) {
+        let (position, count) = (replacement.position, Int64(replacement.bytes.count))
+        let sealedKey = Array(#","sealed":""#.utf8)
+        let skeleton = replacement.bytes.indices.first { replacement.bytes[$0...].starts(with: sealedKey) }
+        guard position >= 0, count > 0, position + count < size, let skeleton else {
+            throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(position) to \(position + count), which are not a line of the log (its end is at \(size))\(Self.journalHint)")
+        }
+        let start = max(position - 1, 0)
+        let found = try reader.bytes(from: start, count: Int(position + count + 1 - start))
+        let line = found[(found.startIndex + Int(position - start))...].dropLast()
+        guard position == 0 || found.first == UInt8(ascii: "\n"), found.last == UInt8(ascii: "\n"),
+              line.starts(with: replacement.bytes[..<skeleton]) else {
+            throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(position) to \(position + count), but the line there is not the one it sealed\(Self.journalHint)")
+        }
+    }
+
+    /// What an erasure's error adds about a journal that does not fit the log.
+    private static let journalHint = " (was the log replaced since the erasure began? A journal left beside it, <log>.erasing, belongs to the log it was written for: if that log is gone, remove the journal, then erase again)"
 
     private func removeJournal(_ journal: String) throws(LogError) {
         guard unlink(journal) == 0 || errno == ENOENT else {
@@ -104,9 +127,16 @@ extension FileLog {
         syncFolder(folder(of: journal))
     }
 
-    /// The journal's replacements; nil for a torn or foreign one.
-    private static func readJournal(_ journal: String) -> [LineReplacement]? {
-        guard let bytes = try? ReadOnlyFile(path: journal).all(), bytes.count >= 40,
+    /// The journal's replacements; nil for a torn or foreign one. A journal that cannot be read
+    /// (a failing disk, a permission) is an error: it may be whole, and is not removed.
+    private static func readJournal(_ journal: String) throws(LogError) -> [LineReplacement]? {
+        let bytes: [UInt8]
+        do throws(LogError) {
+            bytes = try ReadOnlyFile(path: journal).all()
+        } catch {
+            throw LogError(.unreadable, path: journal, message: "cannot read the journal of an interrupted erasure (\(error.message)): fix what stops it, and the next open or erasure finishes the erasure")
+        }
+        guard bytes.count >= 40,
               bytes.prefix(8).elementsEqual("ANNOERAS".utf8),
               Array(SHA256.hash(data: bytes[40...])).elementsEqual(bytes[8..<40])
         else { return nil }

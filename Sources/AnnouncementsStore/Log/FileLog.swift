@@ -24,7 +24,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
     private let isClosed = Atomic(false)
     let operations: FileOperations
     /// The file opened for reading durable lines back.
-    private let reader: ReadOnlyFile
+    let reader: ReadOnlyFile
     /// The length of the file up to its last good line: where the next write goes.
     private(set) var length: Int64
     /// Set when a failed append could not be undone: the file's end is then unknown.
