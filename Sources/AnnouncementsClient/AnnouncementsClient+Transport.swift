@@ -54,7 +54,7 @@ extension AnnouncementsClient {
         let key = UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
-        let received = try await retrying(Self.retriedStatuses, networkFailures: true) { () async throws(ClientError) -> Received in
+        let received = try await retrying(path, Self.retriedStatuses, networkFailures: true) { () async throws(ClientError) -> Received in
             try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
         }
         guard !Self.retriedStatuses.contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
@@ -66,9 +66,10 @@ extension AnnouncementsClient {
     /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, or 200 ms
     /// more each time) or, with `networkFailures`, fails on the way (`isTransient`). Returns the
     /// last answer, which may still have one of `statuses`; throws the last failure. Cancelled
-    /// while waiting, the last outcome is the answer.
+    /// while waiting, it throws what a cancelled request does (`unreachable`, `URLError.cancelled`,
+    /// for `path`): the caller went away, whatever the last answer was.
     private func retrying(
-        _ statuses: Set<Int>, networkFailures: Bool, _ attempt: () async throws(ClientError) -> Received
+        _ path: String, _ statuses: Set<Int>, networkFailures: Bool, _ attempt: () async throws(ClientError) -> Received
     ) async throws(ClientError) -> Received {
         var retries = 0
         while true {
@@ -86,7 +87,7 @@ extension AnnouncementsClient {
             guard retries < configuration.writeRetries else { return try outcome.get() }
             retries += 1
             try? await Task.sleep(for: wait)
-            if Task.isCancelled { return try outcome.get() }
+            if Task.isCancelled { throw .unreachable(url: configuration.baseURL.appendingPathComponent(path), underlying: URLError(.cancelled)) }
         }
     }
 
@@ -102,12 +103,11 @@ extension AnnouncementsClient {
     private func read(path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, accepting: Set<Int>) async throws(ClientError) -> Received {
         let minSeq = cached ? writtenUpTo.withLock { $0 } : 0
         guard minSeq > 0 else { return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting) }
-        let received = try await retrying(Set([503]).subtracting(accepting), networkFailures: false) { () async throws(ClientError) -> Received in
+        let received = try await retrying(path, Set([503]).subtracting(accepting), networkFailures: false) { () async throws(ClientError) -> Received in
             try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
         }
         guard received.status == 409 || received.status == 503, !accepting.contains(received.status) else { return received }
-        // Cancelled while waiting to retry: the 503 is the answer.
-        guard !Task.isCancelled, Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
+        guard Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
         writtenUpTo.withLock { if $0 == minSeq { $0 = 0 } }
         return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting)
     }

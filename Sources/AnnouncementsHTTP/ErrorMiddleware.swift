@@ -49,7 +49,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .unsupported:
             APIError(.notImplemented, "\(error)")
         case .revisionMismatch(let id, let expected, let current) where expected <= 0:
-            APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (it is at revision \(current)): fetch it again for its ETag and retry")
+            APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (it is at revision \(current)): fetch it again for its ETag and send that back as it came (If-Match compares strongly: a weak W/ tag never matches)")
         case .revisionMismatch(let id, _, let current):
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
         case .keyReused:

@@ -121,6 +121,10 @@ import FoundationNetworking
         #expect(!FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.snapshot"), "no snapshot to copy")
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/saved")[.posixPermissions] as? Int
         #expect(mode == 0o700, "only its owner may enter a backup's folder: it holds every text")
+        // Named with a trailing slash, in a folder made for it: the same.
+        let nested = try await CLI.run(["backup", "nested/deeper/"], in: folder)
+        #expect(nested.status == 0, "\(nested.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: folder + "/nested/deeper")[.posixPermissions] as? Int == 0o700)
         let again = try await CLI.run(["backup", "saved"], in: folder)
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")

@@ -196,9 +196,27 @@ import Testing
         }
     }
 
+    @Test("a write cancelled while it waits to be sent again is a cancellation (unreachable, URLError.cancelled), not the answer it waits past")
+    func cancelledWhileWaitingToRetry() async throws {
+        fakeReplaceKeys.withLock { $0[5039] = nil }
+        try await withFakeServer { url in
+            // Id 5039: a 503 with Retry-After: 10 first; the task is cancelled during that wait.
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 2)
+            let write = Task { try await client.replace(id: 5039, title: "Replaced", body: nil) }
+            for _ in 0..<500 where fakeReplaceKeys.withLock({ $0[5039]?.count ?? 0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(200))
+            write.cancel()
+            await #expect { try await write.value } throws: { error in
+                guard case .unreachable(_, let underlying) = error as? ClientError else { return false }
+                return underlying.code == .cancelled
+            }
+            #expect(fakeReplaceKeys.withLock { $0[5039]?.count } == 1, "not sent again")
+        }
+    }
+
     @Test("without retries left, the 503 is the answer, with the server's message; Retry-After is read in seconds, within a bound")
     func writeNotRetried() async throws {
-        fakeReplaceKeys.withLock { $0[5031] = nil }
+        fakeReplaceKeys.withLock { $0[5039] = nil }
         try await withFakeServer { url in
             let once = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 0)
             await #expect { try await once.replace(id: 5031, title: "Replaced", body: nil) } throws: { error in

@@ -70,7 +70,8 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         guard !first else {
             let status = id / 10
             var headers: HTTPFields = [.contentType: "application/json"]
-            if status == 503 { headers[.retryAfter] = "1" }
+            // (Id 5039: 10 s, a wait long enough to be cancelled during, even on a busy machine.)
+            if status == 503 { headers[.retryAfter] = id == 5039 ? "10" : "1" }
             return Response(
                 status: .init(code: status), headers: headers,
                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":\#(status),"message":"the log cannot be written right now"}"#))

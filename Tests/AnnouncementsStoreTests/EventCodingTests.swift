@@ -138,6 +138,16 @@ import Testing
             #expect(Event.storedType(inLine: Array(other.utf8)[...]) == nil, "\(other)")
         }
     }
+
+    @Test("finds the id in a line the store wrote without parsing it, and only there")
+    func storedID() {
+        for event in sampleEvents {
+            #expect(Event.storedID(inLine: event.encodedLine()[...]) == event.id)
+        }
+        for other in [#"{"seq":2,"type":"edited","id":7}"#, #"{"seq":2,"type":"edited","by":"a","id":7,"#, #"{"seq":2,"type":"edited","id":,"#, #"{ "seq": 3, "type": "deleted", "id": 4, "#, ""] {
+            #expect(Event.storedID(inLine: Array(other.utf8)[...]) == nil, "\(other)")
+        }
+    }
 }
 
 @Suite struct EventLayoutTests {

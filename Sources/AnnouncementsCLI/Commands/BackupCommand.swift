@@ -69,8 +69,11 @@ struct BackupCommand: AsyncParsableCommand {
     /// Creates `folder` (only its owner may enter it: a backup holds every text) and the folders it
     /// is in, durably (a power loss after "backed up" must not take the folder with it), or checks
     /// that it is an empty one.
-    private static func prepare(folder: String) throws(CLIError) {
+    private static func prepare(folder given: String) throws(CLIError) {
         let files = FileManager.default
+        // `backups/today/` names the folder `backups/today`, made here with its own permissions.
+        var folder = given
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
         let parent = FileLog.folder(of: folder)
         let made = FileLog.makeFolders(parent)
         guard made.error == 0 else {

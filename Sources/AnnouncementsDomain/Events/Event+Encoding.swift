@@ -91,6 +91,22 @@ extension Event {
         guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         return line[start..<end]
     }
+
+    /// The `id` of a stored line as the store writes it (`{"seq":N,"type":"…","id":N,`), read
+    /// without parsing the line; nil for a line laid out otherwise.
+    public static func storedID(inLine line: ArraySlice<UInt8>) -> Int? {
+        let marker = #"","id":"#.utf8
+        guard let type = storedType(inLine: line), line[type.endIndex...].starts(with: marker) else { return nil }
+        var index = type.endIndex + marker.count
+        var id = 0, digits = 0
+        while index < line.endIndex, line[index] &- UInt8(ascii: "0") < 10, digits < 18 {
+            id = id * 10 + Int(line[index] - UInt8(ascii: "0"))
+            index += 1
+            digits += 1
+        }
+        guard digits > 0, index < line.endIndex, line[index] == UInt8(ascii: ",") else { return nil }
+        return id
+    }
 }
 
 extension [UInt8] {

@@ -29,6 +29,7 @@ extension EventStore {
             return index.span((after + 1)...min(index.lastSeq, after + count))
         }
         guard let span else { return [] }
+        let waiting = erasuresWaitingForSeals()
         let bytes = try read(span)
         var lines: [ArraySlice<UInt8>] = []
         var start = bytes.startIndex
@@ -36,7 +37,7 @@ extension EventStore {
             lines.append(bytes[start..<end])
             start = end + 1
         }
-        return try sealedView(of: lines)
+        return try sealedView(of: lines, waiting: waiting)
     }
 
     /// The seq of announcement `id`'s last event and its line's tag (from the index, no I/O); nil
@@ -55,9 +56,9 @@ extension EventStore {
     /// parsing them). Nil when no announcement `id` was ever created.
     public func historyLines(id: Int) async throws(StoreError) -> [ArraySlice<UInt8>]? {
         try await reading { () throws(StoreError) in
-            try self.historySpans(id: id).map { spans throws(StoreError) in
-                try self.sealedView(of: spans.map { span throws(StoreError) in try self.line(at: span) })
-            }
+            guard let spans = self.historySpans(id: id) else { return nil }
+            let waiting = self.erasuresWaitingForSeals()
+            return try self.sealedView(of: spans.map { span throws(StoreError) in try self.line(at: span) }, waiting: waiting)
         }
     }
 

@@ -157,16 +157,26 @@ extension EventStore {
         return (replacements, secrets, seqs)
     }
 
-    /// `lines`, stored lines, as history and the feed serve them: a line of an announcement erased
-    /// whose overwrite has not been read back yet (`unconfirmedSeals`: under way, failed, or
-    /// another process's) in the sealed form the overwrite gives it, byte for byte. So no reader
-    /// gets the texts of an erased announcement while its lines still hold them, and what it gets
-    /// (and its ETag) stays true once they are overwritten. Costs nothing while no erasure waits.
-    func sealedView(of lines: [ArraySlice<UInt8>]) throws(StoreError) -> [ArraySlice<UInt8>] {
-        let waiting = unconfirmedSeals.withLock { $0.erased }
+    /// The announcements erased whose overwrite has not been read back yet (`unconfirmedSeals`:
+    /// under way, failed, or another process's). Taken by a reader after it found its lines in
+    /// the index and before it reads them: `publish` adds an erasure here before its event is in
+    /// the index, and it leaves only once its lines read back sealed, so a reader either has it
+    /// here or reads its lines sealed.
+    func erasuresWaitingForSeals() -> Set<Int> {
+        unconfirmedSeals.withLock { $0.erased }
+    }
+
+    /// `lines`, stored lines, as history and the feed serve them: a line of an announcement in
+    /// `waiting` (`erasuresWaitingForSeals()`, taken before the lines were read) in the sealed
+    /// form the overwrite gives it, byte for byte. So no reader gets the texts of an erased
+    /// announcement while its lines still hold them, and what it gets (and its ETag) stays true
+    /// once they are overwritten. Costs nothing while no erasure waits; while one does, an id
+    /// read from each line's start, and a parse only of that announcement's lines.
+    func sealedView(of lines: [ArraySlice<UInt8>], waiting: Set<Int>) throws(StoreError) -> [ArraySlice<UInt8>] {
         guard !waiting.isEmpty else { return lines }
         var view = lines
         for (position, line) in lines.enumerated() {
+            if let id = Event.storedID(inLine: line), !waiting.contains(id) { continue }
             // A line that does not parse is left for the reader's own checks to report.
             guard let event = try? EventParser.parse(line), waiting.contains(event.id), event.hasData, event.type != .erased else { continue }
             guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {

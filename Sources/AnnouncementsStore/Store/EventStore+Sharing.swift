@@ -164,6 +164,8 @@ extension EventStore {
         var erased: Set<Int> = []
         /// The looks at them in a row that found some not sealed yet.
         var looks = 0
+        /// Whether a look is scheduled: one chain of looks at a time.
+        var isLooking = false
     }
 
     /// Looks for the overwritten lines of the announcements just `erased` (by this store, whose
@@ -175,11 +177,13 @@ extension EventStore {
     /// warning (an overwrite failed, or the process that erased died before its overwrite, which
     /// its next start finishes).
     func awaitSeals(of erased: some Sequence<Int>) {
-        let idle = unconfirmedSeals.withLock { seals in
-            defer { seals.erased.formUnion(erased) }
-            return seals.erased.isEmpty
+        let start = unconfirmedSeals.withLock { seals in
+            seals.erased.formUnion(erased)
+            guard !seals.isLooking else { return false }
+            seals.isLooking = true
+            return true
         }
-        if idle { lookForSealsSoon(after: 0) }
+        if start { lookForSealsSoon(after: 0) }
     }
 
     /// How often a store looks for the overwritten lines of another process's erasure: at first,
@@ -205,6 +209,8 @@ extension EventStore {
         let (left, looks) = unconfirmedSeals.withLock { seals in
             seals.erased.subtract(sealed)
             seals.looks = seals.erased.isEmpty ? 0 : seals.looks + 1
+            // The chain ends here, or goes on; an erasure taken in meanwhile keeps it going.
+            seals.isLooking = !seals.erased.isEmpty
             return (seals.erased.sorted(), seals.looks)
         }
         if !sealed.isEmpty {
