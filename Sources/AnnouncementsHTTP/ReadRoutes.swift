@@ -173,8 +173,12 @@ struct ReadRoutes: Sendable {
     /// `response` with the headers of every representation of a versioned resource: what it
     /// varies by (the same for each representation, compressed or not, 200 or 304), its version
     /// and its ETag.
+    /// Every read is `Cache-Control: no-cache`: a cache may keep it, but asks (with its ETag, a
+    /// 304 when nothing changed) before each use, so that no proxy serves an announcement deleted
+    /// or erased since it stored it.
     func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
         var response = response
+        response.headers[.cacheControl] = "no-cache"
         response.headers[.vary] = "Accept-Version, Accept, Accept-Encoding"
         response.headers[.apiVersion] = version.rawValue
         response.headers[.eTag] = etag

@@ -199,15 +199,22 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
-    @Test("If-None-Match with the current ETag is 304 without a body; a write changes the ETag")
+    @Test("If-None-Match with the current ETag is 304 without a body; a write changes the ETag; every read is revalidated by caches (no-cache)")
     func conditional() async throws {
         try await withServer { client, store in
-            let etag = try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] }
-            let listTag = try await client.execute(uri: "/announcements", method: .get) { $0.headers[.eTag] }
+            let etag = try await client.execute(uri: "/announcements/1", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "no-cache")
+                return response.headers[.eTag]
+            }
+            let listTag = try await client.execute(uri: "/announcements", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "no-cache")
+                return response.headers[.eTag]
+            }
             #expect(etag != nil && listTag != nil)
             try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifNoneMatch: etag ?? ""]) { response in
                 #expect(response.status == .notModified)
                 #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.cacheControl] == "no-cache")
             }
             try await client.execute(uri: "/announcements", method: .get, headers: [.ifNoneMatch: listTag ?? ""]) { response in
                 #expect(response.status == .notModified)
