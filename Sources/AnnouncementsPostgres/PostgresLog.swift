@@ -57,11 +57,11 @@ public final class PostgresLog: EventLog {
     /// replaced by a new one when it is found closed (a server restart, an idle connection cut).
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Wakes the follower's look at the table (a notification came).
     private let wake = DispatchSemaphore(value: 0)
 
-    private struct State {
+    struct State {
         var durableEnd: Int64
         var holdsRole: Bool
         /// How many times this process took the role: a look that began before the role was given

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -171,5 +172,38 @@ struct PostgresLogTests {
         let times = try lines.map { try EventParser.parse($0).at.description }
         #expect(seen == ["1 0 1 created alice key-1 \(times[0])", "2 \(lines[0].count + 1) 1 deleted bob - \(times[1])"])
         try await reader.close()
+    }
+
+    @Test("an import is one transaction: a batch refused midway leaves the table empty, not a prefix that verifies; the next import fills it")
+    func importIsAllOrNothing() async throws {
+        let place = try Backend.postgres.makePlace()
+        // The source: 60 events, imported in batches of about 1 KB (a dozen or more).
+        let source = place.folder.file("source.jsonl")
+        let store = try await EventStore.open(path: source, logger: quiet)
+        for number in 1...60 { _ = try await store.create(AnnouncementDraft(title: "Announcement \(number)"), by: "alice") }
+        await store.close()
+        let log = try #require(try await place.openLog() as? PostgresLog)
+        // The database refuses the row of seq 45, as it would a row past a disk or quota limit.
+        try await place.withConnection { connection, settings in
+            try await connection.query("""
+                CREATE FUNCTION \(unescaped: settings.table)_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF NEW.seq = 45 THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$
+                """, logger: quiet)
+            try await connection.query("""
+                CREATE TRIGGER refuse BEFORE INSERT ON \(unescaped: settings.table)
+                FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_refuse()
+                """, logger: quiet)
+        }
+        #expect(throws: LogError.self) { try log.importLines(of: source, batchBytes: 1024) }
+        #expect(try await place.rowCount() == 0, "the batches before the refused one were rolled back with it")
+        #expect(log.durableEnd == 0)
+        try await place.withConnection { connection, settings in
+            try await connection.query("DROP TRIGGER refuse ON \(unescaped: settings.table)", logger: quiet)
+        }
+        let end = try log.importLines(of: source, batchBytes: 1024)
+        log.close()
+        #expect(try await place.rowCount() == 60)
+        #expect(end == (try FileManager.default.attributesOfItem(atPath: source)[.size] as? Int64))
+        #expect(try await place.replay().model.count == 60)
     }
 }

@@ -15,9 +15,9 @@ struct ImportCommand: AsyncParsableCommand {
             shared lock on it (no server may write to it meanwhile; it is only read), then takes \
             the destination's writer role (so no server may run on it), appends FILE's lines in \
             large durable batches, and verifies the destination: it must end at FILE's head. A log \
-            file destination is filled through a copy beside it, renamed over it at the end: an \
-            import cut short leaves it empty. The destination is the config's `storage:` (a file \
-            or PostgreSQL), or --log.
+            file destination is filled through a copy beside it, renamed over it at the end, and a \
+            PostgreSQL table in one transaction: an import cut short leaves it empty. The \
+            destination is the config's `storage:` (a file or PostgreSQL), or --log.
             """
     )
 
@@ -79,7 +79,12 @@ struct ImportCommand: AsyncParsableCommand {
         let end: Int64
         let copied: VerifyReport
         do throws(LogError) {
-            end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
+            // One transaction: a killed import leaves the table empty, not a prefix.
+            if let table = log as? PostgresLog {
+                end = try table.importLines(of: from, batchBytes: Self.batchBytes)
+            } else {
+                end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
+            }
             copied = try await LogLines.verify(destination, rules: rules)
         } catch {
             // The destination was empty: leave it so, for the import to be run again.

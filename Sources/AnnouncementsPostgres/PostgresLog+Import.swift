@@ -1,0 +1,35 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import PostgresNIO
+
+extension PostgresLog {
+    /// Appends the complete lines of the log file at `path` (what `import` does) in durable
+    /// batches of about `batchBytes`, all in one transaction on the writer's connection: the rows
+    /// become visible, and durable, at its commit, or not at all. An import that fails, or whose
+    /// process is killed midway (its session ends, and the database rolls the transaction back),
+    /// leaves the table as it found it, never a prefix that verifies and passes for the whole log.
+    /// Returns where the lines end.
+    public func importLines(of path: String, batchBytes: Int = 4 << 20) throws(LogError) -> Int64 {
+        let start = durableEnd
+        let writer = self.writer.withLock { $0 }
+        do {
+            _ = try Self.wait(for: writer.query("BEGIN", logger: logger), upTo: settings.commitTimeout, closing: writer)
+        } catch {
+            throw LogError(.writeFailed, path: self.path, message: "cannot begin the import's transaction: \(Self.describe(error))")
+        }
+        do throws(LogError) {
+            let end = try append(linesOf: path, batchBytes: batchBytes)
+            do {
+                _ = try Self.wait(for: writer.query("COMMIT", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            } catch {
+                throw LogError(.writeFailed, path: self.path, message: "cannot commit the import: \(Self.describe(error))")
+            }
+            return end
+        } catch {
+            // Rolled back (or, the connection lost, rolled back by the database): nothing was appended.
+            _ = try? Self.wait(for: writer.query("ROLLBACK", logger: logger), upTo: settings.commitTimeout, closing: writer)
+            state.withLock { $0.durableEnd = start }
+            throw error
+        }
+    }
+}
