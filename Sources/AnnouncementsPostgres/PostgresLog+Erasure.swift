@@ -40,6 +40,10 @@ extension PostgresLog {
             _ = try? Self.wait(for: connection.query("SELECT pg_notify(\(channel), \("erased " + node))", logger: logger), upTo: settings.commitTimeout, closing: connection)
         }
         do {
+            // Its exclusive lock is waited for at most a few seconds: queued behind a long reader
+            // (an export, a node's start-up), it would hold up every node's reads and writes behind
+            // it. Not had, the erasure is a 503 to repeat.
+            _ = try Self.wait(for: connection.query("SET lock_timeout TO '5s'", logger: logger), upTo: settings.commitTimeout, closing: connection)
             let vacuum = PostgresQuery(unsafeSQL: "VACUUM FULL \(settings.table)")
             _ = try Self.wait(for: connection.query(vacuum, logger: logger), upTo: .seconds(600), closing: connection)
         } catch {

@@ -17,19 +17,25 @@ extension PostgresLog {
         } catch {
             throw LogError(.writeFailed, path: self.path, message: "cannot begin the import's transaction: \(Self.describe(error))")
         }
+        let end: Int64
         do throws(LogError) {
-            let end = try append(linesOf: path, batchBytes: batchBytes)
-            do {
-                _ = try Self.wait(for: writer.query("COMMIT", logger: logger), upTo: settings.commitTimeout, closing: writer)
-            } catch {
-                throw LogError(.writeFailed, path: self.path, message: "cannot commit the import: \(Self.describe(error))")
-            }
-            return end
+            end = try append(linesOf: path, batchBytes: batchBytes)
         } catch {
-            // Rolled back (or, the connection lost, rolled back by the database): nothing was appended.
+            // Rolled back here, or by the database when the connection was lost.
             _ = try? Self.wait(for: writer.query("ROLLBACK", logger: logger), upTo: settings.commitTimeout, closing: writer)
             state.withLock { $0.durableEnd = start }
-            throw error
+            throw LogError(error.kind, path: error.path, line: error.line, message: error.message + "; the import was rolled back: the table is as it was")
         }
+        do {
+            _ = try Self.wait(for: writer.query("COMMIT", logger: logger), upTo: settings.commitTimeout, closing: writer)
+        } catch {
+            // Refused, it rolled back; unanswered (the connection lost, a timeout), it may have
+            // committed: all of the import is in the table, or none of it.
+            state.withLock { $0.durableEnd = start }
+            let refused = (error as? PSQLError)?.serverInfo?[.severity] == "ERROR"
+            let outcome = refused ? "the import was rolled back: the table is as it was" : "whether it was committed is unknown: the table holds all of the import or none of it (`announcements verify` says which)"
+            throw LogError(.writeFailed, path: self.path, message: "cannot commit the import (\(Self.describe(error))): \(outcome)")
+        }
+        return end
     }
 }

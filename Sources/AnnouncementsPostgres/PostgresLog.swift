@@ -469,12 +469,14 @@ public final class PostgresLog: EventLog {
 
     /// The writer's session: synchronous commits; a statement or lock wait that outlives the
     /// append's own wait is cancelled by the server too; a client gone silent is noticed by its
-    /// keepalives.
+    /// keepalives, and (`tcp_user_timeout`) one that died while an answer to it was unacknowledged
+    /// (mid-commit, or just granted the writer role), where Linux sends no keepalive and would
+    /// retransmit for about 15 minutes, holding the role that long.
     static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
         let milliseconds = String(settings.commitTimeout.components.seconds * 1000 * 9 / 10)
         return [
             "SET synchronous_commit TO on",
-            "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false)",
+            "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",
         ]
     }
 

@@ -48,7 +48,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 let end = switch destination {
                 case .file(let path): try importFile(into: path, source: source, rules: configuration.rules)
-                case .postgres: try await importRows(into: destination, name: name, source: source, rules: configuration.rules)
+                case .postgres(let settings): try await importRows(into: settings, name: name, source: source, rules: configuration.rules)
                 }
                 Output.line("imported \(Output.count(source.events)) events (\(Output.count(Int(end))) bytes) from \(from) into \(name)\n  head: \(source.head?.description ?? "-")")
             } catch {
@@ -70,62 +70,31 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// Imports into a PostgreSQL table, emptied again when the import fails. The copy is verified
-    /// while this process still holds the writer role: a server on the table cannot append
-    /// before it is known good, and what a failed check empties is only what the import wrote.
-    private func importRows(into destination: LogOptions.Source, name: String, source: VerifyReport, rules: ValidationRules) async throws(LogError) -> Int64 {
-        let log = try await openEmpty(destination, name: name)
+    /// Imports into a PostgreSQL table, in one transaction (`PostgresLog.importLines`): a failed
+    /// or killed import leaves it empty. Once committed, the rows are checked, still holding the
+    /// writer role; a failed check is reported, never answered by deleting them (other nodes
+    /// running on the table may have taken them in).
+    private func importRows(into settings: PostgresSettings, name: String, source: VerifyReport, rules: ValidationRules) async throws(LogError) -> Int64 {
+        let log = try await PostgresLog.open(settings, alone: true, logger: Logger(label: "announcements")).log
         defer { log.close() }
-        let end: Int64
+        guard log.durableEnd == 0 else {
+            throw LogError(.unusable, path: name, message: "the log is not empty (\(log.durableEnd) bytes): import only into an empty log")
+        }
+        let end = try log.importLines(of: from, batchBytes: Self.batchBytes)
+        let committed = "; the import was committed: check \(name) with `announcements verify` before serving it, and empty it (only if no server ran on it since) to import again"
         let copied: VerifyReport
         do throws(LogError) {
-            // One transaction: a killed import leaves the table empty, not a prefix.
-            if let table = log as? PostgresLog {
-                end = try table.importLines(of: from, batchBytes: Self.batchBytes)
-            } else {
-                end = try log.append(linesOf: from, batchBytes: Self.batchBytes)
-            }
-            copied = try await LogLines.verify(destination, rules: rules)
+            copied = try await LogLines.verify(.postgres(settings), rules: rules)
         } catch {
-            // The destination was empty: leave it so, for the import to be run again.
-            throw LogError(error.kind, path: error.path, line: error.line, message: error.message + discard(log, name: name))
+            throw LogError(error.kind, path: error.path, line: error.line, message: "cannot check the import: " + error.message + committed)
         }
         guard copied.isSound, copied.head == source.head else {
-            throw LogError(.invalidLine, path: name, message: Self.mismatch(copied, source, from) + discard(log, name: name))
+            throw LogError(.invalidLine, path: name, message: Self.mismatch(copied, source, from) + committed)
         }
         return end
     }
 
     private static func mismatch(_ copied: VerifyReport, _ source: VerifyReport, _ from: String) -> String {
         "the imported log does not verify to \(from)'s head \(source.head?.description ?? "-"): \(copied.problems.first?.description ?? "its head is \(copied.head?.description ?? "-")")"
-    }
-
-    /// Empties the destination an import failed to fill; returns what to add to the error's
-    /// message: that it was emptied, or that it holds a partial copy and what to do.
-    private func discard(_ log: any EventLog, name: String) -> String {
-        do throws(LogError) {
-            try log.removeAll()
-            return "; \(name) was emptied again"
-        } catch {
-            return "; \(name) holds a partial copy and could not be emptied (\(error.message)): empty it before importing again"
-        }
-    }
-
-    /// The destination opened as its writer.
-    private func openWriter(_ destination: LogOptions.Source) async throws(LogError) -> any EventLog {
-        switch destination {
-        case .file(let path): try FileLog(path: path)
-        case .postgres(let settings): try await PostgresLog.open(settings, alone: true, logger: Logger(label: "announcements")).log
-        }
-    }
-
-    /// The destination opened as its writer; refused unless it is empty.
-    private func openEmpty(_ destination: LogOptions.Source, name: String) async throws(LogError) -> any EventLog {
-        let log = try await openWriter(destination)
-        guard log.durableEnd == 0 else {
-            log.close()
-            throw LogError(.unusable, path: name, message: "the log is not empty (\(log.durableEnd) bytes): import only into an empty log")
-        }
-        return log
     }
 }
