@@ -57,7 +57,7 @@ extension ConfigReader {
     /// What is wrong with a token, or nil: an `Authorization` header cannot carry spaces at its
     /// ends, line breaks or other control characters, so a token with them would never match.
     static func tokenProblem(_ token: String) -> String? {
-        guard !token.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+        guard ValidationRules.isOneWord(token) else {
             return "must not contain spaces, line breaks or control characters (a header cannot carry them; a file read into the variable may end with a line break)"
         }
         return nil

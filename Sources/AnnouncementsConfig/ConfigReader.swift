@@ -50,9 +50,9 @@ struct ConfigReader {
 
     /// A non-empty string without control characters: a path or a host name (a NUL would cut a
     /// path short where the system reads it).
-    func name(_ node: YAMLNode, key: String) throws(ConfigError) -> String {
+    func pathOrHost(_ node: YAMLNode, key: String) throws(ConfigError) -> String {
         let text = try nonEmptyString(node, key: key)
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !ValidationRules.hasControlCharacter(text) else {
             throw error(node, key: key, "must not contain control characters")
         }
         return text

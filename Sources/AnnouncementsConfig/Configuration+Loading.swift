@@ -80,9 +80,9 @@ extension Configuration {
         var seedNodes: [(node: YAMLNode, key: String)] = []
         for (name, value) in fields {
             switch name {
-            case "host": configuration.host = try reader.name(value, key: name)
+            case "host": configuration.host = try reader.pathOrHost(value, key: name)
             case "port": configuration.port = try reader.integer(value, key: name, in: 0...65535)
-            case "log": configuration.logPath = try reader.name(value, key: name)
+            case "log": configuration.logPath = try reader.pathOrHost(value, key: name)
             case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...ValidationRules.maxBodyBytesLimit)
             case "feed_heartbeat_seconds": configuration.feedHeartbeatSeconds = try reader.integer(value, key: name, in: 1...3600)
             case "http": configuration.http = try reader.http(value)

@@ -16,10 +16,12 @@ enum AnnouncementTag {
     /// The entity tags in an `If-None-Match` header: a comma-separated list, weak tags (`W/"…"`)
     /// taken as strong (RFC 9110's weak comparison, which `If-None-Match` uses).
     static func tags(in header: String) -> [String] {
-        header.split(separator: ",").map { tag in
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
-            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
-        }
+        members(of: header).map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
+    }
+
+    /// The members of an entity-tag list, trimmed, weak ones with their `W/`.
+    private static func members(of header: String) -> [String] {
+        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// The revision an `If-Match` header names for announcement `id`, and the tag of its line:
@@ -32,7 +34,7 @@ enum AnnouncementTag {
     /// tag names the revision: a client that read the announcement compressed, or as XML, sends
     /// back the tag it got.
     static func expected(ifMatch header: String, id: Int, current: (revision: Int, line: LineTag)?) -> (revision: Int, line: LineTag?)? {
-        let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let tags = members(of: header)
         if tags.contains("*") { return nil }
         let named = tags.compactMap { revision(named: $0, id: id) }
         if let current, let match = named.first(where: { $0.revision == current.revision && $0.line == current.line }) { return match }

@@ -1,6 +1,5 @@
 import AnnouncementsDomain
 import AnnouncementsStore
-import PostgresNIO
 
 extension PostgresLog {
     /// Appends the complete lines of the log file at `path` (what `import` does) in durable
@@ -32,8 +31,7 @@ extension PostgresLog {
             // Refused, it rolled back; unanswered (the connection lost, a timeout), it may have
             // committed: all of the import is in the table, or none of it.
             state.withLock { $0.durableEnd = start }
-            let refused = (error as? PSQLError)?.serverInfo?[.severity] == "ERROR"
-            let outcome = refused ? "the import was rolled back: the table is as it was" : "whether it was committed is unknown: the table holds all of the import or none of it (`announcements verify` says which)"
+            let outcome = Self.isRefusal(error, on: writer) ? "the import was rolled back: the table is as it was" : "whether it was committed is unknown: the table holds all of the import or none of it (`announcements verify` says which)"
             throw LogError(.writeFailed, path: self.path, message: "cannot commit the import (\(Self.describe(error))): \(outcome)")
         }
         return end

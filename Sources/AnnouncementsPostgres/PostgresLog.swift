@@ -135,9 +135,7 @@ public final class PostgresLog: EventLog {
             // unknown. (A FATAL or PANIC error ends the session: the commit may have happened
             // before it.) A shared log finds out when it takes the role again: it reads what is
             // there. A log alone cannot: it takes no more appends.
-            let psql = error as? PSQLError
-            let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !writer.isClosed
-            if isRefusal {
+            if Self.isRefusal(error, on: writer) {
                 // A shared log reads the table again before its next append (a duplicate seq: the
                 // table holds lines this process has not seen).
                 yieldWriterRole()
@@ -465,6 +463,15 @@ public final class PostgresLog: EventLog {
         }
         closeSoon(dropped)
         return kept
+    }
+
+    /// Whether `error`, the failure of a statement on `connection`, is the server refusing it (an
+    /// `ERROR`, which rolls its transaction back, the session going on): nothing it asked for was
+    /// done. Any other failure (the connection lost, a timeout, a `FATAL` that ends the session)
+    /// leaves its outcome unknown.
+    static func isRefusal(_ error: any Error, on connection: PostgresConnection) -> Bool {
+        let psql = error as? PSQLError
+        return psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
     }
 
     /// The writer's session: synchronous commits; a statement or lock wait that outlives the

@@ -35,8 +35,7 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let configuration = options.log == nil ? try options.configuration() : nil
-            let source = if let configuration { try options.source(configuration) } else { try options.source() }
+            let (source, rules) = try options.sourceAndRules()
             guard case .file(let log) = source else {
                 throw CLIError(.usage, "backup copies a log file; this config keeps the log in PostgreSQL: use PostgreSQL's backups (pg_dump, or a base backup), or `announcements export --to FILE`")
             }
@@ -47,7 +46,7 @@ struct BackupCommand: AsyncParsableCommand {
             var kept = false
             defer { if !kept { for file in [target, target + ".head", SnapshotFile.path(forLog: target)] { unlink(file) } } }
             let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
-            let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: configuration?.rules ?? ValidationRules()).report
+            let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules).report
             // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
             // replaced since it was copied may hold texts the copied log no longer has.
             var snapshot = copiedSnapshot != nil

@@ -2,7 +2,6 @@ import AnnouncementsDomain
 import AnnouncementsStore
 import ArgumentParser
 
-
 /// `announcements export`: the log's lines into a new file, byte for byte.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,9 +24,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let configuration = options.log == nil ? try options.configuration() : nil
-            let source = if let configuration { try options.source(configuration) } else { try options.source() }
-            let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: configuration?.rules ?? ValidationRules())
+            let (source, rules) = try options.sourceAndRules()
+            let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: rules)
             let head = report.head?.description ?? "-"
             Output.line("exported \(Output.count(report.events)) events (\(Output.count(Int(size))) bytes) from \(LogLines.name(of: source)) to \(to)\n  head: \(head)")
         }

@@ -92,6 +92,14 @@ struct LogOptions: ParsableArguments {
         }
     }
 
+    /// The log, and the rules its lines are checked against (for a command that reads it, and
+    /// needs no other setting): with --log alone no config is read, and the rules are the defaults.
+    func sourceAndRules() throws(CLIError) -> (source: Source, rules: ValidationRules) {
+        if let log { return (.file(log), ValidationRules()) }
+        let configuration = try configuration()
+        return (try source(configuration), configuration.rules)
+    }
+
     /// `source(_:)` with the configuration read as `configuration()` does.
     func source() throws(CLIError) -> Source {
         if let log { return .file(log) }

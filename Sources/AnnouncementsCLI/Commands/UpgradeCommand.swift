@@ -23,15 +23,14 @@ struct UpgradeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let configuration = options.log == nil ? try options.configuration() : nil
-            let source = if let configuration { try options.source(configuration) } else { try options.source() }
+            let (source, rules) = try options.sourceAndRules()
             guard case .file(let path) = source else {
                 throw CLIError(.usage, "upgrade rewrites a log file; a PostgreSQL log is upgraded by exporting it, upgrading the file and importing it into an empty table")
             }
             try LogOptions.requireExisting(path, command: "upgrade")
             let outcome: LogUpgrade.Outcome
             do throws(LogError) {
-                outcome = try LogUpgrade.upgrade(path: path, rules: configuration?.rules ?? ValidationRules())
+                outcome = try LogUpgrade.upgrade(path: path, rules: rules)
             } catch {
                 throw CLIError(error)
             }

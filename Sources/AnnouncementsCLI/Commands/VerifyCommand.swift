@@ -35,10 +35,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let configuration = options.log == nil ? try options.configuration() : nil
-            let rules = configuration?.rules ?? ValidationRules()
+            let (source, rules) = try options.sourceAndRules()
             let expected = expectHead.flatMap(LogHead.init)
-            let source = if let configuration { try options.source(configuration) } else { try options.source() }
             let path = LogLines.name(of: source)
             let report: VerifyReport
             do throws(LogError) {

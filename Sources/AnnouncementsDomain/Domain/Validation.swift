@@ -91,9 +91,18 @@ extension ValidationRules {
     /// data's writer, is refused where people name writers: in `tokens` and `erase --by`.)
     public static func problem(writer: String) -> String? {
         if writer.isEmpty { return "must not be empty" }
-        if writer.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
-            return "must be one word, without spaces or control characters"
-        }
+        if !isOneWord(writer) { return "must be one word, without spaces or control characters" }
         return nil
+    }
+
+    /// Whether `text` holds neither whitespace nor a control character (`ControlCharacters`): a
+    /// writer's name, or a token (which an `Authorization` header carries as one word).
+    public static func isOneWord(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.properties.isWhitespace || ControlCharacters.isControl($0) }
+    }
+
+    /// Whether `text` holds a control character (`ControlCharacters`): C0, DEL or C1.
+    public static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: ControlCharacters.isControl)
     }
 }

@@ -214,10 +214,12 @@ extension EventStore {
     /// caller to free when it likes.
     func publish(_ model: ReadModel, hash: LineHash?, waking: Bool, indexing: (inout EventIndex) -> Void) -> ReadModel {
         committer.lastHash = hash
-        // An erasure's lines are served sealed until they are read back sealed: known before the
-        // index, which readers of history and the feed find its event in.
+        // Erasures (made here or, on a shared log, by another node): their lines are served sealed
+        // until they read back sealed, known before the index, where readers of history and the
+        // feed find the erased events.
         let erasedBefore = published.withLock { $0.model.erased }
-        if model.erased.count != erasedBefore.count { awaitSeals(of: model.erased.keys.filter { erasedBefore[$0] == nil }) }
+        let isErasing = model.erased.count != erasedBefore.count
+        if isErasing { awaitSeals(of: model.erased.keys.filter { erasedBefore[$0] == nil }) }
         index.withLock { indexing(&$0) }
         var replaced = model
         let head = hash.map { LogHead(seq: model.seq, hash: $0) }
@@ -226,9 +228,8 @@ extension EventStore {
             published.head = head
         }
         if waking { followers.published(model.seq) }
-        // An erasure (made here or, on a shared log, by another node): what the feed kept of the
-        // lines before it may hold its texts.
-        if model.erased.count != replaced.erased.count { forgetFeedPages() }
+        // What the feed kept of the lines before an erasure may hold its texts.
+        if isErasing { forgetFeedPages() }
         // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
         // answers, so that a writer answered knows any snapshot due is under way) and is written
         // in the background.

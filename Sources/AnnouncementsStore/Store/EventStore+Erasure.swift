@@ -113,8 +113,6 @@ extension EventStore {
             // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
             committerQueue.async { self.committer.forgetFingerprints(ofSeqs: sealedSet) }
         }
-        // No line left to overwrite: they read back sealed.
-        if replacements.isEmpty { unconfirmedSeals.withLock { $0.erased.subtract(ids) } }
         guard finishing || !replacements.isEmpty else { return [] }
         // After the overwrite, failed or not, and also when this attempt had nothing left to
         // overwrite: pages read while an attempt overwrote the lines may hold their texts.
@@ -145,11 +143,7 @@ extension EventStore {
             let bytes = try read(span)
             let line = bytes[..<(bytes.endIndex - 1)]
             let event = try parse(line, at: span.offset)
-            // The erased event keeps its reason: it is the record of the erasure.
-            guard event.hasData, event.type != .erased else { continue }
-            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
-                throw .log(LogError(.invalidLine, path: path, line: seq, message: "holds data of erased announcement \(id) but is not laid out as the store writes lines, so it cannot be sealed in place: stop the server, and correct the line or restore the log"))
-            }
+            guard let sealed = try sealedForm(of: line, event) else { continue }
             secrets += Self.texts(of: event)
             replacements.append(LineReplacement(position: span.offset, bytes: sealed))
             seqs.append(seq)
@@ -178,13 +172,21 @@ extension EventStore {
         for (position, line) in lines.enumerated() {
             if let id = Event.storedID(inLine: line), !waiting.contains(id) { continue }
             // A line that does not parse is left for the reader's own checks to report.
-            guard let event = try? EventParser.parse(line), waiting.contains(event.id), event.hasData, event.type != .erased else { continue }
-            guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
-                throw .log(LogError(.invalidLine, path: path, line: event.seq, message: "holds data of erased announcement \(event.id) but is not laid out as the store writes lines, so it cannot be served sealed: stop the server, and correct the line or restore the log"))
-            }
+            guard let event = try? EventParser.parse(line), waiting.contains(event.id), let sealed = try sealedForm(of: line, event) else { continue }
             view[position] = sealed[...]
         }
         return view
+    }
+
+    /// What an erasure writes in place of `line` (`event`'s, of an erased announcement): its
+    /// sealed form; nil when it has nothing to seal (no data, or the erased event itself, which
+    /// keeps its reason: it is the record of the erasure).
+    private func sealedForm(of line: ArraySlice<UInt8>, _ event: Event) throws(StoreError) -> [UInt8]? {
+        guard event.hasData, event.type != .erased else { return nil }
+        guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
+            throw .log(LogError(.invalidLine, path: path, line: event.seq, message: "holds data of erased announcement \(event.id) but is not laid out as the store writes lines, so it cannot be sealed: stop the server, and correct the line or restore the log"))
+        }
+        return sealed
     }
 
     /// Drops the feed's pages, here and in the HTTP streams' caches (by counting an erasure):

@@ -186,7 +186,7 @@ extension EventStore {
         if start { lookForSealsSoon(after: 0) }
     }
 
-    /// How often a store looks for the overwritten lines of another process's erasure: at first,
+    /// How often a store looks for the overwritten lines of an erasure: at first,
     /// and after `patientLooks` looks in a row.
     static let sealLookInterval = DispatchTimeInterval.milliseconds(500)
     static let slowSealLookInterval = DispatchTimeInterval.seconds(5)
@@ -214,7 +214,7 @@ extension EventStore {
             return (seals.erased.sorted(), seals.looks)
         }
         if !sealed.isEmpty {
-            logger.debug("read back the overwritten lines of another process's erasure", metadata: ["log.path": "\(path)", "event.ids": "\(sealed.sorted())"])
+            logger.debug("read back the overwritten lines of an erasure", metadata: ["log.path": "\(path)", "event.ids": "\(sealed.sorted())"])
             forgetFeedPages()
         }
         if looks == Self.patientLooks {
