@@ -19,10 +19,7 @@ extension PostgresLog {
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
         let connection: PostgresConnection
         do {
-            let connecting = PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try Self.configuration(settings, connection: 5), id: 5, logger: logger
-            )
-            connection = try Self.wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+            connection = try Self.connection(settings, id: 5, logger: logger)
         } catch {
             throw LogError(.writeFailed, path: path, message: "cannot erase the rows: cannot connect to PostgreSQL (\(Self.describe(error))); the rows are as they were; \(Self.erasedEventStays)")
         }
@@ -68,14 +65,12 @@ extension PostgresLog {
             """
         let count: Int64
         do {
-            let result = try Self.wait(for: connection.query(update, logger: logger), upTo: settings.commitTimeout, closing: connection)
+            let result = try committed(update, on: connection)
             count = try result.rows.first?.decode(Int64.self) ?? 0
         } catch {
             // A refusal by the server rolled the UPDATE back; any other failure (no answer in
             // time, the connection lost) leaves it unknown whether it committed.
-            let psql = error as? PSQLError
-            let isRefusal = psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
-            let outcome = isRefusal ? "the rows are as they were" : "whether the rows were overwritten is unknown"
+            let outcome = Self.isRefusal(error, on: connection) ? "the rows are as they were" : "whether the rows were overwritten is unknown"
             throw LogError(.writeFailed, path: path, message: "cannot erase the rows: \(Self.describe(error)); \(outcome); \(Self.erasedEventStays)")
         }
         guard count == Int64(replacements.count) else {

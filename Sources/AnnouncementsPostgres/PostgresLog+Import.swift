@@ -17,6 +17,8 @@ extension PostgresLog {
             throw LogError(.writeFailed, path: self.path, message: "cannot begin the import's transaction: \(Self.describe(error))")
         }
         let end: Int64
+        state.withLock { $0.inTransaction = true }
+        defer { state.withLock { $0.inTransaction = false } }
         do throws(LogError) {
             end = try append(linesOf: path, batchBytes: batchBytes)
         } catch {

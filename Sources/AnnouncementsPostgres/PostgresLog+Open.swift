@@ -37,7 +37,7 @@ extension PostgresLog {
             try await createTable(settings.table, on: writer, path: path, logger: logger)
             var replay = Replay()
             var lastLine: [UInt8]?
-            let end = try await lines(of: settings.table, on: writer, path: path, logger: logger) { line throws(LogError) in
+            let end = try await lines(of: settings, on: writer, logger: logger) { line throws(LogError) in
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
             if let lastLine { replay.end(withLastLineHash: LineHash(link: lastLine)) }
@@ -62,15 +62,10 @@ extension PostgresLog {
         let connection = try await connect(settings, id: 3, logger: logger)
         var count = 0
         do throws(LogError) {
-            let exists: Bool = try await run(path, "look for the events table") {
-                let rows: PostgresRowSequence = try await connection.query("SELECT to_regclass(\(settings.table)) IS NOT NULL", logger: logger)
-                for try await exists in rows.decode(Bool.self) { return exists }
-                return false
-            }
-            guard exists else {
+            guard try await exist([settings.table], on: connection, path: path, logger: logger) else {
                 throw LogError(.unreadable, path: path, message: "no table \(settings.table) in the database: a server (or `announcements init` or `import`) creates it")
             }
-            _ = try await lines(of: settings.table, on: connection, path: path, computesHashes: computesHashes, logger: logger) { line throws(LogError) in
+            _ = try await lines(of: settings, on: connection, computesHashes: computesHashes, logger: logger) { line throws(LogError) in
                 count += 1
                 return try body(&line)
             }
@@ -82,56 +77,81 @@ extension PostgresLog {
         return count
     }
 
-    /// Streams the rows of `table` in seq order as lines: numbered by seq, at their positions, each
-    /// checked to follow the one before it (the next seq, at the next position). Returns where the
-    /// last line ends (0 for an empty log).
+    /// Streams the rows of the log's table in seq order as lines: numbered by seq, at their
+    /// positions, each checked to follow the one before it (the next seq, at the next position).
+    /// Reads in pages of `settings.pageRows` rows, each a statement of its own (one statement
+    /// for a whole large table would outlive the statement timeout). Returns where the last line
+    /// ends (0 for an empty log).
     static func lines(
-        of table: String,
+        of settings: PostgresSettings,
         on connection: PostgresConnection,
-        path: String,
         computesHashes: Bool = false,
         logger: Logger,
         _ body: (inout LogLine) throws(LogError) -> LogReader.Next
     ) async throws(LogError) -> Int64 {
+        let path = settings.description
         var expected: (seq: Int64, position: Int64) = (1, 0)
-        let rows: PostgresRowSequence = try await run(path, "read the log") {
-            try await connection.query("SELECT seq, position, line FROM \(unescaped: table) ORDER BY seq", logger: logger)
-        }
-        do {
-            for try await (seq, position, buffer) in rows.decode((Int64, Int64, ByteBuffer).self) {
-                guard seq == expected.seq else {
-                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the log goes from seq \(expected.seq - 1) to seq \(seq): rows are missing")
-                }
-                guard position == expected.position else {
-                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's position is \(position), but the lines before it end at \(expected.position)")
-                }
-                let bytes = Array(buffer.readableBytesView)
-                guard !bytes.contains(UInt8(ascii: "\n")) else {
-                    throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's line holds a newline")
-                }
-                let parsed = Result { () throws(LineProblem) -> Event in
-                    let event = try EventParser.parse(bytes)
-                    guard event.seq == Int(seq) else { throw LineProblem("the line's seq is \(event.seq), but its row's is \(seq)") }
-                    return event
-                }
-                var line = LogLine(
-                    number: Int(seq), offset: position, bytes: bytes[...], parsed: parsed,
-                    hash: computesHashes ? LineHash(link: bytes) : nil, isLast: false
-                )
-                expected = (seq + 1, position + Int64(bytes.count) + 1)
-                if case .stop = try body(&line) { break }
+        let pageRows = max(1, settings.pageRows)
+        var pageIsFull = true
+        while pageIsFull {
+            let rows: PostgresRowSequence = try await run(path, "read the log") {
+                try await connection.query("""
+                    SELECT seq, position, line FROM \(unescaped: settings.table)
+                    WHERE seq >= \(expected.seq) ORDER BY seq LIMIT \(pageRows)
+                    """, logger: logger)
             }
-        } catch let error as LogError {
-            throw error
-        } catch {
-            throw LogError(.unreadable, path: path, message: "cannot read the log: \(describe(error))")
+            var count = 0
+            do {
+                for try await (seq, position, buffer) in rows.decode((Int64, Int64, ByteBuffer).self) {
+                    count += 1
+                    guard seq == expected.seq else {
+                        throw LogError(.invalidLine, path: path, line: Int(seq), message: "the log goes from seq \(expected.seq - 1) to seq \(seq): rows are missing")
+                    }
+                    guard position == expected.position else {
+                        throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's position is \(position), but the lines before it end at \(expected.position)")
+                    }
+                    let bytes = Array(buffer.readableBytesView)
+                    guard !bytes.contains(UInt8(ascii: "\n")) else {
+                        throw LogError(.invalidLine, path: path, line: Int(seq), message: "the row's line holds a newline")
+                    }
+                    let parsed = Result { () throws(LineProblem) -> Event in
+                        let event = try EventParser.parse(bytes)
+                        guard event.seq == Int(seq) else { throw LineProblem("the line's seq is \(event.seq), but its row's is \(seq)") }
+                        return event
+                    }
+                    var line = LogLine(
+                        number: Int(seq), offset: position, bytes: bytes[...], parsed: parsed,
+                        hash: computesHashes ? LineHash(link: bytes) : nil, isLast: false
+                    )
+                    expected = (seq + 1, position + Int64(bytes.count) + 1)
+                    if case .stop = try body(&line) { return expected.position }
+                }
+            } catch let error as LogError {
+                throw error
+            } catch {
+                throw LogError(.unreadable, path: path, message: "cannot read the log: \(describe(error))")
+            }
+            pageIsFull = count == pageRows
         }
         return expected.position
     }
 
-    /// Creates the events table when it is missing, under an advisory lock of its own (two nodes
-    /// starting at once would otherwise race to create it).
+    /// Whether the tables (or indexes) named `relations` all exist, as the connection's
+    /// `search_path` finds them.
+    static func exist(_ relations: [String], on connection: PostgresConnection, path: String, logger: Logger) async throws(LogError) -> Bool {
+        try await run(path, "look for the events table") {
+            let rows: PostgresRowSequence = try await connection.query("SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(\(relations)::text[]) AS r", logger: logger)
+            for try await exist in rows.decode(Bool.self) { return exist }
+            return false
+        }
+    }
+
+    /// Creates the events table and its index when they are missing, under an advisory lock of its
+    /// own (two nodes starting at once would otherwise race to create them). Looks first: even
+    /// `CREATE INDEX IF NOT EXISTS` waits for a lock on the table, which an import's transaction
+    /// holds until it commits.
     static func createTable(_ table: String, on connection: PostgresConnection, path: String, logger: Logger) async throws(LogError) {
+        guard try await !exist([table, table + "_id"], on: connection, path: path, logger: logger) else { return }
         let key = lockKey(table, for: "schema")
         try await run(path, "create the events table") {
             try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger)

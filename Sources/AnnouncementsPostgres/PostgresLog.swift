@@ -38,9 +38,10 @@ import Foundation
 /// the table's end four times a second besides (a lost notification costs at most that much), and
 /// takes in the lines the others appended (`lines(after:)`).
 ///
-/// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in autocommit, with
-/// `synchronous_commit = on` set on the writer's session: when it returns, the batch is committed
-/// (group commit: the store hands over everything prepared while the last batch committed).
+/// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in a transaction of its own
+/// (`committed`), with `synchronous_commit = on` set on the writer's session: when its `COMMIT` is
+/// answered, the batch is durable (group commit: the store hands over everything prepared while
+/// the last batch committed).
 ///
 /// `appendDurably` and `read` are synchronous, as `EventLog` asks: they wait for the query's
 /// future, answered on SwiftNIO's event loops (never on Swift's cooperative pool, which they may
@@ -73,9 +74,12 @@ public final class PostgresLog: EventLog {
         var writerLost = false
         /// The writer's session (`pg_backend_pid()`): how `pg_locks` names it.
         var writerPID: Int32
-        /// The writer's request for the lock while it waits in line (see `takeWriterRole`).
-        var roleRequest: EventLoopFuture<PostgresQueryResult>?
+        /// The writer's request for the lock while it waits in line, and when it was sent (see
+        /// `takeWriterRole`).
+        var roleRequest: (answer: EventLoopFuture<PostgresQueryResult>, sent: ContinuousClock.Instant)?
         var listener: Task<Void, Never>?
+        /// An import's transaction is open on the writer's connection: appends go into it.
+        var inTransaction = false
     }
 
     init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
@@ -108,7 +112,7 @@ public final class PostgresLog: EventLog {
     let node = UUID().uuidString
 
     public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
-        try state.withLock { state throws(LogError) in
+        let inTransaction = try state.withLock { state throws(LogError) in
             guard !state.isClosed else { throw LogError(.unusable, path: path, message: "the log is closed") }
             guard !state.isUnusable else {
                 throw LogError(.unusable, path: path, message: "an earlier append's outcome is unknown (the connection failed while it ran); restart to read the log as it is")
@@ -119,6 +123,7 @@ public final class PostgresLog: EventLog {
             guard start == state.durableEnd else {
                 throw LogError(.unusable, path: path, message: "an append was to go at position \(start), but the log's lines end at \(state.durableEnd)")
             }
+            return state.inTransaction
         }
         let rows = try EventRows(lines: lines, start: start, path: path)
         let writer = self.writer.withLock { $0 }
@@ -126,7 +131,10 @@ public final class PostgresLog: EventLog {
         do {
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
             let insert = rows.insert(into: settings.table, at: start, notifying: isShared ? channel : nil, payload: "appended " + node)
-            let result = try Self.wait(for: writer.query(insert, logger: logger), upTo: settings.commitTimeout, closing: writer)
+            // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
+            let result = inTransaction
+                ? try Self.wait(for: writer.query(insert, logger: logger), upTo: settings.commitTimeout, closing: writer)
+                : try committed(insert, on: writer)
             guard let row = result.rows.first else { throw PostgresLogFailure("the insert answered no row") }
             (inserted, _) = try row.decode((Int64, Int64).self)
         } catch {
@@ -171,15 +179,21 @@ public final class PostgresLog: EventLog {
                 // Ask the holder to give the role up, then get in the lock's queue (the wait ends
                 // at the session's lock_timeout, just under the commit timeout).
                 _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
-                let request = writer.query("SELECT pg_advisory_lock(\(key))", logger: logger)
+                let request = (answer: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), sent: ContinuousClock.now)
                 state.withLock { $0.roleRequest = request }
                 return request
             }()
             do {
-                _ = try Self.wait(for: request, upTo: slice, closing: nil)
+                _ = try Self.wait(for: request.answer, upTo: slice, closing: nil)
             } catch is PostgresLogFailure {
-                // Still in line: the request stays queued.
-                return nil
+                // Still in line: the request stays queued, until the database should have ended
+                // the wait itself (its lock_timeout). Not answered by then, the database or the
+                // network is gone without a word (no keepalive is sent while a request waits):
+                // the connection is given up, and the next write connects again.
+                guard ContinuousClock.now - request.sent >= settings.commitTimeout else { return nil }
+                Self.closeSoon(self.writer.withLock { $0 })
+                state.withLock { $0.writerLost = true }
+                throw PostgresLogFailure("PostgreSQL did not answer the request for the writer role within \(settings.commitTimeout) (the database or the network is down?); the connection is closed, the next write connects again")
             }
             state.withLock { $0.roleRequest = nil }
         } catch {
@@ -189,8 +203,13 @@ public final class PostgresLog: EventLog {
                 // The connection failed: the next try connects again.
                 state.withLock { $0.writerLost = true }
             }
-            if psql?.serverInfo?[.sqlState] == "55P03" {
+            // The wait in line ended by the session's lock_timeout, or by its statement_timeout,
+            // the same length and started a moment before.
+            if let code = psql?.serverInfo?[.sqlState], ["55P03", "57014"].contains(code) {
                 throw LogError(.locked, path: path, message: "another process held the writer role (PostgreSQL advisory lock \(key)) and did not give it up within \(settings.commitTimeout): an `import`, or a node that cannot reach the database")
+            }
+            if error is PostgresLogFailure {
+                throw LogError(.unavailable, path: path, message: "cannot take the writer role: \(Self.describe(error))")
             }
             throw LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
         }
@@ -234,19 +253,29 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// The lines from position `end` to the table's end, read on `connection`.
+    /// The lines from position `end` to the table's end, read on `connection`, in pages of
+    /// `settings.pageRows` rows (a node that missed much reads it in several statements, none of
+    /// which may outlive the commit timeout).
     private func linesAppended(after end: Int64, on connection: PostgresConnection) throws(LogError) -> [UInt8] {
-        let query: PostgresQuery = "SELECT position, line FROM \(unescaped: settings.table) WHERE position >= \(end) ORDER BY position"
+        let pageRows = max(1, settings.pageRows)
         var bytes: [UInt8] = []
+        var pageIsFull = true
         do {
-            let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
-            for row in result.rows {
-                let (position, line) = try row.decode((Int64, ByteBuffer).self)
-                guard position == end + Int64(bytes.count) else {
-                    throw LogError(.unreadable, path: path, message: "the row at position \(position) does not follow the lines before it (they end at \(end + Int64(bytes.count))): stop the servers and run `announcements verify`")
+            while pageIsFull {
+                let query: PostgresQuery = """
+                    SELECT position, line FROM \(unescaped: settings.table)
+                    WHERE position >= \(end + Int64(bytes.count)) ORDER BY position LIMIT \(pageRows)
+                    """
+                let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
+                for row in result.rows {
+                    let (position, line) = try row.decode((Int64, ByteBuffer).self)
+                    guard position == end + Int64(bytes.count) else {
+                        throw LogError(.unreadable, path: path, message: "the row at position \(position) does not follow the lines before it (they end at \(end + Int64(bytes.count))): stop the servers and run `announcements verify`")
+                    }
+                    bytes += line.readableBytesView
+                    bytes.append(UInt8(ascii: "\n"))
                 }
-                bytes += line.readableBytesView
-                bytes.append(UInt8(ascii: "\n"))
+                pageIsFull = result.rows.count == pageRows
             }
         } catch let error as LogError {
             throw error
@@ -449,11 +478,13 @@ public final class PostgresLog: EventLog {
         let current = slot.withLock { $0 }
         guard current.isClosed || replacing else { return current }
         guard !isClosed() else { throw PostgresLogFailure("the log is closed") }
-        let connecting = PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings, connection: id), id: id, logger: logger
-        )
-        let fresh = try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
-        try prepare(fresh)
+        let fresh = try connection(settings, id: id, logger: logger)
+        do {
+            try prepare(fresh)
+        } catch {
+            closeSoon(fresh)
+            throw error
+        }
         logger.info("connected to PostgreSQL again", metadata: ["log.path": "\(settings.description)", "connection": "\(id == 1 ? "writer" : "reader")"])
         // Another thread may have connected again meanwhile: the first new connection stays.
         let (kept, dropped) = slot.withLock { slot in
@@ -465,11 +496,51 @@ public final class PostgresLog: EventLog {
         return kept
     }
 
+    /// Runs `statement` in a transaction of its own on `connection`, and answers its result once
+    /// the transaction has committed. (postgres-nio answers a statement at its `CommandComplete`,
+    /// which comes before an autocommitted statement commits: an error at commit time (a deferred
+    /// constraint, a full `NOTIFY` queue, a serialization failure) would follow an answer already
+    /// taken for success, for rows rolled back.) `BEGIN`, the statement and `COMMIT` are queued
+    /// together, postgres-nio sending each once the one before is answered: one wait here.
+    func committed(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> PostgresQueryResult {
+        _ = connection.query("BEGIN", logger: logger)
+        let done = connection.query(statement, logger: logger)
+        let commit = connection.query("COMMIT", logger: logger)
+        let committing = Result { try Self.wait(for: commit, upTo: settings.commitTimeout, closing: connection) }
+        if case .failure(let error) = committing, error is PostgresLogFailure {
+            // No answer in time: the connection is being closed; the outcome is unknown.
+            throw error
+        }
+        // The statement's own refusal (its COMMIT then answers ROLLBACK) says more than the COMMIT's.
+        let result = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
+        let tag = try committing.get().metadata.command
+        guard tag == "COMMIT" else {
+            throw PostgresLogFailure("the transaction ended in \(tag), not COMMIT", isRefusal: true)
+        }
+        return result
+    }
+
+    /// A new connection (numbered `id`, see `configuration`), waited for at most the commit
+    /// timeout. One that connects after that is closed as it comes (postgres-nio wants each
+    /// closed, and an open one would hold a session in the database for nothing).
+    static func connection(_ settings: PostgresSettings, id: Int, logger: Logger) throws -> PostgresConnection {
+        let connecting = PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings, connection: id), id: id, logger: logger
+        )
+        do {
+            return try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+        } catch {
+            connecting.whenSuccess { closeSoon($0) }
+            throw error
+        }
+    }
+
     /// Whether `error`, the failure of a statement on `connection`, is the server refusing it (an
     /// `ERROR`, which rolls its transaction back, the session going on): nothing it asked for was
     /// done. Any other failure (the connection lost, a timeout, a `FATAL` that ends the session)
     /// leaves its outcome unknown.
     static func isRefusal(_ error: any Error, on connection: PostgresConnection) -> Bool {
+        if let failure = error as? PostgresLogFailure { return failure.isRefusal }
         let psql = error as? PSQLError
         return psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
     }
@@ -543,8 +614,11 @@ public final class PostgresLog: EventLog {
 /// A failure of the PostgreSQL log's own (not postgres-nio's).
 struct PostgresLogFailure: Error {
     var message: String
+    /// The database answered that it did not do what was asked (see `PostgresLog.isRefusal`).
+    var isRefusal: Bool
 
-    init(_ message: String) {
+    init(_ message: String, isRefusal: Bool = false) {
         self.message = message
+        self.isRefusal = isRefusal
     }
 }

@@ -25,6 +25,10 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// How long an append (one commit) or a read may take before the connection is given up as
     /// dead and the log unusable until restart (the commit's outcome is then unknown).
     public var commitTimeout = Duration.seconds(30)
+    /// How many rows one read of the table takes at most: start-up and catching up read it in
+    /// pages of this many, each a statement of its own (one for a whole large table would outlive
+    /// the statement timeout, or the commit timeout a read is waited for).
+    public var pageRows = 20_000
 
     public static let defaultTable = "announcement_events"
 

@@ -101,6 +101,146 @@ struct PostgresLogTests {
         await first.close()
     }
 
+    @Test("a batch the database refuses at commit (a deferred constraint) fails its writers and appends nothing; the next one succeeds")
+    func refusedAtCommit() async throws {
+        let place = try Backend.postgres.makePlace()
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "alice")
+        // A check run when the transaction commits, after the INSERT itself has been answered: an
+        // error there rolls the rows back (as a full NOTIFY queue or a serialization failure would).
+        try await place.withConnection { connection, settings in
+            try await connection.query("""
+                CREATE FUNCTION \(unescaped: settings.table)_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused at commit by the test'; END $$
+                """, logger: quiet)
+            try await connection.query("""
+                CREATE CONSTRAINT TRIGGER refuse AFTER INSERT ON \(unescaped: settings.table)
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_refuse()
+                """, logger: quiet)
+        }
+        await #expect(throws: StoreError.self, "answered as written, though its rows were rolled back") {
+            try await store.create(AnnouncementDraft(title: "Refused"), by: "alice")
+        }
+        #expect(try await place.rowCount() == 1)
+        #expect(store.snapshot.announcements.map(\.title) == ["Kept"])
+        #expect(store.lastSeq == 1)
+        if case .unusable = store.health { Issue.record("a refusal the database made leaves the log usable") }
+        try await place.withConnection { connection, settings in
+            try await connection.query("DROP TRIGGER refuse ON \(unescaped: settings.table)", logger: quiet)
+        }
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["Kept", "After"])
+        await store.close()
+    }
+
+    @Test("a wait in line for the writer role that the database never answers (its host gone silent) fails its write after the commit timeout; the next write connects again")
+    func silentWaitForRole() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(3)
+        let settings = try #require(place.settings)
+        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        defer { proxy.stop() }
+        var throughProxy = place
+        throughProxy.settings?.port = proxy.port
+        let store = try await throughProxy.open()
+        // Another session holds the writer role and keeps it: the store's write waits in line.
+        let key = PostgresLog.lockKey(settings.table)
+        let holder = try await connect(settings)
+        try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
+        let outcome = Mutex<Result<Announcement, any Error>?>(nil)
+        Task {
+            let result: Result<Announcement, any Error>
+            do { result = .success(try await store.create(AnnouncementDraft(title: "Lost"), by: "alice")) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+        }
+        // Once its request is in the lock's queue, the network goes silent: the database's own
+        // lock_timeout answer never arrives.
+        let clock = ContinuousClock()
+        while try await waiters(for: key, on: holder) == 0, outcome.withLock({ $0 == nil }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        proxy.freeze()
+        let frozenAt = clock.now
+        while outcome.withLock({ $0 == nil }), clock.now - frozenAt < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let waited = clock.now - frozenAt
+        #expect(waited < .seconds(60), "the write still waits for the role \(waited) after the network went silent")
+        proxy.thaw()
+        try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: quiet)
+        while outcome.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(50)) }
+        if case .failure(let error) = outcome.withLock({ $0 }) {
+            #expect("\(error)".contains("did not answer the request for the writer role"), "\(error)")
+        } else {
+            Issue.record("the write that waited for the role succeeded")
+        }
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
+        try await holder.close()
+        await store.close()
+    }
+
+    @Test("a write that waits in line for the writer role past the commit timeout fails as locked, saying so; the next write takes it")
+    func roleNotGivenUp() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(3)
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        let key = PostgresLog.lockKey(settings.table)
+        let holder = try await connect(settings)
+        try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
+        let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
+        guard case .log(let error) = failure else {
+            Issue.record("\(String(describing: failure))")
+            return
+        }
+        #expect(error.kind == .locked)
+        #expect(error.message.contains("held the writer role (PostgreSQL advisory lock \(key)) and did not give it up"), "\(error.message)")
+        try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
+        try await holder.close()
+        await store.close()
+    }
+
+    @Test("a server starts while an import's transaction holds the table (rows inserted, not committed), and reads what is committed")
+    func startsBesideImport() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(3)
+        let first = try await place.open()
+        _ = try await first.create(AnnouncementDraft(title: "Committed"), by: "alice")
+        await first.close()
+        // As an import does: rows inserted in a transaction still open (a lock on the table that
+        // CREATE INDEX, even IF NOT EXISTS, would wait for).
+        let importer = try await connect(try #require(place.settings))
+        try await importer.query("BEGIN", logger: quiet)
+        try await importer.query("""
+            INSERT INTO \(unescaped: try #require(place.settings).table) (seq, position, id, type, by, at, line)
+            VALUES (99, 999999, 9, 'deleted', 'importer', now(), '\\x7b7d')
+            """, logger: quiet)
+        let store: EventStore
+        do {
+            store = try await place.open()
+        } catch {
+            try await importer.close()
+            throw error
+        }
+        #expect(store.snapshot.announcements.map(\.title) == ["Committed"])
+        await store.close()
+        try await importer.query("ROLLBACK", logger: quiet)
+        try await importer.close()
+    }
+
+    /// How many sessions wait in line for advisory lock `key`.
+    func waiters(for key: Int64, on connection: PostgresConnection) async throws -> Int64 {
+        let rows = try await connection.query("""
+            SELECT count(*) FROM pg_locks
+            WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = \(key)
+            """, logger: quiet)
+        for try await count in rows.decode(Int64.self) { return count }
+        return 0
+    }
+
     @Test("a commit held up past the timeout is ended by the database, fails its writer and appends nothing; the next one succeeds")
     func heldUpCommit() async throws {
         var place = try Backend.postgres.makePlace()
