@@ -80,12 +80,36 @@ extension PostgresLog {
     /// Streams the rows of the log's table in seq order as lines: numbered by seq, at their
     /// positions, each checked to follow the one before it (the next seq, at the next position).
     /// Reads in pages of `settings.pageRows` rows, each a statement of its own (one statement
-    /// for a whole large table would outlive the statement timeout). Returns where the last line
-    /// ends (0 for an empty log).
+    /// for a whole large table would outlive the statement timeout), all in one read-only
+    /// `REPEATABLE READ` transaction: the lines as they were when it began (an erasure's `UPDATE`
+    /// between two pages is not half seen). Returns where the last line ends (0 for an empty log).
     static func lines(
         of settings: PostgresSettings,
         on connection: PostgresConnection,
         computesHashes: Bool = false,
+        logger: Logger,
+        _ body: (inout LogLine) throws(LogError) -> LogReader.Next
+    ) async throws(LogError) -> Int64 {
+        let path = settings.description
+        try await run(path, "read the log") {
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+        }
+        let end: Int64
+        do throws(LogError) {
+            end = try await pages(of: settings, on: connection, computesHashes: computesHashes, logger: logger, body)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+        try await run(path, "read the log") { try await connection.query("COMMIT", logger: logger) }
+        return end
+    }
+
+    /// The pages of `lines(of:on:computesHashes:logger:_:)`, in the transaction it opened.
+    private static func pages(
+        of settings: PostgresSettings,
+        on connection: PostgresConnection,
+        computesHashes: Bool,
         logger: Logger,
         _ body: (inout LogLine) throws(LogError) -> LogReader.Next
     ) async throws(LogError) -> Int64 {

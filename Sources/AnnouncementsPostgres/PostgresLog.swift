@@ -177,7 +177,7 @@ public final class PostgresLog: EventLog {
             let request = try state.withLock { $0.roleRequest } ?? {
                 let writer = try writingConnection()
                 // Ask the holder to give the role up, then get in the lock's queue (the wait ends
-                // at the session's lock_timeout, just under the commit timeout).
+                // at the session's lock_timeout, 0.8 of the commit timeout).
                 _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
                 let request = (answer: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), sent: ContinuousClock.now)
                 state.withLock { $0.roleRequest = request }
@@ -501,18 +501,32 @@ public final class PostgresLog: EventLog {
     /// which comes before an autocommitted statement commits: an error at commit time (a deferred
     /// constraint, a full `NOTIFY` queue, a serialization failure) would follow an answer already
     /// taken for success, for rows rolled back.) `BEGIN`, the statement and `COMMIT` are queued
-    /// together, postgres-nio sending each once the one before is answered: one wait here.
+    /// together, postgres-nio sending each once the one before is answered: one wait here. Nothing
+    /// else is sent on the writer's connection meanwhile (the committer sends one batch at a time,
+    /// and takes or gives up the role only between them).
+    ///
+    /// A failure is a refusal (`isRefusal`: nothing was committed) when the database refused, or
+    /// when `BEGIN` was answered and the statement was not (`COMMIT` was then never sent: the
+    /// transaction ends rolled back with its session); else its outcome is unknown.
     func committed(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> PostgresQueryResult {
-        _ = connection.query("BEGIN", logger: logger)
+        let begin = connection.query("BEGIN", logger: logger)
         let done = connection.query(statement, logger: logger)
         let commit = connection.query("COMMIT", logger: logger)
         let committing = Result { try Self.wait(for: commit, upTo: settings.commitTimeout, closing: connection) }
-        if case .failure(let error) = committing, error is PostgresLogFailure {
-            // No answer in time: the connection is being closed; the outcome is unknown.
+        // After the COMMIT's answer, or its connection's close, the two before it are answered.
+        let began = Result { try Self.wait(for: begin, upTo: .seconds(5), closing: connection) }
+        let result: PostgresQueryResult
+        do {
+            result = try Self.wait(for: done, upTo: .seconds(5), closing: connection)
+        } catch {
+            if case .success = began, !Self.isRefusal(error, on: connection) {
+                throw PostgresLogFailure("\(Self.describe(error)); the transaction was never committed", isRefusal: true)
+            }
+            // The statement's own refusal says more than the COMMIT's ROLLBACK after it.
             throw error
         }
-        // The statement's own refusal (its COMMIT then answers ROLLBACK) says more than the COMMIT's.
-        let result = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
+        // (Had `BEGIN` failed, the statement committed on its own before `COMMIT` was sent, or
+        // its commit's error closed the connection and failed the `COMMIT`.)
         let tag = try committing.get().metadata.command
         guard tag == "COMMIT" else {
             throw PostgresLogFailure("the transaction ended in \(tag), not COMMIT", isRefusal: true)
@@ -545,13 +559,14 @@ public final class PostgresLog: EventLog {
         return psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
     }
 
-    /// The writer's session: synchronous commits; a statement or lock wait that outlives the
-    /// append's own wait is cancelled by the server too; a client gone silent is noticed by its
+    /// The writer's session: synchronous commits; a statement or lock wait that lasts 0.8 of the
+    /// append's own wait is cancelled by the server (the rest leaves time for its answer, and for
+    /// the `BEGIN` and `COMMIT` around an append); a client gone silent is noticed by its
     /// keepalives, and (`tcp_user_timeout`) one that died while an answer to it was unacknowledged
     /// (mid-commit, or just granted the writer role), where Linux sends no keepalive and would
     /// retransmit for about 15 minutes, holding the role that long.
     static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
-        let milliseconds = String(settings.commitTimeout.components.seconds * 1000 * 9 / 10)
+        let milliseconds = String(settings.commitTimeout.components.seconds * 1000 * 8 / 10)
         return [
             "SET synchronous_commit TO on",
             "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",

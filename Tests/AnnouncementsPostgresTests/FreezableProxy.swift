@@ -66,6 +66,11 @@ final class FreezableProxy: Sendable {
                 close(server)
                 continue
             }
+            #if canImport(Darwin)
+            // Darwin has no MSG_NOSIGNAL: the sockets themselves are told not to raise SIGPIPE.
+            var one: Int32 = 1
+            for fd in [client, server] { setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            #endif
             let open = Atomic<Int>(2)
             for (from, to) in [(client, server), (server, client)] {
                 let thread = Thread { [self] in
@@ -93,7 +98,8 @@ final class FreezableProxy: Sendable {
             guard count > 0 else { break }
             var sent = 0
             while sent < count {
-                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress.map { $0 + sent }, count - sent) }
+                // Not write(): a peer that closed its end would raise SIGPIPE, ending the test process.
+                let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress.map { $0 + sent }, count - sent, Self.noSignal) }
                 guard written > 0 else { return }
                 sent += written
             }
@@ -118,8 +124,10 @@ final class FreezableProxy: Sendable {
 
     #if canImport(Glibc)
     private static let streamType = Int32(SOCK_STREAM.rawValue)
+    private static let noSignal = Int32(MSG_NOSIGNAL)
     #else
     private static let streamType = SOCK_STREAM
+    private static let noSignal: Int32 = 0
     #endif
 
     struct ProxyError: Error, CustomStringConvertible {

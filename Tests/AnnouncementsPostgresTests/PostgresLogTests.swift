@@ -104,7 +104,7 @@ struct PostgresLogTests {
     @Test("a batch the database refuses at commit (a deferred constraint) fails its writers and appends nothing; the next one succeeds")
     func refusedAtCommit() async throws {
         let place = try Backend.postgres.makePlace()
-        let store = try await place.open()
+        let store = try await place.open(alone: true)
         _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "alice")
         // A check run when the transaction commits, after the INSERT itself has been answered: an
         // error there rolls the rows back (as a full NOTIFY queue or a serialization failure would).
@@ -146,6 +146,7 @@ struct PostgresLogTests {
         // Another session holds the writer role and keeps it: the store's write waits in line.
         let key = PostgresLog.lockKey(settings.table)
         let holder = try await connect(settings)
+        defer { PostgresLog.closeSoon(holder) }
         try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
         let outcome = Mutex<Result<Announcement, any Error>?>(nil)
         Task {
@@ -168,7 +169,7 @@ struct PostgresLogTests {
         #expect(waited < .seconds(60), "the write still waits for the role \(waited) after the network went silent")
         proxy.thaw()
         try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: quiet)
-        while outcome.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(50)) }
+        while outcome.withLock({ $0 == nil }), clock.now - frozenAt < .seconds(120) { try await Task.sleep(for: .milliseconds(50)) }
         if case .failure(let error) = outcome.withLock({ $0 }) {
             #expect("\(error)".contains("did not answer the request for the writer role"), "\(error)")
         } else {
@@ -176,30 +177,30 @@ struct PostgresLogTests {
         }
         _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
         #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
-        try await holder.close()
         await store.close()
     }
 
     @Test("a write that waits in line for the writer role past the commit timeout fails as locked, saying so; the next write takes it")
     func roleNotGivenUp() async throws {
         var place = try Backend.postgres.makePlace()
-        place.settings?.commitTimeout = .seconds(3)
+        // The database ends the wait at 4 s (its lock_timeout); the store would give up at 5.
+        place.settings?.commitTimeout = .seconds(5)
         let settings = try #require(place.settings)
         let store = try await place.open()
         let key = PostgresLog.lockKey(settings.table)
         let holder = try await connect(settings)
+        defer { PostgresLog.closeSoon(holder) }
         try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
         let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
-        guard case .log(let error) = failure else {
+        if case .log(let error) = failure {
+            #expect(error.kind == .locked)
+            #expect(error.message.contains("held the writer role (PostgreSQL advisory lock \(key)) and did not give it up"), "\(error.message)")
+        } else {
             Issue.record("\(String(describing: failure))")
-            return
         }
-        #expect(error.kind == .locked)
-        #expect(error.message.contains("held the writer role (PostgreSQL advisory lock \(key)) and did not give it up"), "\(error.message)")
         try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: quiet)
         _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
         #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
-        try await holder.close()
         await store.close()
     }
 
@@ -213,22 +214,17 @@ struct PostgresLogTests {
         // As an import does: rows inserted in a transaction still open (a lock on the table that
         // CREATE INDEX, even IF NOT EXISTS, would wait for).
         let importer = try await connect(try #require(place.settings))
+        defer { PostgresLog.closeSoon(importer) }
         try await importer.query("BEGIN", logger: quiet)
         try await importer.query("""
             INSERT INTO \(unescaped: try #require(place.settings).table) (seq, position, id, type, by, at, line)
             VALUES (99, 999999, 9, 'deleted', 'importer', now(), '\\x7b7d')
             """, logger: quiet)
-        let store: EventStore
-        do {
-            store = try await place.open()
-        } catch {
-            try await importer.close()
-            throw error
-        }
+        let store = try await place.open()
         #expect(store.snapshot.announcements.map(\.title) == ["Committed"])
         await store.close()
         try await importer.query("ROLLBACK", logger: quiet)
-        try await importer.close()
+
     }
 
     /// How many sessions wait in line for advisory lock `key`.
@@ -247,7 +243,7 @@ struct PostgresLogTests {
         // Long enough for the other commits on a busy machine; the held-up one waits for ever.
         place.settings?.commitTimeout = .seconds(5)
         let settings = try #require(place.settings)
-        let store = try await place.open()
+        let store = try await place.open(alone: true)
         _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
         // Another session locks the table: the writer's INSERT waits, and its lock_timeout (just
         // under the commit timeout) makes the server cancel it, a clean refusal.

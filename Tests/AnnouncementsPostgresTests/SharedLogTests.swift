@@ -48,6 +48,8 @@ struct SharedLogTests {
         await reopened.close()
     }
 
+    // (That the reads are paged at all shows only on a table too large for one statement's
+    // timeout; this checks what paging could break: the lines at the boundaries.)
     @Test("start-up, catching up and the tools read the table in pages: lines across page boundaries arrive whole and in order")
     func pagedReads() async throws {
         var place = try Backend.postgres.makePlace()
