@@ -67,18 +67,11 @@ extension AnnouncementsClient {
     static func isPassing(_ error: ClientError, afterAStream streamed: Bool) -> Bool {
         switch error {
         case .unreachable(_, let underlying) where underlying.code == .unknown: streamed
-        case .unreachable(_, let underlying): !permanent.contains(underlying.code)
+        case .unreachable(_, let underlying): !permanentFailures.contains(underlying.code)
         case .status(let code, _, _): code >= 500 || code == 429
         default: false
         }
     }
-
-    /// Network failures that asking again cannot mend: the URL, the system's rules, certificates.
-    private static let permanent: Set<URLError.Code> = [
-        .badURL, .unsupportedURL, .userAuthenticationRequired, .appTransportSecurityRequiresSecureConnection,
-        .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
-    ]
 
     /// The server's stored events after `seq`, oldest first: at most `limit` (the server sends
     /// at most 1000 at once), none when no event came after `seq` yet. Throws

@@ -13,6 +13,8 @@ extension AnnouncementsClient {
         var data: Data
         var headers: [String: String]
         var status = 200
+        /// The URL it answered, for errors about its body.
+        var url: URL?
 
         func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -22,10 +24,18 @@ extension AnnouncementsClient {
             do {
                 return try JSONDecoder().decode(type, from: data)
             } catch let error as DecodingError {
-                throw ClientError(decoding: error)
+                let failure = ClientError(decoding: error)
+                guard case .invalidJSON(let detail) = failure else { throw failure }
+                throw .invalidJSON(detail: "\(origin): \(detail)")
             } catch {
-                throw .invalidJSON(detail: "\(error)")
+                throw .invalidJSON(detail: "\(origin): \(error)")
             }
+        }
+
+        /// What answered, in words: a body that is not JSON is most often someone else's (a
+        /// captive portal's login page, a proxy's error page), which its Content-Type tells.
+        private var origin: String {
+            "the answer to \(url?.absoluteString ?? "the request") (\(status), Content-Type: \(header("Content-Type") ?? "none"))"
         }
 
         /// The announcement in the body, with the response's ETag as its revision.
@@ -39,19 +49,19 @@ extension AnnouncementsClient {
     /// Sends one request and returns a 2xx response (or one with a status in `accepting`), or
     /// throws what went wrong.
     /// With `cached`, a remembered ETag goes out as `If-None-Match` and a 304 returns what was remembered.
-    /// A write gets a fresh `Idempotency-Key` and is sent again with it, up to
-    /// `configuration.writeRetries` times, when the network fails under it or the answer is a
-    /// 502, 503 or 504 (a proxy whose node died, a node that could not write or is full): the
-    /// server answers a key it has seen with the first outcome, so a write that did land is not
-    /// made twice. A write's `Log-Seq` is remembered for the reads after it (see `read`).
+    /// A write goes with `key` as its `Idempotency-Key` (a fresh one when nil) and is sent again
+    /// with it, up to `configuration.writeRetries` times, when the network fails under it or the
+    /// answer is a 502, 503 or 504 (a proxy whose node died, a node that could not write or is
+    /// full): the server answers a key it has seen with the first outcome, so a write that did
+    /// land is not made twice. A write's `Log-Seq` is remembered for the reads after it (see `read`).
     func send(
         _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
-        ifMatch: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Set<Int> = []
+        ifMatch: String? = nil, key: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         guard method != .get else {
             return try await read(path: path, query: query, version: version, cached: cached, accepting: accepting)
         }
-        let key = UUID().uuidString
+        let key = key ?? UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
         let received = try await retrying(path, Self.retriedStatuses, networkFailures: true) { () async throws(ClientError) -> Received in
@@ -63,8 +73,8 @@ extension AnnouncementsClient {
     }
 
     /// Runs `attempt`, and again (up to `configuration.writeRetries` times) while it answers with
-    /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, or 200 ms
-    /// more each time) or, with `networkFailures`, fails on the way (`isTransient`). Returns the
+    /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, or after
+    /// `backoff`) or, with `networkFailures`, fails on the way (`isTransient`). Returns the
     /// last answer, which may still have one of `statuses`; throws the last failure. Cancelled
     /// while waiting, it throws what a cancelled request does (`unreachable`, `URLError.cancelled`,
     /// for `path`): the caller went away, whatever the last answer was.
@@ -78,9 +88,9 @@ extension AnnouncementsClient {
             let wait: Duration
             switch outcome {
             case .success(let received) where statuses.contains(received.status):
-                wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? .milliseconds(200 * (retries + 1))
+                wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? Self.backoff(after: retries)
             case .failure(.unreachable(_, let underlying)) where networkFailures && Self.isTransient(underlying):
-                wait = .milliseconds(200 * (retries + 1))
+                wait = Self.backoff(after: retries)
             default:
                 return try outcome.get()
             }
@@ -91,7 +101,17 @@ extension AnnouncementsClient {
         }
     }
 
-    /// A read. One of announcements (`cached`) after this client's writes sends the highest
+    /// The wait before sending a request again after `retries` retries: 0.5 s, doubled each time,
+    /// at most 8 s, with up to half of it taken off at random (so that clients cut off together,
+    /// by a node that died, do not come back in step). A dropped mobile link (a tunnel, a lift)
+    /// outlasts a few milliseconds.
+    static func backoff(after retries: Int) -> Duration {
+        let full = min(Duration.milliseconds(500) * (1 << min(retries, 4)), .seconds(8))
+        return full * Double.random(in: 0.5...1)
+    }
+
+    /// A read. One that fails on the way (`isTransient`) or is answered 502, 503 or 504 is sent
+    /// again, as a write is (reads change nothing: no key needed). One of announcements (`cached`) after this client's writes sends the highest
     /// `Log-Seq` they were answered with as `Min-Seq` (and waits `minSeqWait` longer than
     /// `timeout`: a node that has not taken that seq in waits for it, then answers 503). After a
     /// 503 the read is sent again (after the `Retry-After`, at most 10 s, up to `writeRetries`
@@ -102,7 +122,14 @@ extension AnnouncementsClient {
     /// the server has rather than fail. Other 409s and 503s are errors as for any read.
     private func read(path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, accepting: Set<Int>) async throws(ClientError) -> Received {
         let minSeq = cached ? writtenUpTo.withLock { $0 } : 0
-        guard minSeq > 0 else { return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting) }
+        guard minSeq > 0 else {
+            let statuses = Self.retriedStatuses.subtracting(accepting)
+            let received = try await retrying(path, statuses, networkFailures: true) { () async throws(ClientError) -> Received in
+                try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting.union(statuses))
+            }
+            guard !statuses.contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
+            return received
+        }
         let received = try await retrying(path, Set([503]).subtracting(accepting), networkFailures: false) { () async throws(ClientError) -> Received in
             try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
         }
@@ -134,10 +161,19 @@ extension AnnouncementsClient {
         return min(.seconds(min(seconds, 1 << 30)), longest)
     }
 
-    /// Failures after which a write may have reached the server, or may reach it if sent again.
-    private static func isTransient(_ error: URLError) -> Bool {
-        [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed, .cannotFindHost].contains(error.code)
+    /// Failures after which a request may reach the server if sent again: all but a cancellation
+    /// and those asking again cannot mend. (Linux reports a connection cut mid-answer as
+    /// `badServerResponse` or `unknown`: a node that died is one of them.)
+    static func isTransient(_ error: URLError) -> Bool {
+        error.code != .cancelled && !permanentFailures.contains(error.code)
     }
+
+    /// Network failures that asking again cannot mend: the URL, the system's rules, certificates.
+    static let permanentFailures: Set<URLError.Code> = [
+        .badURL, .unsupportedURL, .userAuthenticationRequired, .appTransportSecurityRequiresSecureConnection,
+        .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+    ]
 
     func attempt(
         _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil, ifMatch: String? = nil,
@@ -190,7 +226,7 @@ extension AnnouncementsClient {
         if response.statusCode == 304, let remembered { return remembered.response }
         switch response.statusCode {
         case let code where (200..<300).contains(code) || accepting.contains(code):
-            let received = Received(data: data, headers: headers, status: code)
+            let received = Received(data: data, headers: headers, status: code, url: url)
             // Only a representation is remembered: not an error answer taken as `accepting`.
             if (200..<300).contains(code), let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received

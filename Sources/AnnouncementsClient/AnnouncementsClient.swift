@@ -39,11 +39,12 @@ public final class AnnouncementsClient: Sendable {
         public var token: String?
         /// How long a request may wait for the server, in seconds.
         public var timeout: TimeInterval
-        /// How many times a write is sent again after the network failed under it (a dropped
-        /// connection, a timeout) or the answer was a 502, 503 or 504 (after the `Retry-After` it
-        /// names, at most 10 seconds). Each write carries one `Idempotency-Key` through all its
-        /// attempts, so the server applies it once however many arrive. Also how many times a read
-        /// that waits for this client's writes (`Min-Seq`) is sent again after a 503.
+        /// How many times a request is sent again after the network failed under it (a dropped
+        /// connection, a timeout) or the answer was a 502, 503 or 504: after the `Retry-After` it
+        /// names (at most 10 seconds), else after 0.5 s, 1 s, 2 s… (at most 8 s, less up to half
+        /// at random). Each write carries one `Idempotency-Key` through all its attempts, so the
+        /// server applies it once however many arrive. A read that waits for this client's writes
+        /// (`Min-Seq`) is sent again after a 503 as many times.
         public var writeRetries: Int
 
         public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
@@ -126,26 +127,32 @@ public final class AnnouncementsClient: Sendable {
 
     // MARK: - Writes (they need `configuration.token`)
 
+    // Each write takes an `idempotencyKey`: leave it out, and the client makes one for the write
+    // and sends it with each of its own retries. Give one (a UUID the app keeps with the write
+    // until it is answered) to send the write again later, after those ran out (offline, the app
+    // restarted), without making it twice: the server answers a key it has seen with the first
+    // outcome.
+
     /// Posts a new announcement.
-    public func create(title: String, body: String?) async throws(ClientError) -> Announcement {
-        try await send(.post, path: "announcements", body: WriteBody(title: title, body: body.map(BodyChange.set) ?? .clear)).announcement()
+    public func create(title: String, body: String?, idempotencyKey: String? = nil) async throws(ClientError) -> Announcement {
+        try await send(.post, path: "announcements", body: WriteBody(title: title, body: body.map(BodyChange.set) ?? .clear), key: idempotencyKey).announcement()
     }
 
     /// Replaces an announcement's title and body. With `ifMatch` (an `Announcement.revision`),
     /// fails with `changedBySomeoneElse` if it changed since.
-    public func replace(id: Int, title: String, body: String?, ifMatch: String? = nil) async throws(ClientError) -> Announcement {
+    public func replace(id: Int, title: String, body: String?, ifMatch: String? = nil, idempotencyKey: String? = nil) async throws(ClientError) -> Announcement {
         let body = WriteBody(title: title, body: body.map(BodyChange.set) ?? .clear)
-        return try await send(.put, path: "announcements/\(id)", body: body, ifMatch: ifMatch).announcement()
+        return try await send(.put, path: "announcements/\(id)", body: body, ifMatch: ifMatch, key: idempotencyKey).announcement()
     }
 
     /// Changes only what is given: the title when not nil, the body unless `.keep`.
-    public func update(id: Int, title: String? = nil, body: BodyChange = .keep, ifMatch: String? = nil) async throws(ClientError) -> Announcement {
-        try await send(.patch, path: "announcements/\(id)", body: WriteBody(title: title, body: body), ifMatch: ifMatch).announcement()
+    public func update(id: Int, title: String? = nil, body: BodyChange = .keep, ifMatch: String? = nil, idempotencyKey: String? = nil) async throws(ClientError) -> Announcement {
+        try await send(.patch, path: "announcements/\(id)", body: WriteBody(title: title, body: body), ifMatch: ifMatch, key: idempotencyKey).announcement()
     }
 
     /// Deletes an announcement.
-    public func delete(id: Int, ifMatch: String? = nil) async throws(ClientError) {
-        _ = try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch)
+    public func delete(id: Int, ifMatch: String? = nil, idempotencyKey: String? = nil) async throws(ClientError) {
+        _ = try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch, key: idempotencyKey)
     }
 
     private func list<Item: Decodable>(

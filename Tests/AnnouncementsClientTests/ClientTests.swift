@@ -196,6 +196,47 @@ import Testing
         }
     }
 
+    @Test("a write goes with the Idempotency-Key the app gives, on every attempt: sent again later with it, it is made once")
+    func keyOfTheApp() async throws {
+        fakeReplaceKeys.withLock { $0[5032] = nil }
+        try await withFakeServer { url in
+            // Id 5032: a 503 (Retry-After: 1) first, then the answer.
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 2)
+            _ = try await client.replace(id: 5032, title: "Replaced", body: nil, idempotencyKey: "app-key-5032")
+            #expect(fakeReplaceKeys.withLock { $0[5032] } == ["app-key-5032", "app-key-5032"])
+        }
+    }
+
+    @Test("a read answered 502 (a proxy whose node died) is sent again, and answers")
+    func readRetried() async throws {
+        fakeReads.withLock { $0 = 0 }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout, writeRetries: 2)
+            let read = try await client.announcement(id: 6)
+            #expect(read.title == "Read again")
+            #expect(fakeReads.withLock { $0 } == 2)
+            let once = AnnouncementsClient(baseURL: url, timeout: testTimeout, writeRetries: 0)
+            fakeReads.withLock { $0 = 0 }
+            await #expect { try await once.announcement(id: 6) } throws: { ($0 as? ClientError)?.statusCode == 502 }
+        }
+    }
+
+    @Test("sent again after any network failure but a cancellation and those asking again cannot mend; waits grow from 0.5 s to 8 s, less up to half at random")
+    func retryPolicy() {
+        // Linux reports a connection cut mid-answer (a node that died) as these two.
+        for code in [URLError.Code.timedOut, .networkConnectionLost, .badServerResponse, .unknown, .secureConnectionFailed, .cannotConnectToHost] {
+            #expect(AnnouncementsClient.isTransient(URLError(code)), "\(code)")
+        }
+        for code in [URLError.Code.cancelled, .badURL, .serverCertificateUntrusted, .userAuthenticationRequired] {
+            #expect(!AnnouncementsClient.isTransient(URLError(code)), "\(code)")
+        }
+        for _ in 0..<100 {
+            #expect((Duration.milliseconds(250)...Duration.milliseconds(500)).contains(AnnouncementsClient.backoff(after: 0)))
+            #expect((Duration.milliseconds(500)...Duration.seconds(1)).contains(AnnouncementsClient.backoff(after: 1)))
+            #expect((Duration.seconds(4)...Duration.seconds(8)).contains(AnnouncementsClient.backoff(after: 30)))
+        }
+    }
+
     @Test("a write cancelled while it waits to be sent again is a cancellation (unreachable, URLError.cancelled), not the answer it waits past")
     func cancelledWhileWaitingToRetry() async throws {
         fakeReplaceKeys.withLock { $0[5039] = nil }
@@ -479,8 +520,9 @@ import Testing
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
             await #expect { try await client.announcement(id: 1) } throws: { error in
-                guard case .invalidJSON = error as? ClientError else { return false }
-                return true
+                // It names what answered: the URL, the status and the Content-Type.
+                guard case .invalidJSON(let detail) = error as? ClientError else { return false }
+                return detail.hasPrefix("the answer to \(url.absoluteString)/announcements/1 (200, Content-Type: application/json): ")
             }
             await #expect(throws: ClientError.unexpectedJSON(field: "id", detail: "missing")) {
                 try await client.announcement(id: 2)

@@ -58,6 +58,17 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         while first, fakeWriteKeys.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return json(#"{"id":9,"title":"Saved","body":null}"#)
     }
+    // A read answered 502 (a proxy whose node died) the first time, then as any other.
+    router.get("announcements/6") { _, _ in
+        let first = fakeReads.withLock { count in
+            count += 1
+            return count == 1
+        }
+        guard !first else {
+            return Response(status: .badGateway, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>502 Bad Gateway</html>")))
+        }
+        return json(#"{"id":6,"title":"Read again","body":null}"#)
+    }
     // Records each replace's Idempotency-Key by id; the first of each id is answered with the
     // status its first three digits name (id 5031: 503; 502, 503, 504: a proxy whose node died, a
     // node that could not write), with a `Retry-After` of 1 s for 503. Each test its own id.
@@ -188,6 +199,9 @@ let fakeFeedResumes = Mutex<[Int]>([])
 
 /// The `Idempotency-Key` of each write the fake server received.
 let fakeWriteKeys = Mutex<[String]>([])
+
+/// How many reads of announcement 6 the fake server received.
+let fakeReads = Mutex<Int>(0)
 
 /// The `Idempotency-Key` of each replace the fake server received, by the id replaced.
 let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
