@@ -24,7 +24,8 @@ actor FeedReader {
     /// Whether a `next()` is under way, and the calls waiting for it to end: one at a time, as
     /// the actor alone would not keep them (it runs another while one awaits the network).
     private var reading = false
-    private var waitingToRead: [CheckedContinuation<Void, Never>] = []
+    private var waitingToRead: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters = 0
 
     init(client: AnnouncementsClient, after seq: Int, retryDelay: Duration, idleTimeout: Duration, pollInterval: Duration?) {
         self.client = client
@@ -39,13 +40,26 @@ actor FeedReader {
     }
 
     /// The next event; nil once the iterating task is cancelled, and after the feed ended. Throws
-    /// the `ClientError` that ends the feed. Calls from several tasks take turns.
+    /// the `ClientError` that ends the feed. Calls from several tasks take turns; one whose task
+    /// is cancelled returns nil at once, whether it waits for its turn or has it, and the others
+    /// go on (the stream is opened again from the last event received).
     func next() async throws -> FeedEvent? {
-        while reading { await withCheckedContinuation { waitingToRead.append($0) } }
+        while reading {
+            waiters += 1
+            let id = waiters
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { continuation.resume() } else { waitingToRead.append((id, continuation)) }
+                }
+            } onCancel: {
+                Task { await self.stopWaiting(id) }
+            }
+            if Task.isCancelled { return nil }
+        }
         reading = true
         defer {
             reading = false
-            if !waitingToRead.isEmpty { waitingToRead.removeFirst().resume() }
+            if !waitingToRead.isEmpty { waitingToRead.removeFirst().continuation.resume() }
         }
         while !ended {
             if nextPending < pending.count {
@@ -53,7 +67,7 @@ actor FeedReader {
                 return pending[nextPending]
             }
             guard !Task.isCancelled else {
-                end()
+                closeStream()
                 return nil
             }
             do {
@@ -75,6 +89,12 @@ actor FeedReader {
             }
         }
         return nil
+    }
+
+    /// The waiter `id`'s task was cancelled: it stops waiting for its turn.
+    private func stopWaiting(_ id: Int) {
+        guard let index = waitingToRead.firstIndex(where: { $0.id == id }) else { return }
+        waitingToRead.remove(at: index).continuation.resume()
     }
 
     /// Ends the feed: its stream closed, nothing more read.

@@ -1,6 +1,7 @@
 @testable import AnnouncementsClient
 import AnnouncementsDomain
 import Foundation
+import Synchronization
 import Testing
 
 /// The feed read as a stream: only as fast as it is iterated, each event once, and a reconnection
@@ -77,6 +78,34 @@ import Testing
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             #expect(seqs.sorted() == Array(1...60))
+        }
+    }
+
+    @Test("a task sharing the feed that is cancelled returns nil at once, waiting for its turn or holding it; the feed goes on for the others", .timeLimit(.minutes(1)), arguments: [nil, Duration.milliseconds(100)] as [Duration?])
+    func cancelledSharer(pollInterval: Duration?) async throws {
+        try await withServer(seed: (1...2).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
+            // Caught up: the first task waits for an event, holding the turn; the second for its turn.
+            let reader = FeedReader(client: client, after: 2, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            let holder = Task { try await reader.next() }
+            try await Task.sleep(for: .milliseconds(300))
+            let waiterEnded = Mutex(false)
+            let waiter = Task {
+                defer { waiterEnded.withLock { $0 = true } }
+                return try await reader.next()
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            waiter.cancel()
+            let clock = ContinuousClock()
+            let cancelled = clock.now
+            while !waiterEnded.withLock({ $0 }), clock.now - cancelled < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(waiterEnded.withLock { $0 }, "the cancelled task still waits for its turn")
+            holder.cancel()
+            #expect(try await holder.value == nil)
+            #expect(try await waiter.value == nil)
+            // A task that shares the feed still gets the next event.
+            _ = try await client.create(title: "After", body: nil)
+            #expect(try await reader.next()?.seq == 3)
         }
     }
 }
