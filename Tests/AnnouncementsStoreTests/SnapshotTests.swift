@@ -300,7 +300,7 @@ import Testing
         }
     }
 
-    @Test("the schedule: due after N events or T seconds with events, one write at a time, the last at close")
+    @Test("the schedule: due after N events or T seconds with events, one write at a time, the last at close, the next write after an erasure")
     func schedule() {
         var schedule = SnapshotSchedule(policy: SnapshotPolicy(isEnabled: true, everyEvents: 10, everySeconds: 60), loadedSeq: 100, now: 0)
         var taken = schedule.takePeriodic(seq: 109, now: 1)
@@ -322,6 +322,12 @@ import Testing
         schedule.finished(seq: 115, written: true)
         taken = schedule.takeFinal(seq: 115)
         #expect(!taken, "already written")
+        // An erasure deletes the snapshot: the next is due at the next write, as for a store
+        // that opened without one.
+        schedule.erased(count: 1)
+        taken = schedule.takePeriodic(seq: 116, now: 63)
+        #expect(taken, "due after the erasure")
+        schedule.finished(seq: 116, written: true)
         var off = SnapshotSchedule(policy: .off, loadedSeq: 0, now: 0)
         taken = off.takePeriodic(seq: 1_000_000, now: 1e9)
         #expect(!taken)

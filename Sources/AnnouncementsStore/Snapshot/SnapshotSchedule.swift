@@ -49,10 +49,13 @@ struct SnapshotSchedule: Sendable {
     }
 
     /// Records an erasure, after which the state holds `count` erased announcements: the snapshot
-    /// written before is deleted, so the next one is due as for a store without one.
+    /// written before is deleted, so the next one is due as for a store without one (after the
+    /// next write, once the log has `everyEvents` events): a crash meanwhile would replay the
+    /// whole log.
     mutating func erased(count: Int) {
         erasedCount = max(erasedCount, count)
         writtenSeq = 0
+        takenSeq = 0
     }
 
     /// Records the end of a write of the state at `seq`.
