@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import CoreMetrics
 import Dispatch
 import Logging
 import Synchronization
@@ -28,16 +29,25 @@ final class Snapshotter: Sendable {
     private let origin: ContinuousClock.Instant
     /// Called on the worker's thread before each write (tests hold a write here).
     let beforeWrite: (@Sendable () -> Void)?
+    /// Counts the snapshots that could not be written.
+    private let failures: Counter
 
-    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, logger: Logger, beforeWrite: (@Sendable () -> Void)? = nil) {
+    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.logPath = logPath
         self.logger = logger
+        self.failures = failures
         self.origin = clock.now
         self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, now: 0))
         self.beforeWrite = beforeWrite
     }
 
     private var now: Double { (clock.now - origin).seconds }
+
+    /// The seq the newest snapshot beside the log covers (written, or loaded at start-up); 0 for
+    /// none (none yet, or deleted by an erasure).
+    var writtenSeq: Int {
+        schedule.withLock { $0.writtenSeq }
+    }
 
     /// Called as each write batch is published: when a snapshot is due, takes the state with
     /// `capture` and writes it in the background.
@@ -116,6 +126,7 @@ final class Snapshotter: Sendable {
             ])
         } catch {
             schedule.withLock { $0.finished(seq: seq, written: false) }
+            failures.increment()
             logger.warning("cannot write a snapshot; the log is unaffected, and start-up replays more of it", metadata: [
                 "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(seq)", "error": "\(error)",
             ])

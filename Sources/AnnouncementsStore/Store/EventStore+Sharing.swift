@@ -95,6 +95,7 @@ extension EventStore {
             let appended = try log.lines(after: end)
             if !appended.isEmpty { try ingest(appended, at: end) }
         } catch {
+            followFailures.increment()
             let isNew = followFailure.withLock { failure in
                 defer { failure = error }
                 return failure?.message != error.message

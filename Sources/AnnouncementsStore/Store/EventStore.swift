@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import CoreMetrics
 import Dispatch
 import Logging
 import Synchronization
@@ -59,6 +60,8 @@ public final class EventStore: Sendable {
     let syncsInline = Atomic<Bool>(true)
     /// Writes snapshots of the state beside the log (nil when snapshots are off).
     let snapshotter: Snapshotter?
+    /// Counts the looks at other nodes' lines that failed (`catchUp`).
+    let followFailures: Counter
     /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.
     let followFailure = Mutex<LogError?>(nil)
     /// Erasures run here, one at a time (see EventStore+Erasure.swift); `erasures` counts them.
@@ -199,7 +202,7 @@ public final class EventStore: Sendable {
             throw .log(error)
         }
         let snapshotter = snapshots.isEnabled
-            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, beforeWrite: beforeSnapshotWrite)
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
             : nil
         return try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
     }
@@ -277,6 +280,7 @@ public final class EventStore: Sendable {
         let arrivals = DispatchSemaphore(value: 0)
         self.arrivals = arrivals
         self.syncer = LogSyncer(log: log, metrics: metrics) { arrivals.signal() }
+        self.followFailures = metrics.followFailures
     }
 
     // MARK: - Reading
@@ -284,6 +288,12 @@ public final class EventStore: Sendable {
     /// The current state: an immutable value that later writes do not change.
     public var snapshot: ReadModel {
         published.withLock { $0.model }
+    }
+
+    /// The seq the newest snapshot beside the log covers: 0 for none (none written yet, or deleted
+    /// by an erasure); nil when this store writes none (snapshots off, a PostgreSQL log).
+    public var snapshotSeq: Int? {
+        snapshotter?.writtenSeq
     }
 
     /// The last durable line's seq and hash (nil while the log is empty): the `SEQ:SHA256` that

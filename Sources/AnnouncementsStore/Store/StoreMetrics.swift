@@ -2,7 +2,7 @@ import CoreMetrics
 
 /// What the store's writer reports through swift-metrics, once per sync (never per event): the
 /// events it made durable, how many lines each sync carried and how long it took, and the writes
-/// that failed. The executable chooses where they go (`MetricsSystem.bootstrap`); by default,
+/// that failed; and the snapshots and looks at other nodes' lines that failed. The executable chooses where they go (`MetricsSystem.bootstrap`); by default,
 /// nowhere.
 public struct StoreMetrics: Sendable {
     /// Events appended durably (`announcements_appended_events_total`).
@@ -13,6 +13,11 @@ public struct StoreMetrics: Sendable {
     let syncDuration: Timer
     /// Writes or syncs that failed (`announcements_write_failures_total`).
     let writeFailures: Counter
+    /// Snapshots that could not be written (`announcements_snapshot_failures_total`).
+    let snapshotFailures: Counter
+    /// Looks for lines other nodes appended that could not take them in
+    /// (`announcements_follow_failures_total`; a PostgreSQL log shared by several nodes).
+    let followFailures: Counter
 
     /// The metrics, made by `factory` (the bootstrapped one unless given).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -20,6 +25,8 @@ public struct StoreMetrics: Sendable {
         linesPerSync = Recorder(label: Self.linesPerSyncLabel, factory: factory)
         syncDuration = Timer(label: Self.syncDurationLabel, factory: factory)
         writeFailures = Counter(label: "announcements_write_failures_total", factory: factory)
+        snapshotFailures = Counter(label: "announcements_snapshot_failures_total", factory: factory)
+        followFailures = Counter(label: "announcements_follow_failures_total", factory: factory)
     }
 
     public static let appendedLabel = "announcements_appended_events_total"
