@@ -13,17 +13,23 @@ extension Configuration {
         /// Seconds after which a new snapshot is written, when events came meanwhile
         /// (`every_seconds`; 0: not by time).
         public var everySeconds = 600
+        /// MiB the log's disk must keep free beside a new snapshot, for the log's writes
+        /// (`keep_free_mb`): a snapshot that would leave less is skipped.
+        public var keepFreeMiB = 64
 
         public init() {}
 
         /// The store's policy for these settings.
         public var policy: SnapshotPolicy {
             guard isEnabled else { return .off }
-            return SnapshotPolicy(isEnabled: true, everyEvents: everyEvents > 0 ? everyEvents : nil, everySeconds: everySeconds > 0 ? everySeconds : nil)
+            return SnapshotPolicy(
+                isEnabled: true, everyEvents: everyEvents > 0 ? everyEvents : nil, everySeconds: everySeconds > 0 ? everySeconds : nil,
+                keepFreeBytes: Int64(keepFreeMiB) << 20
+            )
         }
 
         /// The keys the section may hold.
-        static let keys = ["enabled", "every_events", "every_seconds"]
+        static let keys = ["enabled", "every_events", "every_seconds", "keep_free_mb"]
     }
 }
 
@@ -38,6 +44,7 @@ extension ConfigReader {
             case "enabled": snapshot.isEnabled = try boolean(value, key: key)
             case "every_events": snapshot.everyEvents = try integer(value, key: key, in: 0...1_000_000_000)
             case "every_seconds": snapshot.everySeconds = try integer(value, key: key, in: 0...31_536_000)
+            case "keep_free_mb": snapshot.keepFreeMiB = try integer(value, key: key, in: 0...16_777_216)
             default: break
             }
         }

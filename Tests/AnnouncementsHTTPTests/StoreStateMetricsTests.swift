@@ -70,4 +70,30 @@ import Testing
         try FileManager.default.removeItem(atPath: snapshot)
         await store.close()
     }
+
+    @Test("a snapshot that would leave less than keep_free_mb free on the log's disk is skipped, counted, and its partial file never made")
+    func snapshotSkippedOnAFullDisk() async throws {
+        let folder = NSTemporaryDirectory() + "metrics-free-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let registry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: registry)
+        let path = folder + "/log.jsonl"
+        // More than any disk here has free: as a nearly full disk with the default.
+        let store = try await EventStore.open(
+            path: path, rules: ValidationRules(), seed: [], snapshots: SnapshotPolicy(everyEvents: 1, everySeconds: nil, keepFreeBytes: 1 << 60), logger: quiet,
+            metrics: StoreMetrics(factory: factory), operations: .system
+        )
+        let metrics = ServerMetrics(factory: factory)
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        await store.snapshotter?.waitUntilWritten()
+        #expect(scrape("announcements_snapshot_failures_total", metrics, store, registry) == 1)
+        #expect(scrape("announcements_snapshot_seq", metrics, store, registry) == 0)
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.partialPath(forLog: path)))
+        await store.close()
+        #expect(throws: LogError.self) {
+            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), besideLog: path, keepingFree: 1 << 60)
+        }
+        try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), besideLog: path, keepingFree: 0)
+    }
 }

@@ -29,13 +29,15 @@ struct SnapshotContents: Sendable {
     }
 
     /// Writes the snapshot beside the log at `logPath`, replacing the one there only once the new
-    /// one is durable; returns the line it covers last.
-    func write(besideLog logPath: String) throws(LogError) -> SnapshotTag {
+    /// one is durable; returns the line it covers last. Writes nothing unless the disk keeps
+    /// `keepingFree` bytes free beside it (see `checkFreeSpace`).
+    func write(besideLog logPath: String, keepingFree: Int64) throws(LogError) -> SnapshotTag {
         let path = SnapshotFile.path(forLog: logPath)
         let partial = SnapshotFile.partialPath(forLog: logPath)
         guard let tag else {
             throw LogError(.writeFailed, path: path, message: "cannot write a snapshot: the state covers no line")
         }
+        try Self.checkFreeSpace(for: path, besideLog: logPath, keepingFree: keepingFree)
         // Private, then as private as the log (it holds every live text): the log's owner and permissions.
         let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: partial, "cannot create the snapshot", errno: errno) }
@@ -57,6 +59,23 @@ struct SnapshotContents: Sendable {
         isWritten = true
         FileLog.syncFolder(FileLog.folder(of: path))
         return tag
+    }
+
+    /// Throws unless the disk of `path` has room for a snapshot and `keepingFree` bytes more: while
+    /// the new one is written, the old one is still there, and a snapshot that took the space the
+    /// log needs would fail the writes (a snapshot only makes start-up faster). Its size is taken
+    /// to be the last one's, or, with none, the log's (more than a snapshot of it takes).
+    static func checkFreeSpace(for path: String, besideLog logPath: String, keepingFree: Int64) throws(LogError) {
+        var status = stat()
+        let needed = stat(path, &status) == 0 || stat(logPath, &status) == 0 ? Int64(status.st_size) : 0
+        var disk = statvfs()
+        guard statvfs(FileLog.folder(of: path), &disk) == 0 else { return }
+        let free = Int64(disk.f_bavail) * Int64(disk.f_frsize)
+        guard free - needed < keepingFree else { return }
+        throw LogError(
+            .writeFailed, path: path,
+            message: "not enough free space for a snapshot: \(free >> 20) MiB free, about \(needed >> 20) MiB needed, and \(keepingFree >> 20) MiB kept free for the log's writes (snapshot.keep_free_mb); skipped"
+        )
     }
 
     /// The payload, in the order `SnapshotFile` describes.

@@ -13,11 +13,15 @@ public struct SnapshotPolicy: Sendable, Hashable {
     public var everyEvents: Int?
     /// Seconds after which a new snapshot is due (when events came meanwhile); nil: not by time.
     public var everySeconds: Int?
+    /// Bytes the log's disk must keep free beside a new snapshot (for the log's own writes): a
+    /// snapshot that would leave less is skipped with a warning, not written.
+    public var keepFreeBytes: Int64
 
-    public init(isEnabled: Bool = true, everyEvents: Int? = 100_000, everySeconds: Int? = 600) {
+    public init(isEnabled: Bool = true, everyEvents: Int? = 100_000, everySeconds: Int? = 600, keepFreeBytes: Int64 = 64 << 20) {
         self.isEnabled = isEnabled
         self.everyEvents = everyEvents
         self.everySeconds = everySeconds
+        self.keepFreeBytes = keepFreeBytes
     }
 
     /// No snapshots: every start-up replays the whole log.

@@ -118,7 +118,7 @@ final class Snapshotter: Sendable {
         let seq = contents.model.seq
         let start = clock.now
         do throws(LogError) {
-            let tag = try contents.write(besideLog: logPath)
+            let tag = try contents.write(besideLog: logPath, keepingFree: schedule.withLock { $0.policy.keepFreeBytes })
             schedule.withLock { $0.finished(seq: seq, written: true) }
             logger.info("wrote a snapshot", metadata: [
                 "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(tag.seq)",
