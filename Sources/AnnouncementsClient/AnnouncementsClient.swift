@@ -67,7 +67,9 @@ public final class AnnouncementsClient: Sendable {
         public var bytesReceived = 0
     }
 
+    /// The configuration the client was made with (its `token` the first one: see `token`).
     public let configuration: Configuration
+    private let currentToken: Mutex<String?>
     let session: URLSession
     let cache = ResponseCache()
     /// The highest `Log-Seq` this client's writes were answered with (0 before any): reads of
@@ -77,6 +79,7 @@ public final class AnnouncementsClient: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        self.currentToken = Mutex(configuration.token)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
         // The client does its own conditional requests: a URL cache would answer 304s itself.
@@ -87,6 +90,19 @@ public final class AnnouncementsClient: Sendable {
 
     public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
         self.init(configuration: Configuration(baseURL: baseURL, version: version, token: token, timeout: timeout, writeRetries: writeRetries))
+    }
+
+    /// The bearer token sent with each request from now on (`configuration.token` at first): set
+    /// it when a token is refreshed, or a user signs out (nil) or in. The client keeps what it knows
+    /// of its writes (reads go on reflecting them, see `Min-Seq`) and forgets the responses it kept
+    /// (another caller may be allowed to read other things). A request under way keeps the token
+    /// it was sent with; an event feed takes the new one when it connects again.
+    public var token: String? {
+        get { currentToken.withLock { $0 } }
+        set {
+            currentToken.withLock { $0 = newValue }
+            cache.forgetAll()
+        }
     }
 
     public var statistics: Statistics { cache.statistics }
@@ -125,7 +141,7 @@ public final class AnnouncementsClient: Sendable {
         }
     }
 
-    // MARK: - Writes (they need `configuration.token`)
+    // MARK: - Writes (they need a `token`)
 
     // Each write takes an `idempotencyKey`: leave it out, and the client makes one for the write
     // and sends it with each of its own retries. Give one (a UUID the app keeps with the write

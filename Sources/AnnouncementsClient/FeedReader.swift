@@ -168,7 +168,7 @@ actor FeedReader {
         // again) rather than call the position one beyond its log.
         if last > 0 { request.setValue(String(last), forHTTPHeaderField: "Min-Seq") }
         // An auditor's (or an admin's) token gets the full lines; without one, the public form.
-        if let token = configuration.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let token = client.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
         let idle = idleTimeout.components
         request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)

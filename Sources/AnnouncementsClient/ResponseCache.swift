@@ -41,6 +41,15 @@ final class ResponseCache: @unchecked Sendable {
         }
     }
 
+    /// Drops every response kept (what one caller may read is not another's).
+    func forgetAll() {
+        lock.withLock {
+            entries.removeAll()
+            order.removeAll()
+            bytes = 0
+        }
+    }
+
     /// The bytes of the bodies kept (for tests).
     var keptBytes: Int {
         lock.withLock { bytes }

@@ -196,6 +196,25 @@ import Testing
         }
     }
 
+    @Test("the token can be replaced (a refreshed token, a user signing out or in): the next requests send it, and the responses kept for the last are forgotten")
+    func replacedToken() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+            await #expect { try await client.create(title: "Refused", body: nil) } throws: { ($0 as? ClientError)?.statusCode == 401 }
+            client.token = "alice-secret"
+            let created = try await client.create(title: "Signed in", body: nil)
+            #expect(created.title == "Signed in")
+            _ = try await client.announcement(id: 1)
+            _ = try await client.announcement(id: 1)
+            #expect(client.statistics.notModified == 1, "the second read was a 304")
+            client.token = nil
+            #expect(client.configuration.token == nil)
+            _ = try await client.announcement(id: 1)
+            #expect(client.statistics.notModified == 1, "read whole again: nothing kept for the last token")
+            await #expect { try await client.create(title: "Signed out", body: nil) } throws: { ($0 as? ClientError)?.statusCode == 401 }
+        }
+    }
+
     @Test("a write goes with the Idempotency-Key the app gives, on every attempt: sent again later with it, it is made once")
     func keyOfTheApp() async throws {
         fakeReplaceKeys.withLock { $0[5032] = nil }
