@@ -139,4 +139,37 @@ import Glibc
             #expect(worker.isIdle)
         }
     }
+
+    @Test("a page of long lines stops at 8 MiB (at least one line, however long), and reading on, as a page or as a follower, gets the rest in order")
+    func pagesCutByBytes() async throws {
+        let folder = NSTemporaryDirectory() + "feed-bytes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(maxBodyBytes: 10 << 20), logger: quiet)
+        // Ten lines of about 1.5 MiB, one of 9 MiB (over the limit alone), two short ones.
+        for number in 1...10 { _ = try await store.create(AnnouncementDraft(title: "Long \(number)", body: String(repeating: "b", count: 3 << 19)), by: "alice") }
+        _ = try await store.create(AnnouncementDraft(title: "Longest", body: String(repeating: "c", count: 9 << 20)), by: "alice")
+        for number in 1...2 { _ = try await store.create(AnnouncementDraft(title: "Short \(number)"), by: "alice") }
+        let first = try await store.eventLines(after: 0, limit: 1000)
+        #expect(first.count == 5, "five lines of 1.5 MiB fit in 8 MiB, six do not")
+        #expect(first.reduce(0) { $0 + $1.count + 1 } <= EventStore.maxFeedPageBytes)
+        #expect(try await store.eventLines(after: 10, limit: 1000).count == 1, "a line over the limit comes alone")
+        var pages: [[ArraySlice<UInt8>]] = []
+        var seq = 0
+        while seq < 13 {
+            let page = try await store.eventLines(after: seq, limit: 1000)
+            pages.append(page)
+            seq += page.count
+        }
+        #expect(pages.map(\.count) == [5, 5, 1, 2])
+        // Followers read the log in pages of 1000 events, shared: the first, complete now, is
+        // one of long lines.
+        for number in 1...990 { _ = try await store.create(AnnouncementDraft(title: "Short \(number + 2)"), by: "alice") }
+        var followed: [Int] = []
+        for _ in 0..<50 where followed.count < 1003 {
+            let read = try await store.followerLines(after: followed.count)
+            followed += try read.lines.map { try EventParser.parse($0).seq }
+        }
+        #expect(followed == Array(1...1003))
+        await store.close()
+    }
 }

@@ -7,6 +7,10 @@ extension EventStore {
     /// The most lines `events(after:limit:)` returns at once.
     public static let maxFeedPage = 1000
 
+    /// The most bytes of lines one read of the feed takes (at least one line, however long): a
+    /// page of long lines (a large body edited many times) is cut short, and read on from there.
+    public static let maxFeedPageBytes = 8 << 20
+
     /// The seq of the last durable event (0 for an empty log), from the index: `eventLines` and
     /// followers read up to it, so a feed position beyond it has nothing to resume from.
     public var lastSeq: Int {
@@ -14,7 +18,7 @@ extension EventStore {
     }
 
     /// The stored lines (exact bytes, without newlines) of the events after `seq`, oldest first:
-    /// at most `limit` of them.
+    /// at most `limit` of them, and fewer when they would pass `maxFeedPageBytes`.
     public func eventLines(after seq: Int, limit: Int) async throws(StoreError) -> [ArraySlice<UInt8>] {
         try await reading { () throws(StoreError) in try self.readEventLines(after: seq, limit: limit) }
     }
@@ -24,9 +28,16 @@ extension EventStore {
         let span = index.withLock { index -> (offset: Int64, count: Int)? in
             // No arithmetic on `seq` until it is known to be below the last seq: any Int may come in.
             let after = max(seq, 0)
-            let count = min(max(limit, 0), Self.maxFeedPage)
+            let count = min(max(limit, 0), Self.maxFeedPage, index.lastSeq - after)
             guard after < index.lastSeq, count > 0 else { return nil }
-            return index.span((after + 1)...min(index.lastSeq, after + count))
+            // The most lines (at least one) within the byte limit.
+            var (fits, over) = (1, count + 1)
+            if let whole = index.span((after + 1)...(after + count)), whole.count <= Self.maxFeedPageBytes { fits = count }
+            while over - fits > 1 {
+                let middle = (fits + over) / 2
+                if let span = index.span((after + 1)...(after + middle)), span.count <= Self.maxFeedPageBytes { fits = middle } else { over = middle }
+            }
+            return index.span((after + 1)...(after + fits))
         }
         guard let span else { return [] }
         let waiting = erasuresWaitingForSeals()

@@ -21,16 +21,15 @@ extension EventStore {
 
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
-        if case .erased = change {
-            forgetFeedPages()
-            return
-        }
+        // Another node erased: what this one kept of the lines may hold the texts; and the erased
+        // event is in the log, to take in at once (its read models drop the announcement then),
+        // however the notice of its append went.
+        if case .erased = change { forgetFeedPages() }
         let start = queue.withLock { queue -> Bool? in
             guard !queue.isClosed else { return nil }
             switch change {
-            case .appended: queue.news.appended = true
+            case .appended, .erased: queue.news.appended = true
             case .roleWanted: queue.news.roleWanted = true
-            case .erased: break
             }
             defer { queue.isCommitting = true }
             return !queue.isCommitting

@@ -51,6 +51,10 @@ struct FeedPages: Sendable {
             recency.append(page)
         } else {
             lines = try read(first, size)
+            guard lines.count == size else {
+                // Cut short by the byte limit of a read (long lines): not kept; read from `seq` on.
+                return seq == first ? lines : try read(seq, first + size - seq)
+            }
             keep(lines, as: page)
         }
         return Array(lines.dropFirst(seq - first))
