@@ -16,6 +16,8 @@ actor FeedReader {
     /// Events received and not delivered yet, from `nextPending` on.
     private var pending: [FeedEvent] = []
     private var nextPending = 0
+    /// Polling: the last page reached the end of the log; the next waits `pollInterval` first.
+    private var caughtUp = false
     /// The open stream, and the parser of what it sent so far (without `pollInterval`).
     private var stream: FeedStream?
     private var parser = EventStreamParser()
@@ -113,9 +115,15 @@ actor FeedReader {
         }
     }
 
-    /// Reads the next page of the feed; after an empty one, waits `interval` first. Throws a
-    /// `FeedRefusal` when the page fails.
+    /// Reads the next page of the feed; after one that reached the end of the log (empty, or
+    /// ending at the `Log-Seq` it came with), waits `interval` first. Throws a `FeedRefusal` when
+    /// the page fails.
     private func readPage(every interval: Duration) async throws {
+        if caughtUp {
+            try? await Task.sleep(for: max(interval, Reconnection.shortest))
+            caughtUp = false
+            if Task.isCancelled { return }
+        }
         let received: AnnouncementsClient.Received
         do throws(ClientError) {
             received = try await client.attempt(
@@ -139,7 +147,8 @@ actor FeedReader {
         }
         reconnection.opened()
         take(page)
-        if pending.isEmpty { try? await Task.sleep(for: max(interval, Reconnection.shortest)) }
+        // A page cut short (past the server's byte limit per page) is followed at once.
+        caughtUp = pending.isEmpty || received.header("Log-Seq").flatMap(Int.init).map { last >= $0 } == true
     }
 
     /// Reads the next chunk of the stream, connecting first when none is open; a `retry:` sets the

@@ -68,6 +68,8 @@ extension ReadRoutes {
         let lines = try form.lines(await store.eventLines(after: after, limit: limit), after: after)
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: ContentCoding.preferred(by: request))
         var response = Response.encoded(body, .json)
+        // Taken after the read: a page whose last event has this seq reached the end of the log.
+        response.headers[.logSeq] = String(store.lastSeq)
         // What the page depends on: a stream or a page (Accept), where it starts (Last-Event-ID wins
         // over `after`), its form (the token's role) and its coding.
         response.headers[.vary] = "Accept, Accept-Encoding, Authorization, Last-Event-ID"

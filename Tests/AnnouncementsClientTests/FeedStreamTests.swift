@@ -108,4 +108,21 @@ import Testing
             #expect(try await reader.next()?.seq == 3)
         }
     }
+
+    @Test("polling: after a page that reached the end of the log (its Log-Seq), the next page waits the poll interval, not asked for at once to come back empty")
+    func pollWaitsAfterTheEnd() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: .seconds(30))
+            var seqs: [Int] = []
+            for _ in 0..<3 { if let event = try await reader.next() { seqs.append(event.seq) } }
+            #expect(seqs == [1, 2, 3])
+            #expect(client.statistics.requests == 1)
+            let next = Task { try await reader.next() }
+            try await Task.sleep(for: .seconds(1))
+            #expect(client.statistics.requests == 1, "no request for a page that would come back empty")
+            next.cancel()
+            #expect(try await next.value == nil)
+        }
+    }
 }

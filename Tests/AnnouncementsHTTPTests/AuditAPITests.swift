@@ -160,7 +160,7 @@ func storedLines(_ store: EventStore) throws -> [String] {
         }
     }
 
-    @Test("GET /events: stored events after a seq, oldest first, exactly as stored; limit defaults to 100 and stops at 1000")
+    @Test("GET /events: stored events after a seq, oldest first, exactly as stored, with the log's last seq; limit defaults to 100 and stops at 1000")
     func feed() async throws {
         try await withServer { client, store in
             try await editAndDelete(client)
@@ -173,6 +173,8 @@ func storedLines(_ store: EventStore) throws -> [String] {
             }
             try await client.execute(uri: "/events?after=2&limit=2", method: .get, headers: auditor) { response in
                 #expect(String(buffer: response.body) == "[" + stored[2...3].joined(separator: ",") + "]")
+                // Where the log ends: this page (up to seq 4) has not reached it.
+                #expect(response.headers[HTTPField.Name("Log-Seq")!] == "8")
             }
             try await client.execute(uri: "/events?after=8", method: .get, headers: auditor) { #expect(String(buffer: $0.body) == "[]") }
             // Found by schemathesis: numbers near Int.max must not overflow.

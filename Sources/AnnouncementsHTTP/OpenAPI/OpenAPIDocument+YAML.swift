@@ -127,7 +127,7 @@ paths:
       parameters:
         - { name: Last-Event-ID, in: header, description: "Resume after this seq (wins over `after`): what a reconnecting stream sends.", schema: { type: integer, format: int64, minimum: 0 } }
         - { name: after, in: query, description: Return events after this seq (default 0)., schema: { type: integer, format: int64, minimum: 0 } }
-        - { name: limit, in: query, description: "At most this many (default 100, capped at 1000).", schema: { type: integer, format: int64, minimum: 1 } }
+        - { name: limit, in: query, description: "At most this many (default 100, capped at 1000; fewer past 8 MiB of lines).", schema: { type: integer, format: int64, minimum: 1 } }
         - $ref: "#/components/parameters/AcceptEncoding"
       security: [{}, { bearer: [] }]
       responses:
@@ -136,6 +136,7 @@ paths:
           headers:
             Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
             Vary: { schema: { type: string }, description: "`Accept, Accept-Encoding, Authorization, Last-Event-ID`: a page or a stream, its coding, its form (the token), where it starts." }
+            Log-Seq: { schema: { type: integer }, description: "A page: the log's last seq once the page was read. A page whose last event has it reached the end (wait before asking for the next); a page that ends before it was cut short (ask for the next at once)." }
           content:
             application/json:
               schema: { type: array, items: { oneOf: [{ $ref: "#/components/schemas/Event" }, { $ref: "#/components/schemas/PublicEvent" }] } }
