@@ -111,32 +111,40 @@ extension AnnouncementsClient {
     }
 
     /// A read. One that fails on the way (`isTransient`) or is answered 502, 503 or 504 is sent
-    /// again, as a write is (reads change nothing: no key needed). One of announcements (`cached`) after this client's writes sends the highest
+    /// again, as a write is (reads change nothing: no key needed). One of announcements (`cached`)
+    /// after this client's writes sends the highest
     /// `Log-Seq` they were answered with as `Min-Seq` (and waits `minSeqWait` longer than
     /// `timeout`: a node that has not taken that seq in waits for it, then answers 503). After a
     /// 503 the read is sent again (after the `Retry-After`, at most 10 s, up to `writeRetries`
     /// times). When the server says that seq will not come (a 409: its log ends before it and no
     /// other node appends to it, as after a restore from an older backup), or a node is still
     /// behind after the retries (cut off from the others), the seq is forgotten (unless a later
-    /// write raised it meanwhile) and the read sent once more without it: reads answer with what
-    /// the server has rather than fail. Other 409s and 503s are errors as for any read.
+    /// write raised it meanwhile) and the read sent again without it: reads answer with what the
+    /// server has rather than fail. Other 409s and 503s are errors as for any read.
     private func read(path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, accepting: Set<Int>) async throws(ClientError) -> Received {
         let minSeq = cached ? writtenUpTo.withLock { $0 } : 0
-        guard minSeq > 0 else {
-            let statuses = Self.retriedStatuses.subtracting(accepting)
-            let received = try await retrying(path, statuses, networkFailures: true) { () async throws(ClientError) -> Received in
-                try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting.union(statuses))
-            }
-            guard !statuses.contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
-            return received
-        }
-        let received = try await retrying(path, Set([503]).subtracting(accepting), networkFailures: false) { () async throws(ClientError) -> Received in
-            try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting.union([409, 503]))
-        }
+        guard minSeq > 0 else { return try await fetch(path: path, query: query, version: version, cached: cached, accepting: accepting) }
+        let received = try await fetch(path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: accepting)
         guard received.status == 409 || received.status == 503, !accepting.contains(received.status) else { return received }
         guard Self.minSeq(answeredIn: received.data) == minSeq else { throw ClientError(status: received.status, body: received.data) }
         writtenUpTo.withLock { if $0 == minSeq { $0 = 0 } }
-        return try await attempt(.get, path: path, query: query, version: version, cached: cached, accepting: accepting)
+        return try await fetch(path: path, query: query, version: version, cached: cached, accepting: accepting)
+    }
+
+    /// A GET, sent again after a 502, 503 or 504 and after network failures (`retrying`). Returns
+    /// a 2xx answer (or one with a status in `accepting`); with `minSeq`, also the 409 or the last
+    /// 503 for the caller to read; throws any other.
+    private func fetch(
+        path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, minSeq: Int? = nil, accepting: Set<Int>
+    ) async throws(ClientError) -> Received {
+        let statuses = Self.retriedStatuses.subtracting(accepting)
+        let passed = accepting.union(statuses).union(minSeq == nil ? [] : [409])
+        let received = try await retrying(path, statuses, networkFailures: true) { () async throws(ClientError) -> Received in
+            try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: passed)
+        }
+        let forCaller = accepting.contains(received.status) || (minSeq != nil && [409, 503].contains(received.status))
+        guard (200..<300).contains(received.status) || forCaller else { throw ClientError(status: received.status, body: received.data) }
+        return received
     }
 
     /// How much longer than `timeout` a read with `Min-Seq` may take: a node waits up to 5 s for

@@ -130,9 +130,10 @@ public final class AnnouncementsClient: Sendable {
     }
 
     /// Whether the server is up and can take writes, and how far its log goes. A server that is
-    /// up but cannot write (it answers 503) returns a `degraded` health, not an error.
+    /// up but cannot write (it answers 503) returns a `degraded` health, not an error. Asked once,
+    /// never again after a failure: a probe says how the server is now.
     public func health() async throws(ClientError) -> Health {
-        let response = try await send(.get, path: "health", accepting: [503])
+        let response = try await attempt(.get, path: "health", accepting: [503])
         do throws(ClientError) {
             return try response.decode(Health.self)
         } catch where response.status == 503 {

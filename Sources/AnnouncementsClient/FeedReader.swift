@@ -56,7 +56,11 @@ actor FeedReader {
             } onCancel: {
                 Task { await self.stopWaiting(id) }
             }
-            if Task.isCancelled { return nil }
+            if Task.isCancelled {
+                // Given the turn as it was cancelled: pass it on.
+                if !reading, !waitingToRead.isEmpty { waitingToRead.removeFirst().continuation.resume() }
+                return nil
+            }
         }
         reading = true
         defer {

@@ -129,7 +129,8 @@ public final class PostgresLog: EventLog {
         let writer = self.writer.withLock { $0 }
         let inserted: Int64
         do {
-            guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed") }
+            // Nothing sent: a refusal (a shared log connects again at its next write).
+            guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
             let insert = rows.insert(into: settings.table, at: start, notifying: isShared ? channel : nil, payload: "appended " + node)
             // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
             let result = inTransaction

@@ -215,7 +215,7 @@ import Testing
         }
     }
 
-    @Test("a write goes with the Idempotency-Key the app gives, on every attempt: sent again later with it, it is made once")
+    @Test("a write goes with the Idempotency-Key the app gives, on every attempt")
     func keyOfTheApp() async throws {
         fakeReplaceKeys.withLock { $0[5032] = nil }
         try await withFakeServer { url in

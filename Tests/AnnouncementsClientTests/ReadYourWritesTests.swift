@@ -29,6 +29,16 @@ import Testing
         }
     }
 
+    @Test("a read with Min-Seq answered 502 (a proxy whose node died) is sent again, with it")
+    func retriedAfterGateway() async throws {
+        try await withFakeServer { url in
+            let client = client(url, "gateway")
+            _ = try await client.create(title: "Posted", body: nil)
+            #expect(try await client.announcement(id: 1).title == "9")
+            #expect(seen("gateway") == ["9", "9"])
+        }
+    }
+
     @Test("a 409 that is not about Min-Seq is the read's error, and the seq is kept")
     func keepsOnUnrelatedConflict() async throws {
         try await withFakeServer { url in

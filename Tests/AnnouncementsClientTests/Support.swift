@@ -95,7 +95,8 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     // one, answers as `mode` says: `beyond`, a 409 (a log restored from an older backup);
     // `behind-N`, a 503 with `Retry-After: 0` the first N times (a node that has not taken the seq
     // in yet); `slow`, that 503 once after 1.5 s (as a node waits for the seq); `unrelated`, a
-    // 409 that is not about `Min-Seq`. The announcement's title is the `Min-Seq` it got. A read
+    // 409 that is not about `Min-Seq`; `gateway`, a 502 the first time (a proxy whose node died).
+    // The announcement's title is the `Min-Seq` it got. A read
     // of the list `<mode>/announcements` (one summary, the same title) and of `<mode>/health`
     // record theirs too.
     router.post(":mode/announcements") { _, _ in
@@ -116,6 +117,9 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
                 ? #"{"error":409,"message":"announcement 1 has events in the log's first format"}"#
                 : #"{"error":409,"message":"Min-Seq 9 is beyond the end of the log, which ends at seq 3","minSeq":9,"lastSeq":3}"#
             return Response(status: .conflict, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        if minSeq != nil, mode == "gateway", count == 1 {
+            return Response(status: .badGateway, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>502 Bad Gateway</html>")))
         }
         let behind = mode == "slow" ? 1 : mode.hasPrefix("behind-") ? Int(mode.dropFirst("behind-".count)) ?? 0 : 0
         if minSeq != nil, count <= behind {

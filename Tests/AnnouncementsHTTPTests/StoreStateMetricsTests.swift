@@ -92,8 +92,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: SnapshotFile.partialPath(forLog: path)))
         await store.close()
         #expect(throws: LogError.self) {
-            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), besideLog: path, keepingFree: 1 << 60)
+            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 0, keepingFree: 1 << 60)
         }
-        try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), besideLog: path, keepingFree: 0)
+        #expect(throws: LogError.self, "more than the disk holds") {
+            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 1 << 60, keepingFree: 0)
+        }
+        try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 1 << 20, keepingFree: 1 << 20)
     }
 }

@@ -16,6 +16,7 @@ final class FreezableProxy: Sendable {
     private let listener: Int32
     private let target: (host: String, port: Int)
     private let frozen = Atomic<Bool>(false)
+    private let trigger = Mutex<[UInt8]?>(nil)
     private let stopped = Atomic<Bool>(false)
 
     init(to host: String, port targetPort: Int) throws {
@@ -42,6 +43,12 @@ final class FreezableProxy: Sendable {
 
     /// From now on nothing passes, until `thaw()`.
     func freeze() { frozen.store(true, ordering: .relaxed) }
+
+    /// Freezes once a client has sent `bytes` (passed on to the server; its answer is not), at
+    /// that moment whatever the machine's load.
+    func freeze(afterClientSends bytes: String) {
+        trigger.withLock { $0 = Array(bytes.utf8) }
+    }
 
     func thaw() { frozen.store(false, ordering: .relaxed) }
 
@@ -74,7 +81,7 @@ final class FreezableProxy: Sendable {
             let open = Atomic<Int>(2)
             for (from, to) in [(client, server), (server, client)] {
                 let thread = Thread { [self] in
-                    copy(from: from, to: to)
+                    copy(from: from, to: to, watching: from == client)
                     // The second copier to end closes both sockets.
                     if open.subtract(1, ordering: .relaxed).newValue == 0 {
                         close(client)
@@ -86,8 +93,11 @@ final class FreezableProxy: Sendable {
         }
     }
 
-    private func copy(from source: Int32, to destination: Int32) {
+    /// Copies `source` to `destination` while not frozen; `watching`, looks for the trigger in
+    /// what passes (across reads: the end of the last one is kept).
+    private func copy(from source: Int32, to destination: Int32, watching: Bool) {
         var buffer = [UInt8](repeating: 0, count: 65536)
+        var seen: [UInt8] = []
         while !stopped.load(ordering: .relaxed) {
             if frozen.load(ordering: .relaxed) {
                 usleep(10_000)
@@ -96,6 +106,14 @@ final class FreezableProxy: Sendable {
             guard Self.readable(source) else { continue }
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
+            if watching, let trigger = trigger.withLock({ $0 }) {
+                seen += buffer[..<count]
+                if seen.count >= trigger.count, (0...(seen.count - trigger.count)).contains(where: { seen[$0..<($0 + trigger.count)].elementsEqual(trigger) }) {
+                    frozen.store(true, ordering: .relaxed)
+                    self.trigger.withLock { $0 = nil }
+                }
+                seen = Array(seen.suffix(trigger.count))
+            }
             var sent = 0
             while sent < count {
                 // Not write(): a peer that closed its end would raise SIGPIPE, ending the test process.

@@ -136,7 +136,7 @@ struct PostgresLogTests {
     @Test("a wait in line for the writer role that the database never answers (its host gone silent) fails its write after the commit timeout; the next write connects again")
     func silentWaitForRole() async throws {
         var place = try Backend.postgres.makePlace()
-        place.settings?.commitTimeout = .seconds(3)
+        place.settings?.commitTimeout = .seconds(5)
         let settings = try #require(place.settings)
         let proxy = try FreezableProxy(to: settings.host, port: settings.port)
         defer { proxy.stop() }
@@ -148,28 +148,25 @@ struct PostgresLogTests {
         let holder = try await connect(settings)
         defer { PostgresLog.closeSoon(holder) }
         try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
+        // Once the store has asked for the lock, the network goes silent: the database's own
+        // lock_timeout answer (at 4 s) never arrives.
+        proxy.freeze(afterClientSends: "pg_advisory_lock(")
+        let clock = ContinuousClock()
         let outcome = Mutex<Result<Announcement, any Error>?>(nil)
+        let started = clock.now
         Task {
             let result: Result<Announcement, any Error>
             do { result = .success(try await store.create(AnnouncementDraft(title: "Lost"), by: "alice")) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
         }
-        // Once its request is in the lock's queue, the network goes silent: the database's own
-        // lock_timeout answer never arrives.
-        let clock = ContinuousClock()
-        while try await waiters(for: key, on: holder) == 0, outcome.withLock({ $0 == nil }) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        proxy.freeze()
-        let frozenAt = clock.now
-        while outcome.withLock({ $0 == nil }), clock.now - frozenAt < .seconds(60) {
+        while outcome.withLock({ $0 == nil }), clock.now - started < .seconds(60) {
             try await Task.sleep(for: .milliseconds(50))
         }
-        let waited = clock.now - frozenAt
+        let waited = clock.now - started
         #expect(waited < .seconds(60), "the write still waits for the role \(waited) after the network went silent")
         proxy.thaw()
         try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: quiet)
-        while outcome.withLock({ $0 == nil }), clock.now - frozenAt < .seconds(120) { try await Task.sleep(for: .milliseconds(50)) }
+        while outcome.withLock({ $0 == nil }), clock.now - started < .seconds(120) { try await Task.sleep(for: .milliseconds(50)) }
         if case .failure(let error) = outcome.withLock({ $0 }) {
             #expect("\(error)".contains("did not answer the request for the writer role"), "\(error)")
         } else {
@@ -183,8 +180,8 @@ struct PostgresLogTests {
     @Test("a write that waits in line for the writer role past the commit timeout fails as locked, saying so; the next write takes it")
     func roleNotGivenUp() async throws {
         var place = try Backend.postgres.makePlace()
-        // The database ends the wait at 4 s (its lock_timeout); the store would give up at 5.
-        place.settings?.commitTimeout = .seconds(5)
+        // The database ends the wait at 8 s (its lock_timeout); the store would give up at 10.
+        place.settings?.commitTimeout = .seconds(10)
         let settings = try #require(place.settings)
         let store = try await place.open()
         let key = PostgresLog.lockKey(settings.table)
@@ -207,7 +204,8 @@ struct PostgresLogTests {
     @Test("a server starts while an import's transaction holds the table (rows inserted, not committed), and reads what is committed")
     func startsBesideImport() async throws {
         var place = try Backend.postgres.makePlace()
-        place.settings?.commitTimeout = .seconds(3)
+        // A CREATE INDEX in line behind the import would be cancelled at 4 s (lock_timeout).
+        place.settings?.commitTimeout = .seconds(5)
         let first = try await place.open()
         _ = try await first.create(AnnouncementDraft(title: "Committed"), by: "alice")
         await first.close()
@@ -224,17 +222,6 @@ struct PostgresLogTests {
         #expect(store.snapshot.announcements.map(\.title) == ["Committed"])
         await store.close()
         try await importer.query("ROLLBACK", logger: quiet)
-
-    }
-
-    /// How many sessions wait in line for advisory lock `key`.
-    func waiters(for key: Int64, on connection: PostgresConnection) async throws -> Int64 {
-        let rows = try await connection.query("""
-            SELECT count(*) FROM pg_locks
-            WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = \(key)
-            """, logger: quiet)
-        for try await count in rows.decode(Int64.self) { return count }
-        return 0
     }
 
     @Test("a commit held up past the timeout is ended by the database, fails its writer and appends nothing; the next one succeeds")

@@ -210,6 +210,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: folder.file("log.jsonl"))), "nothing to snapshot")
     }
 
+    @Test("the size the free-space check asks for is at least what the snapshot takes, and not many times more")
+    func estimatedSize() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        for index in 1...200 {
+            let created = try await store.create(AnnouncementDraft(title: "Announcement \(index)", body: String(repeating: "<p>x</p>", count: index)), by: "alice", key: "key-\(index)")
+            if index % 3 == 0 { _ = try await store.update(id: created.id, AnnouncementPatch(title: "Edited \(index)"), by: "bob") }
+            if index % 7 == 0 { _ = try await store.delete(id: created.id, by: "alice") }
+        }
+        let estimate = store.snapshotContents(of: store.snapshot).estimatedSize
+        await store.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: SnapshotFile.path(forLog: path))[.size] as? Int64)
+        #expect(estimate >= size, "estimated \(estimate), took \(size)")
+        #expect(estimate < 3 * size, "estimated \(estimate), took \(size)")
+    }
+
     @Test("the store writes a snapshot when it closes, and the next start-up replays no line")
     func writtenAtClose() async throws {
         let folder = TemporaryFolder()

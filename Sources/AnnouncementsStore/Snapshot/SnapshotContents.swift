@@ -37,7 +37,7 @@ struct SnapshotContents: Sendable {
         guard let tag else {
             throw LogError(.writeFailed, path: path, message: "cannot write a snapshot: the state covers no line")
         }
-        try Self.checkFreeSpace(for: path, besideLog: logPath, keepingFree: keepingFree)
+        try Self.checkFreeSpace(for: path, needing: estimatedSize, keepingFree: keepingFree)
         // Private, then as private as the log (it holds every live text): the log's owner and permissions.
         let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LogError.system(.writeFailed, path: partial, "cannot create the snapshot", errno: errno) }
@@ -61,13 +61,10 @@ struct SnapshotContents: Sendable {
         return tag
     }
 
-    /// Throws unless the disk of `path` has room for a snapshot and `keepingFree` bytes more: while
-    /// the new one is written, the old one is still there, and a snapshot that took the space the
-    /// log needs would fail the writes (a snapshot only makes start-up faster). Its size is taken
-    /// to be the last one's, or, with none, the log's (more than a snapshot of it takes).
-    static func checkFreeSpace(for path: String, besideLog logPath: String, keepingFree: Int64) throws(LogError) {
-        var status = stat()
-        let needed = stat(path, &status) == 0 || stat(logPath, &status) == 0 ? Int64(status.st_size) : 0
+    /// Throws unless the disk of `path` has room for a snapshot of `needed` bytes and `keepingFree`
+    /// bytes more: while the new one is written, the old one is still there, and a snapshot that
+    /// took the space the log needs would fail the writes (a snapshot only makes start-up faster).
+    static func checkFreeSpace(for path: String, needing needed: Int64, keepingFree: Int64) throws(LogError) {
         var disk = statvfs()
         guard statvfs(FileLog.folder(of: path), &disk) == 0 else { return }
         let free = Int64(disk.f_bavail) * Int64(disk.f_frsize)
@@ -76,6 +73,20 @@ struct SnapshotContents: Sendable {
             .writeFailed, path: path,
             message: "not enough free space for a snapshot: \(free >> 20) MiB free, about \(needed >> 20) MiB needed, and \(keepingFree >> 20) MiB kept free for the log's writes (snapshot.keep_free_mb); skipped"
         )
+    }
+
+    /// About how many bytes the snapshot takes, a little more rather than less (every number
+    /// counted at 8 bytes, each announcement with room for its title index key): what the
+    /// free-space check asks for.
+    var estimatedSize: Int64 {
+        var bytes = SnapshotFile.headerSize + 4096
+        for key in keys.keys { bytes += 16 + key.utf8.count }
+        bytes += 8 * (index.starts.count + index.previousOfSameID.count + index.lastSeqByID.count + index.lineTags.count)
+        for announcement in model.announcements {
+            bytes += 96 + announcement.title.utf8.count + (announcement.bodyText?.escaped.count ?? 0)
+        }
+        bytes += 16 * model.erased.count
+        return Int64(bytes)
     }
 
     /// The payload, in the order `SnapshotFile` describes.

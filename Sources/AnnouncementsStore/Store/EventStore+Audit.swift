@@ -26,7 +26,7 @@ extension EventStore {
     /// `eventLines(after:limit:)` on the calling thread (the feed's worker reads this way).
     func readEventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
         let span = index.withLock { index -> (offset: Int64, count: Int)? in
-            // No arithmetic on `seq` until it is known to be below the last seq: any Int may come in.
+            // Any Int may come in: `after` is at least 0, and `lastSeq - after` cannot overflow.
             let after = max(seq, 0)
             let count = min(max(limit, 0), Self.maxFeedPage, index.lastSeq - after)
             guard after < index.lastSeq, count > 0 else { return nil }

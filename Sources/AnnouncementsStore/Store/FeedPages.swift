@@ -6,7 +6,8 @@ import AnnouncementsDomain
 /// The log is cut into pages of `EventStore.maxFeedPage` events (seqs 1...1000, 1001...2000, …).
 /// A follower reads to the end of its page, so followers that are behind line up on page
 /// boundaries and read each complete page once between them; those caught up share the partial
-/// last page while the log stays as it is.
+/// last page while the log stays as it is. A page of long lines, past a read's byte limit
+/// (`EventStore.maxFeedPageBytes`), is read in parts and not kept.
 struct FeedPages: Sendable {
     /// Complete pages by number (page `n` holds seqs `n * size + 1 ... (n + 1) * size`), with the
     /// order they were last used in, oldest first.
@@ -52,8 +53,9 @@ struct FeedPages: Sendable {
         } else {
             lines = try read(first, size)
             guard lines.count == size else {
-                // Cut short by the byte limit of a read (long lines): not kept; read from `seq` on.
-                return seq == first ? lines : try read(seq, first + size - seq)
+                // Cut short by the byte limit of a read (long lines): not kept; what it holds
+                // from `seq` on, else a read from `seq`.
+                return seq - first < lines.count ? Array(lines.dropFirst(seq - first)) : try read(seq, first + size - seq)
             }
             keep(lines, as: page)
         }
