@@ -43,8 +43,7 @@ public final class AnnouncementsClient: Sendable {
         /// connection, a timeout) or the answer was a 502, 503 or 504: after the `Retry-After` it
         /// names (at most 10 seconds), else after 0.5 s, 1 s, 2 s… (at most 8 s, less up to half
         /// at random). Each write carries one `Idempotency-Key` through all its attempts, so the
-        /// server applies it once however many arrive. A read that waits for this client's writes
-        /// (`Min-Seq`) is sent again after a 503 as many times.
+        /// server applies it once however many arrive. `health()` is never sent again.
         public var writeRetries: Int
 
         public init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {

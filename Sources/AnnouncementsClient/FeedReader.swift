@@ -27,7 +27,7 @@ actor FeedReader {
     /// the actor alone would not keep them (it runs another while one awaits the network).
     private var reading = false
     private var waitingToRead: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    private var waiters = 0
+    private var lastWaiterID = 0
 
     init(client: AnnouncementsClient, after seq: Int, retryDelay: Duration, idleTimeout: Duration, pollInterval: Duration?) {
         self.client = client
@@ -47,8 +47,8 @@ actor FeedReader {
     /// go on (the stream is opened again from the last event received).
     func next() async throws -> FeedEvent? {
         while reading {
-            waiters += 1
-            let id = waiters
+            lastWaiterID += 1
+            let id = lastWaiterID
             await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     if Task.isCancelled { continuation.resume() } else { waitingToRead.append((id, continuation)) }
@@ -58,14 +58,14 @@ actor FeedReader {
             }
             if Task.isCancelled {
                 // Given the turn as it was cancelled: pass it on.
-                if !reading, !waitingToRead.isEmpty { waitingToRead.removeFirst().continuation.resume() }
+                if !reading { passTurn() }
                 return nil
             }
         }
         reading = true
         defer {
             reading = false
-            if !waitingToRead.isEmpty { waitingToRead.removeFirst().continuation.resume() }
+            passTurn()
         }
         while !ended {
             if nextPending < pending.count {
@@ -95,6 +95,11 @@ actor FeedReader {
             }
         }
         return nil
+    }
+
+    /// Wakes the call that has waited longest for its turn, if any.
+    private func passTurn() {
+        if !waitingToRead.isEmpty { waitingToRead.removeFirst().continuation.resume() }
     }
 
     /// The waiter `id`'s task was cancelled: it stops waiting for its turn.

@@ -191,9 +191,9 @@ public final class PostgresLog: EventLog {
                 // the wait itself (its lock_timeout). Not answered by then, the database or the
                 // network is gone without a word (no keepalive is sent while a request waits):
                 // the connection is given up, and the next write connects again.
+                // (The catch below marks the connection lost.)
                 guard ContinuousClock.now - request.sent >= settings.commitTimeout else { return nil }
                 Self.closeSoon(self.writer.withLock { $0 })
-                state.withLock { $0.writerLost = true }
                 throw PostgresLogFailure("PostgreSQL did not answer the request for the writer role within \(settings.commitTimeout) (the database or the network is down?); the connection is closed, the next write connects again")
             }
             state.withLock { $0.roleRequest = nil }

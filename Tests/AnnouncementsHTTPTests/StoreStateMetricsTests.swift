@@ -10,93 +10,88 @@ import Testing
 /// What an operator alerts on, in `/metrics`: the store's health, how far its snapshot is behind,
 /// the snapshots that could not be written.
 @Suite struct StoreStateMetricsTests {
-    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// A store in a folder of its own, whose metrics and the server's go to one registry.
+    struct Scraped {
+        let path: String
+        let store: EventStore
+        let metrics: ServerMetrics
+        let registry: PrometheusCollectorRegistry
 
-    /// The value of the sample `name{labels}` in the metrics after a scrape, or nil.
-    func scrape(_ name: String, _ metrics: ServerMetrics, _ store: EventStore, _ registry: PrometheusCollectorRegistry) -> Double? {
-        metrics.sample(store, openStreams: 0)
-        return registry.emitToString().split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+        static func open(snapshots: SnapshotPolicy = .off, operations: FileOperations = .system) async throws -> Scraped {
+            let path = NSTemporaryDirectory() + "metrics-\(UUID().uuidString)/log.jsonl"
+            let registry = PrometheusCollectorRegistry()
+            let factory = PrometheusMetricsFactory(registry: registry)
+            let store = try await EventStore.open(
+                path: path, rules: ValidationRules(), seed: [], snapshots: snapshots, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+                metrics: StoreMetrics(factory: factory), operations: operations
+            )
+            return Scraped(path: path, store: store, metrics: ServerMetrics(factory: factory), registry: registry)
+        }
+
+        /// The value of the sample `name{labels}` after a scrape, or nil.
+        func value(_ name: String) -> Double? {
+            metrics.sample(store, openStreams: 0)
+            return registry.emitToString().split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+        }
+
+        func close() async {
+            await store.close()
+            try? FileManager.default.removeItem(atPath: FileLog.folder(of: path))
+        }
     }
 
     @Test("announcements_health is 1 for the store's state and 0 for the others; it follows a failed write and the next that succeeds")
     func health() async throws {
-        let folder = NSTemporaryDirectory() + "metrics-health-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let registry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: registry)
         let fail = Mutex(false)
         // One sync fails (a transient device error); the store's undo then syncs fine.
-        let operations = FileOperations.withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } }
-        let store = try await EventStore.open(path: folder + "/log.jsonl", rules: ValidationRules(), seed: [], logger: quiet, metrics: StoreMetrics(factory: factory), operations: operations)
-        let metrics = ServerMetrics(factory: factory)
+        let scraped = try await Scraped.open(operations: .withFailingSync { fail.withLock { failing in defer { failing = false }; return failing } })
         func states() -> [String: Double?] {
-            Dictionary(uniqueKeysWithValues: StoreHealth.names.map { ($0, scrape(#"announcements_health{state="\#($0)"}"#, metrics, store, registry)) })
+            Dictionary(uniqueKeysWithValues: StoreHealth.State.allCases.map { ($0.rawValue, scraped.value(#"announcements_health{state="\#($0.rawValue)"}"#)) })
         }
         #expect(states() == ["ok": 1, "failing": 0, "unusable": 0, "closed": 0])
         fail.withLock { $0 = true }
-        await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Lost"), by: "alice") }
+        await #expect(throws: StoreError.self) { try await scraped.store.create(AnnouncementDraft(title: "Lost"), by: "alice") }
         #expect(states() == ["ok": 0, "failing": 1, "unusable": 0, "closed": 0])
-        _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "alice")
+        _ = try await scraped.store.create(AnnouncementDraft(title: "Kept"), by: "alice")
         #expect(states() == ["ok": 1, "failing": 0, "unusable": 0, "closed": 0])
-        #expect(scrape("announcements_write_failures_total", metrics, store, registry) == 1)
-        await store.close()
+        #expect(scraped.value("announcements_write_failures_total") == 1)
+        await scraped.close()
     }
 
     @Test("announcements_snapshot_seq follows the snapshots written; one that cannot be written counts in announcements_snapshot_failures_total")
     func snapshots() async throws {
-        let folder = NSTemporaryDirectory() + "metrics-snapshot-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let registry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: registry)
-        let path = folder + "/log.jsonl"
-        let store = try await EventStore.open(
-            path: path, rules: ValidationRules(), seed: [], snapshots: SnapshotPolicy(everyEvents: 1, everySeconds: nil), logger: quiet,
-            metrics: StoreMetrics(factory: factory), operations: .system
-        )
-        let metrics = ServerMetrics(factory: factory)
-        #expect(scrape("announcements_snapshot_seq", metrics, store, registry) == 0, "none yet")
-        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
-        await store.snapshotter?.waitUntilWritten()
-        #expect(scrape("announcements_snapshot_seq", metrics, store, registry) == 1)
-        #expect(scrape("announcements_snapshot_failures_total", metrics, store, registry) == 0)
+        let scraped = try await Scraped.open(snapshots: SnapshotPolicy(everyEvents: 1, everySeconds: nil))
+        #expect(scraped.value("announcements_snapshot_seq") == 0, "none yet")
+        _ = try await scraped.store.create(AnnouncementDraft(title: "One"), by: "alice")
+        await scraped.store.snapshotter?.waitUntilWritten()
+        #expect(scraped.value("announcements_snapshot_seq") == 1)
+        #expect(scraped.value("announcements_snapshot_failures_total") == 0)
         // The snapshot's name taken by a folder that is not empty: the next cannot be renamed there.
-        let snapshot = SnapshotFile.path(forLog: path)
+        let snapshot = SnapshotFile.path(forLog: scraped.path)
         try FileManager.default.removeItem(atPath: snapshot)
         try FileManager.default.createDirectory(atPath: snapshot + "/in-the-way", withIntermediateDirectories: true)
-        _ = try await store.create(AnnouncementDraft(title: "Two"), by: "alice")
-        await store.snapshotter?.waitUntilWritten()
-        #expect(scrape("announcements_snapshot_failures_total", metrics, store, registry) == 1)
-        #expect(scrape("announcements_snapshot_seq", metrics, store, registry) == 1, "the newest written is still the first")
+        _ = try await scraped.store.create(AnnouncementDraft(title: "Two"), by: "alice")
+        await scraped.store.snapshotter?.waitUntilWritten()
+        #expect(scraped.value("announcements_snapshot_failures_total") == 1)
+        #expect(scraped.value("announcements_snapshot_seq") == 1, "the newest written is still the first")
         try FileManager.default.removeItem(atPath: snapshot)
-        await store.close()
+        await scraped.close()
     }
 
     @Test("a snapshot that would leave less than keep_free_mb free on the log's disk is skipped, counted, and its partial file never made")
     func snapshotSkippedOnAFullDisk() async throws {
-        let folder = NSTemporaryDirectory() + "metrics-free-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let registry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: registry)
-        let path = folder + "/log.jsonl"
         // More than any disk here has free: as a nearly full disk with the default.
-        let store = try await EventStore.open(
-            path: path, rules: ValidationRules(), seed: [], snapshots: SnapshotPolicy(everyEvents: 1, everySeconds: nil, keepFreeBytes: 1 << 60), logger: quiet,
-            metrics: StoreMetrics(factory: factory), operations: .system
-        )
-        let metrics = ServerMetrics(factory: factory)
-        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
-        await store.snapshotter?.waitUntilWritten()
-        #expect(scrape("announcements_snapshot_failures_total", metrics, store, registry) == 1)
-        #expect(scrape("announcements_snapshot_seq", metrics, store, registry) == 0)
-        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))
-        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.partialPath(forLog: path)))
-        await store.close()
-        #expect(throws: LogError.self) {
-            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 0, keepingFree: 1 << 60)
-        }
-        #expect(throws: LogError.self, "more than the disk holds") {
-            try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 1 << 60, keepingFree: 0)
-        }
-        try SnapshotContents.checkFreeSpace(for: SnapshotFile.path(forLog: path), needing: 1 << 20, keepingFree: 1 << 20)
+        let scraped = try await Scraped.open(snapshots: SnapshotPolicy(everyEvents: 1, everySeconds: nil, keepFreeBytes: 1 << 60))
+        _ = try await scraped.store.create(AnnouncementDraft(title: "One"), by: "alice")
+        await scraped.store.snapshotter?.waitUntilWritten()
+        #expect(scraped.value("announcements_snapshot_failures_total") == 1)
+        #expect(scraped.value("announcements_snapshot_seq") == 0)
+        let snapshot = SnapshotFile.path(forLog: scraped.path)
+        #expect(!FileManager.default.fileExists(atPath: snapshot))
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.partialPath(forLog: scraped.path)))
+        #expect(throws: LogError.self) { try SnapshotContents.checkFreeSpace(for: snapshot, needing: 0, keepingFree: 1 << 60) }
+        #expect(throws: LogError.self, "more than the disk holds") { try SnapshotContents.checkFreeSpace(for: snapshot, needing: 1 << 60, keepingFree: 0) }
+        try SnapshotContents.checkFreeSpace(for: snapshot, needing: 1 << 20, keepingFree: 1 << 20)
+        await scraped.close()
     }
 }

@@ -42,6 +42,18 @@ import Glibc
         #expect(log.reads.withLock { $0.map(\.after) } == [0, 4])
     }
 
+    @Test("a complete page of long lines (a read cut short) is not kept: once found, it is read from where each follower is")
+    func longPages() throws {
+        let log = FakeLog(lastSeq: 10)
+        var pages = FeedPages(size: 8)
+        // Reads of at most 3 lines, as the byte limit cuts a page of long lines.
+        let cut: (Int, Int) throws(StoreError) -> [ArraySlice<UInt8>] = { after, limit in log.read(after: after, limit: min(limit, 3)) }
+        #expect(seqs(try pages.lines(after: 0, lastSeq: 10, read: cut)) == [1, 2, 3])
+        #expect(seqs(try pages.lines(after: 3, lastSeq: 10, read: cut)) == [4, 5, 6])
+        #expect(seqs(try pages.lines(after: 6, lastSeq: 10, read: cut)) == [7, 8])
+        #expect(log.reads.withLock { $0.map(\.after) } == [0, 3, 6], "each part read once, from the follower's place")
+    }
+
     @Test("the growing last page is shared while the log stays as it is, and read again when it grows")
     func partialLastPage() throws {
         let short = FakeLog(lastSeq: 10)

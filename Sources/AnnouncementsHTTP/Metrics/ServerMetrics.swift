@@ -6,15 +6,14 @@ import Synchronization
 /// What the server reports through swift-metrics: each request by route template, method and
 /// status class, with its duration; and, when scraped, the log's seq and size, the live
 /// announcements, the event-stream subscribers, the store's health, the newest snapshot's seq and
-/// how long start-up took. Labels come from fixed
-/// sets (route templates, never paths or ids; known methods), so their number stays bounded
-/// whatever clients send. The executable chooses where they go (`MetricsSystem.bootstrap`).
+/// how long start-up took. Labels come from fixed sets (route templates, never paths or ids; known
+/// methods; health states), so their number stays bounded whatever clients send. The executable chooses where they go (`MetricsSystem.bootstrap`).
 public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let requests = Mutex<[RequestKey: RequestMetrics]>([:])
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
-    private let health: [String: Gauge]
+    private let health: [StoreHealth.State: Gauge]
     /// Connections the server closed or refused before a request reached the router, by why.
     private let cutOff: [ConnectionCut: Counter]
 
@@ -55,8 +54,8 @@ public final class ServerMetrics: Sendable {
         streams = Gauge(label: "announcements_stream_subscribers", factory: factory)
         startup = Gauge(label: "announcements_startup_seconds", factory: factory)
         snapshotSeq = Gauge(label: "announcements_snapshot_seq", factory: factory)
-        health = Dictionary(uniqueKeysWithValues: StoreHealth.names.map { name in
-            (name, Gauge(label: "announcements_health", dimensions: [("state", name)], factory: factory))
+        health = Dictionary(uniqueKeysWithValues: StoreHealth.State.allCases.map { state in
+            (state, Gauge(label: "announcements_health", dimensions: [("state", state.rawValue)], factory: factory))
         })
         cutOff = Dictionary(uniqueKeysWithValues: ConnectionCut.allCases.map { reason in
             (reason, Counter(label: "http_connections_cut_total", dimensions: [("reason", reason.rawValue)], factory: factory))
@@ -95,8 +94,8 @@ public final class ServerMetrics: Sendable {
         live.record(state.count)
         logBytes.record(store.durableEnd)
         streams.record(openStreams)
-        let now = store.health.name
-        for (name, gauge) in health { gauge.record(name == now ? 1 : 0) }
+        let now = store.health.state
+        for (state, gauge) in health { gauge.record(state == now ? 1 : 0) }
         snapshotSeq.record(store.snapshotSeq ?? 0)
     }
 

@@ -69,6 +69,22 @@ public struct EventIndex: Sendable {
         return (starts[seqs.lowerBound - 1], Int(spanEnd - starts[seqs.lowerBound - 1]))
     }
 
+    /// The bytes of the lines after `after`: at most `count` lines, and as many of those (at least
+    /// one, however long) as `bytes` holds. Nil when there is no line after `after`.
+    func span(after: Int, count: Int, atMostBytes bytes: Int) -> (offset: Int64, count: Int)? {
+        guard after >= 0, after < lastSeq, count > 0 else { return nil }
+        let count = min(count, lastSeq - after)
+        // Where the first `n` lines end; the largest `n` whose lines fit (1 when none does).
+        func endOfFirst(_ n: Int) -> Int64 { after + n < starts.count ? starts[after + n] : self.end }
+        let offset = starts[after]
+        var (fits, over) = (1, count + 1)
+        while over - fits > 1 {
+            let middle = (fits + over) / 2
+            if endOfFirst(middle) - offset <= Int64(bytes) { fits = middle } else { over = middle }
+        }
+        return (offset, Int(endOfFirst(fits) - offset))
+    }
+
     /// The seq of announcement `id`'s last event; nil when it was never created.
     func lastSeq(of id: Int) -> Int? {
         guard id >= 1, id <= lastSeqByID.count, lastSeqByID[id - 1] > 0 else { return nil }

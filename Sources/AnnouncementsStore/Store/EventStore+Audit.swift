@@ -25,20 +25,8 @@ extension EventStore {
 
     /// `eventLines(after:limit:)` on the calling thread (the feed's worker reads this way).
     func readEventLines(after seq: Int, limit: Int) throws(StoreError) -> [ArraySlice<UInt8>] {
-        let span = index.withLock { index -> (offset: Int64, count: Int)? in
-            // Any Int may come in: `after` is at least 0, and `lastSeq - after` cannot overflow.
-            let after = max(seq, 0)
-            let count = min(max(limit, 0), Self.maxFeedPage, index.lastSeq - after)
-            guard after < index.lastSeq, count > 0 else { return nil }
-            // The most lines (at least one) within the byte limit.
-            var (fits, over) = (1, count + 1)
-            if let whole = index.span((after + 1)...(after + count)), whole.count <= Self.maxFeedPageBytes { fits = count }
-            while over - fits > 1 {
-                let middle = (fits + over) / 2
-                if let span = index.span((after + 1)...(after + middle)), span.count <= Self.maxFeedPageBytes { fits = middle } else { over = middle }
-            }
-            return index.span((after + 1)...(after + fits))
-        }
+        // Any Int may come in: no arithmetic on `seq` or `limit` before they are bounded.
+        let span = index.withLock { $0.span(after: max(seq, 0), count: min(max(limit, 0), Self.maxFeedPage), atMostBytes: Self.maxFeedPageBytes) }
         guard let span else { return [] }
         let waiting = erasuresWaitingForSeals()
         let bytes = try read(span)

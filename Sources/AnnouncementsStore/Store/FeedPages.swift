@@ -16,6 +16,8 @@ struct FeedPages: Sendable {
     private var bytes = 0
     /// The last read of the incomplete last page: the lines after `after` when the log ended at `lastSeq`.
     private var partial: (after: Int, lastSeq: Int, lines: [ArraySlice<UInt8>])?
+    /// Complete pages found past a read's byte limit: read from where a follower is, never kept.
+    private var longPages = Set<Int>()
 
     let size: Int
     /// At most this many bytes of complete pages are kept; a larger page is not kept at all.
@@ -45,6 +47,7 @@ struct FeedPages: Sendable {
             partial = (seq, lastSeq, lines)
             return lines
         }
+        if longPages.contains(page) { return try read(seq, first + size - seq) }
         let lines: [ArraySlice<UInt8>]
         if let kept = complete[page] {
             lines = kept
@@ -52,12 +55,13 @@ struct FeedPages: Sendable {
             recency.append(page)
         } else {
             lines = try read(first, size)
-            guard lines.count == size else {
-                // Cut short by the byte limit of a read (long lines): not kept; what it holds
-                // from `seq` on, else a read from `seq`.
-                return seq - first < lines.count ? Array(lines.dropFirst(seq - first)) : try read(seq, first + size - seq)
+            if lines.count < size {
+                // Cut short by the byte limit of a read (long lines): read in parts from now on.
+                longPages.insert(page)
+                if seq - first >= lines.count { return try read(seq, first + size - seq) }
+            } else {
+                keep(lines, as: page)
             }
-            keep(lines, as: page)
         }
         return Array(lines.dropFirst(seq - first))
     }

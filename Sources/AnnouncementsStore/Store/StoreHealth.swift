@@ -17,18 +17,19 @@ public enum StoreHealth: Sendable, Hashable {
     /// Whether writes can succeed.
     public var isOK: Bool { self == .ok }
 
-    /// The state's name, without its error: `ok`, `failing`, `unusable` or `closed`.
-    public var name: String {
-        switch self {
-        case .ok: "ok"
-        case .failing: "failing"
-        case .unusable: "unusable"
-        case .closed: "closed"
-        }
+    /// The state without its error (a metric's label).
+    public enum State: String, CaseIterable, Sendable {
+        case ok, failing, unusable, closed
     }
 
-    /// Every state's name.
-    public static let names = ["ok", "failing", "unusable", "closed"]
+    public var state: State {
+        switch self {
+        case .ok: .ok
+        case .failing: .failing
+        case .unusable: .unusable
+        case .closed: .closed
+        }
+    }
 
     /// Why writes cannot succeed, and what to do; nil when they can.
     public var reason: String? {

@@ -2,8 +2,8 @@ import CoreMetrics
 
 /// What the store's writer reports through swift-metrics, once per sync (never per event): the
 /// events it made durable, how many lines each sync carried and how long it took, and the writes
-/// that failed; and the snapshots and looks at other nodes' lines that failed. The executable chooses where they go (`MetricsSystem.bootstrap`); by default,
-/// nowhere.
+/// that failed; and the snapshots and looks at other nodes' lines that failed. The executable
+/// chooses where they go (`MetricsSystem.bootstrap`); by default, nowhere.
 public struct StoreMetrics: Sendable {
     /// Events appended durably (`announcements_appended_events_total`).
     let appended: Counter
