@@ -203,7 +203,7 @@ extension EventStore {
     /// One look at the lines of the erasures `awaitSeals` waits for (on `feedWorker`).
     private func lookForSeals() {
         guard !queue.withLock({ $0.isClosed }) else { return }
-        let waiting = unconfirmedSeals.withLock { $0.erased }
+        let waiting = looksForSeals.load(ordering: .relaxed) ? unconfirmedSeals.withLock { $0.erased } : []
         // Sealed once no line of it is left to seal (a line that cannot be read counts as not yet).
         let sealed = waiting.filter { (try? sealing($0))?.replacements.isEmpty == true }
         let (left, looks) = unconfirmedSeals.withLock { seals in

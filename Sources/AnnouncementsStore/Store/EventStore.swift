@@ -58,6 +58,9 @@ public final class EventStore: Sendable {
     /// Whether a lone batch is synced on the committer's thread (see `EventStore.drain`); tests
     /// turn it off to hold a sync on the syncer's thread while the committer hands more over.
     let syncsInline = Atomic<Bool>(true)
+    /// Whether the looks `awaitSeals` schedules read the log; tests turn them off to keep a page
+    /// of the feed that a look, finding the lines sealed, would drop at a moment of its own.
+    let looksForSeals = Atomic<Bool>(true)
     /// Writes snapshots of the state beside the log (nil when snapshots are off).
     let snapshotter: Snapshotter?
     /// Counts the looks at other nodes' lines that failed (`catchUp`).
