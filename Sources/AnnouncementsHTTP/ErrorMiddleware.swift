@@ -54,10 +54,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.preconditionFailed, "announcement \(id) has changed (it is at revision \(current)): fetch it again and retry")
         case .keyReused:
             APIError(.unprocessableContent, "\(error)")
+        // Where the log is (its path, its database) is the server log's to tell, not a client's.
         case .log(let problem) where problem.kind == .unreadable || problem.kind == .invalidLine:
             // Reading a durable line back failed (history, the feed, an idempotent repeat).
-            APIError(.serviceUnavailable, "the log cannot be read back right now; lists and single announcements still work. \(error)")
-        case .log, .closed:
+            APIError(.serviceUnavailable, "the log cannot be read back right now; lists and single announcements still work. \(problem.placeless)")
+        case .log(let problem):
+            APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)")
+        case .closed:
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
         }
     }

@@ -39,4 +39,12 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         if let line { return "\(path):\(line): \(message)" }
         return "\(path): \(message)"
     }
+
+    /// `line N: message`, or `message`: the error without where the log is (its file's path, its
+    /// database's host and user), for those who talk to the server but do not run it. The
+    /// server's own log names the place.
+    public var placeless: String {
+        if let line { return "line \(line): \(message)" }
+        return message
+    }
 }

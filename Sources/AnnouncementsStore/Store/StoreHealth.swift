@@ -31,18 +31,19 @@ public enum StoreHealth: Sendable, Hashable {
         }
     }
 
-    /// Why writes cannot succeed, and what to do; nil when they can.
+    /// Why writes cannot succeed, and what to do; nil when they can. It does not say where the
+    /// log is (`LogError.placeless`): `/health` tells anyone who asks.
     public var reason: String? {
         switch self {
         case .ok:
             nil
         case .failing(let error):
-            "the last write to the log failed (\(error.description)); the next write tries again"
+            "the last write to the log failed (\(error.placeless)); the next write tries again"
         case .unusable(let error) where error.kind == .unusable:
             // The error says why itself (the log changed under the server).
-            "the log is unusable (\(error.description)); restart the server to recover it"
+            "the log is unusable (\(error.placeless)); restart the server to recover it"
         case .unusable(let error):
-            "the log is unusable: a write failed and could not be undone (\(error.description)); restart the server to recover it"
+            "the log is unusable: a write failed and could not be undone (\(error.placeless)); restart the server to recover it"
         case .closed:
             "the store is closed: the server is stopping"
         }
