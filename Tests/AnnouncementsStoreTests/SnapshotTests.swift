@@ -131,14 +131,14 @@ import Testing
 
     /// Ways a snapshot can stop matching its log, or stop being readable.
     enum Damage: String, CaseIterable, Sendable {
-        case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, foreignVersion
+        case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, foreignVersion, newerLineFormat
 
         var reason: String {
             switch self {
             case .missing: "missing"
             case .logCutBack, .taggedLineRewritten, .tailDoesNotChain: "stale"
             case .payloadByteFlipped, .fileTruncated, .headerByteFlipped: "corrupt"
-            case .foreignVersion: "foreign version"
+            case .foreignVersion, .newerLineFormat: "foreign version"
             }
         }
     }
@@ -176,6 +176,8 @@ import Testing
             snapshot[16] ^= 0x01
         case .foreignVersion:
             snapshot[8] &+= 1
+        case .newerLineFormat:
+            snapshot = Self.fromNewerVersion(snapshot)
         }
         try log.write(to: URL(fileURLWithPath: path))
         if damage != .missing { try snapshot.write(to: URL(fileURLWithPath: snapshotPath)) }
@@ -198,6 +200,39 @@ import Testing
         #expect(reopened.entries(containing: "loaded the snapshot").count == 1)
         #expect(try await answers(again) == expected)
         await again.close()
+    }
+
+    /// `snapshot` as a version that reads a line format newer than this one's would write it
+    /// (the header's line format one above `Event.currentFormat`, its checksum made again).
+    static func fromNewerVersion(_ snapshot: Data) -> Data {
+        var header = Array(snapshot.prefix(SnapshotFile.headerSize))
+        header.replaceSubrange(88..<96, with: [Event.currentFormat + 1, 0, 0, 0, 0, 0, 0, 0])
+        header.replaceSubrange(96..<104, with: withUnsafeBytes(of: SnapshotChecksum.xxh64(Array(header[0..<96])).littleEndian, Array.init))
+        return Data(header) + snapshot.dropFirst(SnapshotFile.headerSize)
+    }
+
+    @Test("a log a newer version wrote, with that version's snapshot covering its lines, is refused as a full replay refuses it (a downgrade), not started from the snapshot")
+    func newerVersionsSnapshotIsNotTrusted() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "From the newer version"), by: "alice")
+        await store.close()
+        // What the newer version wrote: a line of its format, and a snapshot covering it.
+        var log = try Data(contentsOf: URL(fileURLWithPath: path))
+        let format = Data(#","v":\#(Event.currentFormat)"#.utf8)
+        let newer = Data(#","v":\#(Event.currentFormat + 1)"#.utf8)
+        let place = try #require(log.range(of: format, options: .backwards))
+        log.replaceSubrange(place, with: newer)
+        try log.write(to: URL(fileURLWithPath: path))
+        let snapshotPath = SnapshotFile.path(forLog: path)
+        let snapshot = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+        try Self.fromNewerVersion(snapshot).write(to: URL(fileURLWithPath: snapshotPath))
+
+        let logs = LogCapture()
+        let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger) }
+        #expect("\(String(describing: failure))".contains("upgrade"), "\(String(describing: failure))")
+        #expect(logs.entries(containing: "loaded the snapshot").isEmpty)
     }
 
     @Test("a new, empty log has no snapshot and no warning")

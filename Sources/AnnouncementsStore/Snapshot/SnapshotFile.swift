@@ -4,7 +4,7 @@ import AnnouncementsDomain
 /// `<log>.snapshot.partial`, synced, renamed over the old one, and the folder synced), so a crash
 /// while writing leaves the previous snapshot as it was.
 ///
-/// All integers are 64-bit little-endian unless said otherwise. The file is a 96-byte header and a
+/// All integers are 64-bit little-endian unless said otherwise. The file is a 104-byte header and a
 /// payload:
 ///
 /// | bytes  | header field                                                                   |
@@ -18,7 +18,13 @@ import AnnouncementsDomain
 /// | 40-71  | its SHA-256                                                                    |
 /// | 72-79  | the payload's length in bytes                                                  |
 /// | 80-87  | the payload's checksum                                                         |
-/// | 88-95  | the checksum of bytes 0-87                                                     |
+/// | 88-95  | the newest line format the writing version reads (`Event.currentFormat`)       |
+/// | 96-103 | the checksum of bytes 0-95                                                     |
+///
+/// The lines a snapshot covers are never read again at start-up, so the line format is what keeps
+/// an older version from a log a newer one wrote: a full replay refuses a line of a format it does
+/// not know ("upgrade"); a snapshot written by a version that reads newer formats is not used, and
+/// the full replay says so. (A new kind of event comes with a new line format.)
 ///
 /// The payload, in this order (so that the writer can let go of the index and the keys first):
 /// the idempotency keys (a count, then per key its event's seq, its length and its UTF-8 bytes);
@@ -43,11 +49,11 @@ import AnnouncementsDomain
 public enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
-    static let formatVersion: UInt32 = 4
+    static let formatVersion: UInt32 = 5
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
     /// index change what they hold, so that a snapshot made by another version is not trusted.
     static let stateVersion: UInt32 = 3
-    static let headerSize = 96
+    static let headerSize = 104
     static let blockSize = 4 << 20
     /// The longest line a tag may point at (a line is at most a few megabytes of JSON).
     static let maxLineLength = 1 << 30
@@ -69,8 +75,10 @@ public enum SnapshotFile {
         var tag: SnapshotTag
         var payloadLength: Int64
         var payloadChecksum: UInt64
+        /// The newest line format the version that wrote it reads.
+        var lineFormat: UInt8
 
-        /// The header's 96 bytes, its own checksum last.
+        /// The header's 104 bytes, its own checksum last.
         var bytes: [UInt8] {
             var bytes = SnapshotFile.magic
             bytes.appendLittleEndian(formatVersion)
@@ -81,6 +89,7 @@ public enum SnapshotFile {
             bytes.append(contentsOf: tag.hash.bytes)
             bytes.appendLittleEndian(UInt64(bitPattern: payloadLength))
             bytes.appendLittleEndian(payloadChecksum)
+            bytes.appendLittleEndian(UInt64(lineFormat))
             bytes.appendLittleEndian(SnapshotChecksum.xxh64(bytes))
             return bytes
         }
@@ -99,9 +108,14 @@ public enum SnapshotFile {
             guard formatVersion == SnapshotFile.formatVersion, stateVersion == SnapshotFile.stateVersion else {
                 throw .foreignVersion("the file has format version \(formatVersion) and state version \(stateVersion); this version of the store reads format \(SnapshotFile.formatVersion), state \(SnapshotFile.stateVersion)")
             }
-            guard bytes.littleEndian(at: 88, size: 8) == SnapshotChecksum.xxh64(Array(bytes[0..<88])) else {
+            guard bytes.littleEndian(at: 96, size: 8) == SnapshotChecksum.xxh64(Array(bytes[0..<96])) else {
                 throw .corrupt("the header's checksum does not match its bytes")
             }
+            let lineFormat = bytes.littleEndian(at: 88, size: 8)
+            guard lineFormat <= UInt64(Event.currentFormat) else {
+                throw .foreignVersion("a version that reads line formats up to \(lineFormat) wrote it, and this one (\(Release.version)) reads up to \(Event.currentFormat): the lines it covers may be of a format this version must refuse")
+            }
+            self.lineFormat = UInt8(lineFormat)
             let hash = bytes[40..<72].withUnsafeBytes { LineHash(bytes: $0) }
             tag = SnapshotTag(
                 seq: Int(truncatingIfNeeded: bytes.littleEndian(at: 16, size: 8)),
@@ -122,6 +136,7 @@ public enum SnapshotFile {
             self.tag = tag
             self.payloadLength = payloadLength
             self.payloadChecksum = payloadChecksum
+            self.lineFormat = Event.currentFormat
         }
     }
 }
