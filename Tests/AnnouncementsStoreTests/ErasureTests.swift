@@ -119,6 +119,34 @@ import Testing
         await again.close()
     }
 
+    @Test("a snapshot from before an erasure that the erasure did not delete (a copy put back, one beside another path to the log) is deleted at the next start, which serves the state after the erasure")
+    func snapshotFromBeforeErasureDeletedAtStart() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSecrets(in: folder)
+        let snapshotPath = SnapshotFile.path(forLog: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.erase(id: 2, by: "root", reason: "personal data")
+        await store.close()
+        #expect(!FileManager.default.fileExists(atPath: snapshotPath), "the erasure deleted it")
+        // The copy that escaped: its tagged line is still in the log (sealing keeps each line's link).
+        try before.write(to: URL(fileURLWithPath: snapshotPath))
+
+        let logs = LogCapture()
+        let again = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
+        #expect(logs.entries(containing: "loaded the snapshot").count == 1, "it is usable: the state after the erasure is right")
+        #expect(logs.entries(containing: "deleted the snapshot").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: snapshotPath), "gone before the store serves")
+        #expect(again.snapshot.announcement(id: 2) == nil)
+        #expect(again.snapshot.erased == [2: 5])
+        await again.close()
+        for (name, bytes) in try files(in: folder.path) {
+            for secret in Self.secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) still holds \"\(secret)\"")
+            }
+        }
+    }
+
     @Test("after an erasure, verify finds a change to any other line, and to the erased skeleton")
     func tamperIsFound() async throws {
         let folder = TemporaryFolder()

@@ -10,6 +10,10 @@ public struct SnapshotUse: Sendable, Hashable {
     public var reason: String?
     /// The reason in words, naming what is wrong.
     public var problem: String?
+    /// Whether the lines after the snapshot erase an announcement: the snapshot was taken before
+    /// that erasure and may hold its texts (a copy the erasure could not delete, or one beside
+    /// another path to the same log). The state is right either way; the file must go.
+    public var predatesErasure = false
 
     /// Whether a snapshot was used.
     public var isUsed: Bool { seq != nil }
@@ -36,7 +40,9 @@ extension LogReader {
         switch loaded {
         case .success(let snapshot):
             if let (replay, tail) = try replay(continuing: snapshot, indexing: indexing, progress: progress) {
-                return (replay, SnapshotUse(seq: snapshot.tag.seq, tail: tail))
+                var use = SnapshotUse(seq: snapshot.tag.seq, tail: tail)
+                use.predatesErasure = replay.model.erased.count > snapshot.state.model.erased.count
+                return (replay, use)
             }
             problem = .stale("line \(snapshot.tag.seq + 1), the first after the snapshot, does not chain to the line the snapshot covers last (its prev differs): the log was rewritten")
         case .failure(let error):

@@ -16,7 +16,14 @@ extension EventStore {
             logger.info("loaded the snapshot and replayed the lines after it", metadata: [
                 "snapshot.path": "\(snapshotPath)", "snapshot.seq": "\(seq)", "log.lines_replayed": "\(use.tail)", "seconds": "\(seconds)",
             ])
-            return (replay, seq)
+            guard use.predatesErasure else { return (replay, seq) }
+            // The erasure's own deletion of it failed, or went to another path to this log. A new
+            // one is written at once (as after a full replay): the state holds no erased text.
+            let undeleted = Snapshotter.delete(besideLog: path, logger: logger)
+            if undeleted.isEmpty {
+                logger.notice("deleted the snapshot: it was taken before an erasure in the lines after it, and may hold the erased texts", metadata: ["snapshot.path": "\(snapshotPath)"])
+            }
+            return (replay, 0)
         }
         let problem = use.problem ?? "unknown"
         if use.reason == "missing", logIsEmpty {
