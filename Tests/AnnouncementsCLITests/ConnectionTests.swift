@@ -61,6 +61,7 @@ import Glibc
         }
         #expect(closed, "the server cut the slow request off")
         #expect(try Self.cuts("read_timeout", server: server) == 1, "counted in the metrics")
+        #expect(try Self.cuts("bad_request", server: server) == 0, "once: the head it cut short is not a bad request too")
     }
 
     @Test("an event stream outlives the idle timeout: its heartbeats keep it open")

@@ -89,7 +89,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         // The parser cannot go on: answer when nothing else is being answered, then close. The
-        // error goes no further, so nothing else answers it.
+        // error goes no further, so nothing else answers it. On a connection already closed (cut
+        // off mid-head by a timeout, or left by its client) the parser only saw the head end
+        // early: nothing to answer, and no bad request to count.
+        guard context.channel.isActive else { return }
         guard owed.isEmpty else {
             context.close(promise: nil)
             return
