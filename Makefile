@@ -29,7 +29,7 @@ deps:
 			echo "installing $(DEPS_APT)…"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_APT) >/dev/null; \
 		else \
-			echo "a library is missing ($(DEPS_PKGCONFIG)): run 'sudo apt-get install $(DEPS_APT)' (Debian/Ubuntu) or 'brew install libyaml zlib pkg-config' (macOS)"; \
+			echo "a library is missing ($(DEPS_PKGCONFIG)): run 'sudo apt-get install $(DEPS_APT)' (Debian/Ubuntu) or 'brew install libyaml pkgconf' (macOS)"; \
 			exit 1; \
 		fi; \
 	fi

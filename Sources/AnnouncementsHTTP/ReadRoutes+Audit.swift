@@ -73,6 +73,9 @@ extension ReadRoutes {
         // What the page depends on: a stream or a page (Accept), where it starts (Last-Event-ID wins
         // over `after`), its form (the token's role) and its coding.
         response.headers[.vary] = "Accept, Accept-Encoding, Authorization, Last-Event-ID"
+        // A page changes: its lines are sealed by an erasure, the last one grows. A proxy that
+        // caches 200s by default (Varnish: 2 minutes) would serve erased texts, or an old end.
+        response.headers[.cacheControl] = "no-cache"
         return response
     }
 

@@ -170,6 +170,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         // Erased since: a past state leaves it out (its texts are gone), as the HTTP API does.
         let erase = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
         #expect(erase.status == 0, "\(erase.stderr)")
+        #expect(erase.stdout == "erased announcement 1: event 6 by root; sealed lines 1, 3\n", "the lines by number: \(erase.stdout)")
         let past = try await CLI.run(["replay", "--format", "json", "--until", "2"], in: folder)
         #expect(past.stdout == #"{"seq":2,"announcements":[{"id":2,"title":"Lunch","body":null}]}"# + "\n", "\(past.stdout)")
     }

@@ -21,7 +21,7 @@ struct EraseCommand: AsyncParsableCommand {
 
     @Argument(help: "The announcement's id (live or deleted).") var id: Int
     @Option(help: ArgumentHelp("Why its texts go: recorded in the erased event.", valueName: "text")) var reason: String
-    @Option(help: ArgumentHelp("Who erases: the erased event's `by` (default: $USER).", valueName: "name")) var by: String?
+    @Option(help: ArgumentHelp("Who erases: the erased event's `by` (default: $USER, or `operator` when it is unset).", valueName: "name")) var by: String?
     @OptionGroup var options: LogOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -46,6 +46,11 @@ struct EraseCommand: AsyncParsableCommand {
         }
         await store.close()
         let lines = erasure.sealedLines.map(String.init).joined(separator: ", ")
-        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); lines sealed: \(lines.isEmpty ? "none" : lines)")
+        let sealed = switch erasure.sealedLines.count {
+        case 0: "no line left to seal"
+        case 1: "sealed line \(lines)"
+        default: "sealed lines \(lines)"
+        }
+        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); \(sealed)")
     }
 }
