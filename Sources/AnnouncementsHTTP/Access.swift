@@ -28,7 +28,10 @@ public struct Access: Sendable {
     /// is not a configured one, on whichever route asks (a revoked token is found at once).
     func caller(_ request: Request) throws(APIError) -> Caller? {
         guard let header = request.headers[.authorization] else { return nil }
-        guard let token = Self.bearerToken(in: header), let caller = caller(token: token) else {
+        guard let token = Self.bearerToken(in: header) else {
+            throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
+        }
+        guard let caller = caller(token: token) else {
             throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)
         }
         return caller

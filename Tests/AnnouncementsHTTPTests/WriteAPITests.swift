@@ -87,6 +87,10 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
                     #expect(response.headers[.wwwAuthenticate] == "Bearer")
                     #expect(response.object["error"] as? Int == 401)
                     #expect(store.snapshot.seq == 6)
+                    // Another scheme (Basic) is told so, rather than that its "token" is unknown.
+                    if let authorization, Access.bearerToken(in: authorization) == nil {
+                        #expect((response.object["message"] as? String)?.contains("must be `Bearer <token>`") == true, "\(authorization)")
+                    }
                 }
             }
         }
