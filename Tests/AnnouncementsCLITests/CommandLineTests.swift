@@ -211,6 +211,34 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(since.stdout.split(separator: "\n").count == 2)
     }
 
+    @Test("history of an erased announcement says its texts are erased (it made up empty titles and dropped the reason), in the table and in json")
+    func historyOfErased() async throws {
+        let (folder, _) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Announcement 2: created (seq 2), deleted (seq 4); then erased (seq 6).
+        let erase = try await CLI.run(["erase", "2", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(erase.status == 0, "\(erase.stderr)")
+        let table = try await CLI.run(["history", "2"], in: folder)
+        let rows = table.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count == 4, "\(table.stdout)")
+        #expect(rows[1].contains("  created  seed  2   (text erased)"), "\(rows)")
+        #expect(rows[2].contains("  deleted  bob   2   (text erased)"), "\(rows)")
+        #expect(rows[3].contains("  erased   root  2   erased: \"personal data\""), "\(rows)")
+
+        let json = try await CLI.run(["history", "2", "--format", "json"], in: folder)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.map { $0["type"] as? String } == ["created", "deleted", "erased"])
+        for entry in entries {
+            #expect(entry["textErased"] as? Bool == true, "\(entry)")
+            #expect(entry["title"] == nil && entry["bodyLength"] == nil, "no made-up texts: \(entry)")
+        }
+        #expect(entries[2]["reason"] as? String == "personal data")
+        // Another announcement's trail is as before.
+        let other = try await CLI.run(["history", "1", "--format", "json"], in: folder)
+        #expect(!other.stdout.contains("textErased"))
+        #expect(other.stdout.contains(#""title":{"from":"Welcome","to":"Welcome aboard"}"#))
+    }
+
     @Test("verify prints a summary and exits 0 on a sound log, 1 with each problem on a damaged one")
     func verify() async throws {
         let (folder, log) = try await makeLog()

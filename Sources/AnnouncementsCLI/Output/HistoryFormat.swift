@@ -20,6 +20,8 @@ enum HistoryFormat {
         switch entry.event.change {
         case .created(let draft):
             return "\(quoted(draft.title)) (\(bodySize(draft.bodyText)))"
+        case .deleted where entry.textsErased:
+            return "(text erased)"
         case .deleted:
             return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.bodyText)))" } ?? ""
         case .sealed:
@@ -48,7 +50,8 @@ enum HistoryFormat {
     }
 
     /// An array of `{seq, at, type, id, by, title: {from, to}, bodyLength: {from, to}}`; `title`
-    /// and `bodyLength` appear only when they changed.
+    /// and `bodyLength` appear only when they changed. An erased announcement's events say
+    /// `"textErased": true` instead (their texts are gone), and its `erased` event its `reason`.
     static func json(_ entries: [HistoryEntry]) -> String {
         var json = JSONBytes()
         json.array(entries) { json, entry in
@@ -58,6 +61,13 @@ enum HistoryFormat {
             json.raw(#","type":"#); json.string(event.type.rawValue)
             json.raw(#","id":"#); json.integer(event.id)
             json.raw(#","by":"#); json.string(event.by)
+            if case .erased(let reason) = event.change {
+                json.raw(#","reason":"#); json.string(reason)
+            }
+            guard !entry.textsErased else {
+                json.raw(#","textErased":true}"#)
+                return
+            }
             if entry.before?.title != entry.after?.title {
                 json.raw(#","title":{"from":"#); json.string(entry.before?.title)
                 json.raw(#","to":"#); json.string(entry.after?.title); json.raw("}")

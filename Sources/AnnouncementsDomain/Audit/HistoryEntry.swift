@@ -10,6 +10,10 @@ public struct HistoryEntry: Sendable {
     public var before: Announcement?
     /// The announcement after the event; nil for `deleted`.
     public var after: Announcement?
+    /// Whether the announcement's texts are erased: this line or an earlier one of it is sealed, or
+    /// this is its `erased` event. `before` and `after` then hold no text of it (the fold reads a
+    /// sealed line as an empty title and no body), and a trail shows that the texts are gone.
+    public var textsErased = false
 }
 
 /// A point in the log's history: a seq, or a time.
@@ -92,6 +96,8 @@ public struct HistoryFold: Sendable {
     private var model = ReadModel()
     /// Announcements that a line this version does not know was about.
     private var touchedByUnknown: Set<Int> = []
+    /// Announcements with a sealed line among those folded: erased (their `erased` event comes last).
+    private var sealed: Set<Int> = []
 
     public init(path: String, filter: HistoryFilter) {
         self.path = path
@@ -129,8 +135,14 @@ public struct HistoryFold: Sendable {
             }
             model.force(event)
         }
+        switch event.change {
+        case .sealed, .erased: sealed.insert(event.id)
+        case .created, .edited, .deleted: break
+        }
         if filter.matches(event) {
-            body(HistoryEntry(event: event, line: line.number, bytes: line.bytes, before: before, after: model.announcement(id: event.id)))
+            var entry = HistoryEntry(event: event, line: line.number, bytes: line.bytes, before: before, after: model.announcement(id: event.id))
+            entry.textsErased = sealed.contains(event.id)
+            body(entry)
         }
         if case .seq(let last)? = filter.until, event.seq >= last { return false }
         return true
