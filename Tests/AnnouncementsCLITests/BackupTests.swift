@@ -1,4 +1,7 @@
+import AnnouncementsDomain
+import AnnouncementsStore
 import Foundation
+import Logging
 import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
@@ -109,6 +112,30 @@ import FoundationNetworking
         #expect(interrupted.stderr.contains("copying again, in case an erasure was overwriting a line while it was read"))
         #expect(interrupted.stderr.contains("error: events/announcements.jsonl: the copy does not verify"), "\(interrupted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/interrupted.jsonl"), "a copy that does not verify is not left")
+    }
+
+    @Test("a snapshot beside the log from before an erasure in it (a copy put back) is left out of the backup, with a note: it may hold the erased texts")
+    func snapshotFromBeforeErasureLeftOut() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A snapshot of the five events, taken while announcement 1 held its texts.
+        let store = try await EventStore.open(path: log, snapshots: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        await store.close()
+        let snapshotPath = SnapshotFile.path(forLog: log)
+        let before = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+        #expect(before.range(of: Data("Welcome aboard".utf8)) != nil)
+        let erase = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(erase.status == 0, "\(erase.stderr)")
+        try before.write(to: URL(fileURLWithPath: snapshotPath))
+
+        let backup = try await CLI.run(["backup", "saved"], in: folder)
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stderr.contains("the snapshot beside it covers the log up to seq 5, before the erasure at seq 6, and may hold the erased texts; the backup has none"), "\(backup.stderr)")
+        #expect(!backup.stdout.contains("with its snapshot"), "\(backup.stdout)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder + "/saved") {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/saved/" + name))
+            #expect(bytes.range(of: Data("Welcome".utf8)) == nil, "\(name) holds an erased text")
+        }
     }
 
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")

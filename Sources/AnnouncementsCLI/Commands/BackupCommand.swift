@@ -54,6 +54,12 @@ struct BackupCommand: AsyncParsableCommand {
                 unlink(SnapshotFile.path(forLog: target))
                 snapshot = false
                 Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
+            } else if snapshot, let erasure = report.lastErasureSeq, let covered = SnapshotFile.coveredSeq(ofSnapshotAt: SnapshotFile.path(forLog: target)), covered < erasure {
+                // Left from before an erasure (a copy put back, one beside another path to the
+                // log): it may hold the erased texts. The next server start deletes it too.
+                unlink(SnapshotFile.path(forLog: target))
+                snapshot = false
+                Output.note("\(log): the snapshot beside it covers the log up to seq \(covered), before the erasure at seq \(erasure), and may hold the erased texts; the backup has none (start-up from it replays the whole log)")
             }
             let head = report.head?.description ?? "-"
             try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }

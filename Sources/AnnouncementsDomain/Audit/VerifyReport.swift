@@ -11,6 +11,8 @@ public struct VerifyReport: Sendable {
     public var unsealedLines: [Int] = []
     /// Lines whose data was erased (sealed lines: their skeleton and the digest of their data).
     public var erasedLines = 0
+    /// The seq of the last `erased` event: a snapshot that covers less was taken before it.
+    public var lastErasureSeq: Int?
     /// Lines of an event type or format this version does not know (a newer version wrote them):
     /// each is also a problem, since this version cannot check them.
     public var unknownLines: [Int] = []
@@ -145,6 +147,7 @@ public struct LogVerification: Sendable {
             report.erasedLines += 1
             if erasedBeforeEvent[event.id] == nil { erasedBeforeEvent[event.id] = line.number }
         case .erased:
+            report.lastErasureSeq = event.seq
             erasedBeforeEvent[event.id] = nil
             if let held = dataLines.removeValue(forKey: event.id) {
                 problem(line.number, "announcement \(event.id) is erased here, but line \(held) still holds its data: the erasure was interrupted (the next start of a server, or `announcements erase`, finishes it)")

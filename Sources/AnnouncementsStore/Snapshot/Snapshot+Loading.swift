@@ -190,3 +190,16 @@ extension UnsafeRawBufferPointer {
         Int(Int64(littleEndian: loadUnaligned(fromByteOffset: offset, as: Int64.self)))
     }
 }
+
+extension SnapshotFile {
+    /// The seq of the last line the snapshot at `path` covers, from its header; nil when there is
+    /// no such file, or it is not a snapshot this version reads.
+    public static func coveredSeq(ofSnapshotAt path: String) -> Int? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { FileIO.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        guard bytes.withUnsafeMutableBytes({ FileIO.read(fd, into: $0, at: 0) }) == 0 else { return nil }
+        return (try? Header(bytes))?.tag.seq
+    }
+}
