@@ -21,7 +21,8 @@ import Darwin
     func changed(_ change: Change) async throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
-        let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let snapshots = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
+        let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], snapshots: snapshots, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await store.create(AnnouncementDraft(title: "Three"), by: "alice")
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         switch change {
@@ -46,5 +47,6 @@ import Darwin
         #expect(store.health.reason?.hasPrefix("the log is unusable (the log changed under the server: ") == true, "\(store.health.reason ?? "")")
         #expect(store.health.reason?.contains(path) == false, "the reason is /health's, for anyone: it does not say where the log is")
         await store.close()
+        #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)), "no snapshot at close of a state whose log is not there")
     }
 }

@@ -88,8 +88,13 @@ extension EventStore {
                     // An erasure under way finishes first: it writes the log through a descriptor
                     // of its own (or a connection), which closing must not pull from under it.
                     erasureQueue.sync {}
-                    // The last snapshot, while this process still holds the log's lock.
-                    snapshotter?.writeFinal(snapshotContents(of: snapshot))
+                    // The last snapshot, while this process still holds the log's lock; none
+                    // when the log is unusable (replaced, cut or removed under the server, or a
+                    // write that could not be undone): it would describe a log that is not there,
+                    // in place of the snapshot restored beside the one that is.
+                    if case .unusable = syncer.health {} else {
+                        snapshotter?.writeFinal(snapshotContents(of: snapshot))
+                    }
                     syncer.close()
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
                     for closer in closers { closer.resume() }
