@@ -55,6 +55,9 @@ extension ConfigReader {
     /// read as words in other YAML versions).
     func boolean(_ node: YAMLNode, key: String) throws(ConfigError) -> Bool {
         guard case .scalar(let text, true, _) = node, text == "true" || text == "false" else {
+            if case .scalar(let text, true, _) = node, !node.isNull, text.count <= 40, !ValidationRules.hasControlCharacter(text) {
+                throw error(node, key: key, "expected true or false, found `\(text)`")
+            }
             throw error(node, key: key, "expected true or false, found \(node.kindDescription)")
         }
         return text == "true"

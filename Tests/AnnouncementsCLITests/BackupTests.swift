@@ -152,6 +152,13 @@ import FoundationNetworking
         let nested = try await CLI.run(["backup", "nested/deeper/"], in: folder)
         #expect(nested.status == 0, "\(nested.stderr)")
         #expect(try FileManager.default.attributesOfItem(atPath: folder + "/nested/deeper")[.posixPermissions] as? Int == 0o700)
+        // A mistyped log leaves no folder behind; a file is not a folder to back up into.
+        let missing = try await CLI.run(["backup", "never", "--log", "no-such.jsonl"], in: folder)
+        #expect(missing.status == 66 && missing.stderr.contains("no-such.jsonl: no such log file"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/never"))
+        try Data().write(to: URL(fileURLWithPath: folder + "/a-file"))
+        let file = try await CLI.run(["backup", "a-file"], in: folder)
+        #expect(file.status == 73 && file.stderr.contains("a-file is a file, not a folder"), "\(file.stderr)")
         let again = try await CLI.run(["backup", "saved"], in: folder)
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")

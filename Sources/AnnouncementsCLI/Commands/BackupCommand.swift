@@ -39,6 +39,8 @@ struct BackupCommand: AsyncParsableCommand {
             guard case .file(let log) = source else {
                 throw CLIError(.usage, "backup copies a log file; this config keeps the log in PostgreSQL: use PostgreSQL's backups (pg_dump, or a base backup), or `announcements export --to FILE`")
             }
+            // Before the folder is made: a mistyped log leaves nothing behind.
+            try LogOptions.requireExisting(log, command: "backup")
             try Self.prepare(folder: destination)
             let name = String(log.split(separator: "/").last ?? "announcements.jsonl")
             let target = destination + "/" + name
@@ -90,6 +92,11 @@ struct BackupCommand: AsyncParsableCommand {
             FileLog.syncFolder(parent)
         } else if errno != EEXIST {
             throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(errno)))")
+        } else {
+            var isFolder: ObjCBool = false
+            if files.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+                throw CLIError(.cantCreate, "\(folder) is a file, not a folder: a backup goes into a new or empty folder")
+            }
         }
         do {
             if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
