@@ -53,35 +53,35 @@ struct ReadRoutes: Sendable {
         }
         let snapshot = store.snapshot
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
-        let (body, total, plainTag) = try cache.page(
+        let (body, extent, plainTag) = try cache.page(
             key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request),
             tag: { Self.listTag(version, state: "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))", query, media) }
         ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
-        return page(request, path: path, body, total: total, plainTag: plainTag, query, version, media)
+        return page(request, path: path, body, extent, plainTag: plainTag, query, version, media)
     }
 
     /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
     private func list(asOf point: LogPoint, _ request: Request, path: String, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
         let (model, erasures) = try await store.model(asOf: point)
-        let (encoded, total) = try Self.encodeList(model, query, version, media)
+        let (encoded, extent) = try Self.encodeList(model, query, version, media)
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
         // The state up to a seq changes only when an announcement in it is erased.
         let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(store.lineTag(of: model.seq))-\(erasures)", query, media)
-        return page(request, path: path, body, total: total, plainTag: plainTag, query, version, media, asOf: point)
+        return page(request, path: path, body, extent, plainTag: plainTag, query, version, media, asOf: point)
     }
 
     /// The answer with a page of the list (live, or as it was at `point`): its ETag (the plain tag
     /// and the body's coding), a 304 when `If-None-Match` names it, `X-Total-Count` and `Link`.
     private func page(
-        _ request: Request, path: String, _ body: CodedBody, total: Int, plainTag: String,
+        _ request: Request, path: String, _ body: CodedBody, _ extent: RepresentationCache.PageExtent, plainTag: String,
         _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
     ) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = conditional(request, etag: etag) ?? .encoded(body, media)
-        response.headers[.totalCount] = String(total)
-        if let link = links(path, query: query, total: total, asOf: point) { response.headers[.link] = link }
+        response.headers[.totalCount] = String(extent.total)
+        if let link = links(path, query: query, extent, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
     }
 
@@ -115,30 +115,48 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Encoding
 
-    /// A page of announcements (v1) or summaries (v2); a 406 when XML cannot carry one of them.
-    static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) throws(APIError) -> (ByteBuffer, total: Int) {
+    /// The most bytes a page of the list holds: it stops after the item that passes it (a page
+    /// always holds one), and `Link: next` points at the first left out. A hundred announcements
+    /// of a megabyte would otherwise be a 100 MB answer to anyone, encoded and compressed for
+    /// seconds on a thread every request shares, and held for as long as its reader is slow.
+    static let pageByteLimit = 8 << 20
+
+    /// A page of announcements (v1) or summaries (v2), at most about `pageByteLimit` bytes; a 406
+    /// when XML cannot carry one of them.
+    static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) throws(APIError) -> (ByteBuffer, RepresentationCache.PageExtent) {
         switch version {
         case .v1: try render(snapshot.announcements(query), media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
         case .v2: try render(snapshot.summaries(query), media, json: { $0.summary($1) }, xml: XMLRepresentation.summary)
         }
     }
 
-    /// A page as a JSON array or an XML `<announcements>` list, each item written by `json` or `xml`.
+    /// A page as a JSON array or an XML `<announcements>` list, each item written by `json` or
+    /// `xml`, ending after the item that passes `pageByteLimit`.
     private static func render<Item>(
         _ page: Page<Item>,
         _ media: MediaType,
         json element: (inout JSONBytes, Item) -> Void,
         xml: (Item, inout String) throws(APIError) -> Void
-    ) throws(APIError) -> (ByteBuffer, total: Int) {
+    ) throws(APIError) -> (ByteBuffer, RepresentationCache.PageExtent) {
+        var count = 0
         switch media {
         case .json:
             var json = JSONBytes()
-            json.array(page.items, element)
-            return (ByteBuffer(bytes: json.bytes), page.total)
+            json.raw("[")
+            for item in page.items where json.bytes.count <= pageByteLimit {
+                if count > 0 { json.raw(",") }
+                element(&json, item)
+                count += 1
+            }
+            json.raw("]")
+            return (ByteBuffer(bytes: json.bytes), .init(total: page.total, count: count))
         case .xml, .textXML:
             var text = XMLRepresentation.declaration + "<announcements>"
-            for item in page.items { try xml(item, &text) }
-            return (ByteBuffer(string: text + "</announcements>"), page.total)
+            for item in page.items where text.utf8.count <= pageByteLimit {
+                try xml(item, &text)
+                count += 1
+            }
+            return (ByteBuffer(string: text + "</announcements>"), .init(total: page.total, count: count))
         }
     }
 
@@ -228,15 +246,16 @@ struct ReadRoutes: Sendable {
     }
 
     /// `Link: <…?offset=10&max=10…>; rel="next", <…>; rel="prev"`, or nil on a single page.
-    private func links(_ path: String, query: PageQuery, total: Int, asOf point: LogPoint? = nil) -> String? {
+    private func links(_ path: String, query: PageQuery, _ extent: RepresentationCache.PageExtent, asOf point: LogPoint? = nil) -> String? {
         guard query.limit > 0 else { return nil }
         let past = point.map { "&asOf=\($0)" } ?? ""
         func url(_ offset: Int) -> String {
             "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)\(past)>"
         }
         var links: [String] = []
-        // Written so that an offset near Int.max cannot overflow.
-        if query.offset < total - query.limit { links.append("\(url(query.offset + query.limit)); rel=\"next\"") }
+        // After the items this page holds (fewer than `max` past `pageByteLimit`). Written so
+        // that an offset near Int.max cannot overflow.
+        if query.offset < extent.total - extent.count { links.append("\(url(query.offset + extent.count)); rel=\"next\"") }
         if query.offset > 0 { links.append("\(url(max(0, query.offset - query.limit))); rel=\"prev\"") }
         return links.isEmpty ? nil : links.joined(separator: ", ")
     }

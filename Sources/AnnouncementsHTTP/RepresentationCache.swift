@@ -17,6 +17,13 @@ final class RepresentationCache: Sendable {
         var query: PageQuery
     }
 
+    /// What a page holds besides its bytes: how many announcements the whole list has, and how
+    /// many of them this page holds (fewer than asked past `ReadRoutes.pageByteLimit`).
+    struct PageExtent: Sendable {
+        var total: Int
+        var count: Int
+    }
+
     struct ItemKey: Hashable {
         var id: Int
         var media: MediaType
@@ -79,7 +86,7 @@ final class RepresentationCache: Sendable {
 
     private struct State {
         var seq = -1
-        var pages = Bounded<PageKey, (entry: Entry, total: Int, tag: String)>()
+        var pages = Bounded<PageKey, (entry: Entry, extent: PageExtent, tag: String)>()
         var items = Bounded<ItemKey, (revision: Int, entry: Entry, tag: String)>()
     }
 
@@ -104,13 +111,13 @@ final class RepresentationCache: Sendable {
     func page<Failure: Error>(
         _ key: PageKey, seq: Int, coding: ContentCoding?,
         tag: () -> String,
-        encode: () throws(Failure) -> (ByteBuffer, total: Int)
-    ) throws(Failure) -> (CodedBody, total: Int, tag: String) {
+        encode: () throws(Failure) -> (ByteBuffer, PageExtent)
+    ) throws(Failure) -> (CodedBody, PageExtent, tag: String) {
         let cached = state.withLock { $0.seq == seq ? $0.pages.entries[key] : nil }
-        if let cached, let body = cached.entry.body(coding) { return (body, cached.total, cached.tag) }
+        if let cached, let body = cached.entry.body(coding) { return (body, cached.extent, cached.tag) }
         // Cached but not in this coding yet: compress the cached bytes, without encoding again.
-        let (plain, total, plainTag) = if let cached { (cached.entry.plain, cached.total, cached.tag) } else {
-            try { () throws(Failure) in let (plain, total) = try encode(); return (plain, total, tag()) }()
+        let (plain, extent, plainTag) = if let cached { (cached.entry.plain, cached.extent, cached.tag) } else {
+            try { () throws(Failure) in let (plain, extent) = try encode(); return (plain, extent, tag()) }()
         }
         let body = CodedBody(plain, compressedWith: coding, by: compressor)
         state.withLock { state in
@@ -119,15 +126,15 @@ final class RepresentationCache: Sendable {
                 state.seq = seq
                 state.pages.removeAll()
             }
-            func page(from entry: Entry?) -> ((entry: Entry, total: Int, tag: String), size: Int) {
+            func page(from entry: Entry?) -> ((entry: Entry, extent: PageExtent, tag: String), size: Int) {
                 var entry = entry ?? Entry(plain: plain)
                 entry.keep(body, for: coding)
-                return ((entry, total, plainTag), entry.bytes)
+                return ((entry, extent, plainTag), entry.bytes)
             }
             let (kept, size) = page(from: state.pages.entries[key]?.entry)
             state.pages.store(key, kept, size: size, limit: limit, byteLimit: byteLimit, rebuild: { page(from: nil) })
         }
-        return (body, total, plainTag)
+        return (body, extent, plainTag)
     }
 
     /// The announcement's representation at its revision for a client that takes `coding`,

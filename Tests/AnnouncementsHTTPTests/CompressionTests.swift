@@ -94,7 +94,7 @@ import Testing
         func page(_ seq: Int, _ coding: ContentCoding?) -> CodedBody {
             cache.page(Self.key, seq: seq, coding: coding, tag: { "\"page-\(seq)\"" }) {
                 encodes.withLock { $0 += 1 }
-                return (Self.large, total: 100)
+                return (Self.large, .init(total: 100, count: 10))
             }.0
         }
         let first = page(1, .gzip)
@@ -144,7 +144,7 @@ import Testing
             let key = RepresentationCache.PageKey(version: .v1, media: .json, query: query)
             _ = cache.page(key, seq: 1, coding: nil, tag: { "\"page-\(max)\"" }) {
                 encodes.withLock { $0[max, default: 0] += 1 }
-                return (bytes, total: 100)
+                return (bytes, .init(total: 100, count: max))
             }
         }
         for max in 1...3 { page(max) }
@@ -177,9 +177,9 @@ import Testing
     @Test("a cached page counts the memory its buffers hold, compressed ones included, not only their readable bytes")
     func countsCapacity() {
         let cache = RepresentationCache()
-        let first = cache.page(Self.key, seq: 1, coding: nil, tag: { "\"p\"" }) { (Self.large, total: 100) }.0
+        let first = cache.page(Self.key, seq: 1, coding: nil, tag: { "\"p\"" }) { (Self.large, .init(total: 100, count: 10)) }.0
         #expect(cache.pageBytes == first.bytes.capacity)
-        let gzip = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"p\"" }) { (Self.large, total: 100) }.0
+        let gzip = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"p\"" }) { (Self.large, .init(total: 100, count: 10)) }.0
         #expect(gzip.coding == .gzip && gzip.bytes.capacity > gzip.bytes.readableBytes, "a compressed body's buffer is sized for the worst case")
         #expect(cache.pageBytes == first.bytes.capacity + gzip.bytes.capacity)
     }
@@ -189,13 +189,13 @@ import Testing
         let counting = Counting()
         let cache = RepresentationCache(compressor: counting.compressor)
         let small = ByteBuffer(string: String(repeating: "a", count: ContentCoding.minimumBytes - 1))
-        let body = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"small\"" }) { (small, total: 1) }.0
+        let body = cache.page(Self.key, seq: 1, coding: .gzip, tag: { "\"small\"" }) { (small, .init(total: 1, count: 1)) }.0
         #expect(body.coding == nil && body.bytes == small)
         #expect(counting.count == 0)
 
         let failing = Counting(fails: true)
         let other = RepresentationCache(compressor: failing.compressor)
-        let failed = other.page(Self.key, seq: 1, coding: .gzip, tag: { "\"large\"" }) { (Self.large, total: 1) }.0
+        let failed = other.page(Self.key, seq: 1, coding: .gzip, tag: { "\"large\"" }) { (Self.large, .init(total: 1, count: 1)) }.0
         #expect(failed.coding == nil && failed.bytes == Self.large)
         #expect(failing.count == 1)
     }

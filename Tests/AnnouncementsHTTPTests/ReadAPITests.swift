@@ -89,6 +89,34 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
+    @Test("a page of the list stops after the announcement that passes 8 MiB (it holds one at least), and Link: next points at the first it left out")
+    func pageByteLimit() async throws {
+        try await withServer(seed: []) { client, store in
+            let body = "<p>" + String(repeating: "a", count: (1 << 20) - 7) + "</p>"
+            for number in 1...12 { _ = try await store.create(AnnouncementDraft(title: "Large \(number)", body: body), by: "alice") }
+            try await client.execute(uri: "/v1/announcements?max=100", method: .get) { response in
+                #expect(response.objects.map { $0["id"] as? Int } == Array(1...8))
+                #expect(response.body.readableBytes > ReadRoutes.pageByteLimit && response.body.readableBytes < ReadRoutes.pageByteLimit + (1 << 20) + 100)
+                #expect(response.headers[.totalCount] == "12")
+                #expect(response.headers[.link] == #"</v1/announcements?offset=8&max=100&sort=id&order=asc>; rel="next""#)
+            }
+            try await client.execute(uri: "/v1/announcements?max=100", method: .get, headers: [.accept: "application/xml"]) { response in
+                let xml = String(buffer: response.body)
+                #expect(xml.contains("<announcement><id>8</id>") && !xml.contains("<announcement><id>9</id>"), "XML pages stop there too")
+                #expect(response.headers[.link]?.contains("offset=8&") == true)
+            }
+            try await client.execute(uri: "/v1/announcements?offset=8&max=100", method: .get) { response in
+                #expect(response.objects.map { $0["id"] as? Int } == Array(9...12))
+                #expect(response.headers[.link]?.contains(#"rel="next""#) == false, "the end")
+            }
+            // Summaries are small: the page holds what it asks for.
+            try await client.execute(uri: "/v2/announcements?max=100", method: .get) { response in
+                #expect(response.objects.count == 12)
+                #expect(response.headers[.link] == nil)
+            }
+        }
+    }
+
     @Test("GET /announcements/2 gives the full announcement in both versions", arguments: ["1.0", "2.0"])
     func originalDetail(version: String) async throws {
         try await withServer { client, _ in

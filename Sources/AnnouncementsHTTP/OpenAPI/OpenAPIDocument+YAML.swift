@@ -210,7 +210,7 @@ components:
     Max:
       name: max
       in: query
-      description: Page size (default 10, capped at 100).
+      description: Page size (default 10, capped at 100; fewer past 8 MiB of the page, with `Link` to the rest).
       schema: { type: integer, format: int64, minimum: 0 }
     Offset:
       name: offset
