@@ -29,7 +29,8 @@ public struct Access: Sendable {
     func caller(_ request: Request) throws(APIError) -> Caller? {
         guard let header = request.headers[.authorization] else { return nil }
         guard let token = Self.bearerToken(in: header) else {
-            throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
+            let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
+            throw APIError(.unauthorized, isBearer ? "Authorization: Bearer needs a token after it, one space apart (`Bearer <token>`)" : "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
         }
         guard let caller = caller(token: token) else {
             throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)

@@ -136,6 +136,12 @@ import FoundationNetworking
             let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/saved/" + name))
             #expect(bytes.range(of: Data("Welcome".utf8)) == nil, "\(name) holds an erased text")
         }
+        // One this version cannot read (another version's, or damaged) is of no use either.
+        try Data("not a snapshot".utf8).write(to: URL(fileURLWithPath: snapshotPath))
+        let unreadable = try await CLI.run(["backup", "again"], in: folder)
+        #expect(unreadable.status == 0, "\(unreadable.stderr)")
+        #expect(unreadable.stderr.contains("the snapshot beside it is not one this version reads"), "\(unreadable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/again/announcements.jsonl.snapshot"))
     }
 
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")

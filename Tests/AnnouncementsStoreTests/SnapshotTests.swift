@@ -217,12 +217,14 @@ import Testing
         let path = folder.file("log.jsonl")
         let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
         _ = try await store.create(AnnouncementDraft(title: "From the newer version"), by: "alice")
+        _ = try await store.create(AnnouncementDraft(title: "Its last line"), by: "alice")
         await store.close()
-        // What the newer version wrote: a line of its format, and a snapshot covering it.
+        // What the newer version wrote: a line of its format before the one the snapshot is tagged
+        // with (that one unchanged: only the header's line format can keep the snapshot unused).
         var log = try Data(contentsOf: URL(fileURLWithPath: path))
         let format = Data(#","v":\#(Event.currentFormat)"#.utf8)
         let newer = Data(#","v":\#(Event.currentFormat + 1)"#.utf8)
-        let place = try #require(log.range(of: format, options: .backwards))
+        let place = try #require(log.range(of: format))
         log.replaceSubrange(place, with: newer)
         try log.write(to: URL(fileURLWithPath: path))
         let snapshotPath = SnapshotFile.path(forLog: path)

@@ -56,12 +56,10 @@ struct BackupCommand: AsyncParsableCommand {
                 unlink(SnapshotFile.path(forLog: target))
                 snapshot = false
                 Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
-            } else if snapshot, let erasure = report.lastErasureSeq, let covered = SnapshotFile.coveredSeq(ofSnapshotAt: SnapshotFile.path(forLog: target)), covered < erasure {
-                // Left from before an erasure (a copy put back, one beside another path to the
-                // log): it may hold the erased texts. The next server start deletes it too.
+            } else if snapshot, let reason = Self.leftOut(snapshotAt: SnapshotFile.path(forLog: target), erasure: report.lastErasureSeq) {
                 unlink(SnapshotFile.path(forLog: target))
                 snapshot = false
-                Output.note("\(log): the snapshot beside it covers the log up to seq \(covered), before the erasure at seq \(erasure), and may hold the erased texts; the backup has none (start-up from it replays the whole log)")
+                Output.note("\(log): the snapshot beside it \(reason); the backup has none (start-up from it replays the whole log)")
             }
             let head = report.head?.description ?? "-"
             try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
@@ -71,6 +69,18 @@ struct BackupCommand: AsyncParsableCommand {
                   head: \(head)
                 """)
         }
+    }
+
+    /// Why the snapshot copied to `path` is left out of the backup, if it is: one this version
+    /// cannot read (another version's, or damaged) is of no use to a start from the backup, and
+    /// one that covers less of the log than its last erasure (`erasure`) was taken before it (a
+    /// copy put back, one beside another path to the log) and may hold the erased texts.
+    private static func leftOut(snapshotAt path: String, erasure: Int?) -> String? {
+        guard let covered = SnapshotFile.coveredSeq(ofSnapshotAt: path) else {
+            return "is not one this version reads (another version's, or damaged)"
+        }
+        guard let erasure, covered < erasure else { return nil }
+        return "covers the log up to seq \(covered), before the erasure at seq \(erasure), and may hold the erased texts"
     }
 
     /// Creates `folder` (only its owner may enter it: a backup holds every text) and the folders it

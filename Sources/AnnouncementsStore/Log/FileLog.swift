@@ -118,8 +118,9 @@ public final class FileLog: EventLog, @unchecked Sendable {
     /// file has its name (restored or replaced under a running server), it is gone, or its length
     /// changed (cut, or copied over in place). Writing on would put lines where no reader finds
     /// them, or after a hole of zeros; nothing is written, and nothing of the file is touched.
-    /// One `stat` per durable append (not per line), beside a sync of 150 µs or more.
-    private func checkUnchanged() throws(LogError) {
+    /// One `stat` per durable append (not per line), beside a sync of 150 µs or more; and one
+    /// before the last snapshot at close.
+    func checkUnchanged() throws(LogError) {
         var named = stat()
         let isNamed = stat(path, &named) == 0
         // Only a path that names nothing means gone; any other failure (a network file system's

@@ -88,12 +88,9 @@ extension EventStore {
                     // An erasure under way finishes first: it writes the log through a descriptor
                     // of its own (or a connection), which closing must not pull from under it.
                     erasureQueue.sync {}
-                    // The last snapshot, while this process still holds the log's lock; none
-                    // when the log is unusable (replaced, cut or removed under the server, or a
-                    // write that could not be undone): it would describe a log that is not there,
-                    // in place of the snapshot restored beside the one that is.
-                    if case .unusable = syncer.health {} else {
-                        snapshotter?.writeFinal(snapshotContents(of: snapshot))
+                    // The last snapshot, while this process still holds the log's lock.
+                    if let snapshotter, logStillHoldsState {
+                        snapshotter.writeFinal(snapshotContents(of: snapshot))
                     }
                     syncer.close()
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
@@ -141,6 +138,22 @@ extension EventStore {
                 return queue.requestCount
             }
             if holding || queued < wakeAt { arrivals.wait() }
+        }
+    }
+
+    /// Whether the log is still the one the state was folded from: not unusable (changed under
+    /// the server, or a write that could not be undone), and, for a file, not replaced, cut or
+    /// removed since the last write looked (a restore under a running server, then its stop). A
+    /// last snapshot of another log's state would replace the one restored beside this one.
+    private var logStillHoldsState: Bool {
+        guard syncer.health.state != .unusable else { return false }
+        guard let file = log as? FileLog else { return true }
+        do throws(LogError) {
+            try file.checkUnchanged()
+            return true
+        } catch {
+            logger.warning("not writing a snapshot at close: the log changed under the server", metadata: ["log.path": "\(path)", "error": "\(error)"])
+            return false
         }
     }
 
