@@ -12,7 +12,7 @@ struct StartupBenchmark {
     func run() async throws {
         // Warnings shown: a snapshot the store ignores (and replays the whole log instead) says why,
         // rather than passing for a slow load.
-        let quiet = Logger(label: "bench") { label in
+        let logger = Logger(label: "bench") { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning
             return handler
@@ -21,7 +21,7 @@ struct StartupBenchmark {
         let snapshots = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
         // Opening with snapshots and closing writes one covering the whole log, if none does yet.
         let writeStart = clock.now
-        let writer = try await EventStore.open(path: path, snapshots: snapshots, logger: quiet)
+        let writer = try await EventStore.open(path: path, snapshots: snapshots, logger: logger)
         await writer.close()
         let prepared = clock.now - writeStart
         let snapshotBytes = (try? FileManager.default.attributesOfItem(atPath: path + ".snapshot")[.size] as? Int) ?? 0
@@ -31,13 +31,13 @@ struct StartupBenchmark {
         var events = 0
         for _ in 0..<runs {
             let fullStart = clock.now
-            let whole = try await EventStore.open(path: path, snapshots: .off, logger: quiet)
+            let whole = try await EventStore.open(path: path, snapshots: .off, logger: logger)
             full.append(clock.now - fullStart)
             events = whole.snapshot.seq
             await whole.close()
 
             let snapshotStart = clock.now
-            let loaded = try await EventStore.open(path: path, snapshots: snapshots, logger: quiet)
+            let loaded = try await EventStore.open(path: path, snapshots: snapshots, logger: logger)
             fromSnapshot.append(clock.now - snapshotStart)
             await loaded.close()
         }

@@ -14,6 +14,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return try error.response(from: request, context: context)
         } catch let error as StoreError {
+            if case .log(let problem) = error, problem.kind == .unreadable || problem.kind == .invalidLine {
+                // The answer leaves out where the log is; the operator's log says it. (A failed
+                // write is logged once for its whole batch, by the store.)
+                context.logger.error("cannot read the log back", metadata: ["log.path": "\(problem.path)", "error": "\(problem)"])
+            }
             return try Self.apiError(error).response(from: request, context: context)
         } catch let error as HTTPResponseError {
             if error.status == .notFound, let allowed = routes.allowedMethods(for: request.uri.path) {

@@ -115,11 +115,12 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Encoding
 
-    /// The most bytes a page of the list holds: it stops after the item that passes it (a page
-    /// always holds one), and `Link: next` points at the first left out. A hundred announcements
-    /// of a megabyte would otherwise be a 100 MB answer to anyone, encoded and compressed for
-    /// seconds on a thread every request shares, and held for as long as its reader is slow.
-    static let pageByteLimit = 8 << 20
+    /// The most bytes a page of the list holds, as a page of the feed: an announcement that would
+    /// take it past them is left for the next page (a page always holds one), which `Link: next`
+    /// points at. A hundred announcements of a megabyte would otherwise be a 100 MB answer to
+    /// anyone, encoded and compressed for seconds on a thread every request shares, and held for
+    /// as long as its reader is slow.
+    static let pageByteLimit = EventStore.maxFeedPageBytes
 
     /// A page of announcements (v1) or summaries (v2), at most about `pageByteLimit` bytes; a 406
     /// when XML cannot carry one of them.
@@ -131,7 +132,7 @@ struct ReadRoutes: Sendable {
     }
 
     /// A page as a JSON array or an XML `<announcements>` list, each item written by `json` or
-    /// `xml`, ending after the item that passes `pageByteLimit`.
+    /// `xml`, without the items that would take it past `pageByteLimit` (but the first).
     private static func render<Item>(
         _ page: Page<Item>,
         _ media: MediaType,
@@ -143,20 +144,27 @@ struct ReadRoutes: Sendable {
         case .json:
             var json = JSONBytes()
             json.raw("[")
-            for item in page.items where json.bytes.count <= pageByteLimit {
+            for item in page.items {
+                var encoded = JSONBytes()
+                element(&encoded, item)
+                guard count == 0 || json.bytes.count + encoded.bytes.count + 2 <= pageByteLimit else { break }
                 if count > 0 { json.raw(",") }
-                element(&json, item)
+                json.raw(encoded.bytes)
                 count += 1
             }
             json.raw("]")
             return (ByteBuffer(bytes: json.bytes), .init(total: page.total, count: count))
         case .xml, .textXML:
+            let end = "</announcements>"
             var text = XMLRepresentation.declaration + "<announcements>"
-            for item in page.items where text.utf8.count <= pageByteLimit {
-                try xml(item, &text)
+            for item in page.items {
+                var encoded = ""
+                try xml(item, &encoded)
+                guard count == 0 || text.utf8.count + encoded.utf8.count + end.utf8.count <= pageByteLimit else { break }
+                text += encoded
                 count += 1
             }
-            return (ByteBuffer(string: text + "</announcements>"), .init(total: page.total, count: count))
+            return (ByteBuffer(string: text + end), .init(total: page.total, count: count))
         }
     }
 

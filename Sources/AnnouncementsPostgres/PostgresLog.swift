@@ -3,6 +3,7 @@ import AnnouncementsStore
 import Dispatch
 import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -617,11 +618,18 @@ public final class PostgresLog: EventLog {
     }
 
     /// An error from postgres-nio in words (its own description hides everything, by design).
+    /// A failed connection says why, not to which host and address: the message may reach
+    /// `/health` (see `LogError.placeless`); the log's path names the database for the operator.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PostgresLogFailure { return error.message }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "PostgreSQL: \(message)" + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        if let connection = error.underlying as? NIOConnectionError {
+            var reasons = connection.connectionErrors.map { "\($0.error)" }
+            if reasons.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil { reasons = ["the host name does not resolve"] }
+            return "\(error.code): " + (reasons.isEmpty ? "no address to connect to" : Array(Set(reasons)).sorted().joined(separator: "; "))
         }
         return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }

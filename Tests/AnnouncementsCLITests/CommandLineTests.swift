@@ -229,14 +229,32 @@ func makeLog() async throws -> (folder: String, log: String) {
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(entries.map { $0["type"] as? String } == ["created", "deleted", "erased"])
         for entry in entries {
-            #expect(entry["textErased"] as? Bool == true, "\(entry)")
+            #expect(entry["textsErased"] as? Bool == true, "\(entry)")
             #expect(entry["title"] == nil && entry["bodyLength"] == nil, "no made-up texts: \(entry)")
         }
         #expect(entries[2]["reason"] as? String == "personal data")
         // Another announcement's trail is as before.
         let other = try await CLI.run(["history", "1", "--format", "json"], in: folder)
-        #expect(!other.stdout.contains("textErased"))
+        #expect(!other.stdout.contains("textsErased"))
         #expect(other.stdout.contains(#""title":{"from":"Welcome","to":"Welcome aboard"}"#))
+    }
+
+    @Test("history of an announcement whose erasure was interrupted (its erased event written, its lines not sealed yet) shows no text of it either")
+    func historyOfInterruptedErasure() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let erased = #"{"seq":6,"type":"erased","id":1,"at":"2099-01-01T00:00:00.000Z","by":"root","data":{"reason":"personal data"}}"#
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((erased + "\n").utf8))
+        try handle.close()
+        let table = try await CLI.run(["history", "1"], in: folder)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(!table.stdout.contains("Welcome"), "\(table.stdout)")
+        #expect(table.stdout.components(separatedBy: "(text erased)").count == 3, "created and edited: \(table.stdout)")
+        let json = try await CLI.run(["history", "1", "--format", "json"], in: folder)
+        #expect(!json.stdout.contains("Welcome"), "\(json.stdout)")
+        #expect(json.stdout.components(separatedBy: #""textsErased":true"#).count == 4, "\(json.stdout)")
     }
 
     @Test("verify prints a summary and exits 0 on a sound log, 1 with each problem on a damaged one")

@@ -87,5 +87,8 @@ struct PostgresCLITests {
         #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("error: postgres://app@127.0.0.1:1/db#announcement_events: cannot connect to PostgreSQL:"))
         #expect(!result.stderr.contains("hunter2"))
+        // Why, and the address once (in the log's name): the message may reach /health.
+        #expect(result.stderr.contains("Connection refused"), "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "127.0.0.1").count == 2, "\(result.stderr)")
     }
 }

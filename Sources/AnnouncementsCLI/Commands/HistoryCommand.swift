@@ -105,6 +105,11 @@ struct HistoryCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError(error)
             }
+            // An erasure whose lines were not sealed yet (interrupted): its earlier entries came
+            // with the texts, which are erased all the same.
+            for index in entries.indices where fold.textsErased.contains(entries[index].event.id) {
+                entries[index].textsErased = true
+            }
             switch format {
             case .jsonl: break
             case .json: Output.line(HistoryFormat.json(entries))

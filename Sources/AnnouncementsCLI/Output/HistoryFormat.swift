@@ -18,16 +18,17 @@ enum HistoryFormat {
     /// titles escaped for the terminal.
     static func change(_ entry: HistoryEntry) -> String {
         switch entry.event.change {
+        case .erased(let reason):
+            return "erased: \(quoted(reason))"
+        case _ where entry.textsErased:
+            // Sealed, or an erasure interrupted before its lines were: no text of it is shown.
+            return "(text erased)"
         case .created(let draft):
             return "\(quoted(draft.title)) (\(bodySize(draft.bodyText)))"
-        case .deleted where entry.textsErased:
-            return "(text erased)"
         case .deleted:
             return entry.before.map { "\(quoted($0.title)) (\(bodySize($0.bodyText)))" } ?? ""
         case .sealed:
             return "(text erased)"
-        case .erased(let reason):
-            return "erased: \(quoted(reason))"
         case .edited(let patch):
             var parts: [String] = []
             if let title = patch.title {
@@ -51,7 +52,7 @@ enum HistoryFormat {
 
     /// An array of `{seq, at, type, id, by, title: {from, to}, bodyLength: {from, to}}`; `title`
     /// and `bodyLength` appear only when they changed. An erased announcement's events say
-    /// `"textErased": true` instead (their texts are gone), and its `erased` event its `reason`.
+    /// `"textsErased": true` instead (their texts are gone), and its `erased` event its `reason`.
     static func json(_ entries: [HistoryEntry]) -> String {
         var json = JSONBytes()
         json.array(entries) { json, entry in
@@ -65,7 +66,7 @@ enum HistoryFormat {
                 json.raw(#","reason":"#); json.string(reason)
             }
             guard !entry.textsErased else {
-                json.raw(#","textErased":true}"#)
+                json.raw(#","textsErased":true}"#)
                 return
             }
             if entry.before?.title != entry.after?.title {

@@ -96,8 +96,11 @@ public struct HistoryFold: Sendable {
     private var model = ReadModel()
     /// Announcements that a line this version does not know was about.
     private var touchedByUnknown: Set<Int> = []
-    /// Announcements with a sealed line among those folded: erased (their `erased` event comes last).
-    private var sealed: Set<Int> = []
+    /// Announcements with a sealed line or their `erased` event among the lines folded: their
+    /// texts are erased. An entry handed over before its announcement's `erased` event, when the
+    /// erasure was interrupted before its lines were sealed, says so only once this set has it:
+    /// a caller that shows entries at the end marks them then.
+    public private(set) var textsErased: Set<Int> = []
 
     public init(path: String, filter: HistoryFilter) {
         self.path = path
@@ -136,12 +139,12 @@ public struct HistoryFold: Sendable {
             model.force(event)
         }
         switch event.change {
-        case .sealed, .erased: sealed.insert(event.id)
+        case .sealed, .erased: textsErased.insert(event.id)
         case .created, .edited, .deleted: break
         }
         if filter.matches(event) {
             var entry = HistoryEntry(event: event, line: line.number, bytes: line.bytes, before: before, after: model.announcement(id: event.id))
-            entry.textsErased = sealed.contains(event.id)
+            entry.textsErased = textsErased.contains(event.id)
             body(entry)
         }
         if case .seq(let last)? = filter.until, event.seq >= last { return false }

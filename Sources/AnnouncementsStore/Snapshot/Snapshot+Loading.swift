@@ -26,10 +26,7 @@ extension Snapshot {
         guard fstat(fd, &info) == 0 else { throw .unreadable("cannot read the size of \(path): \(String(cString: strerror(errno)))") }
         let size = Int64(info.st_size)
 
-        var headerBytes = [UInt8](repeating: 0, count: Int(min(size, Int64(SnapshotFile.headerSize))))
-        let readError = headerBytes.withUnsafeMutableBytes { FileIO.read(fd, into: $0, at: 0) }
-        guard readError == 0 else { throw .unreadable("cannot read \(path): \(String(cString: strerror(readError)))") }
-        let header = try SnapshotFile.Header(headerBytes)
+        let header = try SnapshotFile.Header(reading: fd, size: size, path: path)
         guard size == Int64(SnapshotFile.headerSize) + header.payloadLength else {
             throw .corrupt("the file is \(size) bytes, but its header says \(Int64(SnapshotFile.headerSize) + header.payloadLength) (a write cut short?)")
         }
@@ -198,8 +195,18 @@ extension SnapshotFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { FileIO.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: headerSize)
-        guard bytes.withUnsafeMutableBytes({ FileIO.read(fd, into: $0, at: 0) }) == 0 else { return nil }
-        return (try? Header(bytes))?.tag.seq
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (try? Header(reading: fd, size: Int64(info.st_size), path: path))?.tag.seq
+    }
+}
+
+extension SnapshotFile.Header {
+    /// Reads the header of the snapshot open at `fd`, `size` bytes long (checked as `init(_:)` does).
+    init(reading fd: Int32, size: Int64, path: String) throws(SnapshotProblem) {
+        var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(SnapshotFile.headerSize))))
+        let readError = bytes.withUnsafeMutableBytes { FileIO.read(fd, into: $0, at: 0) }
+        guard readError == 0 else { throw .unreadable("cannot read \(path): \(String(cString: strerror(readError)))") }
+        try self.init(bytes)
     }
 }

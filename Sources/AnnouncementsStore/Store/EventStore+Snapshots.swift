@@ -17,8 +17,9 @@ extension EventStore {
                 "snapshot.path": "\(snapshotPath)", "snapshot.seq": "\(seq)", "log.lines_replayed": "\(use.tail)", "seconds": "\(seconds)",
             ])
             guard use.predatesErasure else { return (replay, seq) }
-            // The erasure's own deletion of it failed, or went to another path to this log. A new
-            // one is written at once (as after a full replay): the state holds no erased text.
+            // The erasure's own deletion of it failed, or went to another path to this log. The
+            // next one is written as after a full replay (at once when the log holds `every_events`,
+            // else at the next period or at close): the state holds no erased text.
             let undeleted = Snapshotter.delete(besideLog: path, logger: logger)
             if undeleted.isEmpty {
                 logger.notice("deleted the snapshot: it was taken before an erasure in the lines after it, and may hold the erased texts", metadata: ["snapshot.path": "\(snapshotPath)"])
