@@ -17,33 +17,9 @@ import Darwin
         case replaced, cut, removed
     }
 
-    @Test("a log replaced, cut or removed under a store that wrote nothing since: its close writes no snapshot over the one restored beside it", arguments: Change.allCases)
-    func closeAfterChange(_ change: Change) async throws {
-        let folder = TemporaryFolder()
-        let path = folder.file("log.jsonl")
-        let snapshots = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
-        let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], snapshots: snapshots, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        _ = try await store.create(AnnouncementDraft(title: "Three"), by: "alice")
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        switch change {
-        case .replaced:
-            try write(Array(lines.prefix(2)), to: path + ".new")
-            #expect(rename(path + ".new", path) == 0)
-        case .cut:
-            #expect(truncate(path, off_t(lines[0].utf8.count + 1)) == 0)
-        case .removed:
-            #expect(unlink(path) == 0)
-        }
-        // What a restore puts beside the log: its own snapshot.
-        let restored = Data("the restored snapshot".utf8)
-        try restored.write(to: URL(fileURLWithPath: SnapshotFile.path(forLog: path)))
-        await store.close()
-        #expect(FileManager.default.contents(atPath: SnapshotFile.path(forLog: path)) == restored)
-    }
-
-    @Test("a write after the log was replaced, cut or removed fails as unusable, and nothing is written", arguments: Change.allCases)
-    func changed(_ change: Change) async throws {
-        let folder = TemporaryFolder()
+    /// A store (snapshots at close) on a log of three events in `folder`, and that log `change`d
+    /// under it; returns the store and the log's path.
+    func storeWithLog(_ change: Change, in folder: TemporaryFolder) async throws -> (EventStore, String) {
         let path = folder.file("log.jsonl")
         let snapshots = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
         let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "One"), AnnouncementDraft(title: "Two")], snapshots: snapshots, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -59,6 +35,24 @@ import Darwin
         case .removed:
             #expect(unlink(path) == 0)
         }
+        return (store, path)
+    }
+
+    @Test("a log replaced, cut or removed under a store that wrote nothing since: its close writes no snapshot over the one restored beside it", arguments: Change.allCases)
+    func closeAfterChange(_ change: Change) async throws {
+        let folder = TemporaryFolder()
+        let (store, path) = try await storeWithLog(change, in: folder)
+        // What a restore puts beside the log: its own snapshot.
+        let restored = Data("the restored snapshot".utf8)
+        try restored.write(to: URL(fileURLWithPath: SnapshotFile.path(forLog: path)))
+        await store.close()
+        #expect(FileManager.default.contents(atPath: SnapshotFile.path(forLog: path)) == restored)
+    }
+
+    @Test("a write after the log was replaced, cut or removed fails as unusable, and nothing is written", arguments: Change.allCases)
+    func changed(_ change: Change) async throws {
+        let folder = TemporaryFolder()
+        let (store, path) = try await storeWithLog(change, in: folder)
         let after = FileManager.default.contents(atPath: path)
         await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Four"), by: "alice") }
         #expect(FileManager.default.contents(atPath: path) == after, "the file is left as it was found")
