@@ -92,6 +92,8 @@ import FoundationNetworking
     func export() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let nowhere = try await CLI.run(["export", "--to", "missing/copy.jsonl"], in: folder)
+        #expect(nowhere.status == 73 && nowhere.stderr.contains("its folder missing does not exist"), "\(nowhere.stderr)")
         let exported = try await CLI.run(["export", "--to", "copy.jsonl"], in: folder)
         #expect(exported.status == 0, "\(exported.stderr)")
         let copy = try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.jsonl"))

@@ -70,6 +70,22 @@ final class ChildProcess: Sendable {
         #endif
     }()
 
+    #if canImport(Glibc)
+    /// Has the child close every descriptor from 3 on: glibc's `posix_spawn_file_actions_addclosefrom_np`
+    /// (2.34 and later; Swift's Glibc module does not declare it), else every descriptor of this
+    /// process marked close-on-exec first.
+    private static func closeFrom3(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+    }
+    #endif
+
     /// Spawns the child; returns its pid and, per stream, the test's end of its pipe.
     private static func spawn(_ program: String, argv: [String], envp: [String], streams: [Stream]) throws -> (pid_t, [Int32?]) {
         #if canImport(Glibc)
@@ -112,12 +128,24 @@ final class ChildProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             }
         }
+        // Nothing of the test process's but the three streams. A copy of a socket in the child
+        // outlives its close here, and an open file description that another process still holds
+        // stays in this process's epoll sets (libdispatch's, under URLSession) after its close:
+        // its events went on coming under a number since reused, and a URLSession request of a
+        // test never read the answer waiting on its socket (the test hung, the child server
+        // holding 700 of the test process's sockets).
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        #if canImport(Glibc)
+        closeFrom3(&actions)
+        #else
+        flags |= POSIX_SPAWN_CLOEXEC_DEFAULT
+        #endif
         var none = sigset_t(), all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var pid: pid_t = 0
         let result = withCStrings(argv) { argv in
             withCStrings(envp) { envp in posix_spawn(&pid, program, &actions, &attributes, argv, envp) }

@@ -158,6 +158,17 @@ func makeLog() async throws -> (folder: String, log: String) {
 }
 
 @Suite struct CommandLineTests {
+    @Test("a program the tests run holds no descriptor of the test process but its three streams (a copy of a socket kept it in this process's epoll sets after its close, and a test hung)")
+    func childInheritsNoDescriptor() async throws {
+        let fd = open("/dev/null", O_RDONLY)  // not close-on-exec
+        #expect(fd > 2)
+        defer { close(fd) }
+        let listed = try await CLI.run(["-c", "ls /proc/$$/fd"], executable: "/bin/sh")
+        let fds = listed.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+        #expect(fds.contains(0) && fds.contains(1) && fds.contains(2), "\(listed.stdout)")
+        #expect(!fds.contains(fd), "the shell holds the test's descriptor \(fd): \(listed.stdout)")
+    }
+
     @Test("replay --format json prints the state, sorted by id")
     func replayJSON() async throws {
         let (folder, _) = try await makeLog()

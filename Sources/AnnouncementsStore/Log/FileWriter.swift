@@ -29,7 +29,13 @@ public final class FileWriter {
     /// else emptying it. `like` gives it that file's owner and permissions (`FileIO.give`).
     public init(creating path: String, exclusive: Bool, what: String, like original: String? = nil) throws(LogError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0o600)
-        guard fd >= 0 else { throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: errno) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                throw LogError(.writeFailed, path: path, message: "cannot create \(what): its folder \(FileLog.folder(of: path)) does not exist")
+            }
+            throw LogError.system(.writeFailed, path: path, "cannot create \(what)", errno: code)
+        }
         self.path = path
         self.what = what
         self.fd = fd
