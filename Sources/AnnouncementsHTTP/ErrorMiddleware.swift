@@ -14,7 +14,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return try error.response(from: request, context: context)
         } catch let error as StoreError {
-            if case .log(let problem) = error, problem.kind == .unreadable || problem.kind == .invalidLine {
+            if case .log(let problem) = error, Self.isReadBack(problem) {
                 // The answer leaves out where the log is; the operator's log says it. (A failed
                 // write is logged once for its whole batch, by the store.)
                 context.logger.error("cannot read the log back", metadata: ["log.path": "\(problem.path)", "error": "\(problem)"])
@@ -34,6 +34,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.error("unexpected error", metadata: ["error": "\(error)"])
             return try APIError(.internalServerError, "the server failed to answer; see its log").response(from: request, context: context)
         }
+    }
+
+    /// Whether `problem` is a durable line that could not be read back (history, the feed, an
+    /// idempotent repeat), rather than a write that failed.
+    static func isReadBack(_ problem: LogError) -> Bool {
+        problem.kind == .unreadable || problem.kind == .invalidLine
     }
 
     /// How a store's refusal reads over HTTP.
@@ -60,8 +66,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .keyReused:
             APIError(.unprocessableContent, "\(error)")
         // Where the log is (its path, its database) is the server log's to tell, not a client's.
-        case .log(let problem) where problem.kind == .unreadable || problem.kind == .invalidLine:
-            // Reading a durable line back failed (history, the feed, an idempotent repeat).
+        case .log(let problem) where isReadBack(problem):
             APIError(.serviceUnavailable, "the log cannot be read back right now; lists and single announcements still work. \(problem.placeless)")
         case .log(let problem):
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)")
