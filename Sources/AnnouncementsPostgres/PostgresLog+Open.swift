@@ -14,7 +14,8 @@ extension PostgresLog {
     /// write (see `PostgresLog`). With `alone`, this process takes the role at once and keeps it
     /// until it closes, for work no other writer may interleave with (`import`, benchmarks); it
     /// then fails at once, with `LogError.Kind.locked`, while another process holds the role.
-    public static func open(_ settings: PostgresSettings, alone: Bool = false, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
+    /// The replay follows the hash chain as `chainCheck` says (a start-up refuses a broken one).
+    public static func open(_ settings: PostgresSettings, alone: Bool = false, chainCheck: ChainCheck = .refuse, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
         let path = settings.description
         let writer = try await connect(settings, id: 1, logger: logger)
         do throws(LogError) {
@@ -36,8 +37,9 @@ extension PostgresLog {
             }
             try await createTable(settings.table, on: writer, path: path, logger: logger)
             var replay = Replay()
+            replay.chainCheck = chainCheck
             var lastLine: [UInt8]?
-            let end = try await lines(of: settings, on: writer, logger: logger) { line throws(LogError) in
+            let end = try await lines(of: settings, on: writer, computesHashes: chainCheck != .off, logger: logger) { line throws(LogError) in
                 try replayStep(&line, into: &replay, lastLine: &lastLine, until: nil, indexing: true, path: path)
             }
             if let lastLine { replay.end(withLastLineHash: LineHash(link: lastLine)) }
@@ -281,7 +283,7 @@ extension PostgresLog {
         switch line.takeParsed() {
         case .success(let event):
             if let bound, !bound.includes(event) { return .stop }
-            try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, indexing: indexing, path: path)
+            try replay.apply(event, line: line.number, offset: line.offset, count: line.bytes.count, link: line.hash, indexing: indexing, path: path)
         case .failure(let problem):
             throw LogError(.invalidLine, path: path, line: line.number, message: problem.message)
         }

@@ -94,8 +94,10 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))
 
-        // Restored from the backup taken at seq 6 (without a snapshot), another edit takes seq 7.
+        // Restored from the backup taken at seq 6 (its log and its head record, without a
+        // snapshot), another edit takes seq 7.
         try Data(backup.joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: path))
+        try Data("\(LogHead(seq: 6, hash: LineHash(link: Array(backup[5]))))\n".utf8).write(to: URL(fileURLWithPath: HeadRecord.path(forLog: path)))
         try FileManager.default.removeItem(atPath: SnapshotFile.path(forLog: path))
         try await withServer(path, snapshots: false) { client in
             #expect(try await Self.edit(client, title: "The edit made after the restore") == .ok)

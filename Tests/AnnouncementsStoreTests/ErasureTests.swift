@@ -308,8 +308,7 @@ import Testing
         let erased = try lines(of: path)
         // Another log in its place (restored from elsewhere): its line 2 another event, of the same
         // length or not.
-        try FileManager.default.removeItem(atPath: path)
-        try? FileManager.default.removeItem(atPath: path + ".snapshot")
+        for file in [path, path + ".snapshot", HeadRecord.path(forLog: path)] { try? FileManager.default.removeItem(atPath: file) }
         store = try await EventStore.open(path: path, logger: quiet)
         _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
         _ = try await store.create(AnnouncementDraft(title: sameLength ? "Owt" : "Two, restored"), by: sameLength ? "alicf" : "bob")

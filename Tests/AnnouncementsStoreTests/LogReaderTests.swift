@@ -88,25 +88,46 @@ import Testing
         }
     }
 
-    @Test("reports a torn last line instead of applying it", arguments: [
-        (#"{"seq":8,"type":"created","id":4,"at":"2026-11"#, false),
-        (#"{"seq":8,"type":"created","id":4,"at":"2026-11"#, true),
-    ])
-    func tornTail(fragment: String, withNewline: Bool) throws {
+    @Test("reports the bytes after the last newline as a torn line instead of applying them")
+    func tornTail() throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
         try writeLog(sampleEvents, to: path)
         let goodSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        handle.seekToEndOfFile()
-        handle.write(Data((fragment + (withNewline ? "\n" : "")).utf8))
-        try handle.close()
+        let fragment = #"{"seq":8,"type":"created","id":4,"at":"2026-11"#
+        try append(fragment, to: path)
         let replay = try LogReader(path: path).replay()
         #expect(replay.model.seq == 7)
         let torn = try #require(replay.tornTail)
         #expect(torn.offset == Int64(goodSize))
         #expect(torn.line == 8)
-        #expect(torn.count == fragment.utf8.count + (withNewline ? 1 : 0))
+        #expect(torn.count == fragment.utf8.count)
+    }
+
+    @Test("a last line that ends with its newline was written whole: one that is not JSON is an error naming it, not a torn line", arguments: [
+        #"{"seq":8,"type":"created","id":4,"at":"2026-11"#,
+        #"[ "seq":8}"#,
+    ])
+    func wholeLastLineNotJSON(line: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try writeLog(sampleEvents, to: path)
+        try append(line + "\n", to: path)
+        for check in [ChainCheck.off, .refuse] {
+            #expect {
+                try LogReader(path: path).replay(indexing: true, chainCheck: check)
+            } throws: { error in
+                guard let error = error as? LogError else { return false }
+                return error.kind == .invalidLine && error.line == 8 && error.message.contains("it was written whole")
+            }
+        }
+    }
+
+    private func append(_ text: String, to path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(text.utf8))
+        try handle.close()
     }
 
     @Test("a missing file is a clear error")

@@ -141,46 +141,64 @@ import Testing
             case .foreignVersion, .newerLineFormat: "foreign version"
             }
         }
+
+        /// Whether start-up refuses the log: it no longer holds what the snapshot covers, or its
+        /// chain breaks where the snapshot's line meets the next one.
+        var isRefused: Bool { reason == "stale" }
+
+        /// The line a refusal names, for a snapshot tagged with line `seq`.
+        func refusedLine(tag seq: Int) -> Int? {
+            switch self {
+            case .taggedLineRewritten: seq
+            case .tailDoesNotChain: seq + 1
+            default: nil
+            }
+        }
+
+        /// Does the damage to the log at `path` and its snapshot.
+        func apply(toLogAt path: String) throws {
+            let snapshotPath = SnapshotFile.path(forLog: path)
+            let tag = try SnapshotFile.Header(snapshotHeader(path)).tag
+            var log = try Data(contentsOf: URL(fileURLWithPath: path))
+            var snapshot = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+            switch self {
+            case .missing:
+                try FileManager.default.removeItem(atPath: snapshotPath)
+            case .logCutBack:
+                // Back to the first ten lines: the snapshot covers lines the log no longer has.
+                let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                log = Data(lines.prefix(10).joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")])
+            case .taggedLineRewritten:
+                // Same length, one character changed, in the title of the tagged line.
+                let line = log[Int(tag.lineStart)..<Int(tag.end)]
+                let title = try #require(line.firstRange(of: Data(#""title":""#.utf8)))
+                log[title.upperBound] = log[title.upperBound] == UInt8(ascii: "X") ? UInt8(ascii: "Y") : UInt8(ascii: "X")
+            case .tailDoesNotChain:
+                // The line after the tagged one claims another line before it.
+                let next = log[Int(tag.end)...]
+                let prev = try #require(next.firstRange(of: Data(#""prev":""#.utf8)))
+                log[prev.upperBound] = log[prev.upperBound] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            case .payloadByteFlipped:
+                snapshot[snapshot.count / 2] ^= 0x20
+            case .fileTruncated:
+                snapshot = snapshot.prefix(snapshot.count / 2)
+            case .headerByteFlipped:
+                snapshot[16] ^= 0x01
+            case .foreignVersion:
+                snapshot[8] &+= 1
+            case .newerLineFormat:
+                snapshot = SnapshotTests.fromNewerVersion(snapshot)
+            }
+            try log.write(to: URL(fileURLWithPath: path))
+            if self != .missing { try snapshot.write(to: URL(fileURLWithPath: snapshotPath)) }
+        }
     }
 
-    @Test("a snapshot that is missing, stale, corrupt or of another version is ignored with a warning naming why, and the whole log is replayed", arguments: Damage.allCases)
+    @Test("a snapshot that is missing, corrupt or of another version is ignored with a warning naming why, and the whole log is replayed", arguments: Damage.allCases.filter { !$0.isRefused })
     func fallsBack(damage: Damage) async throws {
         let folder = TemporaryFolder()
         let path = try await logWithSnapshotAndTail(in: folder)
-        let snapshotPath = SnapshotFile.path(forLog: path)
-        let tag = try SnapshotFile.Header(snapshotHeader(path)).tag
-        var log = try Data(contentsOf: URL(fileURLWithPath: path))
-        var snapshot = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
-        switch damage {
-        case .missing:
-            try FileManager.default.removeItem(atPath: snapshotPath)
-        case .logCutBack:
-            // Back to the first ten lines: the snapshot covers lines the log no longer has.
-            let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            log = Data(lines.prefix(10).joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")])
-        case .taggedLineRewritten:
-            // Same length, one character changed, in the title of the tagged line.
-            let line = log[Int(tag.lineStart)..<Int(tag.end)]
-            let title = try #require(line.firstRange(of: Data(#""title":""#.utf8)))
-            log[title.upperBound] = log[title.upperBound] == UInt8(ascii: "X") ? UInt8(ascii: "Y") : UInt8(ascii: "X")
-        case .tailDoesNotChain:
-            // The line after the tagged one claims another line before it (a full replay takes it).
-            let next = log[Int(tag.end)...]
-            let prev = try #require(next.firstRange(of: Data(#""prev":""#.utf8)))
-            log[prev.upperBound] = log[prev.upperBound] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
-        case .payloadByteFlipped:
-            snapshot[snapshot.count / 2] ^= 0x20
-        case .fileTruncated:
-            snapshot = snapshot.prefix(snapshot.count / 2)
-        case .headerByteFlipped:
-            snapshot[16] ^= 0x01
-        case .foreignVersion:
-            snapshot[8] &+= 1
-        case .newerLineFormat:
-            snapshot = Self.fromNewerVersion(snapshot)
-        }
-        try log.write(to: URL(fileURLWithPath: path))
-        if damage != .missing { try snapshot.write(to: URL(fileURLWithPath: snapshotPath)) }
+        try damage.apply(toLogAt: path)
         let expected = try await fullReplayAnswers(path)
 
         let logs = LogCapture()
@@ -200,6 +218,56 @@ import Testing
         #expect(reopened.entries(containing: "loaded the snapshot").count == 1)
         #expect(try await answers(again) == expected)
         await again.close()
+    }
+
+    @Test("a log that no longer holds what its snapshot covers (cut back, the tagged line changed, the next one not chained to it) is refused, naming the line, with snapshots on or off; nothing is written", arguments: Damage.allCases.filter(\.isRefused))
+    func refusesStaleLog(damage: Damage) async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSnapshotAndTail(in: folder)
+        let tag = try SnapshotFile.Header(snapshotHeader(path)).tag
+        try damage.apply(toLogAt: path)
+        let before = try folderContents(folder)
+        for policy in [atClose, .off] {
+            let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, snapshots: policy, logger: quiet) }
+            guard case .log(let error)? = failure else { continue }
+            #expect(error.kind == .damaged)
+            #expect(error.line == damage.refusedLine(tag: tag.seq), "\(error)")
+            if damage == .tailDoesNotChain {
+                #expect(error.message.contains("the hash chain is broken") && error.message.contains("--accept-broken-chain"), "\(error)")
+            } else {
+                #expect(error.message.contains("mv \(SnapshotFile.path(forLog: path)) "), "how to go on: \(error)")
+            }
+            #expect(try folderContents(folder) == before, "nothing written beside the log, nothing of it changed")
+        }
+    }
+
+    @Test("a log emptied beside its snapshot is refused, not seeded; moving the snapshot aside (on purpose) lets it start and be seeded")
+    func emptiedLogIsNotSeeded() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSnapshotAndTail(in: folder)
+        try FileManager.default.removeItem(atPath: HeadRecord.path(forLog: path))  // the snapshot alone says what the log held
+        try Data().write(to: URL(fileURLWithPath: path))
+        let snapshot = try Data(contentsOf: URL(fileURLWithPath: SnapshotFile.path(forLog: path)))
+        let failure = await #expect(throws: StoreError.self) {
+            try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "Seed")], snapshots: atClose, logger: quiet)
+        }
+        #expect("\(String(describing: failure))".contains("the log is only 0 bytes"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty, "not seeded")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: SnapshotFile.path(forLog: path))) == snapshot, "the snapshot is the copy of what the log held")
+
+        try FileManager.default.moveItem(atPath: SnapshotFile.path(forLog: path), toPath: SnapshotFile.path(forLog: path) + ".set-aside")
+        let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "Seed")], snapshots: atClose, logger: quiet)
+        #expect(store.snapshot.seq == 1)
+        await store.close()
+    }
+
+    /// Every file in `folder` and its bytes.
+    func folderContents(_ folder: TemporaryFolder) throws -> [String: Data] {
+        var contents: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            contents[name] = try Data(contentsOf: URL(fileURLWithPath: folder.file(name)))
+        }
+        return contents
     }
 
     /// `snapshot` as a version that reads a line format newer than this one's would write it

@@ -21,8 +21,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the announcements over HTTP.",
         discussion: """
-            Opens the log as its writer (seeding an empty one), then listens and prints \
-            `listening on http://HOST:PORT` with the real port. SIGINT or SIGTERM stops it gracefully.
+            Opens the log as its writer (seeding an empty one that never had events), then listens and \
+            prints `listening on http://HOST:PORT` with the real port. SIGINT or SIGTERM stops it gracefully. \
+            Start-up follows the hash chain through every line it reads, and refuses (exit 74) a broken \
+            chain, or a log that no longer holds what the snapshot or the head recorded beside it say it \
+            held; the message says how to go on.
             """
     )
 
@@ -34,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The port to listen on (0: any free port); wins over the config's `port`.", valueName: "port"))
     var port: Int?
+
+    @Flag(help: ArgumentHelp("Serve a log whose hash chain is broken as it is, each break logged as a warning (without it, start-up refuses the log, exit 74)."))
+    var acceptBrokenChain = false
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535, not \(port).") }
@@ -57,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
             configured: configuration.http.maxConnections, descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
         )
         let started = ContinuousClock.now
-        let store = try await options.openStore(configuration, logger: logger)
+        let store = try await options.openStore(configuration, logger: logger, chainCheck: acceptBrokenChain ? .accept : .refuse)
         let startUp = ContinuousClock.now - started
         metrics?.startedUp(in: startUp)
         logger.info("opened the log", metadata: [

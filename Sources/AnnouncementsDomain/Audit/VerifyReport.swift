@@ -54,7 +54,9 @@ public struct LogVerification: Sendable {
     public let expected: LogHead?
     private var report = VerifyReport()
     private var model = ReadModel()
-    private var previous: (hash: LineHash, at: Timestamp?)?
+    /// The hash chain up to the line before, and that line's time.
+    private var chain = HashChain()
+    private var previousAt: Timestamp?
     /// The seq of the last line that names one.
     private var lastSeq: Int?
     /// Whether the line of the recorded head's seq was found with its hash.
@@ -62,8 +64,6 @@ public struct LogVerification: Sendable {
     /// Whether the line before was one this version does not know: how a newer version links the
     /// next line to it is unknown too, so that link is not checked.
     private var previousIsUnknown = false
-    /// The first line with a `prev`: from there on the store writes one on every line.
-    private var chainStart: Int?
     /// By announcement, the first line whose data is erased while no erased event has come yet.
     private var erasedBeforeEvent: [Int: Int] = [:]
     /// By announcement, the first line that still holds data erasure would remove.
@@ -93,7 +93,7 @@ public struct LogVerification: Sendable {
     /// Checks the next line, which must carry its hash.
     public mutating func check(_ line: LogLine) {
         report.events += 1
-        defer { previous = line.hash.map { ($0, (try? line.parsed.get())?.at) } }
+        defer { previousAt = (try? line.parsed.get())?.at }
         let afterUnknown = previousIsUnknown
         previousIsUnknown = false
         // The recorded head is found by its seq (the line number, unless lines were removed).
@@ -110,7 +110,7 @@ public struct LogVerification: Sendable {
         lastSeq = seq
         switch line.parsed {
         case .failure(let error):
-            problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? " (a line torn by a crash: the next server start moves it aside)" : ""))
+            problem(line.number, error.message + (line.isLast && error.isMalformedJSON ? LineProblem.wholeLastLine : ""))
             if let unknown = error.unknown {
                 report.unknownLines.append(line.number)
                 // Keep the line's place, so that the next line is not reported as a gap.
@@ -118,18 +118,19 @@ public struct LogVerification: Sendable {
                 if unknown.newerFormat == nil {
                     // A known format links as this version knows: a line replaced by one of an
                     // unknown type still breaks the chain.
-                    checkLink(unknown.prev, line: line.number, afterUnknown: afterUnknown)
-                } else {
-                    // How a newer format links its lines is unknown too.
-                    previousIsUnknown = true
+                    checkLink(unknown.prev, line: line, afterUnknown: afterUnknown)
+                    return
                 }
+                // How a newer format links its lines is unknown too.
+                previousIsUnknown = true
             }
+            chain.pass(link: line.hash)
             return
         case .success(let parsed):
             event = parsed
         }
-        checkLink(event.prev, line: line.number, afterUnknown: afterUnknown, format: event.format)
-        if let earlier = previous?.at, event.at < earlier {
+        checkLink(event.prev, line: line, afterUnknown: afterUnknown, format: event.format)
+        if let earlier = previousAt, event.at < earlier {
             problem(line.number, "time goes back: \(event.at) is before the previous line's \(earlier)")
         }
         switch event.change {
@@ -163,31 +164,11 @@ public struct LogVerification: Sendable {
     }
 
     /// Checks a line's `prev` against the line before it (not when that one is of a newer format).
-    /// Only lines of format 1 (older than erasure) may lack `prev` after line 1: a store writing
-    /// format 2 or later had the chain, and wrote `prev` on every line but the first.
-    private mutating func checkLink(_ prev: LineHash?, line: Int, afterUnknown: Bool, format: UInt8? = nil) {
-        if prev != nil, chainStart == nil { chainStart = line }
-        switch (prev, previous) {
-        case (nil, nil):
-            report.sealed += 1
-        case (nil, _?):
-            if let format, format >= Event.firstErasableFormat {
-                problem(line, "no `prev` on a line of format \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it): restore the log from a backup, and check it with --expect-head")
-            } else if let chainStart {
-                problem(line, "no `prev`, but the hash chain runs from line \(chainStart) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")
-            } else {
-                report.unsealedLines.append(line)
-            }
-        case (_?, nil):
-            problem(line, "line 1 has a `prev`, but no line comes before it (was the start of the log cut off?)")
-        case (_?, _?) where afterUnknown:
-            break
-        case (let prev?, let before?):
-            if prev == before.hash {
-                report.sealed += 1
-            } else {
-                problem(line, "`prev` does not match the SHA-256 of line \(line - 1): a line before this one was changed after it was written")
-            }
+    private mutating func checkLink(_ prev: LineHash?, line: LogLine, afterUnknown: Bool, format: UInt8? = nil) {
+        switch chain.follow(line: line.number, prev: prev, format: format, link: line.hash, afterUnknown: afterUnknown) {
+        case .proven: report.sealed += 1
+        case .unproven: report.unsealedLines.append(line.number)
+        case .broken(let why): problem(line.number, why)
         }
     }
 
@@ -195,7 +176,7 @@ public struct LogVerification: Sendable {
     /// (a line being written, or torn by a crash), if any.
     public func report(tail: Int?) -> VerifyReport {
         var report = self.report
-        report.lastHash = previous?.hash
+        report.lastHash = chain.last
         report.lastSeq = lastSeq
         if let expected, report.holdsExpectedHead == nil {
             report.holdsExpectedHead = foundExpected

@@ -27,6 +27,10 @@ public struct LineProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// a newer version): not damage, but a reason to upgrade.
     public var unknown: UnknownEvent?
 
+    /// What a message about a last line that is not JSON adds: it ends with its newline, so it
+    /// was written whole (a crash tears only what comes after the last newline).
+    public static let wholeLastLine = " (the last line, but it ends with its newline: it was written whole, so the log is damaged, not torn by a crash; restore the log from a backup, or, if the line is garbage a crash left on a file system that does not order data before sizes and was never acknowledged, cut it off the log by hand)"
+
     public init(_ message: String, isMalformedJSON: Bool = false) {
         self.message = message
         self.isMalformedJSON = isMalformedJSON

@@ -15,7 +15,8 @@ import Darwin
 /// (a log is never rewritten only to be read). The log must verify sound before; the new
 /// file must verify sound and replay to the same announcements after; only then does it replace
 /// the old one (written beside it, synced, renamed over it). Holds the log's write lock throughout:
-/// no server may run on it. The snapshot beside it is deleted (it is tagged with the old chain).
+/// no server may run on it. The snapshot beside it is deleted (it is tagged with the old chain), and
+/// the head recorded beside it (`HeadRecord`) replaced by the new head.
 public enum LogUpgrade {
     /// What an upgrade did.
     public struct Outcome: Sendable {
@@ -91,6 +92,12 @@ public enum LogUpgrade {
         }
         FileLog.syncFolder(FileLog.folder(of: target))
         unlink(SnapshotFile.path(forLog: path))
+        // The old head is no longer in the log: a start-up would refuse it as a rewritten log.
+        do throws(LogError) {
+            try HeadRecord.write(after.head, besideLog: path)
+        } catch {
+            throw LogError(.writeFailed, path: path, message: "the log is upgraded (its new head is \(after.head?.description ?? "-")), but the head recorded beside it cannot be replaced (\(error)): delete \(HeadRecord.path(forLog: path)) before a server starts on the log")
+        }
         return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
     }
 }

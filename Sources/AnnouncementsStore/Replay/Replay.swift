@@ -15,7 +15,8 @@ public enum ReplayBound: Sendable, Hashable {
     }
 }
 
-/// The end of a log that is not a whole line: what a crash mid-write leaves behind.
+/// The bytes after a log's last newline: what a crash mid-write leaves behind. (A line that ends
+/// with its newline was written whole: if it is not an event, the log is damaged, not torn.)
 public struct TornTail: Sendable, Hashable {
     /// Where the torn bytes start.
     public var offset: Int64
@@ -23,8 +24,18 @@ public struct TornTail: Sendable, Hashable {
     public var count: Int
     /// The 1-based line number the torn bytes start on.
     public var line: Int
-    /// Why they are not a line: no newline, or not JSON.
-    public var reason: String
+}
+
+/// What a replay does with the log's hash chain (see `HashChain`).
+public enum ChainCheck: Sendable, Hashable {
+    /// Not followed: a replay for a reader (`verify` is what checks the chain).
+    case off
+    /// Every line's `prev` must be the link of the line before: a break stops the replay with an
+    /// error naming the line (`LogError.Kind.damaged`). What a server's start-up does.
+    case refuse
+    /// Followed, and each break kept in `Replay.brokenLinks` rather than refused: an operator's
+    /// decision to serve a damaged log as it is.
+    case accept
 }
 
 /// The state a log folds into, and where the log ends.
@@ -42,6 +53,12 @@ public struct Replay: Sendable {
     /// The announcements with a sealed line among those applied: erased (their erased event may
     /// come after a bounded replay's end), whose texts are gone.
     public var sealed: Set<Int> = []
+    /// Whether `apply` follows the hash chain, and what a break does.
+    public var chainCheck = ChainCheck.off
+    /// The chain up to the last applied line, when `chainCheck` is not `.off`.
+    public var chain = HashChain()
+    /// The breaks of the chain a replay that accepts them let through, each naming its line.
+    public var brokenLinks: [LogError] = []
 
     /// The state of an empty log, to fold lines into (see `apply`).
     public init() {
@@ -64,10 +81,14 @@ extension Replay {
         index.learn(hash, of: model.seq)
     }
 
-    /// Applies the event of line `line` (at `offset` in the log, `count` bytes without its newline),
-    /// and with `indexing` records where it is and its idempotency key: one step of every replay,
-    /// whichever log the lines come from. Throws an error naming the line when it does not apply.
-    public mutating func apply(_ event: consuming Event, line: Int, offset: Int64, count: Int, indexing: Bool, path: String) throws(LogError) {
+    /// Applies the event of line `line` (at `offset` in the log, `count` bytes without its newline,
+    /// whose link is `link`), and with `indexing` records where it is and its idempotency key: one
+    /// step of every replay, whichever log the lines come from. Throws an error naming the line
+    /// when it does not apply, or, as `chainCheck` says, when it breaks the hash chain.
+    public mutating func apply(_ event: consuming Event, line: Int, offset: Int64, count: Int, link: LineHash? = nil, indexing: Bool, path: String) throws(LogError) {
+        if chainCheck != .off {
+            try follow(line: line, prev: event.prev, format: event.format, link: link, path: path)
+        }
         if indexing {
             // A line's `prev` is the link of the line before it: what that line's tag is made of.
             if let prev = event.prev { index.learn(prev, of: event.seq - 1) }
@@ -81,45 +102,64 @@ extension Replay {
             throw LogError(.invalidLine, path: path, line: line, message: error.message)
         }
     }
+
+    /// Follows line `line` along the chain (see `chainCheck`).
+    private mutating func follow(line: Int, prev: LineHash?, format: UInt8, link: LineHash?, path: String) throws(LogError) {
+        guard case .broken(let why) = chain.follow(line: line, prev: prev, format: format, link: link) else { return }
+        let message = "the hash chain is broken: \(why)"
+        guard chainCheck == .accept else {
+            throw LogError(.damaged, path: path, line: line, message: message + ". A server does not start on a broken chain: restore the log from a backup (`announcements verify` lists every break), or, to serve it as it is, start the server with --accept-broken-chain")
+        }
+        brokenLinks.append(LogError(.damaged, path: path, line: line, message: message))
+    }
 }
 
 extension LogReader {
     /// Rebuilds the state from the log, up to `bound` when given.
     ///
-    /// With `indexing`, the result's `index` locates every applied line (for a server).
+    /// With `indexing`, the result's `index` locates every applied line (for a server); with
+    /// `chainCheck`, every line's `prev` is checked against the line before it (see `ChainCheck`).
     /// The result has no title index (`ReadModel.buildTitleIndex()` builds it when it is wanted).
-    /// A torn end (bytes with no newline, or a last line that is not JSON) is not applied and is
-    /// returned in `tornTail`; any other bad line throws an error naming its line.
+    /// A torn end (bytes after the last newline) is not applied and is returned in `tornTail`; any
+    /// bad line throws an error naming it, the last one too (it ends with its newline: it was
+    /// written whole).
     public func replay(
         until bound: ReplayBound? = nil,
         indexing: Bool = false,
+        chainCheck: ChainCheck = .off,
         progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(LogError) -> Replay {
         var replay = Replay()
         replay.model.deferTitleIndex()
+        replay.chainCheck = chainCheck
         var reader = self
         reader.start = (0, 0)
         return try reader.fold(into: replay, until: bound, indexing: indexing, progress: progress).replay
     }
 
     /// Rebuilds the state from a snapshot of it and the lines after the one the snapshot covers
-    /// last, as `replay(indexing:)` would from the whole log (with the title index kept as it goes,
-    /// since the snapshot brings one). Nil when the first line after the snapshot has a `prev` that
-    /// is not the snapshot's line hash: that log is not the one the snapshot was made of (and the
-    /// caller replays it whole).
+    /// last, as `replay(indexing:chainCheck:)` would from the whole log (with the title index kept
+    /// as it goes, since the snapshot brings one); the chain is followed from the tagged line.
+    /// Nil when, with `chainCheck` off, the first line after the snapshot has a `prev` that is
+    /// not the snapshot's line hash: that log is not the one the snapshot was made of (and the
+    /// caller replays it whole). With it on, that is a break of the chain like any other.
     func replay(
         continuing snapshot: Snapshot,
         indexing: Bool = true,
+        chainCheck: ChainCheck = .off,
         progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(LogError) -> (replay: Replay, tail: Int)? {
         var reader = self
         reader.start = (snapshot.tag.end, snapshot.tag.seq)
         var replay = snapshot.state
+        replay.chainCheck = chainCheck
+        replay.chain = HashChain(after: snapshot.tag.hash)
         if !indexing {
             replay.index = EventIndex()
             replay.keys = [:]
         }
-        let (folded, tail, chained) = try reader.fold(into: replay, until: nil, indexing: indexing, progress: progress, chainingFrom: snapshot.tag.hash)
+        let expectedPrev = chainCheck == .off ? snapshot.tag.hash : nil
+        let (folded, tail, chained) = try reader.fold(into: replay, until: nil, indexing: indexing, progress: progress, chainingFrom: expectedPrev)
         return chained ? (folded, tail) : nil
     }
 
@@ -135,12 +175,14 @@ extension LogReader {
         var replay = initial
         var applied = 0
         var chained = true
-        // Where the last applied line is, to hash it once at the end rather than keep its bytes.
+        // Where the last applied line is, to hash it once at the end rather than keep its bytes
+        // (a replay that follows the chain has every line's hash already).
         var lastLine: (offset: Int64, count: Int)?
-        var torn: (offset: Int64, line: Int, reason: String)?
         let path = self.path
-        let summary = try read(progress: progress) { line throws(LogError) in
-            let (number, offset, count, isLast) = (line.number, line.offset, line.bytes.count, line.isLast)
+        var reader = self
+        reader.computesHashes = replay.chainCheck != .off
+        let summary = try reader.read(progress: progress) { line throws(LogError) in
+            let (number, offset, count, link, isLast) = (line.number, line.offset, line.bytes.count, line.hash, line.isLast)
             // The event is moved from the line into the model, never copied (a copy retains each string).
             switch line.takeParsed() {
             case .success(let event):
@@ -149,23 +191,20 @@ extension LogReader {
                     chained = false
                     return .stop
                 }
-                try replay.apply(event, line: number, offset: offset, count: count, indexing: indexing, path: path)
+                try replay.apply(event, line: number, offset: offset, count: count, link: link, indexing: indexing, path: path)
             case .failure(let problem):
-                if isLast, problem.isMalformedJSON {
-                    torn = (offset, number, "the last line is not JSON (\(problem.message))")
-                    return .stop
-                }
-                throw LogError(.invalidLine, path: path, line: number, message: problem.message)
+                throw LogError(.invalidLine, path: path, line: number, message: problem.message + (isLast && problem.isMalformedJSON ? LineProblem.wholeLastLine : ""))
             }
             lastLine = (offset, count)
             applied += 1
             return .continue
         }
-        if torn == nil, let tail = summary.tail {
-            torn = (tail.offset, summary.lines + 1, "the last line has no newline")
+        if let tail = summary.tail {
+            replay.tornTail = TornTail(offset: tail.offset, count: tail.bytes.count, line: summary.lines + 1)
         }
-        replay.tornTail = torn.map { TornTail(offset: $0.offset, count: Int(summary.size - $0.offset), line: $0.line, reason: $0.reason) }
-        if let lastLine {
+        if replay.chainCheck != .off, applied > 0, let last = replay.chain.last {
+            replay.end(withLastLineHash: last)
+        } else if let lastLine {
             replay.end(withLastLineHash: LineHash(link: try ReadOnlyFile(path: path).bytes(from: lastLine.offset, count: lastLine.count)))
         }
         return (replay, applied, chained)

@@ -26,8 +26,14 @@ extension LogReader {
     /// the state is the same either way (a snapshot can make this faster, never different).
     /// The result has a title index when it came from a snapshot (`ReadModel.buildTitleIndex()`
     /// builds one otherwise, when it is wanted).
+    ///
+    /// With `chainCheck` on (a server's start-up), the chain is followed from the snapshot's line
+    /// (or through the whole log), and a log that no longer holds what the snapshot covers (cut
+    /// back, emptied, rewritten) is refused rather than replayed: the snapshot may be the only copy
+    /// of what it lost (see `SnapshotProblem.refusal`).
     public func replayUsingSnapshot(
         indexing: Bool = false,
+        chainCheck: ChainCheck = .off,
         progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(LogError) -> (replay: Replay, snapshot: SnapshotUse) {
         let problem: SnapshotProblem
@@ -39,7 +45,7 @@ extension LogReader {
         }
         switch loaded {
         case .success(let snapshot):
-            if let (replay, tail) = try replay(continuing: snapshot, indexing: indexing, progress: progress) {
+            if let (replay, tail) = try replay(continuing: snapshot, indexing: indexing, chainCheck: chainCheck, progress: progress) {
                 var use = SnapshotUse(seq: snapshot.tag.seq, tail: tail)
                 use.predatesErasure = replay.model.erased.count > snapshot.state.model.erased.count
                 return (replay, use)
@@ -48,7 +54,8 @@ extension LogReader {
         case .failure(let error):
             problem = error
         }
-        let replay = try replay(indexing: indexing, progress: progress)
+        if chainCheck != .off, let refusal = problem.refusal(logPath: path) { throw refusal }
+        let replay = try replay(indexing: indexing, chainCheck: chainCheck, progress: progress)
         return (replay, SnapshotUse(seq: nil, tail: replay.model.seq, reason: problem.reason, problem: problem.description))
     }
 }

@@ -43,6 +43,23 @@ extension Snapshot {
         return Snapshot(tag: header.tag, state: state)
     }
 
+    /// For a start-up that does not use snapshots: throws `SnapshotProblem.refusal` when the
+    /// snapshot beside the log (its header's tag) covers lines the log no longer holds. A file
+    /// that is not a snapshot this version reads says nothing of the log, and is left alone.
+    static func checkTag(besideLog logPath: String) throws(LogError) {
+        let path = SnapshotFile.path(forLog: logPath)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { FileIO.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, let header = try? SnapshotFile.Header(reading: fd, size: Int64(info.st_size), path: path) else { return }
+        do throws(SnapshotProblem) {
+            try check(header.tag, inLog: logPath)
+        } catch {
+            if let refusal = error.refusal(logPath: logPath) { throw refusal }
+        }
+    }
+
     /// Checks that the log still holds the tagged line, where the tag says, with its hash.
     private static func check(_ tag: SnapshotTag, inLog logPath: String) throws(SnapshotProblem) {
         let log: ReadOnlyFile
@@ -52,7 +69,7 @@ extension Snapshot {
             throw .unreadable(error.description)
         }
         guard log.size >= tag.end else {
-            throw .stale("it covers the log up to line \(tag.seq), which ends at byte \(tag.end), but the log is only \(log.size) bytes: the log was cut back or replaced")
+            throw .stale("the snapshot covers the log up to line \(tag.seq), which ends at byte \(tag.end), but the log is only \(log.size) bytes: it was cut back, emptied or replaced since")
         }
         let line: [UInt8]
         do throws(LogError) {
@@ -61,7 +78,7 @@ extension Snapshot {
             throw .unreadable(error.description)
         }
         guard line.last == UInt8(ascii: "\n"), LineHash(link: line.dropLast()) == tag.hash else {
-            throw .stale("the log no longer holds line \(tag.seq) as the snapshot knew it (bytes \(tag.lineStart)..<\(tag.end) hash differently): the log was rewritten or replaced")
+            throw .stale("the log no longer holds line \(tag.seq) as the snapshot knew it (bytes \(tag.lineStart)..<\(tag.end) hash differently): it was changed, or the log rewritten or replaced, since", line: tag.seq)
         }
     }
 

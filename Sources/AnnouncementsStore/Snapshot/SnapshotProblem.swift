@@ -8,8 +8,9 @@ enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case unreadable(String)
     /// The file was written by another format version of the store.
     case foreignVersion(String)
-    /// The log no longer holds the line the snapshot covers last: it was cut back or rewritten.
-    case stale(String)
+    /// The log no longer holds the line the snapshot covers last (`line`, when the log still has a
+    /// line there): it was cut back, emptied, rewritten or replaced since the snapshot was written.
+    case stale(String, line: Int? = nil)
     /// The file is damaged: truncated, a checksum that does not match, or contents that do not hold together.
     case corrupt(String)
 
@@ -29,8 +30,23 @@ enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case .missing: "missing: there is no snapshot file"
         case .unreadable(let detail): "unreadable: \(detail)"
         case .foreignVersion(let detail): "foreign version: \(detail)"
-        case .stale(let detail): "stale: \(detail)"
+        case .stale(let detail, _): "stale: \(detail)"
         case .corrupt(let detail): "corrupt: \(detail)"
         }
+    }
+
+    /// Why a server does not start on the log at `logPath` beside this snapshot, or nil when it
+    /// may (by replaying the whole log): a stale snapshot may be the only copy of the lines the log
+    /// lost, which a new snapshot would replace. Start-up leaves both files as they are and says
+    /// how to go on.
+    func refusal(logPath: String) -> LogError? {
+        guard case .stale(let detail, let line) = self else { return nil }
+        let path = SnapshotFile.path(forLog: logPath)
+        return LogError(.damaged, path: logPath, line: line, message: """
+            \(detail), and the snapshot beside it (\(path)) may be the only copy of what the log lost: \
+            the server does not start on it. Restore the log from a backup that holds those lines; or, to \
+            serve this log as it is and give up what only the snapshot holds, move the snapshot out of the \
+            way first (mv \(path) \(path).set-aside)
+            """)
     }
 }

@@ -88,9 +88,11 @@ extension EventStore {
                     // An erasure under way finishes first: it writes the log through a descriptor
                     // of its own (or a connection), which closing must not pull from under it.
                     erasureQueue.sync {}
-                    // The last snapshot, while this process still holds the log's lock.
-                    if let snapshotter, logStillHoldsState {
-                        snapshotter.writeFinal(snapshotContents(of: snapshot))
+                    // The last snapshot and the head's record, while this process still holds
+                    // the log's lock.
+                    if (snapshotter != nil || log is FileLog), logStillHoldsState {
+                        snapshotter?.writeFinal(snapshotContents(of: snapshot))
+                        recordHead()
                     }
                     syncer.close()
                     logger.debug("closed the log", metadata: ["log.path": "\(path)"])
@@ -144,7 +146,8 @@ extension EventStore {
     /// Whether the log is still the one the state was folded from: not unusable (changed under
     /// the server, or a write that could not be undone), and, for a file, not replaced, cut or
     /// removed since the last write looked (a restore under a running server, then its stop). A
-    /// last snapshot of another log's state would replace the one restored beside this one.
+    /// last snapshot (or head record) of another log's state would replace the one restored
+    /// beside this one.
     private var logStillHoldsState: Bool {
         guard syncer.health.state != .unusable else { return false }
         guard let file = log as? FileLog else { return true }
@@ -152,7 +155,7 @@ extension EventStore {
             try file.checkUnchanged()
             return true
         } catch {
-            logger.warning("not writing a snapshot at close: the log changed under the server", metadata: ["log.path": "\(path)", "error": "\(error)"])
+            logger.warning("not writing a snapshot or the head record at close: the log changed under the server", metadata: ["log.path": "\(path)", "error": "\(error)"])
             return false
         }
     }

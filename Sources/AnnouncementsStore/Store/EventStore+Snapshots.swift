@@ -6,10 +6,12 @@ import Logging
 extension EventStore {
     /// The state from the snapshot beside the log and the lines after it, or from the whole log
     /// when no snapshot is usable, with a warning naming why (except for a new, empty log).
-    static func replayUsingSnapshot(path: String, logIsEmpty: Bool, logger: Logger) throws(LogError) -> (replay: Replay, snapshotSeq: Int) {
+    /// A log that no longer holds what the snapshot covers is refused (see `SnapshotProblem.refusal`);
+    /// the chain is followed as `chainCheck` says.
+    static func replayUsingSnapshot(path: String, logIsEmpty: Bool, chainCheck: ChainCheck, logger: Logger) throws(LogError) -> (replay: Replay, snapshotSeq: Int) {
         let clock = ContinuousClock()
         let start = clock.now
-        let (replay, use) = try LogReader(path: path).replayUsingSnapshot(indexing: true)
+        let (replay, use) = try LogReader(path: path).replayUsingSnapshot(indexing: true, chainCheck: chainCheck)
         let seconds = "\((clock.now - start).seconds)"
         let snapshotPath = SnapshotFile.path(forLog: path)
         if let seq = use.seq {
@@ -42,6 +44,17 @@ extension EventStore {
     /// before it starts), where `committer` and `index` are at the same seq as `model`.
     func snapshotContents(of model: ReadModel) -> SnapshotContents {
         SnapshotContents(model: model, lastHash: committer.lastHash, index: index.withLock { $0 }, keys: committer.keys)
+    }
+
+    /// Records the head beside a file log (`HeadRecord`), as the store opens and closes it; a
+    /// record that cannot be written is a warning (the one there, if any, is older, and still held).
+    func recordHead() {
+        guard log is FileLog else { return }
+        do throws(LogError) {
+            try HeadRecord.write(head, besideLog: path)
+        } catch {
+            logger.warning("cannot record the log's head beside it", metadata: ["log.path": "\(path)", "error": "\(error)"])
+        }
     }
 
     /// Waits for the snapshots being written (for tests).

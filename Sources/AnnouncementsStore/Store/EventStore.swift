@@ -156,9 +156,15 @@ public final class EventStore: Sendable {
     /// Opens the log at `path` for writing (creating it if absent), recovers a torn last line,
     /// replays it, and appends `seed` as `created` events by `seed` when the log is empty.
     ///
-    /// With `snapshots` on, the replay starts from the snapshot beside the log when it still matches
+    /// With snapshots on, the replay starts from the snapshot beside the log when it still matches
     /// the log (else it replays the whole log, with a warning saying why), and the store writes
     /// snapshots as `snapshots` says and when it closes (see `SnapshotPolicy`).
+    ///
+    /// Start-up trusts no damaged log (`LogError.Kind.damaged`, nothing written): it follows the
+    /// hash chain through every line it reads (`chainCheck`: `.accept` lets breaks through, each
+    /// logged as a warning), and refuses a log that no longer holds what the snapshot or the head
+    /// recorded beside it (`HeadRecord`) say it held. The store records its head beside the log
+    /// once open, and again when it closes.
     ///
     /// Fails at once when another process has the log open for writing.
     public static func open(
@@ -166,10 +172,11 @@ public final class EventStore: Sendable {
         rules: ValidationRules = ValidationRules(),
         seed: [AnnouncementDraft] = [],
         snapshots: SnapshotPolicy = .off,
+        chainCheck: ChainCheck = .refuse,
         logger: Logger = Logger(label: "announcements.store"),
         metrics: StoreMetrics = StoreMetrics()
     ) async throws(StoreError) -> EventStore {
-        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, logger: logger, metrics: metrics, operations: .system)
+        try await open(path: path, rules: rules, seed: seed, snapshots: snapshots, chainCheck: chainCheck, logger: logger, metrics: metrics, operations: .system)
     }
 
     /// `open`, with the system calls the log's writer makes, and a hook the snapshot writer calls
@@ -179,6 +186,7 @@ public final class EventStore: Sendable {
         rules: ValidationRules,
         seed: [AnnouncementDraft],
         snapshots: SnapshotPolicy = .off,
+        chainCheck: ChainCheck = .refuse,
         logger: Logger,
         metrics: StoreMetrics = StoreMetrics(),
         operations: FileOperations,
@@ -187,18 +195,31 @@ public final class EventStore: Sendable {
         var replay: Replay
         var snapshotSeq = 0
         let log: FileLog
+        let existed = access(path, F_OK) == 0
         do throws(LogError) {
             log = try FileLog(path: path, operations: operations)
-            if snapshots.isEnabled {
-                (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.durableEnd == 0, logger: logger)
-            } else {
-                replay = try LogReader(path: path).replay(indexing: true)
+            do throws(LogError) {
+                if snapshots.isEnabled {
+                    (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.durableEnd == 0, chainCheck: chainCheck, logger: logger)
+                } else {
+                    try Snapshot.checkTag(besideLog: path)
+                    replay = try LogReader(path: path).replay(indexing: true, chainCheck: chainCheck)
+                }
+                try HeadRecord.check(replay, logPath: path)
+            } catch {
+                // Refused before anything was written: a log this open made is not left behind.
+                log.close()
+                if !existed { unlink(path) }
+                throw error
+            }
+            for broken in replay.brokenLinks {
+                logger.warning("serving a log whose hash chain is broken (accepted at start-up)", metadata: ["log.path": "\(path)", "log.line": "\(broken.line ?? 0)", "error": "\(broken.message)"])
             }
             if let torn = replay.tornTail {
                 let side = try log.setAside(from: torn.offset)
                 logger.warning("moved a torn last line aside", metadata: [
                     "log.path": "\(path)", "log.line": "\(torn.line)", "log.bytes": "\(torn.count)",
-                    "log.reason": "\(torn.reason)", "log.side_file": "\(side)",
+                    "log.reason": "the last line has no newline", "log.side_file": "\(side)",
                 ])
             }
         } catch {
@@ -207,7 +228,9 @@ public final class EventStore: Sendable {
         let snapshotter = snapshots.isEnabled
             ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
             : nil
-        return try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
+        let store = try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
+        store.recordHead()
+        return store
     }
 
     /// A store on `log`, which holds the writer role, starting from `replay`, the state its lines

@@ -1,0 +1,90 @@
+import AnnouncementsDomain
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The head recorded beside a log file, `<log>.head`: `SEQ:SHA256` and a newline, the form
+/// `announcements backup` writes beside a backup and `verify --expect-head` reads. A store writes
+/// it when it opens the log and when it closes it; start-up refuses a log that no longer holds the
+/// recorded line (cut back, emptied, or replaced by an older or another copy): the record proves
+/// that acknowledged lines were there, and serving the log would give their seqs to new events.
+public enum HeadRecord {
+    /// `<log>.head`.
+    public static func path(forLog logPath: String) -> String {
+        logPath + ".head"
+    }
+
+    /// The head recorded beside the log at `logPath`; nil when there is no record.
+    static func read(besideLog logPath: String) throws(LogError) -> LogHead? {
+        let path = path(forLog: logPath)
+        if access(path, F_OK) != 0, errno == ENOENT { return nil }
+        let file: ReadOnlyFile
+        do throws(LogError) {
+            file = try ReadOnlyFile(path: path)
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot read the head recorded beside the log: \(error.message)")
+        }
+        // `SEQ:` and 64 hex digits, a newline: anything much longer is not a record.
+        let bytes = try file.bytes(from: 0, count: Int(min(file.size, 128)))
+        let text = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0 == "\n" || $0 == "\r" || $0 == " " }
+        guard let head = LogHead(text) else {
+            throw LogError(.damaged, path: path, message: "the head recorded beside the log is not `\(LogHead.form)`: restore it from a backup, or move it out of the way (mv \(path) \(path).set-aside) if the log is known to be whole")
+        }
+        return head
+    }
+
+    /// Records `head` beside the log at `logPath`, replacing any record whole: a new file, synced,
+    /// renamed over the old one, the folder synced. With no head (an empty log), removes the record.
+    static func write(_ head: LogHead?, besideLog logPath: String) throws(LogError) {
+        let path = path(forLog: logPath)
+        guard let head else {
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw LogError.system(.writeFailed, path: path, "cannot remove the head recorded beside the log", errno: errno)
+            }
+            return
+        }
+        let partial = path + ".partial"
+        try FileIO.create(partial, with: Array("\(head)\n".utf8), exclusive: false, what: "the head record", like: logPath)
+        guard rename(partial, path) == 0 else {
+            let code = errno
+            unlink(partial)
+            throw LogError.system(.writeFailed, path: path, "cannot move the head record into place", errno: code)
+        }
+        FileLog.syncFolder(FileLog.folder(of: path))
+    }
+
+    /// Throws unless the log at `logPath`, whose state `replay` is (indexed), holds the head
+    /// recorded beside it (when there is one): its line of the recorded seq, with the recorded hash.
+    static func check(_ replay: Replay, logPath: String) throws(LogError) {
+        guard let recorded = try read(besideLog: logPath) else { return }
+        let path = path(forLog: logPath)
+        let remedy = """
+            : the server does not start on it. Restore the log from a backup that holds \(recorded) \
+            (`announcements verify --log FILE --expect-head \(recorded)` checks one); or, to serve this log as \
+            it is and give up what it lost, move the record out of the way first (mv \(path) \(path).set-aside)
+            """
+        guard replay.model.seq >= recorded.seq else {
+            let end = replay.model.seq == 0 ? "is empty" : "ends at seq \(replay.model.seq)"
+            throw LogError(.damaged, path: logPath, message: "the log \(end), but \(path) records that it held \(recorded.seq) lines (head \(recorded)): it was cut back, emptied or replaced by an older copy since" + remedy)
+        }
+        guard let span = replay.index.span(recorded.seq...recorded.seq) else { return }
+        let line = try ReadOnlyFile(path: logPath).bytes(from: span.offset, count: span.count - 1)
+        guard LineHash(link: line) == recorded.hash else {
+            throw LogError(.damaged, path: logPath, line: recorded.seq, message: "line \(recorded.seq) is not the line \(path) records (head \(recorded)): it was changed, or the log rewritten or replaced, since" + remedy)
+        }
+    }
+}
+
+extension String {
+    /// The string without the characters at its end that `drop` matches.
+    fileprivate func trimmingSuffix(while drop: (Character) -> Bool) -> String {
+        var text = self
+        while let last = text.last, drop(last) { text.removeLast() }
+        return text
+    }
+}
