@@ -27,6 +27,27 @@ import Testing
         }
     }
 
+    @Test("a title with U+FFFE or U+FFFF (escaped or raw) is 422 naming the field and the code point, and XML lists keep working for everyone", arguments: [
+        (#"\uFFFE"#, "U+FFFE"), (#"\uffff"#, "U+FFFF"), ("\u{EF}\u{BF}\u{BE}", "U+FFFE"),
+    ])
+    func xmlNoncharacters(spelling: String, codePoint: String) async throws {
+        try await withServer { client, store in
+            // A raw spelling is its UTF-8 bytes, sent as they are.
+            let bytes: [UInt8] = spelling.hasPrefix("\\") ? Array(#"{"title":"Fire\#(spelling)drill"}"#.utf8)
+                : Array(#"{"title":"Fire"#.utf8) + spelling.unicodeScalars.map { UInt8($0.value) } + Array(#"drill"}"#.utf8)
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(bytes: bytes)) { response in
+                #expect(response.status == .unprocessableContent)
+                let errors = response.object["errors"] as? [[String: String]]
+                #expect(errors?.first?["field"] == "title")
+                #expect(errors?.first?["message"]?.hasPrefix("must not contain noncharacters (\(codePoint) at character 5)") == true, "\(String(describing: errors))")
+            }
+            #expect(store.snapshot.seq == 6, "nothing was written")
+            try await client.execute(uri: "/announcements", method: .get, headers: [.accept: "application/xml"]) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     @Test("a body may hold tab, CR and LF; ESC is 422 on the field `body`")
     func bodies() async throws {
         try await withServer { client, store in

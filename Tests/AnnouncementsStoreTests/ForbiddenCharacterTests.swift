@@ -4,7 +4,7 @@ import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
 
-@Suite struct ControlCharacterTests {
+@Suite struct ForbiddenCharacterTests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// ESC, BEL, CR, LF, NUL, NEL (U+0085), DEL and CSI (U+009B): C0, DEL and C1.
@@ -55,10 +55,11 @@ import Testing
     }
 
     /// Texts with one character at every position of the first 20, among fillers whose bytes look
-    /// like what the scan looks for: `£` and NBSP (C2 A3, C2 A0), `…` (E2), and a backslash before
+    /// like what the scan looks for: `£` and NBSP (C2 A3, C2 A0), `…` (E2), fullwidth `！` and the
+    /// replacement character (EF BC 81, EF BF BD), an emoji (F0 9F 98 80), and a backslash before
     /// `b`, `f`, `u` or `n` (in the escaped bytes, `\\` then a letter).
     static func placements(of character: Character) -> [String] {
-        ["abcdefgh", "££££", "\u{A0}\u{A0}", "……", #"\b\f\u\n"#].flatMap { filler -> [String] in
+        ["abcdefgh", "££££", "\u{A0}\u{A0}", "……", "！\u{FFFD}", "😀😀", #"\b\f\u\n"#].flatMap { filler -> [String] in
             let base = String(repeating: filler, count: 12)
             return (0..<20).map { offset in
                 var text = base
@@ -70,12 +71,40 @@ import Testing
 
     @Test("the word-at-a-time scans find what a scan of each code point finds, at every position", arguments: [
         "\u{0}", "\u{8}", "\t", "\n", "\u{C}", "\r", "\u{1B}", "\u{1F}", " ", "\\", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "\u{2028}",
+        "\u{FDCF}", Self.character(0xFDD0), Self.character(0xFDEF), "\u{FDF0}", "\u{FFFD}", Self.character(0xFFFE), Self.character(0xFFFF), "\u{1FFFD}",
+        Self.character(0x1FFFE), Self.character(0x2FFFF), Self.character(0x10FFFF), "\u{F0000}",
     ] as [Character])
     func scans(character: Character) {
         for text in Self.placements(of: character) {
-            #expect(ControlCharacters.first(inTitle: text) == CharacterPlace.first(in: text, where: ControlCharacters.isControl), "\(text.debugDescription)")
-            #expect(ControlCharacters.first(inBody: JSONText(text)) == CharacterPlace.first(in: text, where: ControlCharacters.isForbiddenInBody), "\(text.debugDescription)")
+            #expect(ForbiddenCharacters.first(inTitle: text) == CharacterPlace.first(in: text, where: ForbiddenCharacters.isForbiddenInTitle), "\(text.debugDescription)")
+            #expect(ForbiddenCharacters.first(inBody: JSONText(text)) == CharacterPlace.first(in: text, where: ForbiddenCharacters.isForbiddenInBody), "\(text.debugDescription)")
         }
+    }
+
+    /// The character of code point `value` (Swift's literals refuse some noncharacters).
+    static func character(_ value: UInt32) -> Character {
+        Character(Unicode.Scalar(value)!)
+    }
+
+    @Test("noncharacters are refused in titles and bodies, naming the field, the code point and where it is", arguments: [
+        (0xFFFE, "U+FFFE"), (0xFFFF, "U+FFFF"), (0xFDD0, "U+FDD0"), (0x10FFFF, "U+10FFFF"),
+    ] as [(UInt32, String)])
+    func noncharacters(value: UInt32, codePoint: String) async throws {
+        let character = Self.character(value)
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "a")
+        let message = "must not contain noncharacters (\(codePoint) at character 5): Unicode keeps them out of text, and XML cannot carry U+FFFE or U+FFFF"
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "title", message: message)])) {
+            try await store.create(AnnouncementDraft(title: "Fire\(character)drill"), by: "a")
+        }
+        await #expect(throws: StoreError.invalid([FieldProblem(field: "body", message: message)])) {
+            try await store.update(id: 1, AnnouncementPatch(body: .set("<p>a\(character)</p>")), by: "a")
+        }
+        await store.close()
+        #expect(try lines(of: path).count == 1, "nothing was appended")
+        #expect(ValidationRules.problem(reason: "a\(character)") == message.replacingOccurrences(of: "character 5", with: "character 2"))
     }
 
     @Test("verify warns of a title with a control character in an old log (the log is sound), and start-up replay still opens it")

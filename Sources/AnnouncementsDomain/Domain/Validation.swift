@@ -1,6 +1,7 @@
 /// The rules every announcement obeys, checked before anything is written: a title is not blank,
-/// holds no control character and is at most 255 characters long; a body holds no control
-/// character but tab, line feed and carriage return, and is at most `maxBodyBytes` long.
+/// holds no control character or noncharacter and is at most 255 characters long; a body holds no
+/// control character but tab, line feed and carriage return, no noncharacter, and is at most
+/// `maxBodyBytes` long (see `ForbiddenCharacters`).
 public struct ValidationRules: Sendable, Hashable {
     /// The longest title, in characters.
     public static let maxTitleLength = 255
@@ -22,8 +23,8 @@ public struct ValidationRules: Sendable, Hashable {
         if title.allSatisfy(\.isWhitespace) {
             return [FieldProblem(field: "title", message: title.isEmpty ? "must not be empty" : "must not be blank")]
         }
-        if let control = ControlCharacters.first(inTitle: title) {
-            return [FieldProblem(field: "title", message: "must not contain control characters (\(control))")]
+        if let place = ForbiddenCharacters.first(inTitle: title) {
+            return [FieldProblem(field: "title", message: ForbiddenCharacters.message(for: place, inBody: false))]
         }
         // UTF-8 length bounds the character count from above: count characters only when needed.
         if title.utf8.count > Self.maxTitleLength, title.count > Self.maxTitleLength {
@@ -43,8 +44,8 @@ public struct ValidationRules: Sendable, Hashable {
                 problems.append(FieldProblem(field: "body", message: "must be at most \(maxBodyBytes) bytes (it has \(length))"))
             }
         }
-        if let control = ControlCharacters.first(inBody: body) {
-            problems.append(FieldProblem(field: "body", message: "must not contain control characters other than tab, line feed and carriage return (\(control))"))
+        if let place = ForbiddenCharacters.first(inBody: body) {
+            problems.append(FieldProblem(field: "body", message: ForbiddenCharacters.message(for: place, inBody: true)))
         }
         return problems
     }
@@ -78,11 +79,11 @@ extension ValidationRules {
     public static let maxReasonLength = 1000
 
     /// What is wrong with an erasure's reason, or nil: like a title, not blank, at most
-    /// `maxReasonLength` characters, no control character.
+    /// `maxReasonLength` characters, no control character or noncharacter.
     public static func problem(reason: String) -> String? {
         if reason.allSatisfy(\.isWhitespace) { return "must not be blank" }
         if reason.count > maxReasonLength { return "must be at most \(maxReasonLength) characters" }
-        if let place = ControlCharacters.first(inTitle: reason) { return "must not contain control characters (\(place))" }
+        if let place = ForbiddenCharacters.first(inTitle: reason) { return ForbiddenCharacters.message(for: place, inBody: false) }
         return nil
     }
 
@@ -95,14 +96,14 @@ extension ValidationRules {
         return nil
     }
 
-    /// Whether `text` holds neither whitespace nor a control character (`ControlCharacters`): a
+    /// Whether `text` holds neither whitespace nor a control character (`ForbiddenCharacters`): a
     /// writer's name, or a token (which an `Authorization` header carries as one word).
     public static func isOneWord(_ text: String) -> Bool {
-        !text.unicodeScalars.contains { $0.properties.isWhitespace || ControlCharacters.isControl($0) }
+        !text.unicodeScalars.contains { $0.properties.isWhitespace || ForbiddenCharacters.isControl($0) }
     }
 
-    /// Whether `text` holds a control character (`ControlCharacters`): C0, DEL or C1.
+    /// Whether `text` holds a control character (`ForbiddenCharacters`): C0, DEL or C1.
     public static func hasControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: ControlCharacters.isControl)
+        text.unicodeScalars.contains(where: ForbiddenCharacters.isControl)
     }
 }
