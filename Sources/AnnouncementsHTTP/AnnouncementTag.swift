@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// How an announcement is named over HTTP: its `{id}` path parameter, and its ETag
@@ -13,31 +14,40 @@ enum AnnouncementTag {
         "\"\(announcement.id)-\(announcement.revision)-\(line)\(media.tagSuffix)\""
     }
 
-    /// The entity tags in an `If-None-Match` header: a comma-separated list, weak tags (`W/"…"`)
-    /// taken as strong (RFC 9110's weak comparison, which `If-None-Match` uses).
-    static func tags(in header: String) -> [String] {
-        members(of: header).map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
+    /// The entity tags in an `If-None-Match` header (every field of it, as one list): weak tags
+    /// (`W/"…"`) taken as strong (RFC 9110's weak comparison, which `If-None-Match` uses); nil
+    /// for `*` (any current representation).
+    static func tags(ifNoneMatch request: Request) throws(APIError) -> [String]? {
+        try members(of: request, .ifNoneMatch)?.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
     }
 
-    /// The members of an entity-tag list, trimmed, weak ones with their `W/`.
-    private static func members(of header: String) -> [String] {
-        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    /// The members of a request's entity-tag list header (`If-Match`, `If-None-Match`: all its
+    /// fields, as one list), trimmed, weak ones with their `W/`: nil for `*`, and for no header
+    /// an empty list. `*` stands alone (RFC 9110 13.1.1): a list that holds it as one member among
+    /// others (`"a", *`, `*,`) is a 400, not a match of anything.
+    private static func members(of request: Request, _ name: HTTPField.Name) throws(APIError) -> [String]? {
+        let header = request.headers[values: name].joined(separator: ", ")
+        let members = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if members == ["*"] { return nil }
+        if members.contains("*") {
+            throw APIError(.badRequest, "\(name) is either * alone or a list of entity tags, not both (\"\(VisibleText.escaped(header))\"): send * by itself to match any revision")
+        }
+        return members.filter { !$0.isEmpty }
     }
 
-    /// The revision an `If-Match` header names for announcement `id`, and the tag of its line:
-    /// nil for `*` (any current revision); revision 0 for a header none of whose tags names one of
-    /// this announcement's revisions (it can never match): tags of another id, ones without a line
-    /// (an earlier version's tag), weak ones (`If-Match` compares strongly, RFC 9110 13.1.1). The
-    /// store checks both (a line of another history, at a seq a restored log gave to another
-    /// event, matches nothing). Of a list, the tag of the `current` revision counts when the list
-    /// has it, else the first that names a revision (the store checks one). Any representation's
-    /// tag names the revision: a client that read the announcement compressed, or as XML, sends
-    /// back the tag it got.
-    static func expected(ifMatch header: String, id: Int, current: (revision: Int, line: LineTag)?) -> (revision: Int, line: LineTag?)? {
-        let tags = members(of: header)
-        if tags.contains("*") { return nil }
+    /// The revision the request's `If-Match` names for announcement `id`, and the tag of its line:
+    /// nil without the header and for `*` (any current revision); revision 0 for a header none of
+    /// whose tags names one of this announcement's revisions (it can never match): tags of another
+    /// id, ones without a line (an earlier version's tag), weak ones (`If-Match` compares strongly,
+    /// RFC 9110 13.1.1). The store checks both (a line of another history, at a seq a restored log
+    /// gave to another event, matches nothing). Of a list, the tag of the `current` revision counts
+    /// when the list has it, else the first that names a revision (the store checks one). Any
+    /// representation's tag names the revision: a client that read the announcement compressed, or
+    /// as XML, sends back the tag it got. A list holding `*` is a 400 (see `members`).
+    static func expected(ifMatch request: Request, id: Int, current: () -> (revision: Int, line: LineTag)?) throws(APIError) -> (revision: Int, line: LineTag?)? {
+        guard request.headers[.ifMatch] != nil, let tags = try members(of: request, .ifMatch) else { return nil }
         let named = tags.compactMap { revision(named: $0, id: id) }
-        if let current, let match = named.first(where: { $0.revision == current.revision && $0.line == current.line }) { return match }
+        if let current = current(), let match = named.first(where: { $0.revision == current.revision && $0.line == current.line }) { return match }
         return named.first ?? (0, nil)
     }
 

@@ -61,6 +61,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     let router = Router(context: AnnouncementsRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
     let streams = StreamSlots(maxConnections: settings.connections.maxConnections)
+    router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: RequestLogMiddleware(metrics: settings.metrics))
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))

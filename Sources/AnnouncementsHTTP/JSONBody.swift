@@ -1,4 +1,6 @@
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 
 /// A write's JSON body, checked before it is read: `Content-Type: application/json` in UTF-8
 /// (or, for a PATCH, `application/merge-patch+json`, RFC 7396, whose rules it follows: a field
@@ -14,10 +16,23 @@ enum JSONBody {
         if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
             throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: \(type.essence) with charset=utf-8 or no charset, not \(charset)")
         }
+        let body: ByteBuffer
         do {
-            return try await request.body.collect(upTo: maxBytes)
-        } catch {
+            body = try await request.body.collect(upTo: maxBytes)
+        } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
+        } catch let error as HTTPParserError {
+            // The body was cut off by bytes that are not HTTP: none of it is used.
+            throw APIError(.badRequest, "the request body is not valid HTTP/1.1 (\(error)); nothing was written, and the connection is closed")
         }
+        if body.readableBytes == 0 {
+            // Without a length or chunks, a request's body ends with its head (an HTTP/1.0 client
+            // that means to send one until it closes cannot, to a server that answers).
+            if request.headers[.contentLength] == nil, request.headers[.transferEncoding] == nil {
+                throw APIError(.lengthRequired, "send \(what) as the request body, with a Content-Length header (or Transfer-Encoding: chunked)")
+            }
+            throw APIError(.badRequest, "the request body is empty: send \(what) as JSON")
+        }
+        return body
     }
 }

@@ -59,7 +59,7 @@ struct ReadRoutes: Sendable {
         ) { () throws(APIError) in
             try Self.encodeList(snapshot, query, version, media)
         }
-        return page(request, path: path, body, extent, plainTag: plainTag, query, version, media)
+        return try page(request, path: path, body, extent, plainTag: plainTag, query, version, media)
     }
 
     /// `GET /announcements?asOf=…`: a page of the list as it was at a time or seq.
@@ -69,7 +69,7 @@ struct ReadRoutes: Sendable {
         let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
         // The state up to a seq changes only when an announcement in it is erased.
         let plainTag = Self.listTag(version, state: "asof-\(model.seq)-\(store.lineTag(of: model.seq))-\(erasures)", query, media)
-        return page(request, path: path, body, extent, plainTag: plainTag, query, version, media, asOf: point)
+        return try page(request, path: path, body, extent, plainTag: plainTag, query, version, media, asOf: point)
     }
 
     /// The answer with a page of the list (live, or as it was at `point`): its ETag (the plain tag
@@ -77,9 +77,9 @@ struct ReadRoutes: Sendable {
     private func page(
         _ request: Request, path: String, _ body: CodedBody, _ extent: RepresentationCache.PageExtent, plainTag: String,
         _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
-    ) -> Response {
+    ) throws(APIError) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        var response = conditional(request, etag: etag) ?? .encoded(body, media)
+        var response = try conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(extent.total)
         if let link = links(path, query: query, extent, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
@@ -110,7 +110,7 @@ struct ReadRoutes: Sendable {
             try Self.encode(announcement, media)
         }
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        return versioned(conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+        return versioned(try conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
     // MARK: - Encoding
@@ -214,10 +214,9 @@ struct ReadRoutes: Sendable {
     /// A 304 when `If-None-Match` names the current ETag (or `*`): the ETag of the representation
     /// selected for this request, so a tag of the compressed body does not match the plain one.
     /// Without `wildcard`, only the tag itself counts.
-    func conditional(_ request: Request, etag: String, wildcard: Bool = true) -> Response? {
-        guard let header = request.headers[.ifNoneMatch] else { return nil }
-        let tags = AnnouncementTag.tags(in: header)
-        guard tags.contains(where: { $0 == etag || (wildcard && $0 == "*") }) else { return nil }
+    func conditional(_ request: Request, etag: String, wildcard: Bool = true) throws(APIError) -> Response? {
+        guard let tags = try AnnouncementTag.tags(ifNoneMatch: request) else { return wildcard ? Response(status: .notModified) : nil }
+        guard tags.contains(etag) else { return nil }
         return Response(status: .notModified)
     }
 

@@ -8,8 +8,10 @@ import NIOCore
 /// is `GET "/announcements?limit=10" 200 1.25ms 1234B` (method, path with its query, status,
 /// duration, bytes sent, `-` for a stream); its metadata holds the same as fields (`http.method`,
 /// `http.path`, `http.status`, `http.duration_ms`, `http.bytes`), with `client.address` and
-/// `request.id`: the keys of a JSON log line. No credentials: headers are not logged, and the
-/// path is the request's path and query only.
+/// `request.id`: the keys of a JSON log line. No credentials: headers are not logged, and of the
+/// query only the values of the parameters the route takes (`max`, `after`, …) are: any other's is
+/// written `***` (a client that puts a token in the URL, `?access_token=…`, is refused, and the
+/// token stays out of the log).
 ///
 /// An incoming `X-Request-ID` of 1 to 128 visible ASCII characters is kept and echoed; any other is
 /// replaced by one made here, so that a client cannot write into the log what looks like a field.
@@ -25,7 +27,8 @@ struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContex
         metrics?.request(route: context.endpointPath, method: request.method, status: response.status, duration: duration)
         guard context.logger.logLevel <= .info else { return response }
         let microseconds = Int(duration / .microseconds(1))
-        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let known = context.endpointPath.map { QueryMiddleware<Context>.parameters(route: $0, method: request.method) } ?? []
+        let target = request.uri.path + (request.uri.query.map { "?" + AccessLog.query($0, keepingValuesOf: known) } ?? "")
         let milliseconds = AccessLog.milliseconds(microseconds)
         let bytes = response.body.contentLength.map(String.init) ?? "-"
         context.logger.info(
@@ -57,6 +60,15 @@ enum AccessLog {
         let port = address.port.map { ":\($0)" } ?? ""
         if case .v6 = address { return "[\(ip)]\(port)" }
         return ip + port
+    }
+
+    /// `query` with the value of every parameter not in `known` replaced by `***`: the names stay
+    /// (what a client sent, to tell a mistake by), values that may be credentials do not.
+    static func query(_ query: String, keepingValuesOf known: [String]) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+            guard let equals = parameter.firstIndex(of: "="), !known.contains(String(parameter[..<equals])) else { return String(parameter) }
+            return parameter[..<equals] + "=***"
+        }.joined(separator: "&")
     }
 
     /// `1.250` (milliseconds, without the unit) for 1,250 microseconds.

@@ -42,7 +42,7 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
-        let ifMatch = expected(request, id: id)
+        let ifMatch = try expected(request, id: id)
         let replaced = try await store.update(
             id: id, AnnouncementPatch(replacingWith: draft), by: writer, scope: scope,
             expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key
@@ -57,7 +57,7 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
-        let ifMatch = expected(request, id: id)
+        let ifMatch = try expected(request, id: id)
         let updated = try await store.update(id: id, patch, by: writer, scope: scope, expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key)
         context.logger.debug("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         return representation(updated, media, status: .ok)
@@ -68,7 +68,7 @@ struct WriteRoutes: Sendable {
         _ = try APIVersion(of: request)
         let key = try idempotencyKey(request)
         let id = try AnnouncementTag.id(request, context)
-        let ifMatch = expected(request, id: id)
+        let ifMatch = try expected(request, id: id)
         try await store.delete(id: id, by: writer, scope: scope, expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key)
         context.logger.debug("deleted announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         // The delete's seq is at most the last one now: a read with it as Min-Seq sees the delete.
@@ -144,11 +144,11 @@ struct WriteRoutes: Sendable {
 
     /// The revision the request's `If-Match` names and its line's tag (see
     /// `AnnouncementTag.expected`); nils without one, or for `*`.
-    private func expected(_ request: Request, id: Int) -> (revision: Int?, line: LineTag?) {
-        guard let header = request.headers[.ifMatch] else { return (nil, nil) }
-        let current = store.snapshot.announcement(id: id).map { ($0.revision, store.lineTag(of: $0.revision)) }
-        guard let expected = AnnouncementTag.expected(ifMatch: header, id: id, current: current) else { return (nil, nil) }
-        return (expected.revision, expected.line)
+    private func expected(_ request: Request, id: Int) throws(APIError) -> (revision: Int?, line: LineTag?) {
+        let expected = try AnnouncementTag.expected(ifMatch: request, id: id) {
+            store.snapshot.announcement(id: id).map { ($0.revision, store.lineTag(of: $0.revision)) }
+        }
+        return (expected?.revision, expected?.line)
     }
 
     /// The request's body as a JSON object, checking its type and size.

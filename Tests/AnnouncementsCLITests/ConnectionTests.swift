@@ -154,6 +154,7 @@ import Glibc
         }
         #expect(refused.text.hasPrefix("HTTP/1.1 503"), "\(refused.text.prefix(300))")
         #expect(refused.text.contains(#"{"error":503,"message":"the server has as many connections open as it allows (http.max_connections: 128)"#))
+        #expect(refused.text.contains("X-Content-Type-Options: nosniff\r\n"), "\(refused.text.prefix(300))")
         #expect(refused.closed)
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"), "a connection made before the limit is still served")
@@ -212,6 +213,14 @@ import Glibc
     /// Requests the HTTP parser refuses, built when a test runs (their text is too long to name one).
     enum Malformed: String, CaseIterable, Sendable {
         case longURI, longHeaderField, manyLongHeaderFields, notHTTP
+        case chunkSizeNotHex, chunkSizeTooLong, chunkSizeNegative, unknownTransferCoding, http10PostWithoutLength
+
+        /// A chunked POST whose first chunk is a whole announcement, then `size` as the next chunk's size.
+        static func chunked(nextSize size: String) -> String {
+            let json = #"{"title":"Sneaked in"}"#
+            return "POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer w-secret\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(json.utf8.count, radix: 16) + "\r\n\(json)\r\n\(size)\r\nxx\r\n0\r\n\r\n"
+        }
 
         var request: String {
             switch self {
@@ -219,6 +228,13 @@ import Glibc
             case .longHeaderField: "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n"
             case .manyLongHeaderFields: "GET /health HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Many: \(String(repeating: "c", count: 1000))\r\n", count: 80) + "\r\n"
             case .notHTTP: "HELLO THERE\r\n\r\n"
+            case .chunkSizeNotHex: Self.chunked(nextSize: "zz")
+            case .chunkSizeTooLong: Self.chunked(nextSize: String(repeating: "f", count: 24))
+            case .chunkSizeNegative: Self.chunked(nextSize: "-1")
+            case .unknownTransferCoding:
+                "POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer w-secret\r\nContent-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n" + #"{"title":"Sneaked in"}"#
+            case .http10PostWithoutLength:
+                "POST /announcements HTTP/1.0\r\nAuthorization: Bearer w-secret\r\nContent-Type: application/json\r\n\r\n" + #"{"title":"Sneaked in"}"#
             }
         }
 
@@ -226,26 +242,50 @@ import Glibc
             switch self {
             case .longURI: 414
             case .longHeaderField, .manyLongHeaderFields: 431
-            case .notHTTP: 400
+            case .notHTTP, .chunkSizeNotHex, .chunkSizeTooLong, .chunkSizeNegative, .unknownTransferCoding: 400
+            case .http10PostWithoutLength: 411
             }
         }
+
+        /// The version the answer is in: the request's, when it was read.
+        var version: String { self == .http10PostWithoutLength ? "HTTP/1.0" : "HTTP/1.1" }
     }
 
-    @Test("requests the HTTP parser refuses get a JSON error with the right status", arguments: Malformed.allCases)
+    @Test("requests the HTTP parser refuses, in their head or their body, get a JSON error with the right status, then the connection closes; nothing is written", arguments: Malformed.allCases)
     func parserRejections(malformed: Malformed) async throws {
         let status = malformed.status
-        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  w: { token: w-secret, role: editor }\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(malformed.request)
         let (text, closed) = connection.readUntilClosed(seconds: 10)
-        #expect(text.hasPrefix("HTTP/1.1 \(status) "), "\(text.prefix(300))")
-        #expect(text.contains("Content-Type: application/json;charset=UTF-8"))
+        #expect(text.hasPrefix("\(malformed.version) \(status) "), "\(text.prefix(300))")
+        #expect(text.lowercased().contains("content-type: application/json;charset=utf-8"), "\(text.prefix(300))")
+        #expect(text.lowercased().contains("x-content-type-options: nosniff"))
         #expect(text.contains(#"{"error":\#(status),"message":""#))
         #expect(closed)
-        #expect(try Self.cuts("bad_request", server: server) == 1, "counted in the metrics")
+        if malformed != .http10PostWithoutLength {
+            #expect(try Self.cuts("bad_request", server: server) == 1, "counted in the metrics")
+        }
+        let log = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8)
+        #expect(!log.contains("Sneaked in"), "nothing of a malformed request is written")
+    }
+
+    @Test("an HTTP/1.0 request with Connection: keep-alive is told so, and its connection serves the next request")
+    func http10KeepAlive() async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        for _ in 0..<2 {
+            #expect(connection.send("GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"))
+            let text = connection.readResponse(seconds: 10)
+            #expect(text.hasPrefix("HTTP/1.0 200"), "\(text)")
+            #expect(text.lowercased().contains("\r\nconnection: keep-alive\r\n"), "\(text)")
+        }
     }
 
     @Test("an HTTP/1.0 request without keep-alive is answered in HTTP/1.0 and its connection closed")

@@ -184,6 +184,25 @@ import Testing
         }
     }
 
+    @Test("every answer says nosniff and carries the API's Content-Security-Policy: reads, errors, 304s, writes, streams", arguments: [
+        ("/announcements", HTTPRequest.Method.get), ("/announcements/99", .get), ("/announcements?bogus=%3Cscript%3E", .get), ("/health", .get),
+        ("/openapi.yaml", .get), ("/events", .get), ("/announcements", .post), ("/nothing", .delete),
+    ])
+    func securityHeaders(path: String, method: HTTPRequest.Method) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: path, method: method, headers: method == .post ? alice : [:], body: method == .post ? body(#"{"title":"New"}"#) : nil) { response in
+                #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(path)")
+                #expect(response.headers[.contentSecurityPolicy] == "default-src 'none'; frame-ancestors 'none'", "\(path)")
+                if method == .get, let etag = response.headers[.eTag] {
+                    try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: etag]) { notModified in
+                        #expect(notModified.status == .notModified)
+                        #expect(notModified.headers[.xContentTypeOptions] == "nosniff")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the access log quotes the path, so a request cannot forge a field or a line")
     func accessLogQuotes() async throws {
         let lines = LogLines()
@@ -194,6 +213,23 @@ import Testing
         let line = try #require(lines.messages.first { $0.hasPrefix("GET ") })
         #expect(line.hasPrefix(#"GET "/announcements/%22%20x=1" 404 "#), "\(line)")
         #expect(VisibleText.quoted("a\"b\u{1B}[2K\nc") == #""a\"b\u001b[2K\nc""#)
+    }
+
+    @Test("the access log keeps the values of the parameters a route takes, and writes any other's as ***: a token in the URL stays out of it")
+    func accessLogRedactsQuery() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test", factory: { _ in lines })
+        try await withServer(logger: logger) { client, _ in
+            try await client.execute(uri: "/announcements?access_token=s3cret-token&max=2", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/announcements?max=2&offset=1", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/nothing?token=s3cret-token&flag", method: .get) { #expect($0.status == .notFound) }
+        }
+        let requests = lines.messages.filter { $0.hasPrefix("GET ") }
+        #expect(requests.count == 3)
+        #expect(requests.contains { $0.hasPrefix(#"GET "/announcements?access_token=***&max=2" 400 "#) }, "\(requests)")
+        #expect(requests.contains { $0.hasPrefix(#"GET "/announcements?max=2&offset=1" 200 "#) }, "\(requests)")
+        #expect(requests.contains { $0.hasPrefix(#"GET "/nothing?token=***&flag" 404 "#) }, "\(requests)")
+        #expect(!lines.messages.contains { $0.contains("s3cret") })
     }
 }
 

@@ -201,6 +201,36 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("`*` stands alone in If-Match and If-None-Match: a list holding it is a 400 that writes nothing, never a match", arguments: [
+        #""bogus", *"#, "*,", ", *", #"*, "1-1-00000000""#,
+    ])
+    func wildcardInList(header: String) async throws {
+        try await withServer { client, store in
+            for method in [HTTPRequest.Method.patch, .put, .delete] {
+                var headers = alice
+                headers[.ifMatch] = header
+                let payload = method == .delete ? nil : body(#"{"title":"Overwritten"}"#)
+                try await client.execute(uri: "/announcements/1", method: method, headers: headers, body: payload) { response in
+                    #expect(response.status == .badRequest, "\(method)")
+                    #expect((response.object["message"] as? String)?.hasPrefix("If-Match is either * alone or a list of entity tags, not both") == true, "\(response.object)")
+                }
+            }
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifNoneMatch: header]) { response in
+                #expect(response.status == .badRequest)
+            }
+            // Two fields make one list too.
+            var fields = alice
+            fields.append(HTTPField(name: .ifMatch, value: #""bogus""#))
+            fields.append(HTTPField(name: .ifMatch, value: "*"))
+            try await client.execute(uri: "/announcements/1", method: .delete, headers: fields) { #expect($0.status == .badRequest) }
+            #expect(store.snapshot.seq == 6, "nothing was written")
+            // `*` alone matches any current revision.
+            var star = alice
+            star[.ifMatch] = " * "
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: star, body: body(#"{"title":"Any revision"}"#)) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("an acknowledged write survives a restart")
     func survivesRestart() async throws {
         let folder = NSTemporaryDirectory() + "http-restart-\(UUID().uuidString)"

@@ -2,25 +2,21 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Holds one connection to its `ConnectionLimits` (see `ConnectionClock`), closes HTTP/1.0
-/// connections that did not ask to stay open once answered, and answers requests the HTTP parser
-/// rejects with a JSON error and the right status. Sits between the HTTP/1 codec and the
-/// conversion to HTTP types, where each request's version is still known.
+/// Holds one connection to its `ConnectionLimits` (see `ConnectionClock`), answers each request in
+/// its version saying whether the connection stays open, and answers requests the HTTP parser
+/// rejects with a JSON error and the right status, then closes (see `ConnectionExchanges`). Sits
+/// between the HTTP/1 codec and the conversion to HTTP types, where each request's version is
+/// still known.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// What an unanswered request asked of its response: its version, and whether the connection
-    /// stays open after it.
-    private struct Owed {
-        var version: HTTPVersion
-        var keepAlive: Bool
-    }
-
     private var clock: ConnectionClock
-    private var owed: [Owed] = []
+    private var exchanges = ConnectionExchanges()
+    /// The answer to the parse failure, once there was one.
+    private var rejection: APIError?
     private var context: ChannelHandlerContext?
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
@@ -71,14 +67,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - Requests
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Once the parser failed, nothing it passes on is a request.
+        guard !exchanges.parserFailed else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
             clock.requestBegan(at: .now())
-            owed.append(Owed(version: head.version, keepAlive: head.isKeepAlive))
+            exchanges.requestHead(version: head.version, keepAlive: head.isKeepAlive, isHead: head.method == .HEAD)
         case .body:
             break
         case .end:
             clock.requestEnded(at: .now())
+            exchanges.requestEnd()
         }
         context.fireChannelRead(data)
     }
@@ -88,23 +87,34 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        // The parser cannot go on: answer when nothing else is being answered, then close. The
-        // error goes no further, so nothing else answers it. On a connection already closed (cut
-        // off mid-head by a timeout, or left by its client) the parser only saw the head end
-        // early: nothing to answer, and no bad request to count.
+        // On a connection already closed (cut off mid-head by a timeout, or left by its client)
+        // the parser only saw the head end early: nothing to answer, and no bad request to count.
         guard context.channel.isActive else { return }
-        guard owed.isEmpty else {
-            context.close(promise: nil)
-            return
-        }
-        metrics?.connectionCut(.badRequest)
         let rejection = Self.rejection(error, requestLineLength: requestLineLength)
+        switch exchanges.parserFailure() {
+        case .ignore:
+            return
+        case .answerNow:
+            metrics?.connectionCut(.badRequest)
+            reject(rejection, context: context)
+        case .failRequest:
+            // The request's handler reads the error where it reads the body (a 400, nothing of the
+            // request written); its answer closes the connection.
+            metrics?.connectionCut(.badRequest)
+            context.fireErrorCaught(error)
+        case .answerAfterOwed:
+            metrics?.connectionCut(.badRequest)
+            self.rejection = rejection
+        }
+    }
+
+    /// Writes `rejection` as a whole response that closes the connection, then closes it.
+    private func reject(_ rejection: APIError, context: ChannelHandlerContext) {
         let body = ByteBuffer(bytes: rejection.jsonBody)
         let headers = HTTPHeaders([
             ("Content-Type", "application/json;charset=UTF-8"),
             ("Content-Length", String(body.readableBytes)),
-            ("Connection", "close"),
-        ])
+        ] + SecurityHeaders.pairs + [("Connection", "close")])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: rejection.status.code), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -127,30 +137,46 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            // Answer in the request's version (an HTTP/1.0 client cannot read chunked bodies), and
-            // say that the connection closes when the client did not ask to keep it. Most heads
-            // need neither and pass on as they are.
-            guard let request = owed.first, request.version != head.version || !request.keepAlive else {
-                context.write(data, promise: promise)
+            let hasLength = head.headers.contains(name: "content-length")
+            switch exchanges.responseHead(status: Int(head.status.code), hasLength: hasLength) {
+            case .drop:
+                promise?.fail(ChannelError.ioOnClosedChannel)
+            case .send(let version, let connection):
+                // Most heads need no change and pass on as they are.
+                guard version != head.version || connection != nil else {
+                    context.write(data, promise: promise)
+                    return
+                }
+                head.version = version
+                if let connection { head.headers.replaceOrAdd(name: "Connection", value: connection) }
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+            }
+        case .body:
+            // A dropped response's body goes with it.
+            guard !exchanges.parserFailed || !exchanges.owed.isEmpty else {
+                promise?.fail(ChannelError.ioOnClosedChannel)
                 return
             }
-            head.version = request.version
-            if !request.keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-        case .end:
-            clock.responseEnded(at: .now())
-            let closes = owed.first.map { !$0.keepAlive } ?? false
-            if !owed.isEmpty { owed.removeFirst() }
-            schedule(context)
-            guard closes else {
-                context.write(data, promise: promise)
-                return
-            }
-            let written = context.writeAndFlush(data)
-            written.cascade(to: promise)
-            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        default:
             context.write(data, promise: promise)
+        case .end:
+            let next = exchanges.responseEnd()
+            if next != .drop {
+                clock.responseEnded(at: .now())
+                schedule(context)
+            }
+            switch next {
+            case .drop:
+                promise?.fail(ChannelError.ioOnClosedChannel)
+            case .keepOpen:
+                context.write(data, promise: promise)
+            case .close:
+                let written = context.writeAndFlush(data)
+                written.cascade(to: promise)
+                written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            case .answerThenClose:
+                context.write(data, promise: promise)
+                if let rejection { reject(rejection, context: context) } else { context.close(promise: nil) }
+            }
         }
     }
 

@@ -1,0 +1,73 @@
+import NIOHTTP1
+import Testing
+@testable import AnnouncementsHTTP
+
+/// What a connection owes its client, decided without sockets.
+@Suite struct ConnectionExchangesTests {
+    @Test("a response goes out in its request's version: 1.1 kept open as it is, 1.0 told keep-alive or close")
+    func versions() {
+        var exchanges = ConnectionExchanges()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 200, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(exchanges.responseEnd() == .keepOpen)
+
+        exchanges.requestHead(version: .http1_0, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 200, hasLength: true) == .send(version: .http1_0, connection: "keep-alive"))
+        #expect(exchanges.responseEnd() == .keepOpen)
+
+        exchanges.requestHead(version: .http1_0, keepAlive: false, isHead: false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 200, hasLength: true) == .send(version: .http1_0, connection: "close"))
+        #expect(exchanges.responseEnd() == .close)
+    }
+
+    @Test("an HTTP/1.0 response without a length (a stream) closes the connection, whatever the client asked; one without a body does not")
+    func http10WithoutLength() {
+        var exchanges = ConnectionExchanges()
+        exchanges.requestHead(version: .http1_0, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 304, hasLength: false) == .send(version: .http1_0, connection: "keep-alive"))
+        #expect(exchanges.responseEnd() == .keepOpen)
+        exchanges.requestHead(version: .http1_0, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 200, hasLength: false) == .send(version: .http1_0, connection: "close"))
+        #expect(exchanges.responseEnd() == .close)
+    }
+
+    @Test("a parse failure with nothing owed is answered at once")
+    func failureBetweenRequests() {
+        var exchanges = ConnectionExchanges()
+        #expect(exchanges.parserFailure() == .answerNow)
+        #expect(exchanges.parserFailure() == .ignore, "a parser failing again changes nothing")
+    }
+
+    @Test("a parse failure in a request's body fails the request; its answer closes the connection, and the framework's own answer after it is dropped")
+    func failureInBody() {
+        var exchanges = ConnectionExchanges()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        #expect(exchanges.parserFailure() == .failRequest)
+        #expect(exchanges.responseHead(status: 400, hasLength: true) == .send(version: .http1_1, connection: "close"))
+        #expect(exchanges.responseEnd() == .close)
+        #expect(exchanges.responseHead(status: 400, hasLength: true) == .drop)
+        #expect(exchanges.responseEnd() == .drop)
+    }
+
+    @Test("bytes that are not HTTP after a whole request: it is answered, then the rejection, then the connection closes; a client that did not keep it open gets the answer only")
+    func failureAfterRequest() {
+        var kept = ConnectionExchanges()
+        kept.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        kept.requestEnd()
+        #expect(kept.parserFailure() == .answerAfterOwed)
+        #expect(kept.responseHead(status: 200, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(kept.responseEnd() == .answerThenClose)
+
+        var closing = ConnectionExchanges()
+        closing.requestHead(version: .http1_0, keepAlive: false, isHead: false)
+        closing.requestEnd()
+        #expect(closing.parserFailure() == .answerAfterOwed)
+        #expect(closing.responseHead(status: 411, hasLength: true) == .send(version: .http1_0, connection: "close"))
+        #expect(closing.responseEnd() == .close)
+    }
+}
