@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one, then a
-# generic Python client against a live server (scripts/generic-client.sh). The cluster
+# `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one, then clients
+# and tools nobody here wrote against a live server (scripts/generic-client.sh,
+# scripts/third-party-tools.sh; their Python packages go into .build/python-tools). The cluster
 # (scripts/pg.sh: Debian's PostgreSQL, installed when missing as root, on 127.0.0.1 on a free port,
 # trusting user postgres) lives in a temporary folder under $TMPDIR (default /tmp) and is stopped
 # and deleted on every exit, Ctrl-C included. The tests find it in ANNOUNCEMENTS_TEST_POSTGRES_URL;
@@ -36,10 +37,13 @@ status=0
 # The systemd unit (deploy/announcements.service) through systemd-analyze verify, where it is installed.
 scripts/deploy-check.sh || status=$?
 "${SWIFT:-swift}" test "$@" || status=$?
-# A generic client (Python's httpx and httpx-sse) against a live server, on a whole run only.
+# Clients and tools nobody here wrote against a live server, on a whole run only: a generic client
+# (Python's httpx and httpx-sse), a client generated from the OpenAPI document, the event stream
+# through nginx, /metrics through promtool.
 if [ $# -eq 0 ]; then
   scripts/generic-client.sh || status=$?
+  scripts/third-party-tools.sh || status=$?
 else
-  echo "generic client (scripts/generic-client.sh) not run: a run with arguments ($*) runs part of the tests"
+  echo "generic client and third-party tools (scripts/generic-client.sh, scripts/third-party-tools.sh) not run: a run with arguments ($*) runs part of the tests"
 fi
 exit "$status"

@@ -29,10 +29,21 @@ struct ReplayBenchmark {
             indexTimes.append(clock.now - indexStart)
         }
         let indexTime = indexTimes.sorted()[indexTimes.count / 2]
-        // The server's start-up replay also indexes every line (history, asOf, the feed, keys).
-        let indexedStart = clock.now
-        _ = try LogReader(path: path).replay(indexing: true)
-        let indexedTime = clock.now - indexedStart
+        // The server's start-up replay also indexes every line (history, asOf, the feed, keys),
+        // and follows the hash chain (each line's link computed, checked against the next `prev`):
+        // measured without and with the chain, alternately, side by side.
+        var indexedTimes: [Duration] = []
+        var chainedTimes: [Duration] = []
+        for _ in 0..<runs {
+            let indexedStart = clock.now
+            _ = try LogReader(path: path).replay(indexing: true)
+            indexedTimes.append(clock.now - indexedStart)
+            let chainedStart = clock.now
+            _ = try LogReader(path: path).replay(indexing: true, chainCheck: .refuse)
+            chainedTimes.append(clock.now - chainedStart)
+        }
+        let indexedTime = indexedTimes.sorted()[runs / 2]
+        let chainedTime = chainedTimes.sorted()[runs / 2]
         let peak = peakResidentMegabytes()
         let replayTime = times.sorted()[times.count / 2]
 
@@ -40,23 +51,28 @@ struct ReplayBenchmark {
         let bytesRead = try readAll()
         let readTime = clock.now - readStart
 
-        let (decoded, decodedBytes, decodeTime) = try decodeSample()
+        // The anchor's median too: one pass of JSONDecoder swung its rate by a third between runs.
+        var decodes = try (0..<runs).map { _ in try decodeSample() }
+        decodes.sort { $0.time < $1.time }
+        let (decoded, decodedBytes, decodeTime) = decodes[runs / 2]
 
         let replaySeconds = replayTime.seconds
         print("log: \(path), \(events) events, \(String(format: "%.0f", megabytes)) MB, \(live) live announcements")
         print(String(format: "replay (median of %d):   %.3f s  %9.0f events/s  %6.0f MB/s  peak RSS %.0f MB",
                      runs, replaySeconds, Double(events) / replaySeconds, megabytes / replaySeconds, peak))
         print(String(format: "title index (server start): %.3f s for %d titles", indexTime.seconds, live))
-        print(String(format: "replay with the line index (server start, 1 run): %.3f s  %9.0f events/s",
-                     indexedTime.seconds, Double(events) / indexedTime.seconds))
+        print(String(format: "replay with the line index (median of %d): %.3f s  %9.0f events/s",
+                     runs, indexedTime.seconds, Double(events) / indexedTime.seconds))
+        print(String(format: "replay with the line index and the hash chain followed (server start, median of %d): %.3f s  %9.0f events/s  (%.2fx the time without the chain)",
+                     runs, chainedTime.seconds, Double(events) / chainedTime.seconds, chainedTime.seconds / indexedTime.seconds))
         print(String(format: "read file (ceiling):      %.3f s  %6.0f MB/s",
                      readTime.seconds, Double(bytesRead) / 1_000_000 / readTime.seconds))
         let decoderRate = Double(decodedBytes) / 1_000_000 / decodeTime.seconds
-        print(String(format: "JSONDecoder (%d lines): %.3f s  %9.0f events/s  %6.0f MB/s",
-                     decoded, decodeTime.seconds, Double(decoded) / decodeTime.seconds, decoderRate))
-        print(String(format: "ratios: replay / read = %.2f, replay / JSONDecoder = %.1fx",
+        print(String(format: "JSONDecoder (%d lines, median of %d): %.3f s  %9.0f events/s  %6.0f MB/s",
+                     decoded, runs, decodeTime.seconds, Double(decoded) / decodeTime.seconds, decoderRate))
+        print(String(format: "ratios: replay / read = %.2f, replay / JSONDecoder = %.1fx, start-up's replay (index and chain) / JSONDecoder = %.1fx",
                      (megabytes / replaySeconds) / (Double(bytesRead) / 1_000_000 / readTime.seconds),
-                     (megabytes / replaySeconds) / decoderRate))
+                     (megabytes / replaySeconds) / decoderRate, (megabytes / chainedTime.seconds) / decoderRate))
     }
 
     private func readAll() throws -> Int {

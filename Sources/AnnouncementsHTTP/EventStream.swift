@@ -31,8 +31,10 @@ struct EventStream: Sendable {
         request.headers[.accept]?.lowercased().contains("text/event-stream") == true
     }
 
+    /// The stream: never kept by a cache, and never held back by a proxy that buffers answers
+    /// (`X-Accel-Buffering: no`: nginx's default `proxy_buffering on` held every event back).
     func response() -> Response {
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .vary: "Authorization"]
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .xAccelBuffering: "no", .vary: "Authorization"]
         return Response(status: .ok, headers: headers, body: ResponseBody { [slot] writer in
             // Its place is what the metrics count as an open stream.
             defer { slot.release() }

@@ -27,11 +27,11 @@ extension ReadRoutes {
         // went out only with a compressed body, which the same events compress to again: a 304
         // without reading. So does the plain tag for a client that takes no coding.
         let known = coding.map { $0.tagged(plainTag) } ?? plainTag
-        if let notModified = try conditional(request, etag: known, wildcard: coding == nil) { return versioned(notModified, version, etag: known) }
+        if let notModified = try Self.conditional(request, etag: known, wildcard: coding == nil) { return versioned(notModified, version, etag: known) }
         guard let lines = try await store.historyLines(id: id) else { throw notFound }
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: coding)
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        return versioned(try conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag)
     }
 
     /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
@@ -41,7 +41,7 @@ extension ReadRoutes {
         }
         let body = CodedBody(try Self.encode(announcement, media), compressedWith: ContentCoding.preferred(by: request))
         let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media, line: store.lineTag(of: announcement.revision)), body.coding)
-        return versioned(try conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
@@ -74,8 +74,9 @@ extension ReadRoutes {
         // over `after`), its form (the token's role) and its coding.
         response.headers[.vary] = "Accept, Accept-Encoding, Authorization, Last-Event-ID"
         // A page changes: its lines are sealed by an erasure, the last one grows. A proxy that
-        // caches 200s by default (Varnish: 2 minutes) would serve erased texts, or an old end.
-        response.headers[.cacheControl] = "no-cache"
+        // caches 200s by default (Varnish: 2 minutes) would serve erased texts, or an old end; and
+        // a page has no validator to ask with: none keeps it.
+        response.headers[.cacheControl] = "no-store"
         return response
     }
 

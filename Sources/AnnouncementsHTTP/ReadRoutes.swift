@@ -35,10 +35,13 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Handlers
 
-    /// `/health`: 200 while writes can succeed, else a 503 saying why (see `HealthBody`).
+    /// `/health`: 200 while writes can succeed, else a 503 saying why (see `HealthBody`); never
+    /// kept by a cache (a proxy that kept a 200 would hide the next 503).
     private func health() -> Response {
         let health = store.health
-        return .json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
+        var response = Response.json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     private func list(_ request: Request, forced: APIVersion?, path: String) async throws -> Response {
@@ -79,7 +82,7 @@ struct ReadRoutes: Sendable {
         _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
     ) throws(APIError) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        var response = try conditional(request, etag: etag) ?? .encoded(body, media)
+        var response = try Self.conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(extent.total)
         if let link = links(path, query: query, extent, asOf: point) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
@@ -110,7 +113,7 @@ struct ReadRoutes: Sendable {
             try Self.encode(announcement, media)
         }
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        return versioned(try conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 
     // MARK: - Encoding
@@ -214,7 +217,7 @@ struct ReadRoutes: Sendable {
     /// A 304 when `If-None-Match` names the current ETag (or `*`): the ETag of the representation
     /// selected for this request, so a tag of the compressed body does not match the plain one.
     /// Without `wildcard`, only the tag itself counts.
-    func conditional(_ request: Request, etag: String, wildcard: Bool = true) throws(APIError) -> Response? {
+    static func conditional(_ request: Request, etag: String, wildcard: Bool = true) throws(APIError) -> Response? {
         guard let tags = try AnnouncementTag.tags(ifNoneMatch: request) else { return wildcard ? Response(status: .notModified) : nil }
         guard tags.contains(etag) else { return nil }
         return Response(status: .notModified)

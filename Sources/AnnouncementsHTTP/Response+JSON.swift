@@ -12,6 +12,7 @@ extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
     static let minSeq = Self("Min-Seq")!
     static let logSeq = Self("Log-Seq")!
+    static let xAccelBuffering = Self("X-Accel-Buffering")!
 }
 
 extension Response {

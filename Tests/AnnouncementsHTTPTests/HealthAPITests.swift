@@ -37,6 +37,7 @@ private func withServer(
                 #expect(verified.isSound)
                 #expect(response.object["head"] as? String == verified.head?.description)
                 #expect((response.object["head"] as? String)?.hasPrefix("7:") == true)
+                #expect(response.headers[.cacheControl] == "no-store", "a cached 200 would hide the next 503")
             }
         }
         try await withServer(seed: [], folder: folder + "-empty") { client, _ in

@@ -2,6 +2,7 @@
 import AnnouncementsDomain
 import AnnouncementsStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -17,7 +18,6 @@ private func documentedOperations() throws -> [(route: String, id: String?, hasT
     }
     guard case .mapping(let paths, _)? = value(root, "paths"),
           case .mapping(let components, _)? = value(root, "components"),
-          case .mapping(let pathItems, _)? = value(components, "pathItems"),
           case .mapping(let parameters, _)? = value(components, "parameters")
     else { throw CocoaError(.fileReadCorruptFile) }
     /// The name of a query parameter, given inline or as a reference to components/parameters.
@@ -32,12 +32,10 @@ private func documentedOperations() throws -> [(route: String, id: String?, hasT
     }
     var found: [(route: String, id: String?, hasTags: Bool, query: Set<String>)] = []
     for (key, item) in paths {
-        guard case .scalar(let path, _, _) = key, case .mapping(var operations, _) = item else { continue }
-        // A path item may be a reference to one in components/pathItems.
-        if case .scalar(let reference, _, _)? = value(operations, "$ref"),
-           case .mapping(let referenced, _)? = value(pathItems, String(reference.split(separator: "/").last ?? "")) {
-            operations = referenced
-        }
+        guard case .scalar(let path, _, _) = key, case .mapping(let operations, _) = item else { continue }
+        // Every path item stands whole in `paths`: generators that do not follow a path item's
+        // `$ref` (openapi-python-client) would leave its operations out.
+        guard value(operations, "$ref") == nil else { throw OpenAPIProblem.referencedPathItem(path) }
         for (method, operation) in operations {
             guard case .scalar(let name, _, _) = method, ["get", "put", "post", "patch", "delete"].contains(name),
                   case .mapping(let fields, _) = operation else { continue }
@@ -51,6 +49,10 @@ private func documentedOperations() throws -> [(route: String, id: String?, hasT
         }
     }
     return found
+}
+
+enum OpenAPIProblem: Error {
+    case referencedPathItem(String)
 }
 
 /// The (method, path) pairs the document describes.
@@ -109,6 +111,28 @@ private func documentedRoutes() throws -> Set<String> {
                 let text = String(buffer: response.body)
                 #expect(text == OpenAPIDocument.yaml)
                 #expect(text.hasPrefix("openapi: 3.1.0\n"))
+            }
+        }
+    }
+
+    @Test("GET /openapi.yaml is revalidated by caches (no-cache) with an ETag of its own for each coding: 304 while the document is the same")
+    func servedWithValidator() async throws {
+        try await withServer { client, _ in
+            for coding in [nil, "gzip"] as [String?] {
+                var headers: HTTPFields = [:]
+                if let coding { headers[.acceptEncoding] = coding }
+                let etag = try await client.execute(uri: "/openapi.yaml", method: .get, headers: headers) { response in
+                    #expect(response.headers[.cacheControl] == "no-cache")
+                    #expect(response.headers[.contentEncoding] == coding)
+                    return try #require(response.headers[.eTag])
+                }
+                #expect(etag.hasPrefix("\"openapi-") && etag.hasSuffix(coding.map { "-\($0)\"" } ?? "\""), "\(etag)")
+                headers[.ifNoneMatch] = etag
+                try await client.execute(uri: "/openapi.yaml", method: .get, headers: headers) { response in
+                    #expect(response.status == .notModified)
+                    #expect(response.body.readableBytes == 0)
+                    #expect(response.headers[.eTag] == etag)
+                }
             }
         }
     }

@@ -48,19 +48,47 @@ public final class ServerMetrics: Sendable {
     /// The metrics, made by `factory` (the bootstrapped one unless given).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
-        seq = Gauge(label: "announcements_log_seq", factory: factory)
-        logBytes = Gauge(label: "announcements_log_bytes", factory: factory)
-        live = Gauge(label: "announcements_live", factory: factory)
-        streams = Gauge(label: "announcements_stream_subscribers", factory: factory)
-        startup = Gauge(label: "announcements_startup_seconds", factory: factory)
-        snapshotSeq = Gauge(label: "announcements_snapshot_seq", factory: factory)
+        seq = Gauge(label: Name.seq, factory: factory)
+        logBytes = Gauge(label: Name.logBytes, factory: factory)
+        live = Gauge(label: Name.live, factory: factory)
+        streams = Gauge(label: Name.streams, factory: factory)
+        startup = Gauge(label: Name.startup, factory: factory)
+        snapshotSeq = Gauge(label: Name.snapshotSeq, factory: factory)
         health = Dictionary(uniqueKeysWithValues: StoreHealth.State.allCases.map { state in
-            (state, Gauge(label: "announcements_health", dimensions: [("state", state.rawValue)], factory: factory))
+            (state, Gauge(label: Name.health, dimensions: [("state", state.rawValue)], factory: factory))
         })
         cutOff = Dictionary(uniqueKeysWithValues: ConnectionCut.allCases.map { reason in
-            (reason, Counter(label: "http_connections_cut_total", dimensions: [("reason", reason.rawValue)], factory: factory))
+            (reason, Counter(label: Name.cutOff, dimensions: [("reason", reason.rawValue)], factory: factory))
         })
     }
+
+    /// The metrics' names.
+    private enum Name {
+        static let requests = "http_requests_total"
+        static let duration = "http_request_duration_seconds"
+        static let cutOff = "http_connections_cut_total"
+        static let seq = "announcements_log_seq"
+        static let logBytes = "announcements_log_bytes"
+        static let live = "announcements_live"
+        static let streams = "announcements_stream_subscribers"
+        static let startup = "announcements_startup_seconds"
+        static let snapshotSeq = "announcements_snapshot_seq"
+        static let health = "announcements_health"
+    }
+
+    /// What each metric counts and in what unit, by name: its `# HELP` in a Prometheus scrape.
+    public static let help: [String: String] = [
+        Name.requests: "HTTP requests answered, by route template, method and status class.",
+        Name.duration: "Seconds from a request's arrival to its answer's head, by route template and method.",
+        Name.cutOff: "Connections closed or refused before a request reached the router, by why.",
+        Name.seq: "The seq of the last durable event.",
+        Name.logBytes: "The log's size in bytes (of a file log).",
+        Name.live: "Live announcements.",
+        Name.streams: "Open GET /events streams.",
+        Name.startup: "Seconds the log took to open at start-up (snapshot and replay).",
+        Name.snapshotSeq: "The seq the newest snapshot beside the log covers (0: none).",
+        Name.health: "1 for the store's state now (ok, failing, unusable, closed), 0 for the others.",
+    ]
 
     /// Counts a connection closed or refused for `reason` (no lock: the counters are made once).
     func connectionCut(_ reason: ConnectionCut) {
@@ -74,8 +102,8 @@ public final class ServerMetrics: Sendable {
         let metrics = requests.withLock { requests in
             if let metrics = requests[key] { return metrics }
             let metrics = RequestMetrics(
-                count: Counter(label: "http_requests_total", dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
-                duration: Timer(label: "http_request_duration_seconds", dimensions: [("route", key.route), ("method", key.method)], factory: factory)
+                count: Counter(label: Name.requests, dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
+                duration: Timer(label: Name.duration, dimensions: [("route", key.route), ("method", key.method)], factory: factory)
             )
             requests[key] = metrics
             return metrics

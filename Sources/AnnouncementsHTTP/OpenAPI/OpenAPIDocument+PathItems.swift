@@ -1,15 +1,23 @@
 // The path items of the announcements' routes in the OpenAPI document, one for each path prefix
 // (none, `/v1`, `/v2`), so that each operation has an `operationId` of its own: a generated client
 // names its methods after them (OpenAPITests checks that every operation has one, unique, and tags).
+// They stand in `paths` whole, never as a `$ref` to `components/pathItems`: OpenAPI 3.1 allows
+// that, but generators that ignore it (openapi-python-client among them) left out every operation
+// of the announcements.
 
 extension OpenAPIDocument {
-    /// `components.pathItems`: Collection, Item, Erase and History, then the same with `V1` and
-    /// `V2` after their names and their operations' ids.
-    static let pathItems = ["", "V1", "V2"].map { collection($0) + item($0) + erase($0) + history($0) }.joined()
+    /// The announcements' entries of `paths`: the collection, an item, its erasure and its history,
+    /// then the same under `/v1` and `/v2`, with `V1` and `V2` after their operations' ids.
+    static let announcementPaths = ["", "V1", "V2"].map { collection($0) + item($0) + erase($0) + history($0) }.joined()
+
+    /// The path prefix of the operations whose ids end with `suffix`: `/v1` for `V1`.
+    private static func prefix(_ suffix: String) -> String {
+        suffix.isEmpty ? "" : "/" + suffix.lowercased()
+    }
 
     private static func collection(_ suffix: String) -> String {
         #"""
-            Collection\#(suffix):
+            \#(prefix(suffix))/announcements:
               post:
                 tags: [announcements]
                 operationId: createAnnouncement\#(suffix)
@@ -42,7 +50,7 @@ extension OpenAPIDocument {
                   "422": { $ref: "#/components/responses/Invalid" }
                   "503": { $ref: "#/components/responses/Unavailable" }
 
-        """# + list(suffix)
+          """# + list(suffix)
     }
 
     /// The list: in the version `Accept-Version` names, or in the one of the path's prefix.
@@ -55,7 +63,7 @@ extension OpenAPIDocument {
         default:
             (
                 #""A page of announcements: full ones for 1.0, summaries for 2.0.""#,
-                ##"\##n          - $ref: "#/components/parameters/AcceptVersion""##,
+                ##"\##n        - $ref: "#/components/parameters/AcceptVersion""##,
                 ##"{ anyOf: [{ type: array, items: { $ref: "#/components/schemas/Announcement" } }, { type: array, items: { $ref: "#/components/schemas/Summary" } }] }"##
             )
         }
@@ -94,12 +102,12 @@ extension OpenAPIDocument {
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "503": { $ref: "#/components/responses/Behind" }
 
-        """#
+          """#
     }
 
     private static func item(_ suffix: String) -> String {
         #"""
-            Item\#(suffix):
+            \#(prefix(suffix))/announcements/{id}:
               get:
                 tags: [announcements]
                 operationId: getAnnouncement\#(suffix)
@@ -202,12 +210,12 @@ extension OpenAPIDocument {
                   "422": { $ref: "#/components/responses/Invalid" }
                   "503": { $ref: "#/components/responses/Unavailable" }
 
-        """#
+          """#
     }
 
     private static func erase(_ suffix: String) -> String {
         #"""
-            Erase\#(suffix):
+            \#(prefix(suffix))/announcements/{id}/erase:
               post:
                 tags: [audit]
                 operationId: eraseAnnouncement\#(suffix)
@@ -259,12 +267,12 @@ extension OpenAPIDocument {
                   "422": { $ref: "#/components/responses/Invalid" }
                   "503": { $ref: "#/components/responses/Unavailable" }
 
-        """#
+          """#
     }
 
     private static func history(_ suffix: String) -> String {
         #"""
-            History\#(suffix):
+            \#(prefix(suffix))/announcements/{id}/history:
               get:
                 tags: [audit]
                 operationId: getHistory\#(suffix)
@@ -295,6 +303,6 @@ extension OpenAPIDocument {
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "503": { description: "The log cannot be read back right now, or this node has not taken in the `Min-Seq` asked for within 5 s.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
 
-        """#
+          """#
     }
 }

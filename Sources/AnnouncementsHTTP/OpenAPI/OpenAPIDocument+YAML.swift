@@ -150,19 +150,7 @@ paths:
           description: As many event streams are open as the server allows (half of `http.max_connections`), or the log cannot be read back right now.
           headers: { Retry-After: { schema: { type: integer } } }
           content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
-  /announcements: { $ref: "#/components/pathItems/Collection" }
-  /announcements/{id}: { $ref: "#/components/pathItems/Item" }
-  /announcements/{id}/history: { $ref: "#/components/pathItems/History" }
-  /v1/announcements: { $ref: "#/components/pathItems/CollectionV1" }
-  /v1/announcements/{id}: { $ref: "#/components/pathItems/ItemV1" }
-  /v1/announcements/{id}/history: { $ref: "#/components/pathItems/HistoryV1" }
-  /v2/announcements: { $ref: "#/components/pathItems/CollectionV2" }
-  /v2/announcements/{id}: { $ref: "#/components/pathItems/ItemV2" }
-  /v2/announcements/{id}/history: { $ref: "#/components/pathItems/HistoryV2" }
-  /announcements/{id}/erase: { $ref: "#/components/pathItems/Erase" }
-  /v1/announcements/{id}/erase: { $ref: "#/components/pathItems/EraseV1" }
-  /v2/announcements/{id}/erase: { $ref: "#/components/pathItems/EraseV2" }
-components:
+\#(announcementPaths)components:
   securitySchemes:
     bearer:
       type: http
@@ -382,7 +370,5 @@ components:
       content:
         application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
         application/xml: { schema: { type: string } }
-  pathItems:
-\#(pathItems)
 """#
 }

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -11,11 +13,20 @@ enum OpenAPIDocument {
     /// The document compressed with each coding, once, when first asked for.
     static let compressed = Dictionary(uniqueKeysWithValues: ContentCoding.allCases.map { ($0, CodedBody(bytes, compressedWith: $0)) })
 
+    /// Its ETag (before the body's coding): the first bytes of its SHA-256, which change only with
+    /// the document (another version of the server).
+    static let etag = "\"openapi-\(SHA256.hash(data: Array(yaml.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined())\""
+
+    /// `GET /openapi.yaml`: `Cache-Control: no-cache` with its ETag, so that a cache asks again
+    /// and gets a 304 until the server is upgraded.
     static func add(to router: Router<AnnouncementsRequestContext>) {
         router.get("openapi.yaml") { request, _ in
             let body = ContentCoding.preferred(by: request).flatMap { compressed[$0] } ?? CodedBody(plain: bytes)
-            var response = Response.coded(body, contentType: "application/yaml")
+            let tag = ContentCoding.tagged(etag, body.coding)
+            var response = try ReadRoutes.conditional(request, etag: tag) ?? Response.coded(body, contentType: "application/yaml")
             response.headers[.vary] = "Accept-Encoding"
+            response.headers[.cacheControl] = "no-cache"
+            response.headers[.eTag] = tag
             return response
         }
     }

@@ -1,5 +1,13 @@
 import AnnouncementsDomain
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a snapshot was not used: start-up then replays the whole log, and logs this as a warning.
 enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// There is no snapshot file.
@@ -42,11 +50,14 @@ enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
     func refusal(logPath: String) -> LogError? {
         guard case .stale(let detail, let line) = self else { return nil }
         let path = SnapshotFile.path(forLog: logPath)
+        // The head recorded beside the log says the same: both go aside, or the next start refuses again.
+        let head = HeadRecord.path(forLog: logPath)
+        let aside = ([path] + (access(head, F_OK) == 0 ? [head] : [])).map { "mv \($0) \($0).set-aside" }.joined(separator: "; ")
         return LogError(.damaged, path: logPath, line: line, message: """
             \(detail), and the snapshot beside it (\(path)) may be the only copy of what the log lost: \
             the server does not start on it. Restore the log from a backup that holds those lines; or, to \
-            serve this log as it is and give up what only the snapshot holds, move the snapshot out of the \
-            way first (mv \(path) \(path).set-aside)
+            serve this log as it is and give up what only the snapshot holds, move what was recorded of it \
+            out of the way first (\(aside))
             """)
     }
 }

@@ -24,14 +24,27 @@ public struct StoreMetrics: Sendable {
         appended = Counter(label: Self.appendedLabel, factory: factory)
         linesPerSync = Recorder(label: Self.linesPerSyncLabel, factory: factory)
         syncDuration = Timer(label: Self.syncDurationLabel, factory: factory)
-        writeFailures = Counter(label: "announcements_write_failures_total", factory: factory)
-        snapshotFailures = Counter(label: "announcements_snapshot_failures_total", factory: factory)
-        followFailures = Counter(label: "announcements_follow_failures_total", factory: factory)
+        writeFailures = Counter(label: Self.writeFailuresLabel, factory: factory)
+        snapshotFailures = Counter(label: Self.snapshotFailuresLabel, factory: factory)
+        followFailures = Counter(label: Self.followFailuresLabel, factory: factory)
     }
 
     public static let appendedLabel = "announcements_appended_events_total"
     public static let linesPerSyncLabel = "announcements_sync_lines"
     public static let syncDurationLabel = "announcements_sync_duration_seconds"
+    static let writeFailuresLabel = "announcements_write_failures_total"
+    static let snapshotFailuresLabel = "announcements_snapshot_failures_total"
+    static let followFailuresLabel = "announcements_follow_failures_total"
+
+    /// What each metric counts and in what unit, by name: its `# HELP` in a Prometheus scrape.
+    public static let help: [String: String] = [
+        appendedLabel: "Events made durable in the log (written and synced).",
+        linesPerSyncLabel: "Lines carried by each write and sync of the log (1 alone; more when writers share a sync).",
+        syncDurationLabel: "Seconds each write and sync of the log took.",
+        writeFailuresLabel: "Writes or syncs of the log that failed (a full disk, an I/O error); each failed every write of its batch.",
+        snapshotFailuresLabel: "Snapshots that could not be written (the log is unaffected; start-up replays more of it).",
+        followFailuresLabel: "Looks at the lines other nodes appended to a shared log that could not take them in.",
+    ]
 }
 
 extension Timer {

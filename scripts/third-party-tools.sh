@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Tools nobody here wrote, against a live server: a client generated from the served
+# /openapi.yaml by openapi-python-client (scripts/openapi_client_check.py: every documented
+# operation in it, each called once), the event stream through a minimal nginx config
+# (`location / { proxy_pass …; }`, nginx's defaults: buffered, HTTP/1.0 to the server), and
+# /metrics through `promtool check metrics`. Each tool is installed when missing (PyPI into
+# .build/python-tools; Debian's nginx-light and prometheus with apt, as root); a check whose tool
+# cannot be had is skipped saying why, and fails under CI (.ci/run sets CI). `make test` runs it
+# with the debug build.
+#
+# Usage: scripts/third-party-tools.sh [path/to/announcements]   (default: the debug build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/python-tools.sh
+source scripts/temp-server.sh
+BIN=${1:-.build/debug/announcements}
+TOKEN=tools-token
+status=0
+
+# apt_tool COMMAND PACKAGE: whether COMMAND is there, installing PACKAGE with apt as root when not.
+apt_tool() {
+  command -v "$1" >/dev/null && return 0
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
+  echo "installing $2 (apt)…"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2"; } >/dev/null 2>&1 || true
+  command -v "$1" >/dev/null
+}
+
+# A free port on 127.0.0.1 (for nginx, which cannot be told to take any).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+admin_config "$TOKEN"
+server_start "$BIN" --config "$SERVER_DIR/config.yaml"
+echo "third-party tools against $SERVER_URL:"
+
+# 1. openapi-python-client.
+if python_tools openapi-python-client; then
+  mkdir "$SERVER_DIR/generated"
+  PATH="$PYTHON_TOOLS/bin:$PATH" TOKEN=$TOKEN "$PYTHON_TOOLS/bin/python" scripts/openapi_client_check.py "$SERVER_URL" "$SERVER_DIR/generated" || status=1
+else
+  unavailable "openapi-python-client" "$PYTHON_TOOLS_SKIP" || status=1
+fi
+
+# 2. The event stream through nginx: the stream's first comment, then a new event, must come
+# through within seconds (buffered, nothing came in 40 s). Checks 2 and 3 talk through curl.
+if ! apt_tool curl curl; then
+  unavailable "the event stream through nginx" "curl is missing, and only root can install it (Debian: apt-get install curl)" || status=1
+elif apt_tool nginx nginx-light; then
+  port=$(free_port)
+  cat > "$SERVER_DIR/nginx.conf" <<NGINX
+daemon off;
+$([ "$(id -u)" = 0 ] && echo "user root;")
+pid $SERVER_DIR/nginx.pid;
+events {}
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$port;
+    location / { proxy_pass $SERVER_URL; }
+  }
+}
+NGINX
+  nginx -p "$SERVER_DIR" -c "$SERVER_DIR/nginx.conf" -e "$SERVER_DIR/nginx-error.log" &
+  NGINX=$!
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+  curl -sN --max-time 20 -H "Accept: text/event-stream" "http://127.0.0.1:$port/events?after=2" > "$SERVER_DIR/stream" &
+  STREAM=$!
+  opened=no; delivered=no
+  for _ in $(seq 100); do grep -q "following the log" "$SERVER_DIR/stream" && { opened=yes; break; }; sleep 0.1; done
+  seq=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
+    -d '{"title":"Through nginx"}' -D - -o /dev/null "$SERVER_URL/announcements" | tr -d '\r' | sed -n 's/^[Ll]og-[Ss]eq: //p')
+  for _ in $(seq 100); do grep -q "^id: $seq$" "$SERVER_DIR/stream" && { delivered=yes; break; }; sleep 0.1; done
+  kill "$STREAM" "$NGINX" 2>/dev/null || true
+  wait "$STREAM" "$NGINX" 2>/dev/null || true
+  if [ "$opened" = yes ] && [ "$delivered" = yes ]; then
+    echo "ok    the event stream through nginx ($(nginx -v 2>&1 | sed 's/.*\///')): opened at once, the new event $seq within seconds"
+  else
+    echo "FAIL  the event stream through nginx: opened: $opened, event $seq delivered: $delivered; it received:"
+    head -c 500 "$SERVER_DIR/stream"; echo; cat "$SERVER_DIR/nginx-error.log"
+    status=1
+  fi
+else
+  unavailable "the event stream through nginx" "nginx is missing, and only root can install it (Debian: apt-get install nginx-light)" || status=1
+fi
+
+# 3. promtool: every metric has help text, and the exposition is well formed.
+if ! apt_tool curl curl; then
+  unavailable "promtool check metrics" "curl is missing, and only root can install it (Debian: apt-get install curl)" || status=1
+elif apt_tool promtool prometheus; then
+  curl -sf "$SERVER_URL/metrics" > "$SERVER_DIR/metrics"
+  if problems=$(promtool check metrics < "$SERVER_DIR/metrics" 2>&1) && [ -z "$problems" ]; then
+    echo "ok    promtool check metrics: $(grep -c '^# HELP' "$SERVER_DIR/metrics") metrics, each with its help text"
+  else
+    echo "FAIL  promtool check metrics:"; echo "$problems"
+    status=1
+  fi
+else
+  unavailable "promtool check metrics" "promtool is missing, and only root can install it (Debian: apt-get install prometheus)" || status=1
+fi
+
+server_stop || status=1
+"$BIN" verify --log "$SERVER_DIR/log.jsonl" > "$SERVER_DIR/verify" || { cat "$SERVER_DIR/verify"; status=1; }
+exit $status
