@@ -1,7 +1,8 @@
 # Python tools from PyPI for the test and fuzz scripts, in a virtual environment of their own under
 # .build/ (never the user's own Python). Sourced:
 #   python_tools PACKAGE…   make .build/python-tools (python3 -m venv) when missing, and pip-install
-#                           there each PACKAGE not installed yet; sets PYTHON_TOOLS (the folder:
+#                           there each PACKAGE (NAME or NAME==VERSION) not installed yet (at that
+#                           version); sets PYTHON_TOOLS (the folder:
 #                           its bin/ holds python and the tools' commands). On failure (no venv
 #                           module, no network) returns 1 with the reason in PYTHON_TOOLS_SKIP.
 #   unavailable WHAT REASON a check that cannot run: under CI (.ci/run sets CI) a failure, since a
@@ -29,8 +30,12 @@ python_tools() {
     fi
   fi
   for package in "$@"; do
-    # A requirement's distribution name, as pip knows it (httpx-sse, not httpx_sse).
-    "$venv/bin/python" -m pip show --quiet "$package" >/dev/null 2>&1 || missing+=("$package")
+    # A requirement: a distribution's name as pip knows it (httpx-sse), and maybe `==VERSION`.
+    local name=${package%%==*} installed
+    installed=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')
+    if [ -z "$installed" ] || { [ "$name" != "$package" ] && [ "$installed" != "${package#*==}" ]; }; then
+      missing+=("$package")
+    fi
   done
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} (pip, into $venv)…"

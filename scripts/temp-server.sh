@@ -6,12 +6,22 @@
 #   server_stop                   stops it with SIGTERM; returns 1 unless it stops cleanly.
 #   admin_config TOKEN            writes $SERVER_DIR/config.yaml: the log in that folder, an admin's
 #                                 TOKEN (history, asOf and erasure too), two seeded announcements.
-# SERVER_DIR (made when sourced) is removed, and a server still running stopped, on exit.
+# SERVER_DIR (made when sourced) is removed on exit, after the server (if still running) and every
+# process in HELPER_PIDS (what a script started beside it: a proxy, a client) are stopped.
 
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/announcements-XXXXXX")
 SERVER_PID=
 SERVER_URL=
-trap 'if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi; rm -rf "$SERVER_DIR"' EXIT
+HELPER_PIDS=()
+server_cleanup() {
+  local pid
+  for pid in ${HELPER_PIDS[@]+"${HELPER_PIDS[@]}"} $SERVER_PID; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$SERVER_DIR"
+}
+trap server_cleanup EXIT
 
 server_start() {
   local bin=$1

@@ -63,11 +63,14 @@ enum AccessLog {
     }
 
     /// `query` with the value of every parameter not in `known` replaced by `***`: the names stay
-    /// (what a client sent, to tell a mistake by), values that may be credentials do not.
+    /// (what a client sent, to tell a mistake by), values that may be credentials do not; an item
+    /// without `=` that is not a known name may be a credential itself (`?<token>`), and goes too.
     static func query(_ query: String, keepingValuesOf known: [String]) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
-            guard let equals = parameter.firstIndex(of: "="), !known.contains(String(parameter[..<equals])) else { return String(parameter) }
-            return parameter[..<equals] + "=***"
+            guard let equals = parameter.firstIndex(of: "=") else {
+                return parameter.isEmpty || known.contains(String(parameter)) ? String(parameter) : "***"
+            }
+            return known.contains(String(parameter[..<equals])) ? String(parameter) : parameter[..<equals] + "=***"
         }.joined(separator: "&")
     }
 

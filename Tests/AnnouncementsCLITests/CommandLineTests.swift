@@ -116,9 +116,15 @@ struct ServerProcess {
         return (try? await offPool { Self.stop(process, interrupt: interrupt) }) ?? -1
     }
 
-    /// `stopped()`, for a `defer`, which cannot wait asynchronously: it waits on this thread.
-    func stop() -> Int32 {
-        Self.stop(process, interrupt: false)
+    /// For a `defer`, which cannot wait asynchronously: sends SIGTERM and leaves the wait for the
+    /// exit to a thread of its own. Waiting here would hold one of the cooperative pool's threads
+    /// (two on a 2-core machine, which every other test's in-process server needs) for as long
+    /// as the server takes to stop; with a dozen such tests at once under load, an in-process
+    /// server went unanswered for a minute.
+    func stop() {
+        let process = self.process
+        process.terminate()
+        Thread { process.waitUntilExit() }.start()
     }
 
     private static func stop(_ process: ChildProcess, interrupt: Bool) -> Int32 {
@@ -448,7 +454,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let (folder, _) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let other = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: other) }
         let result = try await CLI.run(["serve", "--port", String(server.port)], in: other)
@@ -474,10 +480,10 @@ func makeLog() async throws -> (folder: String, log: String) {
         let copy = URL(fileURLWithPath: folder + "/announcements")
         try Self.copyExecutable(CLI.binary, to: copy)
         let server = try await ServerProcess(in: folder, binary: copy)
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         #expect(connection.send("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"))
-        let response = connection.readResponse(seconds: 10)
+        let response = await connection.readResponse(seconds: 10)
         #expect(response.hasPrefix("HTTP/1.1 200"), "\(response.prefix(300))")
         #expect(response.contains("\r\n\r\nopenapi: 3.1.0\n"))
     }

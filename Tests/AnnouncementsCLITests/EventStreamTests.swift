@@ -19,10 +19,10 @@ final class StreamingConnection {
     /// Reads until `received` satisfies `done` or `seconds` pass (generous: CI runs beside busy
     /// processes, and a read that is done returns at once); returns whether it did.
     @discardableResult
-    func read(for seconds: Double = 60, until done: (String) -> Bool) -> Bool {
+    func read(for seconds: Double = 60, until done: (String) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !done(received), !isClosed, Date() < deadline {
-            guard let chunk = connection.read(waiting: 0.1) else {
+            guard let chunk = await connection.read() else {
                 isClosed = true
                 break
             }
@@ -57,7 +57,7 @@ final class StreamingConnection {
             try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Authorization": "Bearer audrey-secret"])
         }
         for stream in streams {
-            #expect(stream.read { Self.ids($0) == [1, 2, 3] })
+            #expect(await stream.read { Self.ids($0) == [1, 2, 3] })
             let text = stream.received.replacing("\r\n", with: "\n")
             for (seq, type) in [(1, "created"), (2, "edited"), (3, "deleted")] {
                 #expect(text.contains("id: \(seq)\nevent: \(type)\ndata: \(lines[seq - 1])\n\n"))
@@ -65,7 +65,7 @@ final class StreamingConnection {
         }
         // Without an auditor's token, the public form: made from the parsed line when it is laid out otherwise.
         let anyone = try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream"])
-        #expect(anyone.read { Self.ids($0) == [1, 2, 3] })
+        #expect(await anyone.read { Self.ids($0) == [1, 2, 3] })
         let text = anyone.received.replacing("\r\n", with: "\n")
         for (seq, type, minute) in [(1, "created", 30), (2, "edited", 31), (3, "deleted", 32)] {
             #expect(text.contains(#"id: \#(seq)\#nevent: \#(type)\#ndata: {"seq":\#(seq),"type":"\#(type)","id":1,"at":"2026-11-21T09:\#(minute):00.000Z"}\#n\#n"#))
@@ -80,27 +80,27 @@ final class StreamingConnection {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
         let stream = try StreamingConnection(port: server.port, path: "/events?after=1", headers: ["Accept": "text/event-stream"])
-        #expect(stream.read { Self.ids($0) == [2] })
+        #expect(await stream.read { Self.ids($0) == [2] })
         let head = stream.received.lowercased()
         #expect(head.contains("content-type: text/event-stream"))
         // No cache keeps it, and no buffering proxy holds it back (nginx's default config did).
         #expect(head.contains("cache-control: no-store") && head.contains("x-accel-buffering: no"), "\(head.prefix(400))")
         let posted = try await CLI.run(["post", "--title", "Live", "--server", server.url, "--token", "alice-secret"])
         #expect(posted.status == 0)
-        #expect(stream.read { Self.ids($0) == [2, 3] })
+        #expect(await stream.read { Self.ids($0) == [2, 3] })
         #expect(stream.received.contains("id: 3\nevent: created\ndata: {\"seq\":3,\"type\":\"created\",\"id\":3,"))
         #expect(!stream.received.contains("Live") && !stream.received.contains("alice"), "without a token, the public form: no text, no writer")
 
         // Reconnecting with Last-Event-ID resumes after it: nothing missed, nothing repeated.
         _ = try await CLI.run(["delete", "1", "--server", server.url, "--token", "alice-secret"])
         let resumed = try StreamingConnection(port: server.port, path: "/events", headers: ["Accept": "text/event-stream", "Last-Event-ID": "3"])
-        #expect(resumed.read { Self.ids($0) == [4] })
+        #expect(await resumed.read { Self.ids($0) == [4] })
         #expect(resumed.received.contains("id: 4\nevent: deleted\n"))
-        #expect(stream.read { Self.ids($0) == [2, 3, 4] }, "the first stream got the delete too")
+        #expect(await stream.read { Self.ids($0) == [2, 3, 4] }, "the first stream got the delete too")
 
         // An open stream does not hold up a graceful shutdown.
         #expect(await server.stopped() == 0)
-        stream.read(for: 30) { _ in false }
+        await stream.read(for: 30) { _ in false }
         #expect(stream.isClosed, "the stream ended with the server")
     }
 
@@ -109,10 +109,10 @@ final class StreamingConnection {
         let folder = try makeFolder(config: Self.config + "feed_heartbeat_seconds: 1\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let stream = try StreamingConnection(port: server.port, path: "/events?after=2", headers: ["Accept": "text/event-stream"])
         // Two heartbeats (about 2 seconds); more may come in one read on a busy machine.
-        #expect(stream.read { $0.components(separatedBy: ": heartbeat\n\n").count >= 3 }, "heartbeats on an idle stream")
+        #expect(await stream.read { $0.components(separatedBy: ": heartbeat\n\n").count >= 3 }, "heartbeats on an idle stream")
         #expect(Self.ids(stream.received) == [], "and no events")
     }
 
@@ -121,12 +121,16 @@ final class StreamingConnection {
         let folder = try makeFolder(config: Self.config)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let follower = try ChildProcess(
             CLI.binary.path, ["history", "--follow", "--server", server.url, "--by", "alice", "--token", "audrey-secret"],
             environment: ProcessInfo.processInfo.environment, error: .null
         )
-        defer { follower.terminate(); follower.waitUntilExit() }
+        defer {
+            // Reaped on a thread of its own: a `defer` that waited would hold a cooperative thread.
+            follower.terminate()
+            Thread { follower.waitUntilExit() }.start()
+        }
         // A follower that prints nothing for two minutes is killed: its output ends, and the test fails.
         let silent = DispatchWorkItem { follower.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: silent)

@@ -27,7 +27,7 @@ struct MultiNodeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
         let servers = try await Self.startNodes(3, in: folder, config: config)
-        defer { for server in servers { _ = server.stop() } }
+        defer { for server in servers { server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
         let lastSeq = Shared(0)
@@ -85,7 +85,7 @@ struct MultiNodeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try PostgresCLITests.postgresConfig(in: folder)
         let servers = try await Self.startNodes(3, in: folder, config: config)
-        defer { for server in servers where server.process.isRunning { _ = server.stop() } }
+        defer { for server in servers where server.process.isRunning { server.stop() } }
         let nodes = servers.map { Node(url: $0.url) }
 
         // Clients spread their writes over the three nodes, and move on to the next node when one
@@ -147,7 +147,8 @@ struct MultiNodeTests {
             try await group.waitForAll()
         }
         let killed = try #require(victim.value)
-        servers[killed].process.waitUntilExit()
+        let victimProcess = servers[killed].process
+        try await offPool { victimProcess.waitUntilExit() }
         #expect(servers[killed].process.terminationReason == .uncaughtSignal)
         #expect(retriedAfterKill.value > 0, "some writes met the dead node")
         let titles = acknowledged.value
@@ -180,7 +181,7 @@ struct MultiNodeTests {
         do {
             for _ in 0..<count { servers.append(try await ServerProcess(in: folder, arguments: ["serve", "--port", "0", "--config", config])) }
         } catch {
-            for server in servers { _ = server.stop() }
+            for server in servers { server.stop() }
             throw error
         }
         return servers

@@ -67,19 +67,18 @@ final class RawConnection {
 
     /// Reads until the server closes the connection or `seconds` pass: what arrived, and whether
     /// the server closed it.
-    func readUntilClosed(seconds: Double) -> (text: String, closed: Bool) {
+    func readUntilClosed(seconds: Double) async -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return (String(decoding: received, as: UTF8.self), false) }
-            guard let chunk = read(waiting: left) else { return (String(decoding: received, as: UTF8.self), true) }
+        while deadline.timeIntervalSinceNow > 0 {
+            guard let chunk = await read() else { return (String(decoding: received, as: UTF8.self), true) }
             received += chunk
         }
+        return (String(decoding: received, as: UTF8.self), false)
     }
 
     /// Reads one response whose body has a Content-Length, waiting at most `seconds`.
-    func readResponse(seconds: Double) -> String {
+    func readResponse(seconds: Double) async -> String {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
         while deadline.timeIntervalSinceNow > 0 {
@@ -90,17 +89,23 @@ final class RawConnection {
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
             }
-            guard let chunk = read(waiting: deadline.timeIntervalSinceNow) else { break }
+            guard let chunk = await read() else { break }
             received += chunk
         }
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// What arrives within `seconds`: bytes, `[]` when nothing did, nil once the connection is closed.
-    func read(waiting seconds: Double) -> [UInt8]? {
+    /// What has arrived: bytes, nil once the connection is closed. When nothing has, it waits a
+    /// little and looks again, without holding a thread: a test that blocked on the socket held
+    /// one of the cooperative pool's few threads, which every in-process server of the other
+    /// tests needs, for as long as it waited.
+    /// (An empty read, after such a wait, lets the caller look at its deadline.)
+    func read() async -> [UInt8]? {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, Int32(max(1, min(seconds, 60) * 1000)))
-        guard ready > 0 else { return [] }
+        guard poll(&poller, 1, 0) > 0 else {
+            try? await Task.sleep(for: .milliseconds(20))
+            return []
+        }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }

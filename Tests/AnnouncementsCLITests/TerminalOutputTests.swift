@@ -89,7 +89,7 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await ServerProcess(in: folder)
-        defer { _ = server.stop() }
+        defer { server.stop() }
 
         let shown = try await CLI.run(["show", "1", "--server", server.url])
         #expect(shown.status == 0, "\(shown.stderr)")

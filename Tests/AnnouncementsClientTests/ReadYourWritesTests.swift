@@ -53,8 +53,9 @@ import Testing
     @Test("a read with Min-Seq waits for a node's 503 past the client's timeout (the node waits 5 s first), then is sent again")
     func waitsForSlowNode() async throws {
         try await withFakeServer { url in
-            // The node answers after 1.5 s; the client's own timeout is 1 s.
-            let client = client(url, "slow", timeout: 1)
+            // The node answers after 6 s; the client's own timeout is 5 s (not shorter: on a
+            // machine this busy, a request to the fake server in this process took over a second).
+            let client = client(url, "slow", timeout: 5)
             _ = try await client.create(title: "Posted", body: nil)
             #expect(try await client.announcement(id: 1).title == "9")
             #expect(seen("slow") == ["9", "9"])

@@ -70,4 +70,31 @@ import Testing
         #expect(closing.responseHead(status: 411, hasLength: true) == .send(version: .http1_0, connection: "close"))
         #expect(closing.responseEnd() == .close)
     }
+
+    @Test("pipelined, a parse failure in the second request's body: the first is answered on an open connection, the second's answer closes it")
+    func pipelinedFailureInBody() {
+        var exchanges = ConnectionExchanges()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        #expect(exchanges.parserFailure() == .failRequest)
+        #expect(exchanges.responseHead(status: 200, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(exchanges.responseEnd() == .keepOpen)
+        #expect(exchanges.responseHead(status: 400, hasLength: true) == .send(version: .http1_1, connection: "close"))
+        #expect(exchanges.responseEnd() == .close)
+    }
+
+    @Test("pipelined, bytes that are not HTTP after two whole requests: both are answered, then the rejection closes the connection")
+    func pipelinedFailureAfterRequests() {
+        var exchanges = ConnectionExchanges()
+        for _ in 0..<2 {
+            exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+            exchanges.requestEnd()
+        }
+        #expect(exchanges.parserFailure() == .answerAfterOwed)
+        #expect(exchanges.responseHead(status: 200, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(exchanges.responseEnd() == .keepOpen)
+        #expect(exchanges.responseHead(status: 201, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(exchanges.responseEnd() == .answerThenClose)
+    }
 }

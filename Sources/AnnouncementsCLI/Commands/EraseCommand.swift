@@ -23,6 +23,7 @@ struct EraseCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Why its texts go: recorded in the erased event.", valueName: "text")) var reason: String
     @Option(help: ArgumentHelp("Who erases: the erased event's `by` (default: $USER, or `operator` when it is unset).", valueName: "name")) var by: String?
     @OptionGroup var options: LogOptions
+    @OptionGroup var chain: ChainOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -36,7 +37,7 @@ struct EraseCommand: AsyncParsableCommand {
         guard writer != "seed" else { throw CLIError(.usage, "--by must not be `seed`, the seed data's writer") }
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
-        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), existing: "erase")
+        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), existing: "erase", chainCheck: chain.chainCheck)
         let erasure: EventStore.Erasure
         do throws(StoreError) {
             erasure = try await store.erase(id: id, by: writer, reason: reason)

@@ -15,6 +15,7 @@ struct InitCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
+    @OptionGroup var chain: ChainOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -24,7 +25,7 @@ struct InitCommand: AsyncParsableCommand {
     private func initialize() async throws(CLIError) {
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
-        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"))
+        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), chainCheck: chain.chainCheck)
         let model = store.snapshot
         await store.close()
         Output.line("\(store.path): \(Output.count(model.seq)) events, \(Output.count(model.count)) live announcements")

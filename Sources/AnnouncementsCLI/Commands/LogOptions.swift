@@ -46,7 +46,7 @@ struct LogOptions: ParsableArguments {
     /// `init` do. For `existing` (a command that changes a log, not one that makes it), a log file
     /// must be there already (a mistyped path is an error, not a new log), and an empty log is not seeded.
     /// A log whose hash chain is broken is refused, unless `chainCheck` is `.accept`.
-    func openStore(_ configuration: Configuration, logger: Logger, existing: String? = nil, chainCheck: ChainCheck = .refuse) async throws(CLIError) -> EventStore {
+    func openStore(_ configuration: Configuration, logger: Logger, existing: String? = nil, chainCheck: ChainCheck) async throws(CLIError) -> EventStore {
         let seed = existing == nil ? configuration.seed : []
         do {
             switch try source(configuration) {
@@ -58,9 +58,6 @@ struct LogOptions: ParsableArguments {
                 )
             case .postgres(let settings):
                 let (postgresLog, replay) = try await PostgresLog.open(settings, chainCheck: chainCheck, logger: logger)
-                for broken in replay.brokenLinks {
-                    logger.warning("serving a log whose hash chain is broken (accepted at start-up)", metadata: ["log.path": "\(postgresLog.path)", "log.line": "\(broken.line ?? 0)", "error": "\(broken.message)"])
-                }
                 logger.info("opened the log in PostgreSQL", metadata: ["log.path": "\(postgresLog.path)", "event.seq": "\(replay.model.seq)"])
                 return try await EventStore.open(log: postgresLog, replay: replay, rules: configuration.rules, seed: seed, logger: logger)
             }

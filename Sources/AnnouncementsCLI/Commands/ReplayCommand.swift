@@ -73,7 +73,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw CLIError(error)
             }
             if let torn = replay.tornTail {
-                Output.note("\(path):\(torn.line): ignored \(torn.count) bytes at the end: the last line has no newline (a line being written, or torn by a crash)")
+                Output.note("\(path):\(torn.line): ignored \(torn.count) bytes at the end: \(TornTail.reason) (a line being written, or torn by a crash)")
             }
             // A past state leaves out what was erased since (its erased event may come after the bound).
             let model = bound == nil ? replay.model : replay.modelWithoutErased

@@ -38,8 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The port to listen on (0: any free port); wins over the config's `port`.", valueName: "port"))
     var port: Int?
 
-    @Flag(help: ArgumentHelp("Serve a log whose hash chain is broken as it is, each break logged as a warning (without it, start-up refuses the log, exit 74)."))
-    var acceptBrokenChain = false
+    @OptionGroup var chain: ChainOptions
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535, not \(port).") }
@@ -63,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
             configured: configuration.http.maxConnections, descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
         )
         let started = ContinuousClock.now
-        let store = try await options.openStore(configuration, logger: logger, chainCheck: acceptBrokenChain ? .accept : .refuse)
+        let store = try await options.openStore(configuration, logger: logger, chainCheck: chain.chainCheck)
         let startUp = ContinuousClock.now - started
         metrics?.startedUp(in: startUp)
         logger.info("opened the log", metadata: [

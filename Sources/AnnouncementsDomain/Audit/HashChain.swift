@@ -14,9 +14,12 @@ public struct HashChain: Sendable, Hashable {
     /// A chain before line 1.
     public init() {}
 
-    /// A chain that goes on after a line whose link is `last` (the line a snapshot covers last).
-    public init(after last: LineHash) {
+    /// A chain that goes on after line `line`, whose link is `last` (the line a snapshot covers
+    /// last). The chain counts as started there: every line after a snapshot was appended by a
+    /// store, which writes `prev` on every line, so one without it was written by hand.
+    public init(after last: LineHash, line: Int) {
         self.last = last
+        self.start = line
     }
 
     /// What a line is to the chain.
@@ -41,7 +44,7 @@ public struct HashChain: Sendable, Hashable {
             return .proven
         case (nil, _?):
             if let format, format >= Event.firstErasableFormat {
-                return .broken("no `prev` on a line of format \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it)")
+                return .broken("no `prev` on a line of format \(format): the store writes `prev` on every line after line 1 since before that format, so this line was written or changed by hand (removing `prev` hides a change to the line before it): restore the log from a backup, and check it with --expect-head")
             }
             if let start {
                 return .broken("no `prev`, but the hash chain runs from line \(start) and the store writes `prev` on every line after line 1: this line was written or changed by hand (removing `prev` hides a change to the line before it)")

@@ -24,7 +24,7 @@ struct ConnectionExchanges {
 
     private(set) var owed: [Owed] = []
     /// A request's head was read and its end was not.
-    private var readingBody = false
+    private(set) var readingBody = false
     /// The parse failure's rejection waits for the requests before it to be answered.
     private var rejectionPending = false
     /// The parser failed: the connection closes once what is owed is answered, and no later

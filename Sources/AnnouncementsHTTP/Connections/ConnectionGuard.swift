@@ -87,9 +87,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        // On a connection already closed (cut off mid-head by a timeout, or left by its client)
-        // the parser only saw the head end early: nothing to answer, and no bad request to count.
-        guard context.channel.isActive else { return }
+        // On a connection already closed (cut off by a timeout, or left by its client) the parser
+        // only saw the bytes end early: nothing to answer, and no bad request to count. But a
+        // request whose body was being read must fail, not end: Hummingbird takes a stream that
+        // ends for the body's end, and a body cut short would be used as whole (a chunked POST
+        // whose first chunk was a whole announcement was written).
+        guard context.channel.isActive else {
+            if exchanges.readingBody { context.fireErrorCaught(error) }
+            return
+        }
         let rejection = Self.rejection(error, requestLineLength: requestLineLength)
         switch exchanges.parserFailure() {
         case .ignore:

@@ -1,5 +1,4 @@
-import Crypto
-import Foundation
+import AnnouncementsDomain
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -15,7 +14,7 @@ enum OpenAPIDocument {
 
     /// Its ETag (before the body's coding): the first bytes of its SHA-256, which change only with
     /// the document (another version of the server).
-    static let etag = "\"openapi-\(SHA256.hash(data: Array(yaml.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined())\""
+    static let etag = "\"openapi-\(LineHash(of: Array(yaml.utf8)).description.prefix(16))\""
 
     /// `GET /openapi.yaml`: `Cache-Control: no-cache` with its ETag, so that a cache asks again
     /// and gets a 304 until the server is upgraded.

@@ -33,6 +33,8 @@ public final class FileLog: EventLog, @unchecked Sendable {
     let readGate = ReadGate()
     /// The file opened: what its path must still name (see `checkUnchanged`).
     let identity: FileIO.Identity
+    /// Whether opening the log made the file (there was none at its path).
+    let created: Bool
 
     /// Opens (creating if absent) `path` for appending and takes its exclusive lock, failing at once
     /// when another process holds it.
@@ -49,7 +51,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
         guard made.error == 0 else {
             throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.error)
         }
-        let existed = access(path, F_OK) == 0
+        created = access(path, F_OK) != 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
         try FileIO.lockOrClose(fd, LOCK_EX, path: path, whenHeld: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
@@ -63,7 +65,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
         }
         self.fd = fd
         self.writtenEnd = length
-        if !existed { Self.syncFolder(folder) }
+        if created { Self.syncFolder(folder) }
         do throws(LogError) {
             try finishInterruptedErasure()
         } catch {

@@ -1,4 +1,5 @@
 import AnnouncementsDomain
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,10 @@ import Darwin
 
 /// The head recorded beside a log file, `<log>.head`: `SEQ:SHA256` and a newline, the form
 /// `announcements backup` writes beside a backup and `verify --expect-head` reads. A store writes
-/// it when it opens the log and when it closes it; start-up refuses a log that no longer holds the
-/// recorded line (cut back, emptied, or replaced by an older or another copy): the record proves
-/// that acknowledged lines were there, and serving the log would give their seqs to new events.
+/// it when it opens the log, with each snapshot, and when it closes it; start-up refuses a log that
+/// no longer holds the recorded line (cut back, emptied, or replaced by an older or another copy):
+/// the record proves that acknowledged lines were there, and serving the log would give their seqs
+/// to new events.
 public enum HeadRecord {
     /// `<log>.head`.
     public static func path(forLog logPath: String) -> String {
@@ -58,6 +60,16 @@ public enum HeadRecord {
         FileLog.syncFolder(FileLog.folder(of: path))
     }
 
+    /// `write`, for a store: a record that cannot be written is a warning (the one there, if any,
+    /// is older, and the log still holds it).
+    static func record(_ head: LogHead?, besideLog logPath: String, logger: Logger) {
+        do throws(LogError) {
+            try write(head, besideLog: logPath)
+        } catch {
+            logger.warning("cannot record the log's head beside it", metadata: ["log.path": "\(logPath)", "error": "\(error)"])
+        }
+    }
+
     /// Throws unless the log at `logPath`, whose state `replay` is (indexed), holds the head
     /// recorded beside it (when there is one): its line of the recorded seq, with the recorded hash.
     static func check(_ replay: Replay, logPath: String) throws(LogError) {
@@ -72,9 +84,11 @@ public enum HeadRecord {
             let end = replay.model.seq == 0 ? "is empty" : "ends at seq \(replay.model.seq)"
             throw LogError(.damaged, path: logPath, message: "the log \(end), but \(path) records that it held \(recorded.seq) lines (head \(recorded)): it was cut back, emptied or replaced by an older copy since" + remedy)
         }
-        guard let span = replay.index.span(recorded.seq...recorded.seq) else { return }
-        let line = try ReadOnlyFile(path: logPath).bytes(from: span.offset, count: span.count - 1)
-        guard LineHash(link: line) == recorded.hash else {
+        // (Replay indexes every line it applies: a line the index lacks is not one this log holds.)
+        let line = try replay.index.span(recorded.seq...recorded.seq).map { span throws(LogError) in
+            try ReadOnlyFile(path: logPath).bytes(from: span.offset, count: span.count - 1)
+        }
+        guard let line, LineHash(link: line) == recorded.hash else {
             throw LogError(.damaged, path: logPath, line: recorded.seq, message: "line \(recorded.seq) is not the line \(path) records (head \(recorded)): it was changed, or the log rewritten or replaced, since" + remedy)
         }
     }

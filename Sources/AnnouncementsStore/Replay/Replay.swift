@@ -24,6 +24,9 @@ public struct TornTail: Sendable, Hashable {
     public var count: Int
     /// The 1-based line number the torn bytes start on.
     public var line: Int
+
+    /// Why the bytes are not a line, as messages say it.
+    public static let reason = "the last line has no newline"
 }
 
 /// What a replay does with the log's hash chain (see `HashChain`).
@@ -108,7 +111,7 @@ extension Replay {
         guard case .broken(let why) = chain.follow(line: line, prev: prev, format: format, link: link) else { return }
         let message = "the hash chain is broken: \(why)"
         guard chainCheck == .accept else {
-            throw LogError(.damaged, path: path, line: line, message: message + ". A server does not start on a broken chain: restore the log from a backup (`announcements verify` lists every break), or, to serve it as it is, start the server with --accept-broken-chain")
+            throw LogError(.damaged, path: path, line: line, message: message + ". A broken chain is not opened: restore the log from a backup (`announcements verify` lists every break), or, to take it as it is, run the command again with --accept-broken-chain (serve, init and erase take it)")
         }
         brokenLinks.append(LogError(.damaged, path: path, line: line, message: message))
     }
@@ -153,7 +156,7 @@ extension LogReader {
         reader.start = (snapshot.tag.end, snapshot.tag.seq)
         var replay = snapshot.state
         replay.chainCheck = chainCheck
-        replay.chain = HashChain(after: snapshot.tag.hash)
+        replay.chain = HashChain(after: snapshot.tag.hash, line: snapshot.tag.seq)
         if !indexing {
             replay.index = EventIndex()
             replay.keys = [:]

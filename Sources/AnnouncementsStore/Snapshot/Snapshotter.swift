@@ -124,6 +124,10 @@ final class Snapshotter: Sendable {
                 "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(tag.seq)",
                 "snapshot.seconds": "\((clock.now - start).seconds)",
             ])
+            // The head record follows the snapshots too, not only the opens and stops: after a
+            // crash, a log cut back before the last snapshot's line is refused even with the
+            // snapshot gone.
+            HeadRecord.record(LogHead(seq: tag.seq, hash: tag.hash), besideLog: logPath, logger: logger)
         } catch {
             schedule.withLock { $0.finished(seq: seq, written: false) }
             failures.increment()

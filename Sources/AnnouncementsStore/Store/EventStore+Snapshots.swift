@@ -46,15 +46,10 @@ extension EventStore {
         SnapshotContents(model: model, lastHash: committer.lastHash, index: index.withLock { $0 }, keys: committer.keys)
     }
 
-    /// Records the head beside a file log (`HeadRecord`), as the store opens and closes it; a
-    /// record that cannot be written is a warning (the one there, if any, is older, and still held).
+    /// Records the head beside a file log (`HeadRecord`), as the store opens and closes it.
     func recordHead() {
         guard log is FileLog else { return }
-        do throws(LogError) {
-            try HeadRecord.write(head, besideLog: path)
-        } catch {
-            logger.warning("cannot record the log's head beside it", metadata: ["log.path": "\(path)", "error": "\(error)"])
-        }
+        HeadRecord.record(head, besideLog: path, logger: logger)
     }
 
     /// Waits for the snapshots being written (for tests).

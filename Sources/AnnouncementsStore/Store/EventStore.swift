@@ -195,7 +195,6 @@ public final class EventStore: Sendable {
         var replay: Replay
         var snapshotSeq = 0
         let log: FileLog
-        let existed = access(path, F_OK) == 0
         do throws(LogError) {
             log = try FileLog(path: path, operations: operations)
             do throws(LogError) {
@@ -207,19 +206,17 @@ public final class EventStore: Sendable {
                 }
                 try HeadRecord.check(replay, logPath: path)
             } catch {
-                // Refused before anything was written: a log this open made is not left behind.
+                // Refused before anything was written: a log this open made is not left behind
+                // (removed while its lock is still held).
+                if log.created { unlink(path) }
                 log.close()
-                if !existed { unlink(path) }
                 throw error
-            }
-            for broken in replay.brokenLinks {
-                logger.warning("serving a log whose hash chain is broken (accepted at start-up)", metadata: ["log.path": "\(path)", "log.line": "\(broken.line ?? 0)", "error": "\(broken.message)"])
             }
             if let torn = replay.tornTail {
                 let side = try log.setAside(from: torn.offset)
                 logger.warning("moved a torn last line aside", metadata: [
                     "log.path": "\(path)", "log.line": "\(torn.line)", "log.bytes": "\(torn.count)",
-                    "log.reason": "the last line has no newline", "log.side_file": "\(side)",
+                    "log.reason": "\(TornTail.reason)", "log.side_file": "\(side)",
                 ])
             }
         } catch {
@@ -257,6 +254,9 @@ public final class EventStore: Sendable {
         logger: Logger,
         metrics: StoreMetrics
     ) async throws(StoreError) -> EventStore {
+        for broken in replay.brokenLinks {
+            logger.warning("opened a log whose hash chain is broken (accepted at start-up)", metadata: ["log.path": "\(log.path)", "log.line": "\(broken.line ?? 0)", "error": "\(broken.message)"])
+        }
         var replay = replay
         replay.model.buildTitleIndex()
         let store = EventStore(log: log, replay: replay, rules: rules, snapshotter: snapshotter, logger: logger, metrics: metrics)
