@@ -45,6 +45,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
                   "410": { $ref: "#/components/responses/Gone" }
+                  "411": { $ref: "#/components/responses/LengthRequired" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
                   "422": { $ref: "#/components/responses/Invalid" }
@@ -153,6 +154,7 @@ extension OpenAPIDocument {
                   "406": { $ref: "#/components/responses/NotAcceptable" }
                   "410": { $ref: "#/components/responses/Gone" }
                   "412": { $ref: "#/components/responses/PreconditionFailed" }
+                  "411": { $ref: "#/components/responses/LengthRequired" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
                   "422": { $ref: "#/components/responses/Invalid" }
@@ -181,6 +183,7 @@ extension OpenAPIDocument {
                   "406": { $ref: "#/components/responses/NotAcceptable" }
                   "410": { $ref: "#/components/responses/Gone" }
                   "412": { $ref: "#/components/responses/PreconditionFailed" }
+                  "411": { $ref: "#/components/responses/LengthRequired" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
                   "422": { $ref: "#/components/responses/Invalid" }
@@ -262,6 +265,7 @@ extension OpenAPIDocument {
                   "406": { $ref: "#/components/responses/NotAcceptable" }
                   "409": { description: "The announcement has lines in the log's first format: run `announcements upgrade` on the stopped log.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
                   "410": { $ref: "#/components/responses/Gone" }
+                  "411": { $ref: "#/components/responses/LengthRequired" }
                   "413": { $ref: "#/components/responses/TooLarge" }
                   "415": { $ref: "#/components/responses/UnsupportedMedia" }
                   "422": { $ref: "#/components/responses/Invalid" }

@@ -171,9 +171,10 @@ paths:
       name: If-None-Match
       in: header
       description: |
-        An ETag from an earlier response; a 304 with no body answers while it is current. It must
-        be the tag of the representation this request selects: a compressed body's tag (`-gzip`)
-        does not match a request without `Accept-Encoding`.
+        An ETag from an earlier response (or a list of them); a 304 with no body answers while it
+        is current. It must be the tag of the representation this request selects: a compressed
+        body's tag (`-gzip`) does not match a request without `Accept-Encoding`. `*` alone matches
+        any; a list holding it among tags is a 400.
       schema: { type: string }
     AcceptEncoding:
       name: Accept-Encoding
@@ -186,7 +187,7 @@ paths:
     IfMatch:
       name: If-Match
       in: header
-      description: The announcement's ETag; the write fails with 412 if it is no longer current.
+      description: The announcement's ETag (or a list of them); the write fails with 412 if none is current. `*` matches any current revision, alone; a list holding it among tags is a 400.
       schema: { type: string }
     IdempotencyKey:
       name: Idempotency-Key
@@ -347,6 +348,7 @@ paths:
     NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    LengthRequired: { description: "The request has neither Content-Length nor Transfer-Encoding: chunked, so its body cannot be told from the connection's end; nothing was written.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     TooLarge: { description: The request body is over the limit., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
