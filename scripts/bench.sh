@@ -12,6 +12,8 @@
 #               log and pgbench inserting the same rows; replay from a table beside the file)
 #   nodes       scripts/nodes-bench.sh (three servers on one table: durable POSTs all through one
 #               node beside spread over two and three; how soon a write is served by another node)
+#   search      AnnouncementsBench search (the index of the live announcements: its build, its
+#               memory against the live text, two-word queries)
 #   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
 #
 # The Makefile builds the release binaries and generates the log first. Environment (optional):
@@ -95,6 +97,20 @@ scripts/pg-log-bench.sh || FAILED+=" PostgreSQL log"
 
 section "Several nodes on one PostgreSQL table (issue 15)"
 scripts/nodes-bench.sh || FAILED+=" several nodes"
+
+section "Search (issue 35)"
+# The index over the live announcements of the bench log, built as a server builds it (two halves
+# side by side), its memory against the live text, and two-word queries (the last word a prefix).
+search_out=$("$BENCH_BIN" search "$LOG") || FAILED+=" search"
+echo "$search_out"
+# The goals are held on the vocabulary of 100,000 words (the generated log's 22 make sets that are
+# all bitmaps, and memory a few megabytes); the generated log's figures are printed above them.
+search_median=$(awk '/two-word queries/ { for (i = 1; i <= NF; i++) if ($i == "median") m = $(i + 1) } END { print m }' <<< "$search_out")
+search_memory=$(awk '/memory \/ live text:/ { m = $NF } END { print m }' <<< "$search_out")
+if [ -n "$search_median" ] && [ -n "$search_memory" ]; then
+  goal most "search: two-word query, median in the server" "$search_median" ms 5
+  goal most "search index memory / live text" "$search_memory" x 0.5
+fi
 
 section "Start-up"
 # The store's open, from the whole log and from its snapshot, alternately (writes the snapshot

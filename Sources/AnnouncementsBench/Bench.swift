@@ -14,7 +14,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "announcements-bench",
         abstract: "Benchmarks for the announcement store.",
-        subcommands: [Generate.self, Replay.self, PostgresReplay.self, Startup.self, Append.self, Fsync.self, Bare.self, Goals.self]
+        subcommands: [Generate.self, Replay.self, PostgresReplay.self, Startup.self, Search.self, Append.self, Fsync.self, Bare.self, Goals.self]
     )
 }
 
@@ -67,9 +67,21 @@ extension Bench {
 
         @Argument(help: "The log to open (a snapshot is written beside it when there is none).") var log: String
         @Option(help: "Timed start-ups of each kind; the median is reported.") var runs = 3
+        @Flag(inversion: .prefixedNo, help: "Whether the snapshot written first stores the search index (as a server's does).") var searchIndex = true
 
         func run() async throws {
-            try await StartupBenchmark(path: log, runs: runs).run()
+            try await StartupBenchmark(path: log, runs: runs, searchIndex: searchIndex).run()
+        }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Build the search index over a log's live announcements; time two-word queries.")
+
+        @Argument(help: "The log to replay.") var log: String
+        @Option(help: "Queries to time.") var queries = 2000
+
+        func run() throws {
+            try SearchBenchmark(path: log, queries: queries).run()
         }
     }
 

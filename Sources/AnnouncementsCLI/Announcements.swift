@@ -17,7 +17,7 @@ struct Announcements: AsyncParsableCommand {
         version: Release.version,
         subcommands: [
             ServeCommand.self, InitCommand.self, ReplayCommand.self, HistoryCommand.self, VerifyCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self, EraseCommand.self, UpgradeCommand.self,
-            ListCommand.self, ShowCommand.self, PostCommand.self, EditCommand.self, DeleteCommand.self,
+            ListCommand.self, SearchCommand.self, ShowCommand.self, PostCommand.self, EditCommand.self, DeleteCommand.self,
         ]
     )
 }

@@ -24,6 +24,8 @@ public final class AnnouncementsClient: Sendable {
     public enum APIVersion: String, Sendable, CaseIterable {
         case v1 = "1.0"
         case v2 = "2.0"
+        /// v1 and v2 with `details`: when each was created and changed, its revision, an excerpt.
+        case v3 = "3.0"
     }
 
     public struct Configuration: Sendable {
@@ -122,6 +124,25 @@ public final class AnnouncementsClient: Sendable {
         try await list(version: .v1, offset: offset, max: max, sort: sort, order: order)
     }
 
+    /// A page of summaries with their details (API v3): a list screen that shows when each was
+    /// posted or changed, and the start of its text.
+    public func entries(
+        offset: Int = 0, max: Int = 10, sort: SortField = .id, order: SortOrder = .asc
+    ) async throws(ClientError) -> Page<AnnouncementSummary> {
+        try await list(version: .v3, offset: offset, max: max, sort: sort, order: order)
+    }
+
+    /// A page of the announcements holding every word of `text` (in the title or the body's text,
+    /// case and accents aside, the last word as a prefix: search as you type), those with every
+    /// word in the title first, each group newest first; with their details (API v3).
+    public func search(_ text: String, offset: Int = 0, max: Int = 10) async throws(ClientError) -> Page<AnnouncementSummary> {
+        let query = [
+            URLQueryItem(name: "q", value: text),
+            URLQueryItem(name: "offset", value: String(offset)), URLQueryItem(name: "max", value: String(max)),
+        ]
+        return try await page(query: query, version: .v3, offset: offset)
+    }
+
     /// One announcement, with its body: the detail screen.
     public func announcement(id: Int) async throws(ClientError) -> Announcement {
         let response = try await send(.get, path: "announcements/\(id)", cached: true)
@@ -178,6 +199,10 @@ public final class AnnouncementsClient: Sendable {
             URLQueryItem(name: "offset", value: String(offset)), URLQueryItem(name: "max", value: String(max)),
             URLQueryItem(name: "sort", value: sort.rawValue), URLQueryItem(name: "order", value: order.rawValue),
         ]
+        return try await page(query: query, version: version, offset: offset)
+    }
+
+    private func page<Item: Decodable>(query: [URLQueryItem], version: APIVersion, offset: Int) async throws(ClientError) -> Page<Item> {
         let response = try await send(.get, path: "announcements", query: query, version: version, cached: true)
         let items = try response.decode([Item].self)
         let total = response.header("X-Total-Count").flatMap(Int.init) ?? offset + items.count

@@ -116,7 +116,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static func unsupportedVersion(_ value: String) -> APIError {
         var error = APIError(
             .notAcceptable,
-            "Accept-Version \(value) is not supported: send Accept-Version: 1.0 or 2.0 (or use the /v1/ or /v2/ path prefix)",
+            "Accept-Version \(value) is not supported: send Accept-Version: 1.0, 2.0 or 3.0 (or use the /v1/, /v2/ or /v3/ path prefix)",
             headers: [.vary: "Accept-Version"]
         )
         error.details = [Detail("supported", .strings(APIVersion.supported))]

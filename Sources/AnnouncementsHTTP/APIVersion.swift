@@ -1,9 +1,11 @@
-/// The API's versions: v1 lists full announcements, v2 lists summaries (id and title).
+/// The API's versions: v1 lists full announcements, v2 lists summaries (id and title), v3 adds to
+/// both when each was created and last changed, its revision and a plain-text excerpt.
 public enum APIVersion: String, Sendable, Hashable, CaseIterable {
     case v1 = "1.0"
     case v2 = "2.0"
+    case v3 = "3.0"
 
-    /// Reads an `Accept-Version` value: `1.0`, `1`, `2.0` or `2`, between optional spaces or tabs;
+    /// Reads an `Accept-Version` value: `1.0`, `1`, `2.0`, `2`, `3.0` or `3`, between optional spaces or tabs;
     /// nil for anything else.
     ///
     /// Read as bytes: every versioned request reads it, and trimming it as `Character`s (reversed
@@ -19,6 +21,8 @@ public enum APIVersion: String, Sendable, Hashable, CaseIterable {
             self = .v1
         } else if value.elementsEqual("2.0".utf8) || value.elementsEqual("2".utf8) {
             self = .v2
+        } else if value.elementsEqual("3.0".utf8) || value.elementsEqual("3".utf8) {
+            self = .v3
         } else {
             return nil
         }
@@ -26,6 +30,12 @@ public enum APIVersion: String, Sendable, Hashable, CaseIterable {
 
     /// The supported versions, as a client writes them.
     public static var supported: [String] { allCases.map(\.rawValue) }
+
+    /// What an announcement's ETag adds for this version's representation of it (v1 and v2 share one).
+    var tagSuffix: String { self == .v3 ? "-v3" : "" }
+
+    /// The path prefix that asks for this version (`/v3/announcements`).
+    var pathPrefix: String { "v" + rawValue.prefix(1) }
 }
 
 import HTTPTypes

@@ -5,13 +5,14 @@ import Hummingbird
 
 /// How an announcement is named over HTTP: its `{id}` path parameter, and its ETag
 /// `"<id>-<revision>-<line>"` (`line`: the revision's `LineTag`, which tells this log's event at
-/// that seq from the one a log restored from an older backup gives it; `-xml` appended for the XML
+/// that seq from the one a log restored from an older backup gives it; `-v3` appended for version
+/// 3's representation, then `-xml` for the XML
 /// representation, `-textxml` for it as `text/xml`, then `-gzip` or `-deflate` for a compressed
 /// body), written by reads and writes and read back from `If-Match`.
 enum AnnouncementTag {
-    /// The ETag of `announcement` in `media`, whose revision's line has tag `line`.
-    static func etag(_ announcement: Announcement, _ media: MediaType, line: LineTag) -> String {
-        "\"\(announcement.id)-\(announcement.revision)-\(line)\(media.tagSuffix)\""
+    /// The ETag of `announcement` in `media` and `version`, whose revision's line has tag `line`.
+    static func etag(_ announcement: Announcement, _ media: MediaType, _ version: APIVersion, line: LineTag) -> String {
+        "\"\(announcement.id)-\(announcement.revision)-\(line)\(version.tagSuffix)\(media.tagSuffix)\""
     }
 
     /// The entity tags in an `If-None-Match` header (every field of it, as one list): weak tags
@@ -60,6 +61,9 @@ enum AnnouncementTag {
         }
         if let media = MediaType.allCases.first(where: { !$0.tagSuffix.isEmpty && quoted.hasSuffix($0.tagSuffix) }) {
             quoted.removeLast(media.tagSuffix.count)
+        }
+        if let version = APIVersion.allCases.first(where: { !$0.tagSuffix.isEmpty && quoted.hasSuffix($0.tagSuffix) }) {
+            quoted.removeLast(version.tagSuffix.count)
         }
         let parts = quoted.split(separator: "-")
         guard parts.count == 3, Int(parts[0]) == id, let revision = Int(parts[1]), revision > 0, let line = LineTag(parts[2]) else { return nil }

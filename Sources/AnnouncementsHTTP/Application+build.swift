@@ -87,6 +87,8 @@ public func buildApplication(
     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) -> some ApplicationProtocol {
     let connections = ConnectionCount(maximum: settings.connections.maxConnections)
+    // Built in the background while the server starts, so that the first search need not wait.
+    store.startSearchIndex()
     return Application(
         router: buildRouter(store: store, settings: settings),
         server: HTTPServerBuilder { responder in

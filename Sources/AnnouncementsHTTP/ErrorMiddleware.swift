@@ -72,6 +72,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)")
         case .closed:
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(error)")
+        case .notReady(let message):
+            APIError(.serviceUnavailable, message, headers: [.retryAfter: "1"])
         }
     }
 }

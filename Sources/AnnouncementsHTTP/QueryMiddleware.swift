@@ -19,9 +19,9 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The query parameters `method` on `route` (a template, `/v1/announcements/{id}`) takes.
     static func parameters(route: String, method: HTTPRequest.Method) -> [String] {
         var path = Substring(route)
-        for prefix in ["/v1", "/v2"] where path.hasPrefix(prefix + "/") { path = path.dropFirst(prefix.count) }
+        for prefix in APIVersion.allCases.map({ "/" + $0.pathPrefix }) where path.hasPrefix(prefix + "/") { path = path.dropFirst(prefix.count) }
         switch (path, method) {
-        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order", "asOf"]
+        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order", "asOf", "q"]
         case ("/announcements/{id}", .get), ("/announcements/{id}", .head): return ["asOf"]
         case ("/events", .get), ("/events", .head): return ["after", "limit"]
         default: return []

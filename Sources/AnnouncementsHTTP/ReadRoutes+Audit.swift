@@ -39,8 +39,8 @@ extension ReadRoutes {
         guard let announcement = try await store.announcement(id: id, asOf: point) else {
             throw APIError(.notFound, "announcement \(id) did not exist at \(request.uri.queryParameters["asOf"].map(String.init) ?? "that point") (it was created later, or deleted by then)")
         }
-        let body = CodedBody(try Self.encode(announcement, media), compressedWith: ContentCoding.preferred(by: request))
-        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media, line: store.lineTag(of: announcement.revision)), body.coding)
+        let body = CodedBody(try Self.encode(announcement, media, version), compressedWith: ContentCoding.preferred(by: request))
+        let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media, version, line: store.lineTag(of: announcement.revision)), body.coding)
         return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }
 

@@ -21,7 +21,7 @@ struct ReadRoutes: Sendable {
 
     func add(to router: Router<AnnouncementsRequestContext>) {
         router.get("health") { _, _ in health() }
-        for (prefix, version) in [("", nil), ("v1", APIVersion.v1), ("v2", APIVersion.v2)] as [(String, APIVersion?)] {
+        for (prefix, version) in [("", nil)] + APIVersion.allCases.map({ ($0.pathPrefix, $0) }) as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
             // Links to other pages name the route's own path, not the request's (`//announcements`
             // reaches the route too, and as a link it would name a host).
@@ -51,6 +51,9 @@ struct ReadRoutes: Sendable {
         let version = try self.version(of: request, forced: forced)
         let media = try MediaType.negotiate(request)
         let query = try pageQuery(request.uri)
+        if let search = try searchQuery(request.uri, asOf: point) {
+            return try await list(searching: search, request, path: path, query, version, media)
+        }
         if let point {
             return try await list(asOf: point, request, path: path, query, version, media)
         }
@@ -77,14 +80,14 @@ struct ReadRoutes: Sendable {
 
     /// The answer with a page of the list (live, or as it was at `point`): its ETag (the plain tag
     /// and the body's coding), a 304 when `If-None-Match` names it, `X-Total-Count` and `Link`.
-    private func page(
+    func page(
         _ request: Request, path: String, _ body: CodedBody, _ extent: RepresentationCache.PageExtent, plainTag: String,
-        _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil
+        _ query: PageQuery, _ version: APIVersion, _ media: MediaType, asOf point: LogPoint? = nil, searched: String? = nil
     ) throws(APIError) -> Response {
         let etag = ContentCoding.tagged(plainTag, body.coding)
         var response = try Self.conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(extent.total)
-        if let link = links(path, query: query, extent, asOf: point) { response.headers[.link] = link }
+        if let link = links(path, query: query, extent, asOf: point, searched: searched) { response.headers[.link] = link }
         return versioned(response, version, etag: etag)
     }
 
@@ -107,10 +110,10 @@ struct ReadRoutes: Sendable {
         }
         guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
         let (body, plainTag) = try cache.item(
-            announcement, media: media, coding: ContentCoding.preferred(by: request),
-            tag: { AnnouncementTag.etag(announcement, media, line: store.lineTag(of: announcement.revision)) }
+            announcement, media: media, detailed: version == .v3, coding: ContentCoding.preferred(by: request),
+            tag: { AnnouncementTag.etag(announcement, media, version, line: store.lineTag(of: announcement.revision)) }
         ) { () throws(APIError) in
-            try Self.encode(announcement, media)
+            try Self.encode(announcement, media, version)
         }
         let etag = ContentCoding.tagged(plainTag, body.coding)
         return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
@@ -125,12 +128,18 @@ struct ReadRoutes: Sendable {
     /// as long as its reader is slow.
     static let pageByteLimit = EventStore.maxFeedPageBytes
 
-    /// A page of announcements (v1) or summaries (v2), at most about `pageByteLimit` bytes; a 406
-    /// when XML cannot carry one of them.
+    /// A page of announcements (v1), summaries (v2) or v3's list items, at most about
+    /// `pageByteLimit` bytes; a 406 when XML cannot carry one of them.
     static func encodeList(_ snapshot: ReadModel, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) throws(APIError) -> (ByteBuffer, RepresentationCache.PageExtent) {
+        try encodeList(snapshot.announcements(query), version, media)
+    }
+
+    /// `page` in `version` and `media` (see `encodeList`).
+    static func encodeList(_ page: Page<Announcement>, _ version: APIVersion, _ media: MediaType) throws(APIError) -> (ByteBuffer, RepresentationCache.PageExtent) {
         switch version {
-        case .v1: try render(snapshot.announcements(query), media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
-        case .v2: try render(snapshot.summaries(query), media, json: { $0.summary($1) }, xml: XMLRepresentation.summary)
+        case .v1: try render(page, media, json: { $0.announcement($1) }, xml: XMLRepresentation.announcement)
+        case .v2: try render(page, media, json: { $0.summary($1.summary) }, xml: { (item, xml) throws(APIError) in try XMLRepresentation.summary(item.summary, into: &xml) })
+        case .v3: try render(page, media, json: { $0.detailed($1, body: false) }, xml: { (item, xml) throws(APIError) in try XMLRepresentation.detailed(item, body: false, into: &xml) })
         }
     }
 
@@ -171,22 +180,26 @@ struct ReadRoutes: Sendable {
         }
     }
 
-    /// One announcement in `media`; a 406 when XML cannot carry it.
-    static func encode(_ announcement: Announcement, _ media: MediaType) throws(APIError) -> ByteBuffer {
+    /// One announcement in `media` and `version` (v1's form, or v3's); a 406 when XML cannot carry it.
+    static func encode(_ announcement: Announcement, _ media: MediaType, _ version: APIVersion) throws(APIError) -> ByteBuffer {
         switch media {
         case .json:
-            return json(announcement)
+            return encode(announcement, version)
         case .xml, .textXML:
             var xml = XMLRepresentation.declaration
-            try XMLRepresentation.announcement(announcement, into: &xml)
+            if version == .v3 {
+                try XMLRepresentation.detailed(announcement, body: true, into: &xml)
+            } else {
+                try XMLRepresentation.announcement(announcement, into: &xml)
+            }
             return ByteBuffer(string: xml)
         }
     }
 
     /// One announcement as JSON, which carries every value.
-    static func json(_ announcement: Announcement) -> ByteBuffer {
+    static func encode(_ announcement: Announcement, _ version: APIVersion) -> ByteBuffer {
         var json = JSONBytes()
-        json.announcement(announcement)
+        if version == .v3 { json.detailed(announcement, body: true) } else { json.announcement(announcement) }
         return ByteBuffer(bytes: json.bytes)
     }
 
@@ -225,7 +238,7 @@ struct ReadRoutes: Sendable {
 
     // MARK: - Paging
 
-    private func pageQuery(_ uri: URI) throws(APIError) -> PageQuery {
+    func pageQuery(_ uri: URI) throws(APIError) -> PageQuery {
         let parameters = uri.queryParameters
         var query = PageQuery()
         if let text = parameters["max"] {
@@ -255,10 +268,11 @@ struct ReadRoutes: Sendable {
         return query
     }
 
-    /// `Link: <…?offset=10&max=10…>; rel="next", <…>; rel="prev"`, or nil on a single page.
-    private func links(_ path: String, query: PageQuery, _ extent: RepresentationCache.PageExtent, asOf point: LogPoint? = nil) -> String? {
+    /// `Link: <…?offset=10&max=10…>; rel="next", <…>; rel="prev"`, or nil on a single page; with
+    /// the search's `q` (`searched`, encoded) or the past point.
+    private func links(_ path: String, query: PageQuery, _ extent: RepresentationCache.PageExtent, asOf point: LogPoint? = nil, searched: String? = nil) -> String? {
         guard query.limit > 0 else { return nil }
-        let past = point.map { "&asOf=\($0)" } ?? ""
+        let past = (point.map { "&asOf=\($0)" } ?? "") + (searched.map { "&q=\($0)" } ?? "")
         func url(_ offset: Int) -> String {
             "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)\(past)>"
         }

@@ -27,6 +27,8 @@ final class RepresentationCache: Sendable {
     struct ItemKey: Hashable {
         var id: Int
         var media: MediaType
+        /// Whether it is v3's representation (v1 and v2 share the other).
+        var detailed: Bool
     }
 
     /// A representation's bytes, and the compressed forms of them made so far.
@@ -141,11 +143,11 @@ final class RepresentationCache: Sendable {
     /// encoded by `encode` and compressed if it is not cached (a failure is not kept), with its
     /// plain ETag, made by `tag` once per revision (it reads the line's tag from the store).
     func item<Failure: Error>(
-        _ announcement: Announcement, media: MediaType, coding: ContentCoding?,
+        _ announcement: Announcement, media: MediaType, detailed: Bool, coding: ContentCoding?,
         tag: () -> String,
         encode: () throws(Failure) -> ByteBuffer
     ) throws(Failure) -> (CodedBody, tag: String) {
-        let key = ItemKey(id: announcement.id, media: media)
+        let key = ItemKey(id: announcement.id, media: media, detailed: detailed)
         let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0 : nil }
         if let cached, let body = cached.entry.body(coding) { return (body, cached.tag) }
         let (plain, plainTag) = if let cached { (cached.entry.plain, cached.tag) } else {

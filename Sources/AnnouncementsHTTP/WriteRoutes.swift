@@ -12,11 +12,11 @@ struct WriteRoutes: Sendable {
     let maxRequestBytes: Int
 
     func add(to router: Router<AnnouncementsRequestContext>) {
-        for prefix in ["", "v1", "v2"] {
+        for (prefix, version) in [("", nil)] + APIVersion.allCases.map({ ($0.pathPrefix, $0) }) as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
-            group.post("announcements") { request, context in try await create(request, context) }
-            group.put("announcements/:id") { request, context in try await replace(request, context) }
-            group.patch("announcements/:id") { request, context in try await update(request, context) }
+            group.post("announcements") { request, context in try await create(request, context, forced: version) }
+            group.put("announcements/:id") { request, context in try await replace(request, context, forced: version) }
+            group.patch("announcements/:id") { request, context in try await update(request, context, forced: version) }
             group.delete("announcements/:id") { request, context in try await delete(request, context) }
             group.post("announcements/:id/erase") { request, context in try await erase(request, context) }
         }
@@ -24,21 +24,21 @@ struct WriteRoutes: Sendable {
 
     // MARK: - Handlers
 
-    private func create(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+    private func create(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         let writer = try access.require(.create, request).name
-        let (media, key) = try headers(request)
+        let (version, media, key) = try headers(request, forced: forced)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
         let created = try await store.create(draft, by: writer, key: key)
         context.logger.debug("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
-        var response = representation(created, media, status: .created)
+        var response = representation(created, media, version, status: .created)
         response.headers[.location] = "/announcements/\(created.id)"
         return response
     }
 
-    private func replace(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+    private func replace(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         let (writer, scope) = try changer(request)
-        let (media, key) = try headers(request)
+        let (version, media, key) = try headers(request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let draft = AnnouncementDraft(title: try fields.requiredTitle(), bodyText: try fields.body() ?? nil)
@@ -48,19 +48,19 @@ struct WriteRoutes: Sendable {
             expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key
         )
         context.logger.debug("replaced announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
-        return representation(replaced, media, status: .ok)
+        return representation(replaced, media, version, status: .ok)
     }
 
-    private func update(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+    private func update(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         let (writer, scope) = try changer(request)
-        let (media, key) = try headers(request)
+        let (version, media, key) = try headers(request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
         let fields = try await jsonObject(request, context)
         let patch = AnnouncementPatch(title: try fields.title(), body: try fields.body().map { $0.map { BodyChange.set($0) } ?? .clear })
         let ifMatch = try expected(request, id: id)
         let updated = try await store.update(id: id, patch, by: writer, scope: scope, expectedRevision: ifMatch.revision, expectedLine: ifMatch.line, key: key)
         context.logger.debug("updated announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
-        return representation(updated, media, status: .ok)
+        return representation(updated, media, version, status: .ok)
     }
 
     private func delete(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
@@ -96,19 +96,20 @@ struct WriteRoutes: Sendable {
 
     // MARK: - Pieces
 
-    /// The written announcement in `media`; in JSON when XML cannot carry a value it kept from an
-    /// old log (an edit of the other field): the write is done, and a 406 would read as a refusal.
-    private func representation(_ announcement: Announcement, _ media: MediaType, status: HTTPResponse.Status) -> Response {
+    /// The written announcement in `media` and `version` (v1's form but in v3); in JSON when XML
+    /// cannot carry a value it kept from an old log (an edit of the other field): the write is
+    /// done, and a 406 would read as a refusal.
+    private func representation(_ announcement: Announcement, _ media: MediaType, _ version: APIVersion, status: HTTPResponse.Status) -> Response {
         var answered = media
         let body: ByteBuffer
         do {
-            body = try ReadRoutes.encode(announcement, media)
+            body = try ReadRoutes.encode(announcement, media, version)
         } catch {
-            body = ReadRoutes.json(announcement)
+            body = ReadRoutes.encode(announcement, version)
             answered = .json
         }
         var response = Response.encoded(body, answered, status: status)
-        response.headers[.eTag] = AnnouncementTag.etag(announcement, answered, line: store.lineTag(of: announcement.revision))
+        response.headers[.eTag] = AnnouncementTag.etag(announcement, answered, version, line: store.lineTag(of: announcement.revision))
         // Its revision is the seq of its last event: the one this answer reflects.
         response.headers[.logSeq] = String(announcement.revision)
         return response
@@ -122,11 +123,11 @@ struct WriteRoutes: Sendable {
     }
 
     /// The headers a write with a body to answer checks before anything else: `Accept-Version`
-    /// (406 if unsupported; writes answer the full announcement in every version), `Accept`, and
-    /// `Idempotency-Key`.
-    private func headers(_ request: Request) throws(APIError) -> (MediaType, key: String?) {
-        _ = try APIVersion(of: request)
-        return (try MediaType.negotiate(request), try idempotencyKey(request))
+    /// (406 if unsupported; writes answer the full announcement in every version, v3's form in
+    /// v3; the path's version wins), `Accept`, and `Idempotency-Key`.
+    private func headers(_ request: Request, forced: APIVersion?) throws(APIError) -> (APIVersion, MediaType, key: String?) {
+        let asked = try APIVersion(of: request)
+        return (forced ?? asked ?? .v1, try MediaType.negotiate(request), try idempotencyKey(request))
     }
 
     /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters; nil without the header.

@@ -14,14 +14,32 @@ enum XMLRepresentation {
         xml += "<announcement><id>\(announcement.id)</id><title>"
         try escape(announcement.title, field: "title", of: announcement.id, into: &xml)
         xml += "</title>"
-        if let body = announcement.body {
-            xml += "<body>"
-            try escape(body, field: "body", of: announcement.id, into: &xml)
-            xml += "</body>"
-        } else {
-            xml += "<body/>"
-        }
+        try body(of: announcement, into: &xml)
         xml += "</announcement>"
+    }
+
+    /// v3's form: v1's elements (the body only with `body`), then `createdAt`, `updatedAt`,
+    /// `revision` and `excerpt`.
+    static func detailed(_ announcement: Announcement, body: Bool, into xml: inout String) throws(APIError) {
+        xml += "<announcement><id>\(announcement.id)</id><title>"
+        try escape(announcement.title, field: "title", of: announcement.id, into: &xml)
+        xml += "</title>"
+        if body { try self.body(of: announcement, into: &xml) }
+        xml += "<createdAt>\(announcement.createdAt)</createdAt><updatedAt>\(announcement.updatedAt)</updatedAt>"
+        xml += "<revision>\(announcement.revision)</revision><excerpt>"
+        try escape(announcement.excerpt, field: "body", of: announcement.id, into: &xml)
+        xml += "</excerpt></announcement>"
+    }
+
+    /// `<body>…</body>`, or `<body/>` for none.
+    private static func body(of announcement: Announcement, into xml: inout String) throws(APIError) {
+        guard let body = announcement.body else {
+            xml += "<body/>"
+            return
+        }
+        xml += "<body>"
+        try escape(body, field: "body", of: announcement.id, into: &xml)
+        xml += "</body>"
     }
 
     static func summary(_ summary: AnnouncementSummary, into xml: inout String) throws(APIError) {

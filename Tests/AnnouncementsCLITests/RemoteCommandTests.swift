@@ -62,6 +62,31 @@ import Testing
         #expect(await server.stopped() == 0)
     }
 
+    @Test("search and list --api-version 3.0: when each changed, and v3's fields in JSON")
+    func searchAndVersionThree() async throws {
+        let folder = try makeFolder(config: Self.config)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        let alice = ["--server", server.url, "--token", "alice-secret"]
+        let posted = try await CLI.run(["post", "--title", "Café reopens", "--body", "<p>Fresh coffee</p>"] + alice)
+        #expect(posted.status == 0, "\(posted.stderr)")
+
+        let found = try await CLI.run(["search", "cafe", "re"] + alice)
+        #expect(found.status == 0, "\(found.stderr)")
+        let time = try Regex(#"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z"#)
+        #expect(found.stdout.replacing(time, with: "TIME") == "ID  UPDATED                   TITLE\n2   TIME  Café reopens\n1-1 of 1\n")
+        let json = try await CLI.run(["search", "coffee", "--format", "json"] + alice)
+        #expect(json.stdout.replacing(time, with: "TIME") == #"{"total":1,"offset":0,"announcements":[{"id":2,"title":"Café reopens","createdAt":"TIME","updatedAt":"TIME","revision":2,"excerpt":"Fresh coffee"}]}"# + "\n")
+        let listed = try await CLI.run(["list", "--api-version", "3", "--format", "json", "--max", "1"] + alice)
+        #expect(listed.stdout.replacing(time, with: "TIME") == #"{"total":2,"offset":0,"announcements":[{"id":1,"title":"Welcome","createdAt":"TIME","updatedAt":"TIME","revision":1,"excerpt":"Hello"}]}"# + "\n")
+        let none = try await CLI.run(["search"] + alice)
+        #expect(none.status == 64)
+        let refused = try await CLI.run(["search"] + alice + ["--", "--"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("holds no word"), "\(refused.stderr)")
+        #expect(await server.stopped() == 0)
+    }
+
     @Test("errors: an unreachable server in one line, a bad --server, and a server's refusal", arguments: [
         (["list", "--server", "http://127.0.0.1:1"], Int32(69), "error: cannot reach the server at 127.0.0.1:1 ("),
         (["show", "1", "--server", "ftp://example.com"], Int32(64), "error: --server takes an http:// or https:// URL"),

@@ -20,7 +20,9 @@ import Testing
                 let one = try await client.announcement(id: 3)
                 #expect(one.title == "Announcement 3")
                 #expect(one.body == "<p>Body 3</p>")
-                #expect(one.revision?.wholeMatch(of: try Regex(#""3-3-[0-9a-f]{8}""#)) != nil, "\(one.revision ?? "none")")
+                let suffix = version == .v3 ? "-v3" : ""
+                #expect(one.revision?.wholeMatch(of: try Regex(#""3-3-[0-9a-f]{8}"# + suffix + #"""#)) != nil, "\(one.revision ?? "none")")
+                #expect((one.details?.revisionSeq == 3) == (version == .v3), "v3 sends the details")
                 let health = try await client.health()
                 #expect(health.status == "ok" && health.seq == 3 && health.reason == nil)
                 #expect(health.head?.hasPrefix("3:") == true && health.head?.count == 66)
@@ -57,6 +59,33 @@ import Testing
         }
     }
 
+    @Test("v3: entries carry when each was created and changed, its revision and an excerpt; search finds words")
+    func entriesAndSearch() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
+            let before = Date()
+            let created = try await client.create(title: "Café reopens", body: "<p>Fresh <b>coffee</b> from Monday</p>")
+            let page = try await client.entries(max: 10, sort: .id, order: .desc)
+            let entry = try #require(page.items.first)
+            #expect(entry.id == created.id)
+            let details = try #require(entry.details)
+            #expect(details.excerpt == "Fresh coffee from Monday")
+            #expect(details.createdAt == details.updatedAt)
+            #expect(abs(details.createdAt.timeIntervalSince(before)) < 60)
+            #expect(AnnouncementDetails.serverTime(details.createdAt).hasSuffix("Z"))
+            let found = try await client.search("cafe mon")
+            #expect(found.items.map(\.id) == [created.id])
+            #expect(found.total == 1)
+            #expect(try await client.search("body").items.map(\.id) == [3, 2, 1], "bodies hold it; newest first")
+            await #expect(throws: ClientError.self) { _ = try await client.search("  ") }
+            do throws(ClientError) {
+                _ = try await client.search("  ")
+            } catch {
+                #expect(error.statusCode == 400)
+            }
+        }
+    }
+
     @Test("writes: create, replace, update and delete, each answered with the result")
     func writes() async throws {
         try await withServer { url in
@@ -66,7 +95,8 @@ import Testing
                 #expect(created.title == "Fire drill")
                 #expect(created.body == "<p>At 10:00</p>")
                 let replaced = try await client.replace(id: created.id, title: "Fire drill moved", body: nil)
-                #expect(replaced == Announcement(id: created.id, title: "Fire drill moved", body: nil, revision: replaced.revision))
+                #expect(replaced == Announcement(id: created.id, title: "Fire drill moved", body: nil, revision: replaced.revision, details: replaced.details))
+                #expect((replaced.details != nil) == (version == .v3), "v3 answers with the details, v1 and v2 without")
                 #expect(replaced.revision != created.revision)
                 let titled = try await client.update(id: created.id, title: "Fire drill at 11:00")
                 #expect(titled.body == nil)

@@ -116,10 +116,10 @@ import Testing
     func itemCompressedOncePerRevision() {
         let counting = Counting()
         let cache = RepresentationCache(compressor: counting.compressor)
-        var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1, createdBy: "alice")
+        var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1, createdBy: "alice", createdAt: .init(millisecondsSince1970: 0), updatedAt: .init(millisecondsSince1970: 0))
         var tags = 0
         func item(_ coding: ContentCoding? = .gzip) -> CodedBody {
-            let (body, tag) = cache.item(announcement, media: .json, coding: coding, tag: { tags += 1; return "\"7-\(announcement.revision)-tag\"" }) { ReadRoutes.json(announcement) }
+            let (body, tag) = cache.item(announcement, media: .json, detailed: false, coding: coding, tag: { tags += 1; return "\"7-\(announcement.revision)-tag\"" }) { ReadRoutes.encode(announcement, .v1) }
             #expect(tag == "\"7-\(announcement.revision)-tag\"")
             return body
         }
@@ -161,16 +161,16 @@ import Testing
         page(4)
         #expect(encodes.withLock { $0[4] } == 1, "and what was kept stays")
 
-        var announcement = Announcement(id: 1, title: "Long", body: String(repeating: "x", count: 5000), revision: 1, createdBy: "alice")
-        let itemSize = ReadRoutes.json(announcement).capacity
+        var announcement = Announcement(id: 1, title: "Long", body: String(repeating: "x", count: 5000), revision: 1, createdBy: "alice", createdAt: .init(millisecondsSince1970: 0), updatedAt: .init(millisecondsSince1970: 0))
+        let itemSize = ReadRoutes.encode(announcement, .v1).capacity
         let itemCache = RepresentationCache(byteLimit: 3 * itemSize + itemSize / 2)
         let items = Mutex(0)
         for id in [1, 2, 3, 4, 1] {
             announcement.id = id
-            _ = itemCache.item(announcement, media: .json, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+            _ = itemCache.item(announcement, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
         }
         #expect(items.withLock { $0 } == 5, "the fourth announcement made the items start over, so the first was encoded again")
-        _ = itemCache.item(announcement, media: .json, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.json(announcement) }
+        _ = itemCache.item(announcement, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
         #expect(items.withLock { $0 } == 5)
     }
 

@@ -8,8 +8,8 @@ import Testing
 /// A query parameter a route does not take is a 400 that names it and the ones the route takes.
 @Suite struct QueryAPITests {
     @Test("an unknown query parameter is a 400 naming it and the known ones; known ones still work", arguments: [
-        ("/announcements?limit=5", HTTPRequest.Method.get, "unknown query parameter `limit`: GET /announcements takes `max`, `offset`, `sort`, `order`, `asOf`"),
-        ("/announcements?max=2&page=2", .get, "unknown query parameter `page`: GET /announcements takes `max`, `offset`, `sort`, `order`, `asOf`"),
+        ("/announcements?limit=5", HTTPRequest.Method.get, "unknown query parameter `limit`: GET /announcements takes `max`, `offset`, `sort`, `order`, `asOf`, `q`"),
+        ("/announcements?max=2&page=2", .get, "unknown query parameter `page`: GET /announcements takes `max`, `offset`, `sort`, `order`, `asOf`, `q`"),
         ("/v1/announcements/1?fields=title", .get, "unknown query parameter `fields`: GET /v1/announcements/{id} takes `asOf`"),
         ("/health?verbose", .get, "unknown query parameter `verbose`: GET /health takes no query parameter"),
         ("/events?since=3", .get, "unknown query parameter `since`: GET /events takes `after`, `limit`"),

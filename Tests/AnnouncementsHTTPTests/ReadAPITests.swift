@@ -119,7 +119,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
-    @Test("GET /announcements/2 gives the full announcement in both versions", arguments: ["1.0", "2.0"])
+    @Test("GET /announcements/2 gives the full announcement in every version", arguments: ["1.0", "2.0", "3.0"])
     func originalDetail(version: String) async throws {
         try await withServer { client, _ in
             try await client.execute(uri: "/announcements/2", method: .get, headers: [acceptVersion: version]) { response in
@@ -142,6 +142,8 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         ("/announcements", nil as String?, "2.0"),
         ("/v1/announcements", nil, "1.0"),
         ("/v2/announcements", "1.0", "2.0"),
+        ("/announcements", "3", "3.0"),
+        ("/v3/announcements", "1.0", "3.0"),
     ] as [(String, String?, String)])
     func versions(path: String, header: String?, served: String) async throws {
         try await withServer { client, _ in
@@ -159,13 +161,13 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
     @Test("an unsupported version is 406 with the supported ones listed")
     func unsupportedVersion() async throws {
         try await withServer { client, _ in
-            try await client.execute(uri: "/announcements", method: .get, headers: [acceptVersion: "3.0"]) { response in
+            try await client.execute(uri: "/announcements", method: .get, headers: [acceptVersion: "4.0"]) { response in
                 #expect(response.status == .notAcceptable)
                 #expect(response.headers[.contentType] == "application/json;charset=UTF-8")
                 #expect(response.object["error"] as? Int == 406)
-                #expect(response.object["supported"] as? [String] == ["1.0", "2.0"])
+                #expect(response.object["supported"] as? [String] == ["1.0", "2.0", "3.0"])
                 #expect(response.headers[.vary] == "Accept-Version, Accept", "an error varies by Accept too: it comes in the negotiated format")
-                #expect((response.object["message"] as? String)?.contains("Accept-Version 3.0 is not supported") == true)
+                #expect((response.object["message"] as? String)?.contains("Accept-Version 4.0 is not supported") == true)
             }
         }
     }

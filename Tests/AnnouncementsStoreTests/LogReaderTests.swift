@@ -12,8 +12,8 @@ import Testing
         let replay = try LogReader(path: path).replay()
         #expect(replay.model.seq == 7)
         #expect(Array(replay.model.announcements) == [
-            Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4, createdBy: "seed"),
-            Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice"),
+            Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4, createdBy: "seed", createdAt: at(1), updatedAt: at(4)),
+            Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice", createdAt: at(6), updatedAt: at(7)),
         ])
         #expect(replay.tornTail == nil)
         #expect(replay.lastHash == LineHash(link: Array(try lines(of: path).last!.utf8)))

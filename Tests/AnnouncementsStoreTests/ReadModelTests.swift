@@ -15,9 +15,9 @@ import Testing
         #expect(model.seq == 7)
         #expect(model.maxId == 3)
         #expect(model.count == 2)
-        #expect(model.announcement(id: 1) == Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4, createdBy: "seed"))
+        #expect(model.announcement(id: 1) == Announcement(id: 1, title: "Welcome aboard", body: "<p>Hello, world</p>", revision: 4, createdBy: "seed", createdAt: at(1), updatedAt: at(4)))
         #expect(model.announcement(id: 2) == nil)
-        #expect(model.announcement(id: 3) == Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice"))
+        #expect(model.announcement(id: 3) == Announcement(id: 3, title: "Parking", body: nil, revision: 7, createdBy: "alice", createdAt: at(6), updatedAt: at(7)))
     }
 
     @Test("refuses events that do not follow, changing nothing", arguments: [

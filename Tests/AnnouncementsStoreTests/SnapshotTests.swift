@@ -456,6 +456,24 @@ import Testing
         taken = off.takeFinal(seq: 1)
         #expect(!taken)
     }
+
+    @Test("at close, a snapshot as new as the state but without the search index is written again with it, once")
+    func scheduleWithSearch() {
+        var schedule = SnapshotSchedule(policy: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), loadedSeq: 0, now: 0)
+        var taken = schedule.takeFinal(seq: 50)
+        #expect(taken)
+        schedule.finished(seq: 50, written: true, withSearch: false)
+        taken = schedule.takeFinal(seq: 50)
+        #expect(!taken, "nothing new, and no index to add")
+        taken = schedule.takeFinal(seq: 50, withSearch: true)
+        #expect(taken, "the index is new")
+        schedule.finished(seq: 50, written: true, withSearch: true)
+        taken = schedule.takeFinal(seq: 50, withSearch: true)
+        #expect(!taken)
+        var loaded = SnapshotSchedule(policy: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), loadedSeq: 50, withSearch: true, now: 0)
+        taken = loaded.takeFinal(seq: 50, withSearch: true)
+        #expect(!taken, "the loaded snapshot holds it already")
+    }
 }
 
 /// The first bytes of the snapshot beside the log at `path`: its header.

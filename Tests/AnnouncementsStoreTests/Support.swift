@@ -47,6 +47,11 @@ func writeLog(_ events: [Event], to path: String) throws {
 
 let t0 = Timestamp(millisecondsSince1970: 1_795_253_400_000)  // 2026-11-21T09:30:00.000Z
 
+/// The time of the sample events' event `seq`: `t0` and `seq` seconds.
+func at(_ seq: Int) -> Timestamp {
+    Timestamp(millisecondsSince1970: t0.millisecondsSince1970 + Int64(seq) * 1000)
+}
+
 func created(_ seq: Int, id: Int, _ title: String, body: String? = nil, by: String = "alice") -> Event {
     Event(seq: seq, id: id, at: Timestamp(millisecondsSince1970: t0.millisecondsSince1970 + Int64(seq) * 1000), by: by,
           change: .created(AnnouncementDraft(title: title, body: body)))

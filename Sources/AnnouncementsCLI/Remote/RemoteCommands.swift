@@ -6,14 +6,14 @@ struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List announcements from a running server.",
-        discussion: "API version 2.0 lists summaries (id, title); 1.0 full announcements."
+        discussion: "API version 2.0 lists summaries (id, title); 1.0 full announcements; 3.0 summaries with when each was created and last changed, its revision and an excerpt."
     )
 
     @OptionGroup var server: ServerOptions
 
     @Option(help: "Skip this many announcements.") var offset = 0
     @Option(help: "Show at most this many (the server caps it at 100).") var max = 10
-    @Option(name: .customLong("api-version"), help: "1.0 or 2.0.") var apiVersion: AnnouncementsClient.APIVersion = .v2
+    @Option(name: .customLong("api-version"), help: "1.0, 2.0 or 3.0.") var apiVersion: AnnouncementsClient.APIVersion = .v2
     @Option(help: "Sort by id or title.") var sort: SortField = .id
     @Option(help: "asc or desc.") var order: SortOrder = .asc
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
@@ -33,7 +33,40 @@ struct ListCommand: AsyncParsableCommand {
             case .v2:
                 let page = try await request { () async throws(ClientError) in try await client.summaries(offset: offset, max: max, sort: sort, order: order) }
                 RemoteOutput.print(page, format: format)
+            case .v3:
+                let page = try await request { () async throws(ClientError) in try await client.entries(offset: offset, max: max, sort: sort, order: order) }
+                RemoteOutput.print(page, format: format)
             }
+        }
+    }
+}
+
+/// `announcements search WORDS`: the announcements a running server finds for some words.
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search the announcements of a running server.",
+        discussion: "Finds the announcements holding every word (in the title or the body's text, case and accents aside; the last word also as the start of a word), those with every word in the title first, each group newest first."
+    )
+
+    @OptionGroup var server: ServerOptions
+    @Argument(help: "The words to look for.") var words: [String]
+    @Option(help: "Skip this many announcements.") var offset = 0
+    @Option(help: "Show at most this many (the server caps it at 100).") var max = 10
+    @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
+
+    func validate() throws {
+        if words.isEmpty { throw ValidationError("Name at least one word to search for.") }
+        if offset < 0 { throw ValidationError("--offset takes 0 or more.") }
+        if max < 1 { throw ValidationError("--max takes 1 or more.") }
+    }
+
+    func run() async throws {
+        try await reportingErrors { () async throws(CLIError) in
+            let client = try server.client()
+            let text = words.joined(separator: " ")
+            let page = try await request { () async throws(ClientError) in try await client.search(text, offset: offset, max: max) }
+            RemoteOutput.print(page, format: format)
         }
     }
 }
@@ -46,6 +79,7 @@ extension AnnouncementsClient.APIVersion: ExpressibleByArgument {
         switch argument {
         case "1", "1.0": self = .v1
         case "2", "2.0": self = .v2
+        case "3", "3.0": self = .v3
         default: return nil
         }
     }

@@ -1,6 +1,7 @@
 import AnnouncementsClient
 import struct AnnouncementsDomain.JSONBytes
 import enum AnnouncementsDomain.VisibleText
+import Foundation
 
 /// How remote commands print announcements: JSON in the forms the server and `replay --format
 /// json` write (through the same `JSONBytes`).
@@ -20,15 +21,35 @@ enum RemoteOutput {
         }
     }
 
+    /// A page of summaries: v2's, or v3's with their details (a column of when each last changed,
+    /// and in JSON the server's fields).
     static func print(_ page: Page<AnnouncementSummary>, format: RemoteFormat) {
+        let detailed = page.items.contains { $0.details != nil }
         switch format {
         case .json:
-            Output.line(json(page) { $0.summary(id: $1.id, title: $1.title) })
+            Output.line(json(page) { json, item in
+                guard let details = item.details else { return json.summary(id: item.id, title: item.title) }
+                json.raw(#"{"id":"#); json.integer(item.id)
+                json.raw(#","title":"#); json.string(item.title)
+                json.raw(#","createdAt":"#); json.string(time(details.createdAt))
+                json.raw(#","updatedAt":"#); json.string(time(details.updatedAt))
+                json.raw(#","revision":"#); json.integer(details.revisionSeq)
+                json.raw(#","excerpt":"#); json.string(details.excerpt)
+                json.raw("}")
+            })
+        case .table where detailed:
+            var table = TextTable("ID", "UPDATED", "TITLE")
+            for item in page.items { table.add(String(item.id), item.details.map { time($0.updatedAt) } ?? "-", VisibleText.escaped(item.title)) }
+            Output.line(rendered(table, page))
         case .table:
             var table = TextTable("ID", "TITLE")
             for item in page.items { table.add(String(item.id), VisibleText.escaped(item.title)) }
             Output.line(rendered(table, page))
         }
+    }
+
+    private static func time(_ date: Date) -> String {
+        AnnouncementDetails.serverTime(date)
     }
 
     static func print(_ page: Page<Announcement>, format: RemoteFormat) {

@@ -23,6 +23,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case log(LogError)
     /// The store has been closed and takes no more writes.
     case closed
+    /// What was asked for is not ready yet (the search index being built): ask again shortly.
+    case notReady(String)
 
     public var description: String {
         switch self {
@@ -43,6 +45,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "idempotency key \"\(key)\" was already used for a different request: send a new key with a new write"
         case .log(let error): error.description
         case .closed: "the store is closed"
+        case .notReady(let message): message
         }
     }
 }

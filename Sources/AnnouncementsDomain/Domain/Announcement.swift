@@ -9,22 +9,28 @@ public struct Announcement: Sendable, Hashable {
     /// The writer that created it (its `created` event's `by`): an author may change only its own.
     /// Not part of any representation.
     public var createdBy: String
+    /// When it was created: its `created` event's `at`.
+    public var createdAt: Timestamp
+    /// When it last changed: the `at` of the event `revision` names.
+    public var updatedAt: Timestamp
 
-    public init(id: Int, title: String, body: String?, revision: Int, createdBy: String) {
-        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision, createdBy: createdBy)
+    public init(id: Int, title: String, body: String?, revision: Int, createdBy: String, createdAt: Timestamp, updatedAt: Timestamp) {
+        self.init(id: id, title: title, bodyText: body.map(JSONText.init), revision: revision, createdBy: createdBy, createdAt: createdAt, updatedAt: updatedAt)
     }
 
-    public init(id: Int, title: String, bodyText: JSONText?, revision: Int, createdBy: String) {
+    public init(id: Int, title: String, bodyText: JSONText?, revision: Int, createdBy: String, createdAt: Timestamp, updatedAt: Timestamp) {
         self.id = id
         self.title = title
         self.bodyText = bodyText
         self.revision = revision
         self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 
-    /// The announcement a `created` event with seq `revision`, written by `writer`, makes.
-    package init(id: Int, created draft: AnnouncementDraft, revision: Int, by writer: String) {
-        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision, createdBy: writer)
+    /// The announcement a `created` event with seq `revision`, written by `writer` at `at`, makes.
+    package init(id: Int, created draft: AnnouncementDraft, revision: Int, by writer: String, at: Timestamp) {
+        self.init(id: id, title: draft.title, bodyText: draft.bodyText, revision: revision, createdBy: writer, createdAt: at, updatedAt: at)
     }
 
     /// The body (HTML), decoded, or nil.
@@ -33,9 +39,9 @@ public struct Announcement: Sendable, Hashable {
         set { bodyText = newValue.map(JSONText.init) }
     }
 
-    /// Applies an edit made by the event with seq `revision`; returns the old title if it changed.
+    /// Applies an edit made by the event with seq `revision` at `at`; returns the old title if it changed.
     @discardableResult
-    package mutating func apply(_ patch: AnnouncementPatch, revision: Int) -> String? {
+    package mutating func apply(_ patch: AnnouncementPatch, revision: Int, at: Timestamp) -> String? {
         var oldTitle: String?
         if let title = patch.title, !title.utf8.elementsEqual(self.title.utf8) {
             oldTitle = self.title
@@ -43,6 +49,7 @@ public struct Announcement: Sendable, Hashable {
         }
         if let body = patch.body { bodyText = body.text }
         self.revision = revision
+        updatedAt = at
         return oldTitle
     }
 
@@ -54,6 +61,11 @@ public struct Announcement: Sendable, Hashable {
         if let title = patch.title, title.utf8.elementsEqual(self.title.utf8) { patch.title = nil }
         if let body = patch.body, body.text == bodyText { patch.body = nil }
         return patch.title != nil || patch.body != nil ? patch : nil
+    }
+
+    /// The start of the body's plain text (see `HTMLText.excerpt`): v3's `excerpt`; "" without a body.
+    public var excerpt: String {
+        body.map { HTMLText.excerpt($0) } ?? ""
     }
 
     /// The v2 (summary) view of this announcement.

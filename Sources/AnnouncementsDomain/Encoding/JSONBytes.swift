@@ -65,6 +65,19 @@ public struct JSONBytes: Sendable {
         raw("}")
     }
 
+    /// Appends v3's form: v1's fields (the body only with `body`), then `createdAt`, `updatedAt`
+    /// (RFC 3339), `revision` and `excerpt` (the start of the body's plain text, `""` for none).
+    public mutating func detailed(_ announcement: Announcement, body: Bool) {
+        raw(#"{"id":"#); integer(announcement.id)
+        raw(#","title":"#); string(announcement.title)
+        if body { raw(#","body":"#); string(announcement.bodyText) }
+        raw(#","createdAt":""#); raw(announcement.createdAt.description); raw("\"")
+        raw(#","updatedAt":""#); raw(announcement.updatedAt.description); raw("\"")
+        raw(#","revision":"#); integer(announcement.revision)
+        raw(#","excerpt":"#); string(announcement.excerpt)
+        raw("}")
+    }
+
     /// Appends `[e1,e2,…]`, writing each element with `element`.
     public mutating func array<S: Sequence>(_ elements: S, _ element: (inout JSONBytes, S.Element) -> Void) {
         raw("[")

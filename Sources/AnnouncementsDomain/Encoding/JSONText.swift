@@ -33,6 +33,41 @@ public struct JSONText: Sendable, Hashable {
         }
     }
 
+    /// The text, decoded, as UTF-8 bytes: `string`'s bytes, without making a `String` (search reads
+    /// every body this way). The store's escaping writes `\uXXXX` only for control characters,
+    /// each one byte; anything else falls back to `string`.
+    package var utf8: [UInt8] {
+        guard escaped.contains(UInt8(ascii: "\\")) else { return escaped }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(escaped.count)
+        var index = 0
+        while index < escaped.count {
+            let byte = escaped[index]
+            guard byte == UInt8(ascii: "\\"), index + 1 < escaped.count else {
+                bytes.append(byte)
+                index += 1
+                continue
+            }
+            switch escaped[index + 1] {
+            case UInt8(ascii: "n"): bytes.append(0x0A)
+            case UInt8(ascii: "t"): bytes.append(0x09)
+            case UInt8(ascii: "r"): bytes.append(0x0D)
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
+            case UInt8(ascii: "u"):
+                guard index + 6 <= escaped.count,
+                      let value = UInt8(String(decoding: escaped[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16), value < 0x80
+                else { return Array(string.utf8) }
+                bytes.append(value)
+                index += 6
+                continue
+            case let other: bytes.append(other)
+            }
+            index += 2
+        }
+        return bytes
+    }
+
     /// The decoded text's length in UTF-8 bytes, counted without decoding.
     public var utf8Count: Int {
         var count = escaped.count, index = 0

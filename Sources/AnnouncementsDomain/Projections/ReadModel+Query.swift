@@ -25,6 +25,11 @@ public struct PageQuery: Sendable, Hashable {
 public struct Page<Item: Sendable>: Sendable {
     public var items: [Item]
     public var total: Int
+
+    public init(items: [Item], total: Int) {
+        self.items = items
+        self.total = total
+    }
 }
 
 extension ReadModel {

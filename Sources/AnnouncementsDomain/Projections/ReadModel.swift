@@ -50,13 +50,13 @@ public struct ReadModel: Sendable {
             guard id == maxId + 1 else {
                 throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
             }
-            let created = Announcement(id: id, created: draft, revision: eventSeq, by: by)
+            let created = Announcement(id: id, created: draft, revision: eventSeq, by: by, at: at)
             byId.upsert(created)
             indexTitle(created.title, id: id)
             maxId = id
         case .edited(let patch):
             var oldTitle: String?
-            let found = byId.modify(id) { oldTitle = $0.apply(patch, revision: eventSeq) }
+            let found = byId.modify(id) { oldTitle = $0.apply(patch, revision: eventSeq, at: at) }
             guard found else { throw missing(id, verb: "edits") }
             if let oldTitle, let title = patch.title {
                 indexTitle(oldTitle, id: id, removing: true)
@@ -76,11 +76,14 @@ public struct ReadModel: Sendable {
             guard id == maxId + 1 else {
                 throw ApplyProblem("created takes id \(id), but the next id is \(maxId + 1)")
             }
-            byId.upsert(Announcement(id: id, title: "", bodyText: nil, revision: eventSeq, createdBy: by))
+            byId.upsert(Announcement(id: id, title: "", bodyText: nil, revision: eventSeq, createdBy: by, createdAt: at, updatedAt: at))
             indexTitle("", id: id)
             maxId = id
         case .sealed:
-            let found = byId.modify(id) { $0.revision = eventSeq }
+            let found = byId.modify(id) {
+                $0.revision = eventSeq
+                $0.updatedAt = at
+            }
             guard found else { throw missing(id, verb: "edits") }
         }
         seq = eventSeq

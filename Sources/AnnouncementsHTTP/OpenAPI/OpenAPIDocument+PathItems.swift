@@ -1,5 +1,5 @@
 // The path items of the announcements' routes in the OpenAPI document, one for each path prefix
-// (none, `/v1`, `/v2`), so that each operation has an `operationId` of its own: a generated client
+// (none, `/v1`, `/v2`, `/v3`), so that each operation has an `operationId` of its own: a generated client
 // names its methods after them (OpenAPITests checks that every operation has one, unique, and tags).
 // They stand in `paths` whole, never as a `$ref` to `components/pathItems`: OpenAPI 3.1 allows
 // that, but generators that ignore it (openapi-python-client among them) left out every operation
@@ -7,8 +7,8 @@
 
 extension OpenAPIDocument {
     /// The announcements' entries of `paths`: the collection, an item, its erasure and its history,
-    /// then the same under `/v1` and `/v2`, with `V1` and `V2` after their operations' ids.
-    static let announcementPaths = ["", "V1", "V2"].map { collection($0) + item($0) + erase($0) + history($0) }.joined()
+    /// then the same under `/v1`, `/v2` and `/v3`, with `V1`, `V2` and `V3` after their operations' ids.
+    static let announcementPaths = ["", "V1", "V2", "V3"].map { collection($0) + item($0) + erase($0) + history($0) }.joined()
 
     /// The path prefix of the operations whose ids end with `suffix`: `/v1` for `V1`.
     private static func prefix(_ suffix: String) -> String {
@@ -38,7 +38,7 @@ extension OpenAPIDocument {
                       ETag: { $ref: "#/components/headers/ETag" }
                       Log-Seq: { $ref: "#/components/headers/LogSeq" }
                     content:
-                      application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
+                      application/json: { schema: \#(suffix == "V3" ? ##"{ $ref: "#/components/schemas/AnnouncementV3" }"## : suffix.isEmpty ? ##"{ anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] }"## : ##"{ $ref: "#/components/schemas/Announcement" }"##) }
                       application/xml: { schema: { type: string } }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
@@ -61,11 +61,13 @@ extension OpenAPIDocument {
             ("A page of full announcements (version 1.0, whatever Accept-Version says).", "", ##"{ type: array, items: { $ref: "#/components/schemas/Announcement" } }"##)
         case "V2":
             ("A page of summaries (version 2.0, whatever Accept-Version says).", "", ##"{ type: array, items: { $ref: "#/components/schemas/Summary" } }"##)
+        case "V3":
+            ("A page of summaries with their times, revisions and excerpts (version 3.0, whatever Accept-Version says).", "", ##"{ type: array, items: { $ref: "#/components/schemas/SummaryV3" } }"##)
         default:
             (
-                #""A page of announcements: full ones for 1.0, summaries for 2.0.""#,
+                #""A page of announcements: full ones for 1.0, summaries for 2.0, summaries with times, revisions and excerpts for 3.0.""#,
                 ##"\##n        - $ref: "#/components/parameters/AcceptVersion""##,
-                ##"{ anyOf: [{ type: array, items: { $ref: "#/components/schemas/Announcement" } }, { type: array, items: { $ref: "#/components/schemas/Summary" } }] }"##
+                ##"{ anyOf: [{ type: array, items: { $ref: "#/components/schemas/Announcement" } }, { type: array, items: { $ref: "#/components/schemas/Summary" } }, { type: array, items: { $ref: "#/components/schemas/SummaryV3" } }] }"##
             )
         }
         return #"""
@@ -79,6 +81,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Sort"
                   - $ref: "#/components/parameters/Order"
                   - $ref: "#/components/parameters/AsOf"
+                  - $ref: "#/components/parameters/Q"
                   - $ref: "#/components/parameters/IfNoneMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
                   - $ref: "#/components/parameters/MinSeq"

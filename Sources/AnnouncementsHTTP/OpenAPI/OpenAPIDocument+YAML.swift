@@ -11,9 +11,11 @@ info:
   summary: An event-sourced announcement store for a company intranet.
   description: |
     Every change to an announcement is appended as one JSON line to an append-only log. Reads are
-    served from in-memory read models: version 1.0 gives full announcements, 2.0 summaries. Choose
-    the version with the `Accept-Version` header or a `/v1`, `/v2` path prefix; without either the
-    server's default (2.0) applies. Every versioned response carries `API-Version` and
+    served from in-memory read models: version 1.0 gives full announcements, 2.0 summaries, 3.0
+    summaries and announcements with when each was created and last changed (`createdAt`,
+    `updatedAt`), its `revision` (the seq of its last change) and a plain-text `excerpt` of its
+    body. Choose the version with the `Accept-Version` header or a `/v1`, `/v2`, `/v3` path prefix;
+    without either the server's default (2.0) applies. `q` on the list searches it, in every version. Every versioned response carries `API-Version` and
     `Vary: Accept-Version, Accept, Accept-Encoding`. JSON responses are `application/json;charset=UTF-8`;
     `Accept: application/xml` gets announcements as XML; a value XML 1.0 cannot carry (a control
     character that only a log written before the rules can hold) is a 406 there, never changed.
@@ -161,7 +163,7 @@ paths:
       name: Accept-Version
       in: header
       description: The API version; without it (and without a path prefix) the default, 2.0.
-      schema: { type: string, enum: ["1.0", "2.0", "1", "2"] }
+      schema: { type: string, enum: ["1.0", "2.0", "3.0", "1", "2", "3"] }
     Id:
       name: id
       in: path
@@ -213,6 +215,16 @@ paths:
       name: order
       in: query
       schema: { type: string, enum: [asc, desc] }
+    Q:
+      name: q
+      in: query
+      description: |
+        Search: the live announcements holding every word of `q` in the title or the body's text
+        (markup left out), case and accents aside, the last word also as the start of a word
+        unless `q` ends with a space (search as you type); those with every word in the title
+        first, each group newest first. Paged by `max` and `offset`; not with `sort`, `order` or
+        `asOf` (a 400). At most 200 characters and 8 words.
+      schema: { type: string, minLength: 1, maxLength: 200 }
     AsOf:
       name: asOf
       in: query
@@ -233,7 +245,7 @@ paths:
   headers:
     LogSeq: { schema: { type: integer }, description: "The seq of the log this write's answer reflects: send it as `Min-Seq` to read it from any node." }
     ETag: { schema: { type: string }, description: The representation's version. }
-    APIVersion: { schema: { type: string, enum: ["1.0", "2.0"] }, description: The version served. }
+    APIVersion: { schema: { type: string, enum: ["1.0", "2.0", "3.0"] }, description: The version served. }
     Vary: { schema: { type: string }, description: "`Accept-Version, Accept, Accept-Encoding`: the same for every representation." }
     VaryEncoding: { schema: { type: string }, description: "`Accept-Encoding`: the body may come compressed." }
     ContentEncoding: { schema: { type: string, enum: [gzip, deflate] }, description: "The body's compression; absent when it is sent as it is (under 1 KB, or not asked for)." }
@@ -256,6 +268,31 @@ paths:
       properties:
         id: { type: integer, minimum: 1 }
         title: { type: string }
+    SummaryV3:
+      type: object
+      description: A list item of version 3.0.
+      required: [id, title, createdAt, updatedAt, revision, excerpt]
+      additionalProperties: false
+      properties:
+        id: { type: integer, minimum: 1 }
+        title: { type: string }
+        createdAt: { type: string, format: date-time, description: When it was created (RFC 3339, UTC, milliseconds). }
+        updatedAt: { type: string, format: date-time, description: When it last changed; its creation if it never did. }
+        revision: { type: integer, minimum: 1, description: The seq of its last change in the log. }
+        excerpt: { type: string, maxLength: 201, description: "The start of the body as plain text (markup out, references decoded, spaces collapsed), at most 200 characters and `…` after a cut; empty without a body." }
+    AnnouncementV3:
+      type: object
+      description: An announcement in version 3.0.
+      required: [id, title, body, createdAt, updatedAt, revision, excerpt]
+      additionalProperties: false
+      properties:
+        id: { type: integer, minimum: 1 }
+        title: { type: string }
+        body: { type: [string, "null"], description: HTML; null when there is none. }
+        createdAt: { type: string, format: date-time }
+        updatedAt: { type: string, format: date-time }
+        revision: { type: integer, minimum: 1 }
+        excerpt: { type: string, maxLength: 201 }
     NewAnnouncement:
       type: object
       required: [title]
@@ -353,7 +390,7 @@ paths:
     UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Invalid: { description: "A rule is broken (a blank or long title, a long body, a control character (a body may hold tab, line feed and carriage return), a reused Idempotency-Key); `errors` names the fields.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
-    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it): try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it), or (with `q`) the search index is still being built after a start: try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotModified:
@@ -370,7 +407,7 @@ paths:
         Vary: { $ref: "#/components/headers/Vary" }
         Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
       content:
-        application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
+        application/json: { schema: { anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] } }
         application/xml: { schema: { type: string } }
 """#
 }

@@ -62,6 +62,8 @@ public struct Replay: Sendable {
     public var chain = HashChain()
     /// The breaks of the chain a replay that accepts them let through, each naming its line.
     public var brokenLinks: [LogError] = []
+    /// The search index of the snapshot the replay started from, when it stored one.
+    var search: LoadedSearchIndex?
 
     /// The state of an empty log, to fold lines into (see `apply`).
     public init() {

@@ -141,15 +141,15 @@ extension Snapshot {
             let length = try input.count(itemSize: 1, of: "bytes of a writer's name")
             writers.append(try input.bytes(length) { String(decoding: $0, as: UTF8.self) })
         }
-        let count = try input.count(itemSize: 40, of: "announcements")
+        let count = try input.count(itemSize: 56, of: "announcements")
         guard count <= model.maxId else { throw .corrupt("\(count) live announcements, but the largest id is \(model.maxId)") }
         var announcements = IdIndexBuilder()
         var lastId = 0
         // Where each live id is in `announcements` (-1: not live), to check the title index against.
         var positions = [Int32](repeating: -1, count: model.maxId + 1)
         for position in 0..<count {
-            let (id, revision, writer, titleLength, bodyLength) = try input.bytes(40) { raw in
-                (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24), raw.integer(at: 32))
+            let (id, revision, writer, createdAt, updatedAt, titleLength, bodyLength) = try input.bytes(56) { raw in
+                (raw.integer(at: 0), raw.integer(at: 8), raw.integer(at: 16), raw.integer(at: 24), raw.integer(at: 32), raw.integer(at: 40), raw.integer(at: 48))
             }
             guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), writers.indices.contains(writer), bodyLength >= -1 else {
                 throw .corrupt("announcement \(position + 1) (id \(id), revision \(revision)) is out of order or out of range")
@@ -157,7 +157,10 @@ extension Snapshot {
             let title = try input.bytes(titleLength) { String(decoding: $0, as: UTF8.self) }
             var body: JSONText?
             if bodyLength >= 0 { body = try input.bytes(bodyLength) { JSONText(escaped: Array($0)) } }
-            announcements.append(Announcement(id: id, title: title, bodyText: body, revision: revision, createdBy: writers[writer]))
+            announcements.append(Announcement(
+                id: id, title: title, bodyText: body, revision: revision, createdBy: writers[writer],
+                createdAt: Timestamp(millisecondsSince1970: Int64(createdAt)), updatedAt: Timestamp(millisecondsSince1970: Int64(updatedAt))
+            ))
             positions[id] = Int32(position)
             lastId = id
         }
@@ -193,7 +196,51 @@ extension Snapshot {
             model.erased[id] = erasedAt
         }
         replay.model = model
+        replay.search = try Self.searchIndex(from: &input, seq: seq, model: model)
         return replay
+    }
+
+    /// The search index the snapshot stores (see `SnapshotContents.encodeSearchIndex`); nil for none.
+    private static func searchIndex(from input: inout SnapshotInput, seq: Int, model: ReadModel) throws(SnapshotProblem) -> LoadedSearchIndex? {
+        let count = try input.integer()
+        guard count >= 0 else { return nil }
+        let maxId = try input.integer()
+        guard count == model.count, (0...model.maxId).contains(maxId) else {
+            throw .corrupt("the search index covers \(count) announcements up to id \(maxId), but \(model.count) are live up to id \(model.maxId)")
+        }
+        let wordCount = try input.count(itemSize: 24, of: "words of the search index")
+        var terms: [(word: [UInt8], title: PostingSet, any: PostingSet)] = []
+        terms.reserveCapacity(wordCount)
+        func set(of word: Int) throws(SnapshotProblem) -> PostingSet {
+            let blockCount = try input.count(itemSize: 24, of: "blocks of a word's set")
+            var keys: [UInt16] = []
+            var blocks: [PostingSet.Block] = []
+            for _ in 0..<blockCount {
+                let key = try input.integer()
+                let kind = try input.integer()
+                guard let key = UInt16(exactly: key), kind == 0 || kind == 1 else { throw .corrupt("word \(word) of the search index has a bad block") }
+                if kind == 0 {
+                    let length = try input.count(itemSize: 8, of: "ids of a block")
+                    blocks.append(.list(try input.integers(length, as: UInt16.self)))
+                } else {
+                    // A bitmap's count is of the bits it sets (checked against them), not of what follows.
+                    let count = try input.integer()
+                    blocks.append(.bitmap(try input.integers(1024, as: UInt64.self), count: count))
+                }
+                keys.append(key)
+            }
+            guard let set = PostingSet(keys: keys, blocks: blocks) else { throw .corrupt("word \(word) of the search index has a set out of order") }
+            return set
+        }
+        for number in 0..<wordCount {
+            let length = try input.count(itemSize: 1, of: "bytes of a word")
+            let word = try input.bytes(length) { Array($0) }
+            terms.append((word, try set(of: number), try set(of: number)))
+        }
+        guard let index = SearchIndex(terms: terms, count: count, maxId: maxId) else {
+            throw .corrupt("the search index's words are out of order, empty, or name ids beyond \(maxId)")
+        }
+        return LoadedSearchIndex(index: index, seq: seq)
     }
 }
 

@@ -19,6 +19,8 @@ struct SnapshotContents: Sendable {
     /// The seq of the event each idempotency key made (the fingerprints are not kept: a store that
     /// starts from the log has none for the keys it reads back either).
     var keys: [String: (seq: Int, fingerprint: LineHash?)]
+    /// The search index at the same seq, once the indexer has it; nil when none is kept.
+    var search: SearchIndexer.PendingCopy?
 
     /// The line the snapshot covers last; nil when there is none (an empty log), or when the
     /// parts do not agree on it.
@@ -83,7 +85,7 @@ struct SnapshotContents: Sendable {
         for key in keys.keys { bytes += 16 + key.utf8.count }
         bytes += 8 * (index.starts.count + index.previousOfSameID.count + index.lastSeqByID.count + index.lineTags.count)
         for announcement in model.announcements {
-            bytes += 96 + announcement.title.utf8.count + (announcement.bodyText?.escaped.count ?? 0)
+            bytes += 112 + announcement.title.utf8.count + (announcement.bodyText?.escaped.count ?? 0)
         }
         bytes += 16 * model.erased.count
         return Int64(bytes)
@@ -129,6 +131,8 @@ struct SnapshotContents: Sendable {
             output.integer(announcement.id)
             output.integer(announcement.revision)
             output.integer(writers[Array(announcement.createdBy.utf8)] ?? 0)
+            output.integer(Int(announcement.createdAt.millisecondsSince1970))
+            output.integer(Int(announcement.updatedAt.millisecondsSince1970))
             output.integer(announcement.title.utf8.count)
             output.integer(announcement.bodyText?.escaped.count ?? -1)
             output.bytes(announcement.title.utf8)
@@ -148,6 +152,45 @@ struct SnapshotContents: Sendable {
         for (id, seq) in model.erased.sorted(by: { $0.key < $1.key }) {
             output.integer(id)
             output.integer(seq)
+        }
+
+        encodeSearchIndex(into: &output)
+    }
+
+    /// The search index: -1 for none, else the number of announcements it covers, its largest id,
+    /// the number of words, then per word in byte order its length, its bytes and its two sets
+    /// (titles; titles or bodies), each as its number of blocks, then per block its key, its kind
+    /// (0: a list, then its length and its 16-bit ids; 1: a bitmap, then its count and its 1,024
+    /// words).
+    private func encodeSearchIndex(into output: inout SnapshotOutput) {
+        guard let index = search?.wait() else {
+            output.integer(-1)
+            return
+        }
+        output.integer(index.count)
+        output.integer(index.maxId)
+        output.integer(index.wordCount)
+        func encode(_ set: PostingSet) {
+            output.integer(set.blocks.count)
+            for (key, block) in zip(set.keys, set.blocks) {
+                output.integer(Int(key))
+                switch block {
+                case .list(let ids):
+                    output.integer(0)
+                    output.integer(ids.count)
+                    output.integers(ids)
+                case .bitmap(let words, let count):
+                    output.integer(1)
+                    output.integer(count)
+                    output.integers(words)
+                }
+            }
+        }
+        index.forEachTerm { word, title, any in
+            output.integer(word.count)
+            output.bytes(word)
+            encode(title)
+            encode(any)
         }
     }
 }

@@ -34,12 +34,15 @@ import AnnouncementsDomain
 /// there is a last event time and the time in milliseconds, the largest id, the writers that
 /// created the live announcements (a count, then per writer its name's length and UTF-8 bytes),
 /// the number of live announcements, then per announcement its id, revision, its creator's place
-/// in that list, title length, body length or -1 for none, the title's UTF-8 bytes and the body's
+/// in that list, when it was created and last changed (milliseconds since 1970), title length,
+/// body length or -1 for none, the title's UTF-8 bytes and the body's
 /// bytes as JSON text); the title index (the number of announcements, then in title order each
 /// one's id, whether its folded title is longer than the key's head, and the key's seven head
 /// words: see `TitleKey`; stored because folding the case of half a million titles again would
 /// take a third of a second); the erased announcements (a count, then per announcement its id and
-/// the seq of its erased event).
+/// the seq of its erased event); the search index, when the server kept one (see
+/// `SnapshotContents.encodeSearchIndex`: restored with the state, so that a start from the
+/// snapshot does not build it again).
 ///
 /// The payload is checksummed in blocks of `blockSize` bytes (the last one shorter): the checksum of
 /// each block (XXH64, see `SnapshotChecksum`) seeds the next one's, and the last is the payload's.
@@ -49,10 +52,10 @@ import AnnouncementsDomain
 public enum SnapshotFile {
     static let magic: [UInt8] = Array("ANNOSNAP".utf8)
     /// The layout of the file. Bump it when the layout changes.
-    static let formatVersion: UInt32 = 5
+    static let formatVersion: UInt32 = 6
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
     /// index change what they hold, so that a snapshot made by another version is not trusted.
-    static let stateVersion: UInt32 = 3
+    static let stateVersion: UInt32 = 4
     static let headerSize = 104
     static let blockSize = 4 << 20
     /// The longest line a tag may point at (a line is at most a few megabytes of JSON).

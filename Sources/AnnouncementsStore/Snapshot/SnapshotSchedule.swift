@@ -6,12 +6,15 @@ import AnnouncementsDomain
 /// One snapshot is written at a time. A periodic one is due once `everyEvents` events, or
 /// `everySeconds` seconds with at least one event, have passed since the last one was taken (or
 /// since the store opened). The one at close is due whenever the state is newer than the newest
-/// snapshot. A snapshot that fails to be written counts as taken for the timing (so a failing
+/// snapshot, or as new but without the search index the store now keeps (the snapshot written
+/// right after a start that replayed the whole log, before the index was built). A snapshot that fails to be written counts as taken for the timing (so a failing
 /// disk is not retried after every batch), but not as written.
 struct SnapshotSchedule: Sendable {
     let policy: SnapshotPolicy
     /// The seq the newest snapshot written (or loaded at start-up) covers; 0 for none.
     private(set) var writtenSeq: Int
+    /// Whether that snapshot holds the search index.
+    private(set) var writtenWithSearch: Bool
     /// The seq and time of the last snapshot taken (written or not), to time the next from.
     private(set) var takenSeq: Int
     private(set) var takenAt: Double
@@ -22,9 +25,10 @@ struct SnapshotSchedule: Sendable {
     private(set) var erasedCount = 0
 
     /// A schedule for a store that opened at `now` with a snapshot covering `seq` (0: none).
-    init(policy: SnapshotPolicy, loadedSeq seq: Int, now: Double) {
+    init(policy: SnapshotPolicy, loadedSeq seq: Int, withSearch: Bool = false, now: Double) {
         self.policy = policy
         self.writtenSeq = seq
+        self.writtenWithSearch = withSearch
         self.takenSeq = seq
         self.takenAt = now
     }
@@ -41,9 +45,10 @@ struct SnapshotSchedule: Sendable {
         return true
     }
 
-    /// Whether to write the state at `seq` as the store closes (after any write in progress ends).
-    mutating func takeFinal(seq: Int) -> Bool {
-        guard policy.isEnabled, seq > writtenSeq else { return false }
+    /// Whether to write the state at `seq` (with the search index or not) as the store closes
+    /// (after any write in progress ends).
+    mutating func takeFinal(seq: Int, withSearch: Bool = false) -> Bool {
+        guard policy.isEnabled, seq > writtenSeq || (seq == writtenSeq && withSearch && !writtenWithSearch) else { return false }
         isWriting = true
         return true
     }
@@ -59,8 +64,10 @@ struct SnapshotSchedule: Sendable {
     }
 
     /// Records the end of a write of the state at `seq`.
-    mutating func finished(seq: Int, written: Bool) {
+    mutating func finished(seq: Int, written: Bool, withSearch: Bool = false) {
         isWriting = false
-        if written { writtenSeq = max(writtenSeq, seq) }
+        guard written, seq >= writtenSeq else { return }
+        writtenSeq = seq
+        writtenWithSearch = withSearch
     }
 }

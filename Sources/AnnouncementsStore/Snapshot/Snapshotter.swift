@@ -32,12 +32,12 @@ final class Snapshotter: Sendable {
     /// Counts the snapshots that could not be written.
     private let failures: Counter
 
-    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
+    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, loadedWithSearch: Bool = false, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.logPath = logPath
         self.logger = logger
         self.failures = failures
         self.origin = clock.now
-        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, now: 0))
+        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, withSearch: loadedWithSearch, now: 0))
         self.beforeWrite = beforeWrite
     }
 
@@ -63,7 +63,9 @@ final class Snapshotter: Sendable {
         let done = DispatchSemaphore(value: 0)
         // Queued behind a write in progress, the decision waits for that write's outcome.
         worker.async {
-            if self.schedule.withLock({ $0.takeFinal(seq: contents.model.seq) }) { self.write(contents) }
+            // A stop does not wait for a first build of the index still under way.
+            let withSearch = contents.search?.wait(timeout: .seconds(2)) != nil
+            if self.schedule.withLock({ $0.takeFinal(seq: contents.model.seq, withSearch: withSearch) }) { self.write(contents) }
             done.signal()
         }
         done.wait()
@@ -116,10 +118,11 @@ final class Snapshotter: Sendable {
         }
         beforeWrite?()
         let seq = contents.model.seq
+        let withSearch = contents.search?.wait() != nil
         let start = clock.now
         do throws(LogError) {
             let tag = try contents.write(besideLog: logPath, keepingFree: schedule.withLock { $0.policy.keepFreeBytes })
-            schedule.withLock { $0.finished(seq: seq, written: true) }
+            schedule.withLock { $0.finished(seq: seq, written: true, withSearch: withSearch) }
             logger.info("wrote a snapshot", metadata: [
                 "snapshot.path": "\(SnapshotFile.path(forLog: logPath))", "event.seq": "\(tag.seq)",
                 "snapshot.seconds": "\((clock.now - start).seconds)",

@@ -96,8 +96,8 @@ extension EventStore {
         var announcement: Announcement?
         for (_, event) in history where point.isAtOrAfter(event) {
             switch event.change {
-            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq, by: event.by)
-            case .edited(let patch): announcement?.apply(patch, revision: event.seq)
+            case .created(let draft): announcement = Announcement(id: id, created: draft, revision: event.seq, by: event.by, at: event.at)
+            case .edited(let patch): announcement?.apply(patch, revision: event.seq, at: event.at)
             case .deleted, .erased, .sealed: announcement = nil
             }
         }

@@ -214,7 +214,8 @@ extension EventStore {
             committer.keys.merge(batch.batch.keyed.mapValues { ($0.event.seq, $0.fingerprint) }) { $1 }
         }
         let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
-        let replaced = publish(last.batch.model, hash: last.batch.hash, waking: appended > 0) { index in
+        let changed = durable.flatMap { $0.batch.located.map(\.id) }
+        let replaced = publish(last.batch.model, hash: last.batch.hash, waking: appended > 0, changed: changed) { index in
             for batch in durable {
                 for line in batch.batch.located {
                     index.add(seq: line.seq, id: line.id, offset: batch.start + Int64(line.start), length: line.length, link: line.link)
@@ -232,8 +233,9 @@ extension EventStore {
     /// state finds its line), then the state and head are published, followers of the feed woken
     /// (with `waking`) and a due snapshot started. The committer's own lines and those another
     /// process appended (`ingest`) go through here alike. Returns the state it replaced, for the
-    /// caller to free when it likes.
-    func publish(_ model: ReadModel, hash: LineHash?, waking: Bool, indexing: (inout EventIndex) -> Void) -> ReadModel {
+    /// caller to free when it likes. `changed` names the announcements the lines are about: what
+    /// the search index takes in after them.
+    func publish(_ model: ReadModel, hash: LineHash?, waking: Bool, changed: [Int], indexing: (inout EventIndex) -> Void) -> ReadModel {
         committer.lastHash = hash
         // Erasures (made here or, on a shared log, by another node): their lines are served sealed
         // until they read back sealed, known before the index, where readers of history and the
@@ -247,6 +249,9 @@ extension EventStore {
         published.withLock { published in
             swap(&published.model, &replaced)
             published.head = head
+        }
+        if !changed.isEmpty {
+            search.publish(Set(changed).map { SearchIndexer.Change(id: $0, old: replaced.announcement(id: $0), new: model.announcement(id: $0)) }, seq: model.seq)
         }
         if waking { followers.published(model.seq) }
         // What the feed kept of the lines before an erasure may hold its texts.
@@ -354,7 +359,7 @@ extension EventStore {
         if let erased = model.erased[original.id] { return .failure(.erased(id: original.id, seq: erased)) }
         return switch original.change {
         case .created(let draft):
-            .success(Announcement(id: original.id, created: draft, revision: original.seq, by: original.by))
+            .success(Announcement(id: original.id, created: draft, revision: original.seq, by: original.by, at: original.at))
         case .edited:
             model.announcement(id: original.id).map { .success($0) } ?? .failure(.notFound(id: original.id))
         case .deleted, .erased, .sealed:

@@ -142,7 +142,7 @@ extension EventStore {
             lineStart = newline + 1
         }
         committer.keys.merge(keys.mapValues { ($0, nil) }) { $1 }
-        _ = publish(model, hash: hash, waking: true) { index in
+        _ = publish(model, hash: hash, waking: true, changed: located.map(\.id)) { index in
             for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length, link: line.link) }
         }
         syncer.advance(to: start + Int64(bytes.count))

@@ -43,7 +43,7 @@ extension EventStore {
     /// The state at the last published batch, for a snapshot: call on the committer's thread (or
     /// before it starts), where `committer` and `index` are at the same seq as `model`.
     func snapshotContents(of model: ReadModel) -> SnapshotContents {
-        SnapshotContents(model: model, lastHash: committer.lastHash, index: index.withLock { $0 }, keys: committer.keys)
+        SnapshotContents(model: model, lastHash: committer.lastHash, index: index.withLock { $0 }, keys: committer.keys, search: search.copy(at: model.seq))
     }
 
     /// Records the head beside a file log (`HeadRecord`), as the store opens and closes it.

@@ -49,6 +49,10 @@ public final class EventStore: Sendable {
     let queue = Mutex(Queue())
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
+    /// The search index, kept up to date once started (see EventStore+Search.swift).
+    let search = SearchIndexer()
+    /// The snapshot's search index, what the search index starts from (nil: it is built).
+    let loadedSearchIndex: LoadedSearchIndex?
     /// Writes and syncs the lines the committer prepares.
     let syncer: LogSyncer
     /// Signalled when writes are queued while the committer waits, and when a sync ends: what the
@@ -223,7 +227,7 @@ public final class EventStore: Sendable {
             throw .log(error)
         }
         let snapshotter = snapshots.isEnabled
-            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, loadedWithSearch: replay.search != nil, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
             : nil
         let store = try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
         store.recordHead()
@@ -301,6 +305,7 @@ public final class EventStore: Sendable {
         self.logger = logger
         self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
         self.index = Mutex(replay.index)
+        self.loadedSearchIndex = replay.search
         self.log = log
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
         let arrivals = DispatchSemaphore(value: 0)

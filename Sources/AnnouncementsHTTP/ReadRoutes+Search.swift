@@ -1,0 +1,66 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// `GET /announcements?q=…`: the live announcements holding every word of `q` (in the title or the
+/// body's text), those with every word in the title first, each group newest first; paged as the
+/// list is, in every version and media type.
+extension ReadRoutes {
+    /// The longest `q` taken, in characters.
+    static let maxSearchLength = 200
+
+    /// The search `q` asks for; nil without `q`. A 400 for a `q` without a word or too long, and
+    /// with `asOf` (search covers the live announcements only) or `sort`/`order` (a search has its
+    /// own order).
+    func searchQuery(_ uri: URI, asOf point: LogPoint?) throws(APIError) -> SearchQuery? {
+        let parameters = uri.queryParameters
+        guard let text = parameters["q"].map(String.init) else { return nil }
+        guard point == nil else {
+            throw APIError(.badRequest, "query parameters `q` and `asOf` do not go together: search covers the live announcements only (read the list as it was with `asOf` alone)")
+        }
+        if parameters["sort"] != nil || parameters["order"] != nil {
+            throw APIError(.badRequest, "query parameters `sort` and `order` do not go with `q`: a search lists the announcements with every word in the title first, then the others, each newest first")
+        }
+        guard text.count <= Self.maxSearchLength else {
+            throw APIError(.badRequest, "query parameter `q` is \(text.count) characters long; a search takes at most \(Self.maxSearchLength)")
+        }
+        guard let query = SearchQuery(text) else {
+            throw APIError(.badRequest, "query parameter `q` holds no word to search for (letters or digits): \"\(VisibleText.escaped(text))\"")
+        }
+        guard query.words.count <= SearchQuery.maxWords else {
+            throw APIError(.badRequest, "query parameter `q` holds \(query.words.count) words; a search takes at most \(SearchQuery.maxWords)")
+        }
+        return query
+    }
+
+    /// A page of the announcements `search` finds, in the current state.
+    func list(searching search: SearchQuery, _ request: Request, path: String, _ query: PageQuery, _ version: APIVersion, _ media: MediaType) async throws -> Response {
+        let snapshot = store.snapshot
+        let found = try await store.search(search, in: snapshot, offset: query.offset, limit: query.limit)
+        let (encoded, extent) = try Self.encodeList(found, version, media)
+        let body = CodedBody(encoded, compressedWith: ContentCoding.preferred(by: request))
+        let words = search.words.joined(separator: " ") + (search.lastIsPrefix ? "" : " ")
+        let wordsTag = LineHash(of: Array(words.utf8)).description.prefix(16)
+        let state = "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))"
+        let plainTag = "\"search-\(version.rawValue)-\(state)-\(wordsTag)-\(query.offset)-\(query.limit)\(media.tagSuffix)\""
+        return try page(request, path: path, body, extent, plainTag: plainTag, query, version, media, searched: Self.queryValue(words))
+    }
+
+    /// `text` as a query parameter's value: every byte but the unreserved ones percent-encoded.
+    static func queryValue(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (hex.count == 1 ? "0" : "") + hex
+            }
+        }
+        return encoded
+    }
+}

@@ -1,0 +1,174 @@
+import AnnouncementsDomain
+import Dispatch
+import Synchronization
+
+extension ReadModel {
+    /// The search index of every live announcement: each half (by id) indexed on its own thread,
+    /// then merged.
+    package func searchIndex() -> SearchIndex {
+        let model = self
+        let halves = Mutex<[SearchIndex]>([SearchIndex(), SearchIndex()])
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            let middle = model.count / 2
+            var index = SearchIndex()
+            index.deferSorting()
+            for announcement in model.byId.elements(in: half == 0 ? 0..<middle : middle..<model.count) { index.add(announcement) }
+            halves.withLock { $0[half] = index }
+        }
+        var (index, second) = halves.withLock { ($0[0], $0[1]) }
+        index.merge(second)
+        second = SearchIndex()
+        index.finishSorting()
+        return index
+    }
+}
+
+/// A snapshot's search index, and the seq it covers.
+struct LoadedSearchIndex: Sendable {
+    var index: SearchIndex
+    var seq: Int
+}
+
+/// Keeps the search index (`SearchIndex`) up to date with the published state, on a thread of its
+/// own: the committer hands over what each batch changed and goes on; the words of the new texts
+/// are found and indexed here, never in a writer's wait.
+///
+/// The index is built from the state when it is started (`start(from:)`: a server starts it, a
+/// command that only writes or reads the log never pays for it), then follows every published
+/// change. A search waits until the index covers the state it reads (`SearchProgress`), at most
+/// `maxWait`.
+final class SearchIndexer: Sendable {
+    private struct State {
+        var index = SearchIndex()
+        var progress = SearchProgress<CheckedContinuation<Bool, Never>>()
+        var isStarted = false
+    }
+
+    /// What a batch changed in one announcement: its state before and after (nil: not live).
+    struct Change: Sendable {
+        var id: Int
+        var old: Announcement?
+        var new: Announcement?
+    }
+
+    private let state = Mutex(State())
+    private let worker = IdleWorker(lowersPriority: false)
+    /// The longest a search waits for the index to cover its state (the first build of a large log
+    /// takes seconds).
+    let maxWait: Duration
+
+    init(maxWait: Duration = .seconds(10)) {
+        self.maxWait = maxWait
+    }
+
+    /// Builds the index in the background, once, from the state `current` reads (the published
+    /// one, read while no change can slip between it and the changes that follow it, which are
+    /// indexed after it in order). From a snapshot's index (`loaded`, at its seq) when there is
+    /// one: the announcements the lines after it changed (`changedSince` names them) are indexed
+    /// again, the rest is as the snapshot has it.
+    func start(from current: () -> ReadModel, loaded: LoadedSearchIndex? = nil, changedSince: (Int) -> [Int] = { _ in [] }) {
+        let started: (ReadModel, changed: [Int])? = state.withLock { state in
+            guard !state.isStarted else { return nil }
+            state.isStarted = true
+            let model = current()
+            return (model, loaded.map { changedSince($0.seq) } ?? [])
+        }
+        guard let (model, changed) = started else { return }
+        worker.async { [self] in
+            let index = Self.build(model, from: loaded, changed: changed)
+            let woken = state.withLock { state in
+                state.index = index
+                return state.progress.advance(to: model.seq)
+            }
+            for waiter in woken { waiter.resume(returning: true) }
+        }
+    }
+
+    /// The index of `model`: `loaded` with the `changed` announcements taken out and indexed as
+    /// they are now, or else built from every live announcement.
+    private static func build(_ model: ReadModel, from loaded: LoadedSearchIndex?, changed: [Int]) -> SearchIndex {
+        guard var index = loaded?.index else { return model.searchIndex() }
+        var gone = DenseBits(maxId: max(model.maxId, index.maxId))
+        for id in changed where id >= 0 && id <= max(model.maxId, index.maxId) { gone.insert(id) }
+        index.removeAll(in: gone)
+        for id in changed {
+            if let announcement = model.announcement(id: id) { index.add(announcement) }
+        }
+        index.count = model.count
+        return index
+    }
+
+    /// A copy of the index as it is once it covers exactly `seq` (the changes published up to it
+    /// taken in, none after): what a snapshot of the state at `seq` stores. Nil when the index is
+    /// not kept (never started); the copy itself is nil when the index went past `seq` first.
+    func copy(at seq: Int) -> PendingCopy? {
+        guard state.withLock({ $0.isStarted }) else { return nil }
+        let pending = PendingCopy()
+        // Queued behind the changes published so far, and before any published after.
+        worker.async { [self] in
+            pending.fulfil(state.withLock { $0.progress.seq == seq ? $0.index : nil })
+        }
+        return pending
+    }
+
+    /// A copy of the index a snapshot writer waits for (on its own thread).
+    final class PendingCopy: Sendable {
+        private let copy = Mutex<SearchIndex?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        fileprivate func fulfil(_ index: SearchIndex?) {
+            copy.withLock { $0 = index }
+            done.signal()
+        }
+
+        /// The copy, waiting at most `timeout` for it; nil when it did not come, or the index went
+        /// past the snapshot's seq.
+        func wait(timeout: DispatchTimeInterval = .seconds(60)) -> SearchIndex? {
+            guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+            done.signal()  // a second wait returns at once
+            return copy.withLock { $0 }
+        }
+    }
+
+    /// Indexes what the state at `seq` changed (nothing before `start`).
+    func publish(_ changes: [Change], seq: Int) {
+        guard state.withLock({ $0.isStarted }) else { return }
+        worker.async { [self] in
+            let woken = state.withLock { state in
+                // A change the state the index was built from already held.
+                guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
+                for change in changes {
+                    if let old = change.old { state.index.remove(old) }
+                    if let new = change.new { state.index.add(new) }
+                }
+                return state.progress.advance(to: seq)
+            }
+            for waiter in woken { waiter.resume(returning: true) }
+        }
+    }
+
+    /// Runs `search` on the index once it covers `seq`; nil when it did not within `maxWait`.
+    func search<Result: Sendable>(covering seq: Int, _ search: (SearchIndex) -> Result) async -> Result? {
+        let ready: Bool = await withCheckedContinuation { continuation in
+            let action = state.withLock { $0.progress.wait(for: seq, continuation) }
+            guard case .wait(let ticket) = action else {
+                continuation.resume(returning: true)
+                return
+            }
+            let maxWait = self.maxWait
+            Task { [self] in
+                try? await Task.sleep(for: maxWait)
+                state.withLock { $0.progress.timeOut(ticket) }?.resume(returning: false)
+            }
+        }
+        guard ready else { return nil }
+        return state.withLock { search($0.index) }
+    }
+
+    /// The index's size, once built.
+    var sizes: (words: Int, bytes: Int, announcements: Int)? {
+        state.withLock { state in
+            state.progress.seq == nil ? nil : (state.index.wordCount, state.index.storedBytes, state.index.count)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+@testable import AnnouncementsDomain
+
+@Suite struct HTMLTextTests {
+    @Test("plain text: tags and comments out, blocks separate words, references decoded, spaces collapsed", arguments: [
+        ("<p>Hello, <b>world</b></p>", "Hello, world"),
+        ("<p>one</p><p>two</p>", "one two"),
+        ("line<br>break", "line break"),
+        ("in<b>line</b>", "inline"),
+        ("a <!-- hidden <p>x</p> --> b", "a b"),
+        ("<script>var s = '<p>no</p>';</script>shown<style>p { color: red }</style>", "shown"),
+        ("Fish &amp; chips &lt;3 &eacute;t&eacute; &#233; &#xE9; &ldquo;q&rdquo;", "Fish & chips <3 été é é \u{201C}q\u{201D}"),
+        ("an &unknown; name, a lone & and a <3", "an &unknown; name, a lone & and a <3"),
+        ("<a href=\"x>y\" title='>'>link</a>", "link"),
+        ("  \n\t spaced \n out  ", "spaced out"),
+        ("<!DOCTYPE html><html><head><title>T</title></head><body>Body</body></html>", "Body"),
+        ("&#0; &#x110000;", "\u{FFFD} \u{FFFD}"),
+    ])
+    func plain(html: String, text: String) {
+        #expect(HTMLText.plain(html) == text)
+    }
+
+    @Test("an excerpt is cut at a word's end with an ellipsis, and reads no further than it needs")
+    func excerpt() {
+        #expect(HTMLText.excerpt("<p>short</p>") == "short")
+        let long = "<p>" + String(repeating: "word ", count: 100) + "</p>"
+        let excerpt = HTMLText.excerpt(long, limit: 22)
+        #expect(excerpt == "word word word word…")
+        #expect(HTMLText.excerpt("<p>" + String(repeating: "x", count: 50) + "</p>", limit: 10) == String(repeating: "x", count: 10) + "…")
+        // A body of megabytes is read only as far as the excerpt goes: its tail never matters.
+        let huge = "<p>start</p>" + String(repeating: "<i>a</i>", count: 200_000) + "<p>unclosed"
+        #expect(HTMLText.excerpt(huge, limit: 5) == "start…")
+    }
+}

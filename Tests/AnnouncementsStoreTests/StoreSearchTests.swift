@@ -1,0 +1,118 @@
+import Logging
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsStore
+
+@Suite struct StoreSearchTests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
+
+    func ids(_ store: EventStore, _ text: String) async throws -> [Int] {
+        try await store.search(try #require(SearchQuery(text)), in: store.snapshot, offset: 0, limit: 100).items.map(\.id)
+    }
+
+    @Test("a search finds each write as soon as it is answered: creates, edits, deletes and erasures")
+    func readsItsWrites() async throws {
+        let folder = TemporaryFolder()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
+        store.startSearchIndex()
+        let first = try await store.create(AnnouncementDraft(title: "Fire drill", body: "<p>Meet in the car park</p>"), by: "alice")
+        #expect(try await ids(store, "drill") == [first.id])
+        let second = try await store.create(AnnouncementDraft(title: "Car park closed", body: nil), by: "alice")
+        #expect(try await ids(store, "car park") == [second.id, first.id], "the title match first")
+        _ = try await store.update(id: first.id, AnnouncementPatch(title: "Evacuation drill", body: .set("<p>Meet on the lawn</p>")), by: "alice")
+        #expect(try await ids(store, "car") == [second.id], "the edit took the old body's words out")
+        #expect(try await ids(store, "lawn") == [first.id])
+        try await store.delete(id: second.id, by: "alice")
+        #expect(try await ids(store, "car") == [])
+        _ = try await store.erase(id: first.id, by: "alice", reason: "test")
+        #expect(try await ids(store, "evacuation") == [])
+        await store.close()
+    }
+
+    @Test("after a restart from a snapshot, search and the times are as before")
+    func restart() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        let created = try await first.create(AnnouncementDraft(title: "Quarterly results", body: "<p>Revenue grew</p>"), by: "alice")
+        let edited = try await first.update(id: created.id, AnnouncementPatch(body: .set("<p>Revenue grew again</p>")), by: "alice")
+        await first.close()
+        #expect(edited.createdAt == created.createdAt)
+        #expect(edited.updatedAt >= created.updatedAt)
+
+        let second = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        #expect(second.snapshotSeq == 2, "the state came from the snapshot")
+        let restored = second.snapshot.announcement(id: created.id)
+        #expect(restored?.createdAt == created.createdAt)
+        #expect(restored?.updatedAt == edited.updatedAt)
+        #expect(try await ids(second, "again") == [created.id])
+        await second.close()
+    }
+
+    @Test("the snapshot keeps the index: a start from it takes it and indexes again only what the lines after it changed")
+    func snapshotKeepsTheIndex() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        first.startSearchIndex()
+        let alpha = try await first.create(AnnouncementDraft(title: "Alpha", body: "<p>shared words</p>"), by: "alice")
+        let beta = try await first.create(AnnouncementDraft(title: "Beta", body: "<p>shared</p>"), by: "alice")
+        #expect(try await ids(first, "alpha") == [alpha.id])
+        await first.close()
+
+        // Lines after the snapshot: written by a store that writes no snapshot.
+        let second = try await EventStore.open(path: path, snapshots: .off, logger: quiet)
+        #expect(second.loadedSearchIndex == nil, "a store that reads no snapshot builds its index")
+        _ = try await second.update(id: alpha.id, AnnouncementPatch(title: "Gamma"), by: "alice")
+        try await second.delete(id: beta.id, by: "alice")
+        let delta = try await second.create(AnnouncementDraft(title: "Delta", body: "<p>shared</p>"), by: "alice")
+        await second.close()
+
+        let third = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        #expect(third.loadedSearchIndex?.seq == 2, "the index came with the snapshot")
+        #expect(third.loadedSearchIndex?.index.wordCount == 4, "alpha, beta, shared, words")
+        #expect(try await ids(third, "alpha") == [])
+        #expect(try await ids(third, "gamma") == [alpha.id])
+        #expect(try await ids(third, "beta") == [])
+        #expect(try await ids(third, "shared") == [delta.id, alpha.id])
+        #expect(try await ids(third, "words") == [alpha.id])
+        await third.close()
+    }
+
+    @Test("a word in thousands of announcements (its set a bitmap) comes back from the snapshot whole")
+    func snapshotKeepsBitmaps() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let first = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        first.startSearchIndex()
+        let count = PostingSet.listLimit + 200
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    for number in stride(from: writer, to: count, by: 8) {
+                        _ = try await first.create(AnnouncementDraft(title: "Common \(number)", body: number % 2 == 0 ? "<p>even</p>" : nil), by: "alice")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await first.search(try #require(SearchQuery("common")), in: first.snapshot, offset: 0, limit: 1).total == count)
+        await first.close()
+        let second = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
+        #expect(second.loadedSearchIndex != nil, "the snapshot held the index")
+        let common = try await second.search(try #require(SearchQuery("common")), in: second.snapshot, offset: 0, limit: 3)
+        #expect(common.total == count)
+        #expect(common.items.map(\.id) == [count, count - 1, count - 2])
+        #expect(try await second.search(try #require(SearchQuery("even")), in: second.snapshot, offset: 0, limit: 1).total == (count + 1) / 2)
+        await second.close()
+    }
+
+    @Test("a search that waits longer than the index takes is refused as not ready, not answered wrong")
+    func notReady() async throws {
+        let indexer = SearchIndexer(maxWait: .milliseconds(50))
+        // Never started: it covers nothing, and a search of seq 1 waits in vain.
+        let result = await indexer.search(covering: 1) { _ in true }
+        #expect(result == nil)
+    }
+}
