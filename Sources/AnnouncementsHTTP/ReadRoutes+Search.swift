@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import AnnouncementsStore
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import NIOCore
@@ -8,23 +9,21 @@ import NIOCore
 /// body's text), those with every word in the title first, each group newest first; paged as the
 /// list is, in every version and media type.
 extension ReadRoutes {
-    /// The longest `q` taken, in characters.
-    static let maxSearchLength = 200
-
     /// The search `q` asks for; nil without `q`. A 400 for a `q` without a word or too long, and
     /// with `asOf` (search covers the live announcements only) or `sort`/`order` (a search has its
     /// own order).
     func searchQuery(_ uri: URI, asOf point: LogPoint?) throws(APIError) -> SearchQuery? {
         let parameters = uri.queryParameters
-        guard let text = parameters["q"].map(String.init) else { return nil }
+        guard let decoded = parameters["q"].map(String.init) else { return nil }
+        let text = Self.formValue(named: "q", in: uri.query) ?? decoded
         guard point == nil else {
             throw APIError(.badRequest, "query parameters `q` and `asOf` do not go together: search covers the live announcements only (read the list as it was with `asOf` alone)")
         }
         if parameters["sort"] != nil || parameters["order"] != nil {
             throw APIError(.badRequest, "query parameters `sort` and `order` do not go with `q`: a search lists the announcements with every word in the title first, then the others, each newest first")
         }
-        guard text.count <= Self.maxSearchLength else {
-            throw APIError(.badRequest, "query parameter `q` is \(text.count) characters long; a search takes at most \(Self.maxSearchLength)")
+        guard text.count <= SearchQuery.maxLength else {
+            throw APIError(.badRequest, "query parameter `q` is \(text.count) characters long; a search takes at most \(SearchQuery.maxLength)")
         }
         guard let query = SearchQuery(text) else {
             throw APIError(.badRequest, "query parameter `q` holds no word to search for (letters or digits): \"\(VisibleText.escaped(text))\"")
@@ -46,6 +45,17 @@ extension ReadRoutes {
         let state = "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))"
         let plainTag = "\"search-\(version.rawValue)-\(state)-\(wordsTag)-\(query.offset)-\(query.limit)\(media.tagSuffix)\""
         return try page(request, path: path, body, extent, plainTag: plainTag, query, version, media, searched: Self.queryValue(words))
+    }
+
+    /// The value of parameter `name` in a raw query as an HTML form sends it: `+` for a space (a
+    /// search box's `GET` form writes `q=fire+drill`), then percent-decoded; nil without it, or
+    /// when it does not decode.
+    static func formValue(named name: String, in query: String?) -> String? {
+        guard let query else { return nil }
+        for item in query.split(separator: "&") where item.hasPrefix(name + "=") {
+            return String(item.dropFirst(name.count + 1)).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
+        return nil
     }
 
     /// `text` as a query parameter's value: every byte but the unreserved ones percent-encoded.

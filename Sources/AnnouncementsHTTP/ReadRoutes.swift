@@ -272,9 +272,11 @@ struct ReadRoutes: Sendable {
     /// the search's `q` (`searched`, encoded) or the past point.
     private func links(_ path: String, query: PageQuery, _ extent: RepresentationCache.PageExtent, asOf point: LogPoint? = nil, searched: String? = nil) -> String? {
         guard query.limit > 0 else { return nil }
-        let past = (point.map { "&asOf=\($0)" } ?? "") + (searched.map { "&q=\($0)" } ?? "")
+        let past = point.map { "&asOf=\($0)" } ?? ""
+        // A search has its own order: its pages name `q`, never `sort` or `order` (a 400 with it).
+        let order = searched.map { "&q=\($0)" } ?? "&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)"
         func url(_ offset: Int) -> String {
-            "<\(path)?offset=\(offset)&max=\(query.limit)&sort=\(query.sort.rawValue)&order=\(query.order.rawValue)\(past)>"
+            "<\(path)?offset=\(offset)&max=\(query.limit)\(order)\(past)>"
         }
         var links: [String] = []
         // After the items this page holds (fewer than `max` past `pageByteLimit`). Written so

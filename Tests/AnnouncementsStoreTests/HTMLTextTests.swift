@@ -15,6 +15,8 @@ import Testing
         ("  \n\t spaced \n out  ", "spaced out"),
         ("<!DOCTYPE html><html><head><title>T</title></head><body>Body</body></html>", "Body"),
         ("&#0; &#x110000;", "\u{FFFD} \u{FFFD}"),
+        ("a&#1;b &#xFFFF; &#99999999999;", "a\u{FFFD}b \u{FFFD} \u{FFFD}"),
+        ("&#+65; &#x; &#;", "&#+65; &#x; &#;"),
     ])
     func plain(html: String, text: String) {
         #expect(HTMLText.plain(html) == text)
@@ -27,6 +29,7 @@ import Testing
         let excerpt = HTMLText.excerpt(long, limit: 22)
         #expect(excerpt == "word word word word…")
         #expect(HTMLText.excerpt("<p>" + String(repeating: "x", count: 50) + "</p>", limit: 10) == String(repeating: "x", count: 10) + "…")
+        #expect(HTMLText.excerpt("<p>four five six</p>", limit: 9) == "four five…", "the tenth character is a space: the ninth ends a word")
         // A body of megabytes is read only as far as the excerpt goes: its tail never matters.
         let huge = "<p>start</p>" + String(repeating: "<i>a</i>", count: 200_000) + "<p>unclosed"
         #expect(HTMLText.excerpt(huge, limit: 5) == "start…")

@@ -115,7 +115,10 @@ import Testing
     @Test("a query of no word is none")
     func emptyQuery() {
         #expect(SearchQuery("  -- ") == nil)
-        #expect(SearchQuery("a b")?.lastIsPrefix == true)
-        #expect(SearchQuery("a b ")?.lastIsPrefix == false)
+        #expect(SearchQuery("a bc")?.lastIsPrefix == true)
+        #expect(SearchQuery("a bc ")?.lastIsPrefix == false)
+        #expect(SearchQuery("a bc\u{00A0}")?.lastIsPrefix == false, "any white space ends the last word")
+        #expect(SearchQuery("bc b")?.lastIsPrefix == false, "a one-letter word is taken whole")
+        #expect(SearchQuery("東")?.lastIsPrefix == true, "one character of three bytes is a prefix")
     }
 }

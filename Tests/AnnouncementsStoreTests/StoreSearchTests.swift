@@ -63,15 +63,15 @@ import Testing
 
         // Lines after the snapshot: written by a store that writes no snapshot.
         let second = try await EventStore.open(path: path, snapshots: .off, logger: quiet)
-        #expect(second.loadedSearchIndex == nil, "a store that reads no snapshot builds its index")
+        #expect(second.loadedSearchIndex.withLock { $0 == nil }, "a store that reads no snapshot builds its index")
         _ = try await second.update(id: alpha.id, AnnouncementPatch(title: "Gamma"), by: "alice")
         try await second.delete(id: beta.id, by: "alice")
         let delta = try await second.create(AnnouncementDraft(title: "Delta", body: "<p>shared</p>"), by: "alice")
         await second.close()
 
         let third = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
-        #expect(third.loadedSearchIndex?.seq == 2, "the index came with the snapshot")
-        #expect(third.loadedSearchIndex?.index.wordCount == 4, "alpha, beta, shared, words")
+        #expect(third.loadedSearchIndex.withLock { $0?.seq } == 2, "the index came with the snapshot")
+        #expect(third.loadedSearchIndex.withLock { $0?.index.wordCount } == 4, "alpha, beta, shared, words")
         #expect(try await ids(third, "alpha") == [])
         #expect(try await ids(third, "gamma") == [alpha.id])
         #expect(try await ids(third, "beta") == [])
@@ -100,7 +100,7 @@ import Testing
         #expect(try await first.search(try #require(SearchQuery("common")), in: first.snapshot, offset: 0, limit: 1).total == count)
         await first.close()
         let second = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
-        #expect(second.loadedSearchIndex != nil, "the snapshot held the index")
+        #expect(second.loadedSearchIndex.withLock { $0 != nil }, "the snapshot held the index")
         let common = try await second.search(try #require(SearchQuery("common")), in: second.snapshot, offset: 0, limit: 3)
         #expect(common.total == count)
         #expect(common.items.map(\.id) == [count, count - 1, count - 2])

@@ -26,14 +26,21 @@ public enum HTMLText {
     /// At most `limit` characters of `html`'s plain text, cut at a word's end where it is longer,
     /// with `…` after a cut.
     public static func excerpt(_ html: String, limit: Int = 200) -> String {
+        excerpt(utf8: Array(html.utf8), limit: limit)
+    }
+
+    /// `excerpt` of HTML given as UTF-8 bytes (a body's, decoded from its JSON text).
+    static func excerpt(utf8 html: [UInt8], limit: Int = 200) -> String {
         // Enough bytes for `limit + 1` characters (a character is at most four), not the whole body.
-        let text = Array(html.utf8).withUnsafeBufferPointer { html in
+        let text = html.withUnsafeBufferPointer { html in
             var reader = Reader(html, stoppingAfter: 4 * (limit + 1))
             reader.read()
             return String(decoding: reader.output, as: UTF8.self)
         }
         guard text.count > limit else { return text }
         let cut = text.prefix(limit)
+        // Cut at the end of the last whole word: at `limit` itself when a space follows it.
+        if text[cut.endIndex] == " " { return String(cut) + "…" }
         let word = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
         return String(word.isEmpty ? cut : word) + "…"
     }
@@ -218,17 +225,18 @@ public enum HTMLText {
 
         /// A reference's text: `#233`, `#xE9` or a known name; nil for anything else.
         private static func decode(_ name: String) -> String? {
-            if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                return UInt32(name.dropFirst(2), radix: 16).map(character)
-            } else if name.hasPrefix("#") {
-                return UInt32(name.dropFirst(), radix: 10).map(character)
-            }
-            return HTMLText.namedReferences[name]
+            let (digits, radix) = name.hasPrefix("#x") || name.hasPrefix("#X") ? (name.dropFirst(2), 16) : (name.dropFirst(), 10)
+            guard name.hasPrefix("#") else { return HTMLText.namedReferences[name] }
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && (radix == 16 || $0.isASCII && $0.isNumber) }) else { return nil }
+            // A number past any character (too many digits for 32 bits too) is one that is none.
+            return character(UInt32(digits, radix: radix) ?? UInt32.max)
         }
 
-        /// The character a numeric reference names; U+FFFD for one that is no character (as a browser reads it).
+        /// The character a numeric reference names; U+FFFD for one that is no character, or one
+        /// no text shows (a control other than tab and line breaks, a noncharacter): plain text
+        /// that XML and terminals carry as it is.
         private static func character(_ value: UInt32) -> String {
-            guard value != 0, let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
+            guard let scalar = Unicode.Scalar(value), !ForbiddenCharacters.isForbiddenInBody(scalar) else { return "\u{FFFD}" }
             return String(Character(scalar))
         }
 

@@ -255,22 +255,3 @@ public struct SearchIndex: Sendable {
         return found
     }
 }
-
-/// What a search looks for: the folded words of `q`, the last one a prefix unless `q` ends with a
-/// space (search as you type).
-public struct SearchQuery: Sendable, Hashable {
-    /// The most words a query may hold.
-    public static let maxWords = 8
-
-    public var words: [String]
-    public var lastIsPrefix: Bool
-
-    /// The query `text` asks for; nil when it holds no word.
-    public init?(_ text: String) {
-        let words = SearchWords.words(text)
-        guard !words.isEmpty else { return nil }
-        self.words = words
-        let last = text.unicodeScalars.last
-        lastIsPrefix = !(last.map { $0 == " " || $0 == "\t" } ?? false)
-    }
-}

@@ -8,6 +8,8 @@ struct WordTable: Sendable {
     private var buckets = [Int32](repeating: WordTable.empty, count: 1024)
     /// Buckets holding a slot or a removal mark.
     private var occupied = 0
+    /// Buckets holding a slot.
+    private var live = 0
 
     /// The FNV-1a hash of `word`.
     static func hash(_ word: UnsafeBufferPointer<UInt8>) -> UInt64 {
@@ -30,11 +32,15 @@ struct WordTable: Sendable {
     /// Adds `slot`, whose word hashes to `hash` (not in the table yet); `hashOf` gives any slot's
     /// hash, for a table that grows.
     mutating func insert(_ slot: Int, hash: UInt64, hashOf: (Int) -> UInt64) {
-        if (occupied + 1) * 4 > buckets.count * 3 { rebuild(capacity: buckets.count * 2, hashOf: hashOf) }
+        if (occupied + 1) * 4 > buckets.count * 3 {
+            // Removal marks are dropped by a rebuild: it grows only when the words themselves fill it.
+            rebuild(capacity: (live + 1) * 2 > buckets.count ? buckets.count * 2 : buckets.count, hashOf: hashOf)
+        }
         var bucket = Int(truncatingIfNeeded: hash) & (buckets.count - 1)
         while buckets[bucket] >= 0 { bucket = (bucket + 1) & (buckets.count - 1) }
         if buckets[bucket] == Self.empty { occupied += 1 }
         buckets[bucket] = Int32(slot)
+        live += 1
     }
 
     /// Takes out `slot`, whose word hashes to `hash`.
@@ -43,6 +49,7 @@ struct WordTable: Sendable {
         while buckets[bucket] != Self.empty {
             if buckets[bucket] == Int32(slot) {
                 buckets[bucket] = Self.removed
+                live -= 1
                 return
             }
             bucket = (bucket + 1) & (buckets.count - 1)
@@ -56,6 +63,7 @@ struct WordTable: Sendable {
         let slots = buckets.filter { $0 >= 0 }
         buckets = [Int32](repeating: Self.empty, count: capacity)
         occupied = 0
+        live = slots.count
         for slot in slots {
             var bucket = Int(truncatingIfNeeded: hashOf(Int(slot))) & (capacity - 1)
             while buckets[bucket] >= 0 { bucket = (bucket + 1) & (capacity - 1) }

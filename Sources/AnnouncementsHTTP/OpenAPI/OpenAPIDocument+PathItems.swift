@@ -15,6 +15,16 @@ extension OpenAPIDocument {
         suffix.isEmpty ? "" : "/" + suffix.lowercased()
     }
 
+    /// The response of one announcement under the prefix of `suffix`: v3's form under `/v3`, v1's
+    /// under `/v1` and `/v2`, either without a prefix (as `Accept-Version` says).
+    private static func one(_ suffix: String) -> String {
+        switch suffix {
+        case "": "One"
+        case "V3": "OneV3"
+        default: "OneV1"
+        }
+    }
+
     private static func collection(_ suffix: String) -> String {
         #"""
             \#(prefix(suffix))/announcements:
@@ -124,7 +134,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/AcceptEncoding"
                   - $ref: "#/components/parameters/MinSeq"
                 responses:
-                  "200": { $ref: "#/components/responses/One" }
+                  "200": { $ref: "#/components/responses/\#(one(suffix))" }
                   "304": { $ref: "#/components/responses/NotModified" }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
@@ -149,7 +159,7 @@ extension OpenAPIDocument {
                   content:
                     application/json: { schema: { $ref: "#/components/schemas/NewAnnouncement" } }
                 responses:
-                  "200": { $ref: "#/components/responses/One" }
+                  "200": { $ref: "#/components/responses/\#(one(suffix))" }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }
@@ -178,7 +188,7 @@ extension OpenAPIDocument {
                     application/json: { schema: { $ref: "#/components/schemas/AnnouncementChange" } }
                     application/merge-patch+json: { schema: { $ref: "#/components/schemas/AnnouncementChange" } }
                 responses:
-                  "200": { $ref: "#/components/responses/One" }
+                  "200": { $ref: "#/components/responses/\#(one(suffix))" }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }

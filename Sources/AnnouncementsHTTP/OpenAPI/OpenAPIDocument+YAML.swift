@@ -221,10 +221,11 @@ paths:
       description: |
         Search: the live announcements holding every word of `q` in the title or the body's text
         (markup left out), case and accents aside, the last word also as the start of a word
-        unless `q` ends with a space (search as you type); those with every word in the title
+        unless `q` ends with white space or that word is one letter (search as you type; a form's
+        `+` is a space); those with every word in the title
         first, each group newest first. Paged by `max` and `offset`; not with `sort`, `order` or
         `asOf` (a 400). At most 200 characters and 8 words.
-      schema: { type: string, minLength: 1, maxLength: 200 }
+      schema: { type: string, minLength: 1, maxLength: 200, description: "At most 200 characters as a reader sees them (a letter and its combining marks count once)." }
     AsOf:
       name: asOf
       in: query
@@ -408,6 +409,28 @@ paths:
         Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
       content:
         application/json: { schema: { anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] } }
+        application/xml: { schema: { type: string } }
+    OneV1:
+      description: The announcement (compressed for a read that allows it; a write's answer never is).
+      headers:
+        ETag: { $ref: "#/components/headers/ETag" }
+        Log-Seq: { $ref: "#/components/headers/LogSeq" }
+        API-Version: { $ref: "#/components/headers/APIVersion" }
+        Vary: { $ref: "#/components/headers/Vary" }
+        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
+      content:
+        application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
+        application/xml: { schema: { type: string } }
+    OneV3:
+      description: The announcement (compressed for a read that allows it; a write's answer never is).
+      headers:
+        ETag: { $ref: "#/components/headers/ETag" }
+        Log-Seq: { $ref: "#/components/headers/LogSeq" }
+        API-Version: { $ref: "#/components/headers/APIVersion" }
+        Vary: { $ref: "#/components/headers/Vary" }
+        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
+      content:
+        application/json: { schema: { $ref: "#/components/schemas/AnnouncementV3" } }
         application/xml: { schema: { type: string } }
 """#
 }

@@ -154,6 +154,10 @@ extension Snapshot {
             guard id >= 1, id <= model.maxId, id > lastId, (1...seq).contains(revision), writers.indices.contains(writer), bodyLength >= -1 else {
                 throw .corrupt("announcement \(position + 1) (id \(id), revision \(revision)) is out of order or out of range")
             }
+            // The years a log's times can have (0000–9999), as its lines are parsed.
+            guard (0...253_402_300_799_999).contains(createdAt), (0...253_402_300_799_999).contains(updatedAt) else {
+                throw .corrupt("announcement \(id) has a time out of range (\(createdAt), \(updatedAt) ms)")
+            }
             let title = try input.bytes(titleLength) { String(decoding: $0, as: UTF8.self) }
             var body: JSONText?
             if bodyLength >= 0 { body = try input.bytes(bodyLength) { JSONText(escaped: Array($0)) } }
@@ -220,8 +224,8 @@ extension Snapshot {
                 let kind = try input.integer()
                 guard let key = UInt16(exactly: key), kind == 0 || kind == 1 else { throw .corrupt("word \(word) of the search index has a bad block") }
                 if kind == 0 {
-                    let length = try input.count(itemSize: 8, of: "ids of a block")
-                    blocks.append(.list(try input.integers(length, as: UInt16.self)))
+                    let length = try input.count(itemSize: 2, of: "ids of a block")
+                    blocks.append(.list(try input.bytes(2 * length) { raw in (0..<length).map { UInt16(raw[2 * $0]) | UInt16(raw[2 * $0 + 1]) << 8 } }))
                 } else {
                     // A bitmap's count is of the bits it sets (checked against them), not of what follows.
                     let count = try input.integer()

@@ -88,6 +88,9 @@ struct SnapshotContents: Sendable {
             bytes += 112 + announcement.title.utf8.count + (announcement.bodyText?.escaped.count ?? 0)
         }
         bytes += 16 * model.erased.count
+        // The search index (waited for once; nil when none is kept): lists as they are, counts and
+        // keys at eight bytes.
+        bytes += search?.wait()?.storedBytes ?? 0
         return Int64(bytes)
     }
 
@@ -160,8 +163,8 @@ struct SnapshotContents: Sendable {
     /// The search index: -1 for none, else the number of announcements it covers, its largest id,
     /// the number of words, then per word in byte order its length, its bytes and its two sets
     /// (titles; titles or bodies), each as its number of blocks, then per block its key, its kind
-    /// (0: a list, then its length and its 16-bit ids; 1: a bitmap, then its count and its 1,024
-    /// words).
+    /// (0: a list, then its length and its 16-bit ids, two little-endian bytes each; 1: a bitmap,
+    /// then its count and its 1,024 words).
     private func encodeSearchIndex(into output: inout SnapshotOutput) {
         guard let index = search?.wait() else {
             output.integer(-1)
@@ -178,7 +181,7 @@ struct SnapshotContents: Sendable {
                 case .list(let ids):
                     output.integer(0)
                     output.integer(ids.count)
-                    output.integers(ids)
+                    output.bytes(ids.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
                 case .bitmap(let words, let count):
                     output.integer(1)
                     output.integer(count)

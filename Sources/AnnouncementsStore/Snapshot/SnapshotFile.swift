@@ -54,7 +54,9 @@ public enum SnapshotFile {
     /// The layout of the file. Bump it when the layout changes.
     static let formatVersion: UInt32 = 6
     /// What the state means. Bump it when the fold (`ReadModel.apply`), the read models or the
-    /// index change what they hold, so that a snapshot made by another version is not trusted.
+    /// index change what they hold, so that a snapshot made by another version is not trusted;
+    /// and when the words of a text change (`HTMLText`, `SearchWords`, `DiacriticFolding`): the
+    /// stored search index takes an announcement out by the words its texts give now.
     static let stateVersion: UInt32 = 4
     static let headerSize = 104
     static let blockSize = 4 << 20

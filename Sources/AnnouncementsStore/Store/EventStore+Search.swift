@@ -4,7 +4,8 @@ extension EventStore {
     /// Starts building the search index from the current state, in the background (a server does
     /// at start-up, so that the first search does not wait for it); a search starts it too.
     public func startSearchIndex() {
-        search.start(from: { published.withLock { $0.model } }, loaded: loadedSearchIndex) { seq in
+        // The snapshot's index is taken (not kept beside the one that grows from it).
+        search.start(from: { published.withLock { $0.model } }, loaded: { loadedSearchIndex.withLock { $0.take() } }) { seq in
             // The announcements with an event after the snapshot's index (changed, deleted or erased since).
             index.withLock { index in index.lastSeqByID.indices.filter { index.lastSeqByID[$0] > seq }.map { $0 + 1 } }
         }
@@ -17,7 +18,7 @@ extension EventStore {
         startSearchIndex()
         let found = await search.search(covering: model.seq) { $0.search(query, offset: offset, limit: limit) }
         guard let (ids, total) = found else {
-            throw .notReady("the search index is still being built (the server started moments ago): search again in a moment")
+            throw .notReady("the search index is still being built (after a start without a snapshot that holds it): search again in a moment")
         }
         // The index may be ahead of `model` (a write published since): what `model` does not hold
         // is left out of the page.

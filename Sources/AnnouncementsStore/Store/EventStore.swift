@@ -51,8 +51,9 @@ public final class EventStore: Sendable {
     let committerQueue = DispatchQueue(label: "announcements.committer")
     /// The search index, kept up to date once started (see EventStore+Search.swift).
     let search = SearchIndexer()
-    /// The snapshot's search index, what the search index starts from (nil: it is built).
-    let loadedSearchIndex: LoadedSearchIndex?
+    /// The snapshot's search index, what the search index starts from (nil: it is built), until
+    /// it is started.
+    let loadedSearchIndex: Mutex<LoadedSearchIndex?>
     /// Writes and syncs the lines the committer prepares.
     let syncer: LogSyncer
     /// Signalled when writes are queued while the committer waits, and when a sync ends: what the
@@ -305,7 +306,7 @@ public final class EventStore: Sendable {
         self.logger = logger
         self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
         self.index = Mutex(replay.index)
-        self.loadedSearchIndex = replay.search
+        self.loadedSearchIndex = Mutex(replay.search)
         self.log = log
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
         let arrivals = DispatchSemaphore(value: 0)

@@ -2,33 +2,6 @@ import AnnouncementsDomain
 import Dispatch
 import Synchronization
 
-extension ReadModel {
-    /// The search index of every live announcement: each half (by id) indexed on its own thread,
-    /// then merged.
-    package func searchIndex() -> SearchIndex {
-        let model = self
-        let halves = Mutex<[SearchIndex]>([SearchIndex(), SearchIndex()])
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let middle = model.count / 2
-            var index = SearchIndex()
-            index.deferSorting()
-            for announcement in model.byId.elements(in: half == 0 ? 0..<middle : middle..<model.count) { index.add(announcement) }
-            halves.withLock { $0[half] = index }
-        }
-        var (index, second) = halves.withLock { ($0[0], $0[1]) }
-        index.merge(second)
-        second = SearchIndex()
-        index.finishSorting()
-        return index
-    }
-}
-
-/// A snapshot's search index, and the seq it covers.
-struct LoadedSearchIndex: Sendable {
-    var index: SearchIndex
-    var seq: Int
-}
-
 /// Keeps the search index (`SearchIndex`) up to date with the published state, on a thread of its
 /// own: the committer hands over what each batch changed and goes on; the words of the new texts
 /// are found and indexed here, never in a writer's wait.
@@ -66,21 +39,22 @@ final class SearchIndexer: Sendable {
     /// indexed after it in order). From a snapshot's index (`loaded`, at its seq) when there is
     /// one: the announcements the lines after it changed (`changedSince` names them) are indexed
     /// again, the rest is as the snapshot has it.
-    func start(from current: () -> ReadModel, loaded: LoadedSearchIndex? = nil, changedSince: (Int) -> [Int] = { _ in [] }) {
-        let started: (ReadModel, changed: [Int])? = state.withLock { state in
-            guard !state.isStarted else { return nil }
+    func start(from current: () -> ReadModel, loaded: () -> LoadedSearchIndex?, changedSince: (Int) -> [Int]) {
+        state.withLock { state in
+            guard !state.isStarted else { return }
             state.isStarted = true
             let model = current()
-            return (model, loaded.map { changedSince($0.seq) } ?? [])
-        }
-        guard let (model, changed) = started else { return }
-        worker.async { [self] in
-            let index = Self.build(model, from: loaded, changed: changed)
-            let woken = state.withLock { state in
-                state.index = index
-                return state.progress.advance(to: model.seq)
+            let loaded = loaded()
+            let changed = loaded.map { changedSince($0.seq) } ?? []
+            // Queued while the lock is held: before any change `publish` queues after it.
+            worker.async { [self] in
+                let index = Self.build(model, from: loaded, changed: changed)
+                let woken = self.state.withLock { state in
+                    state.index = index
+                    return state.progress.advance(to: model.seq)
+                }
+                for waiter in woken { waiter.resume(returning: true) }
             }
-            for waiter in woken { waiter.resume(returning: true) }
         }
     }
 
@@ -102,48 +76,68 @@ final class SearchIndexer: Sendable {
     /// taken in, none after): what a snapshot of the state at `seq` stores. Nil when the index is
     /// not kept (never started); the copy itself is nil when the index went past `seq` first.
     func copy(at seq: Int) -> PendingCopy? {
-        guard state.withLock({ $0.isStarted }) else { return nil }
-        let pending = PendingCopy()
-        // Queued behind the changes published so far, and before any published after.
-        worker.async { [self] in
-            pending.fulfil(state.withLock { $0.progress.seq == seq ? $0.index : nil })
+        state.withLock { state in
+            guard state.isStarted else { return nil }
+            let pending = PendingCopy()
+            // Queued behind the changes published so far, and before any published after.
+            worker.async { [self] in
+                pending.fulfil(self.state.withLock { $0.progress.seq == seq ? $0.index : nil })
+            }
+            return pending
         }
-        return pending
     }
 
-    /// A copy of the index a snapshot writer waits for (on its own thread).
+    /// A copy of the index a snapshot writer waits for (on its own thread). It is waited for once:
+    /// a later wait returns what the first one got at once.
     final class PendingCopy: Sendable {
-        private let copy = Mutex<SearchIndex?>(nil)
+        private struct State {
+            var copy: SearchIndex?
+            var isSettled = false
+            var timedOut = false
+        }
+
+        private let state = Mutex(State())
         private let done = DispatchSemaphore(value: 0)
 
         fileprivate func fulfil(_ index: SearchIndex?) {
-            copy.withLock { $0 = index }
+            state.withLock { if !$0.timedOut { $0.copy = index } }
             done.signal()
         }
 
-        /// The copy, waiting at most `timeout` for it; nil when it did not come, or the index went
-        /// past the snapshot's seq.
+        /// The copy, waiting at most `timeout` for it the first time; nil when it did not come
+        /// then, or the index went past the snapshot's seq.
         func wait(timeout: DispatchTimeInterval = .seconds(60)) -> SearchIndex? {
-            guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-            done.signal()  // a second wait returns at once
-            return copy.withLock { $0 }
+            let isFirst = state.withLock { state in
+                defer { state.isSettled = true }
+                return !state.isSettled
+            }
+            if isFirst {
+                let arrived = done.wait(timeout: .now() + timeout) == .success
+                return state.withLock { state in
+                    if !arrived { state.timedOut = true }
+                    return arrived ? state.copy : nil
+                }
+            }
+            return state.withLock { $0.copy }
         }
     }
 
     /// Indexes what the state at `seq` changed (nothing before `start`).
     func publish(_ changes: [Change], seq: Int) {
-        guard state.withLock({ $0.isStarted }) else { return }
-        worker.async { [self] in
-            let woken = state.withLock { state in
-                // A change the state the index was built from already held.
-                guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
-                for change in changes {
-                    if let old = change.old { state.index.remove(old) }
-                    if let new = change.new { state.index.add(new) }
+        state.withLock { state in
+            guard state.isStarted else { return }
+            worker.async { [self] in
+                let woken = self.state.withLock { state in
+                    // A change the state the index was built from already held.
+                    guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
+                    for change in changes {
+                        if let old = change.old { state.index.remove(old) }
+                        if let new = change.new { state.index.add(new) }
+                    }
+                    return state.progress.advance(to: seq)
                 }
-                return state.progress.advance(to: seq)
+                for waiter in woken { waiter.resume(returning: true) }
             }
-            for waiter in woken { waiter.resume(returning: true) }
         }
     }
 

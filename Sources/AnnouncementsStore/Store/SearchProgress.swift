@@ -28,8 +28,9 @@ struct SearchProgress<Waiter> {
 
     /// The index now covers `seq`: returns the waiters it covers, to wake.
     mutating func advance(to seq: Int) -> [Waiter] {
-        self.seq = max(self.seq ?? 0, seq)
-        let ready = waiters.filter { $0.value.seq <= seq }
+        let covered = max(self.seq ?? 0, seq)
+        self.seq = covered
+        let ready = waiters.filter { $0.value.seq <= covered }
         for ticket in ready.keys { waiters[ticket] = nil }
         return ready.values.map(\.waiter)
     }
