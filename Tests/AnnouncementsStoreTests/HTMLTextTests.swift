@@ -34,4 +34,24 @@ import Testing
         let huge = "<p>start</p>" + String(repeating: "<i>a</i>", count: 200_000) + "<p>unclosed"
         #expect(HTMLText.excerpt(huge, limit: 5) == "start…")
     }
+
+    @Test("a body's excerpt read from its start is the one read from the whole of it, whatever stands where the start ends")
+    func excerptFromTheStart() {
+        let around = HTMLText.excerptPrefix
+        // Each body puts something at the end of the start: markup, a reference, an escape, a
+        // script or a comment that goes on past it, or text enough before it.
+        let bodies = [
+            String(repeating: "<b>x</b>", count: around / 8 - 2) + "<p>the text &amp; \"more\"\n words</p>",
+            String(repeating: " ", count: around - 3) + "&eacute;t&eacute; and on",
+            "<script>" + String(repeating: "a", count: around) + "</script><p>after the script</p>",
+            "<!--" + String(repeating: "-", count: around) + "--><p>after the comment</p>",
+            "<p>" + String(repeating: "word ", count: 100) + "</p>" + String(repeating: "<i>z</i>", count: around),
+            "<a title=\"" + String(repeating: ">", count: around) + "\">link</a> text",
+        ]
+        for body in bodies {
+            let text = JSONText(body)
+            #expect(HTMLText.excerpt(of: text) == HTMLText.excerpt(body), "\(body.prefix(40))…")
+        }
+        #expect(HTMLText.excerpt(of: JSONText("<p>a \"quoted\" word</p>")) == "a \"quoted\" word")
+    }
 }

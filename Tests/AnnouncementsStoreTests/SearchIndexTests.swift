@@ -26,11 +26,6 @@ import Testing
             set.remove(id)
             expected.remove(id)
         }
-        #expect(set.count == expected.count)
-        for id in UInt32(0)..<140_000 where set.contains(id) != expected.contains(id) {
-            Issue.record("id \(id): in the set \(set.contains(id)), expected \(expected.contains(id))")
-            break
-        }
         var bits = DenseBits(maxId: 140_000)
         set.add(to: &bits)
         #expect(bits.count == expected.count)
@@ -48,7 +43,10 @@ import Testing
         set.add(to: &left)
         #expect(left.descending(skipping: 0, limit: .max) == expected.sorted(by: >).map(Int.init))
         #expect(PostingSet(keys: set.keys, blocks: set.blocks) != nil, "a snapshot's copy of it is taken back")
-        #expect(PostingSet(keys: set.keys.reversed(), blocks: set.blocks.reversed()) == nil || set.keys.count < 2, "keys out of order are refused")
+        var twoBlocks = PostingSet()
+        twoBlocks.insert(1)
+        twoBlocks.insert(70_000)
+        #expect(PostingSet(keys: twoBlocks.keys.reversed(), blocks: twoBlocks.blocks.reversed()) == nil, "keys out of order are refused")
     }
 
     @Test("finds every word, in the title or the body's text; title matches first, each group newest first")

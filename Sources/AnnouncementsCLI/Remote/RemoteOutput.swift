@@ -29,13 +29,10 @@ enum RemoteOutput {
         case .json:
             Output.line(json(page) { json, item in
                 guard let details = item.details else { return json.summary(id: item.id, title: item.title) }
-                json.raw(#"{"id":"#); json.integer(item.id)
-                json.raw(#","title":"#); json.string(item.title)
-                json.raw(#","createdAt":"#); json.string(time(details.createdAt))
-                json.raw(#","updatedAt":"#); json.string(time(details.updatedAt))
-                json.raw(#","revision":"#); json.integer(details.revisionSeq)
-                json.raw(#","excerpt":"#); json.string(details.excerpt)
-                json.raw("}")
+                json.detailedSummary(
+                    id: item.id, title: item.title, createdAt: time(details.createdAt), updatedAt: time(details.updatedAt),
+                    revision: details.revisionSeq, excerpt: details.excerpt
+                )
             })
         case .table where detailed:
             var table = TextTable("ID", "UPDATED", "TITLE")

@@ -65,7 +65,7 @@ public struct Announcement: Sendable, Hashable {
 
     /// The start of the body's plain text (see `HTMLText.excerpt`): v3's `excerpt`; "" without a body.
     public var excerpt: String {
-        bodyText.map { HTMLText.excerpt(utf8: $0.utf8) } ?? ""
+        bodyText.map { HTMLText.excerpt(of: $0) } ?? ""
     }
 
     /// The v2 (summary) view of this announcement.

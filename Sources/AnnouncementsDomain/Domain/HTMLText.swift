@@ -29,14 +29,39 @@ public enum HTMLText {
         excerpt(utf8: Array(html.utf8), limit: limit)
     }
 
-    /// `excerpt` of HTML given as UTF-8 bytes (a body's, decoded from its JSON text).
+    /// `excerpt` of a body held as JSON text, decoding only its start where that is enough: a v3
+    /// list or search page makes one for each of up to a hundred bodies of up to megabytes.
+    static func excerpt(of body: JSONText, limit: Int = 200) -> String {
+        let (start, isWhole) = body.utf8(escapedPrefix: excerptPrefix)
+        if isWhole { return excerpt(utf8: start, limit: limit) }
+        // The start is enough when its reading ended with the text it needed, short of its end by
+        // more than any look ahead (a reference's 32 bytes): what comes after could not change it.
+        let (text, stoppedAt) = excerptText(start, limit: limit)
+        if let stoppedAt, stoppedAt + 64 <= start.count { return cut(text, limit: limit) }
+        return excerpt(utf8: body.utf8, limit: limit)
+    }
+
+    /// How many escaped bytes of a body `excerpt(of:)` decodes first.
+    static let excerptPrefix = 16 * 1024
+
+    /// `excerpt` of HTML given as UTF-8 bytes.
     static func excerpt(utf8 html: [UInt8], limit: Int = 200) -> String {
-        // Enough bytes for `limit + 1` characters (a character is at most four), not the whole body.
-        let text = html.withUnsafeBufferPointer { html in
+        cut(excerptText(html, limit: limit).text, limit: limit)
+    }
+
+    /// Enough of the plain text of `html` for `limit + 1` characters (a character is at most four
+    /// bytes), not the whole body; and where in `html` the reading stopped when it stopped for
+    /// having that much (nil when it read to the end).
+    private static func excerptText(_ html: [UInt8], limit: Int) -> (text: String, stoppedAt: Int?) {
+        html.withUnsafeBufferPointer { html in
             var reader = Reader(html, stoppingAfter: 4 * (limit + 1))
             reader.read()
-            return String(decoding: reader.output, as: UTF8.self)
+            return (String(decoding: reader.output, as: UTF8.self), reader.output.count >= reader.limit ? reader.position : nil)
         }
+    }
+
+    /// `text`, at most `limit` characters, cut at a word's end with `…` where it is longer.
+    private static func cut(_ text: String, limit: Int) -> String {
         guard text.count > limit else { return text }
         let cut = text.prefix(limit)
         // Cut at the end of the last whole word: at `limit` itself when a space follows it.

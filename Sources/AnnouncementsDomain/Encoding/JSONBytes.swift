@@ -68,13 +68,28 @@ public struct JSONBytes: Sendable {
     /// Appends v3's form: v1's fields (the body only with `body`), then `createdAt`, `updatedAt`
     /// (RFC 3339), `revision` and `excerpt` (the start of the body's plain text, `""` for none).
     public mutating func detailed(_ announcement: Announcement, body: Bool) {
-        raw(#"{"id":"#); integer(announcement.id)
-        raw(#","title":"#); string(announcement.title)
-        if body { raw(#","body":"#); string(announcement.bodyText) }
-        raw(#","createdAt":""#); raw(announcement.createdAt.description); raw("\"")
-        raw(#","updatedAt":""#); raw(announcement.updatedAt.description); raw("\"")
-        raw(#","revision":"#); integer(announcement.revision)
-        raw(#","excerpt":"#); string(announcement.excerpt)
+        detailed(
+            id: announcement.id, title: announcement.title, body: body ? .some(announcement.bodyText) : nil,
+            createdAt: announcement.createdAt.description, updatedAt: announcement.updatedAt.description,
+            revision: announcement.revision, excerpt: announcement.excerpt
+        )
+    }
+
+    /// v3's list item from its fields, for items held in other types (the client's), its times
+    /// as the server writes them.
+    public mutating func detailedSummary(id: Int, title: String, createdAt: String, updatedAt: String, revision: Int, excerpt: String) {
+        detailed(id: id, title: title, body: nil, createdAt: createdAt, updatedAt: updatedAt, revision: revision, excerpt: excerpt)
+    }
+
+    /// `body`: nil leaves the field out (a list item); `.some(nil)` writes `null`.
+    private mutating func detailed(id: Int, title: String, body: JSONText??, createdAt: String, updatedAt: String, revision: Int, excerpt: String) {
+        raw(#"{"id":"#); integer(id)
+        raw(#","title":"#); string(title)
+        if let body { raw(#","body":"#); string(body) }
+        raw(#","createdAt":"#); string(createdAt)
+        raw(#","updatedAt":"#); string(updatedAt)
+        raw(#","revision":"#); integer(revision)
+        raw(#","excerpt":"#); string(excerpt)
         raw("}")
     }
 

@@ -37,17 +37,27 @@ public struct JSONText: Sendable, Hashable {
     /// every body this way). The store's escaping writes `\uXXXX` only for control characters,
     /// each one byte; anything else falls back to `string`.
     package var utf8: [UInt8] {
-        guard escaped.contains(UInt8(ascii: "\\")) else { return escaped }
+        utf8(escapedPrefix: escaped.count).bytes
+    }
+
+    /// The decoded UTF-8 of the first `count` escaped bytes (an escape that would cross them left
+    /// out: it is decoded whole or not at all), and whether that is the whole text.
+    package func utf8(escapedPrefix count: Int) -> (bytes: [UInt8], isWhole: Bool) {
+        let end = min(max(0, count), escaped.count)
+        let isWhole = end == escaped.count
+        guard escaped[..<end].contains(UInt8(ascii: "\\")) else { return (isWhole ? escaped : Array(escaped[..<end]), isWhole) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(escaped.count)
+        bytes.reserveCapacity(end)
         var index = 0
-        while index < escaped.count {
+        while index < end {
             let byte = escaped[index]
             guard byte == UInt8(ascii: "\\"), index + 1 < escaped.count else {
                 bytes.append(byte)
                 index += 1
                 continue
             }
+            let length = escaped[index + 1] == UInt8(ascii: "u") ? 6 : 2
+            guard index + length <= end || isWhole else { return (bytes, false) }
             switch escaped[index + 1] {
             case UInt8(ascii: "n"): bytes.append(0x0A)
             case UInt8(ascii: "t"): bytes.append(0x09)
@@ -57,7 +67,7 @@ public struct JSONText: Sendable, Hashable {
             case UInt8(ascii: "u"):
                 guard index + 6 <= escaped.count,
                       let value = UInt8(String(decoding: escaped[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16), value < 0x80
-                else { return Array(string.utf8) }
+                else { return (Array(string.utf8), true) }
                 bytes.append(value)
                 index += 6
                 continue
@@ -65,7 +75,7 @@ public struct JSONText: Sendable, Hashable {
             }
             index += 2
         }
-        return bytes
+        return (bytes, isWhole)
     }
 
     /// The decoded text's length in UTF-8 bytes, counted without decoding.

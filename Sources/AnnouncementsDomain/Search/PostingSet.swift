@@ -50,16 +50,6 @@ package struct PostingSet: Sendable {
         return Int(key) << 16 + low
     }
 
-    /// The number of ids.
-    var count: Int {
-        blocks.reduce(0) { total, block in
-            switch block {
-            case .list(let ids): total + ids.count
-            case .bitmap(_, let count): total + count
-            }
-        }
-    }
-
     /// Adds `id` (0 ..< 2³²).
     mutating func insert(_ id: UInt32) {
         let (key, low) = (UInt16(id >> 16), UInt16(truncatingIfNeeded: id))
@@ -115,18 +105,6 @@ package struct PostingSet: Sendable {
             blocks[place] = .list([])
             words[word] &= ~bit
             blocks[place] = count - 1 <= Self.listLimit / 2 ? .list(Self.ids(of: words)) : .bitmap(words, count: count - 1)
-        }
-    }
-
-    func contains(_ id: UInt32) -> Bool {
-        let (key, low) = (UInt16(id >> 16), UInt16(truncatingIfNeeded: id))
-        guard let place = blockIndex(key) else { return false }
-        switch blocks[place] {
-        case .list(let ids):
-            let at = ids.partitionPoint { $0 < low }
-            return at < ids.count && ids[at] == low
-        case .bitmap(let words, _):
-            return words[Int(low >> 6)] & (UInt64(1) << (low & 63)) != 0
         }
     }
 

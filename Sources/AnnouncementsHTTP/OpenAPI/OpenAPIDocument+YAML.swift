@@ -399,38 +399,30 @@ paths:
       headers:
         ETag: { $ref: "#/components/headers/ETag" }
         Vary: { $ref: "#/components/headers/Vary" }
-    One:
-      description: The announcement (compressed for a read that allows it; a write's answer never is).
-      headers:
-        ETag: { $ref: "#/components/headers/ETag" }
-        Log-Seq: { $ref: "#/components/headers/LogSeq" }
-        API-Version: { $ref: "#/components/headers/APIVersion" }
-        Vary: { $ref: "#/components/headers/Vary" }
-        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
-      content:
-        application/json: { schema: { anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] } }
-        application/xml: { schema: { type: string } }
-    OneV1:
-      description: The announcement (compressed for a read that allows it; a write's answer never is).
-      headers:
-        ETag: { $ref: "#/components/headers/ETag" }
-        Log-Seq: { $ref: "#/components/headers/LogSeq" }
-        API-Version: { $ref: "#/components/headers/APIVersion" }
-        Vary: { $ref: "#/components/headers/Vary" }
-        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
-      content:
-        application/json: { schema: { $ref: "#/components/schemas/Announcement" } }
-        application/xml: { schema: { type: string } }
-    OneV3:
-      description: The announcement (compressed for a read that allows it; a write's answer never is).
-      headers:
-        ETag: { $ref: "#/components/headers/ETag" }
-        Log-Seq: { $ref: "#/components/headers/LogSeq" }
-        API-Version: { $ref: "#/components/headers/APIVersion" }
-        Vary: { $ref: "#/components/headers/Vary" }
-        Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
-      content:
-        application/json: { schema: { $ref: "#/components/schemas/AnnouncementV3" } }
-        application/xml: { schema: { type: string } }
-"""#
+"""# + oneResponses
+
+    /// `responses` entries for one announcement, alike but for the JSON schema: `One` (either
+    /// version's, as `Accept-Version` says), `OneV1` (under `/v1` and `/v2`) and `OneV3`.
+    private static var oneResponses: String {
+        [
+            ("One", ##"{ anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] }"##),
+            ("OneV1", ##"{ $ref: "#/components/schemas/Announcement" }"##),
+            ("OneV3", ##"{ $ref: "#/components/schemas/AnnouncementV3" }"##),
+        ].map { name, schema in
+            #"""
+
+                \#(name):
+                  description: The announcement (compressed for a read that allows it; a write's answer never is).
+                  headers:
+                    ETag: { $ref: "#/components/headers/ETag" }
+                    Log-Seq: { $ref: "#/components/headers/LogSeq" }
+                    API-Version: { $ref: "#/components/headers/APIVersion" }
+                    Vary: { $ref: "#/components/headers/Vary" }
+                    Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
+                  content:
+                    application/json: { schema: \#(schema) }
+                    application/xml: { schema: { type: string } }
+            """#
+        }.joined()
+    }
 }

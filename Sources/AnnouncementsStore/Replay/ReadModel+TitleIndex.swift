@@ -1,6 +1,4 @@
 import AnnouncementsDomain
-import Dispatch
-import Synchronization
 
 extension ReadModel {
     /// Builds the title index after a replay that deferred it: one sort instead of n inserts, with
@@ -8,12 +6,7 @@ extension ReadModel {
     public mutating func buildTitleIndex() {
         guard !hasTitleIndex else { return }
         let model = self
-        let sorted = Mutex<[[TitleProbe]]>([[], []])
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let probes = model.sortedTitleProbes(half: half)
-            sorted.withLock { $0[half] = probes }
-        }
-        let (left, right) = sorted.withLock { ($0[0], $0[1]) }
+        let (left, right) = Self.inHalves { model.sortedTitleProbes(half: $0) }
         setTitleIndex(merging: left, right)
     }
 }

@@ -251,7 +251,9 @@ extension EventStore {
             published.head = head
         }
         if !changed.isEmpty {
-            search.publish(Set(changed).map { SearchIndexer.Change(id: $0, old: replaced.announcement(id: $0), new: model.announcement(id: $0)) }, seq: model.seq)
+            search.publish(seq: model.seq) {
+                Set(changed).map { SearchIndexer.Change(id: $0, old: replaced.announcement(id: $0), new: model.announcement(id: $0)) }
+            }
         }
         if waking { followers.published(model.seq) }
         // What the feed kept of the lines before an erasure may hold its texts.

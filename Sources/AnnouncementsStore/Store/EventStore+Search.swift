@@ -24,10 +24,4 @@ extension EventStore {
         // is left out of the page.
         return Page(items: ids.compactMap { model.announcement(id: $0) }, total: total)
     }
-
-    /// The search index's size once built: its distinct words, about how many bytes it holds, and
-    /// how many announcements it covers.
-    public var searchIndexSizes: (words: Int, bytes: Int, announcements: Int)? {
-        search.sizes
-    }
 }

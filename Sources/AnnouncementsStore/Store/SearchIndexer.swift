@@ -122,10 +122,12 @@ final class SearchIndexer: Sendable {
         }
     }
 
-    /// Indexes what the state at `seq` changed (nothing before `start`).
-    func publish(_ changes: [Change], seq: Int) {
+    /// Indexes what the state at `seq` changed, as `changes` gives it: asked for only once the
+    /// index is started (a store that keeps none, a command's, looks nothing up per batch).
+    func publish(seq: Int, changes: () -> [Change]) {
         state.withLock { state in
             guard state.isStarted else { return }
+            let changes = changes()
             worker.async { [self] in
                 let woken = self.state.withLock { state in
                     // A change the state the index was built from already held.
@@ -157,12 +159,5 @@ final class SearchIndexer: Sendable {
         }
         guard ready else { return nil }
         return state.withLock { search($0.index) }
-    }
-
-    /// The index's size, once built.
-    var sizes: (words: Int, bytes: Int, announcements: Int)? {
-        state.withLock { state in
-            state.progress.seq == nil ? nil : (state.index.wordCount, state.index.storedBytes, state.index.count)
-        }
     }
 }
