@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // libyaml from the system (Debian: libyaml-dev, Homebrew: libyaml).
@@ -77,11 +78,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The HTTP API over the store: routes, versions, representations. No argument parsing.
+        // The web client's pages: Mustache templates, scripts and stylesheets compiled in, and the
+        // values each page shows (the board, an announcement, its history). No HTTP, no store.
+        .target(
+            name: "AnnouncementsWeb",
+            dependencies: [
+                "AnnouncementsDomain",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.embedInCode("Templates"), .embedInCode("Assets")]
+        ),
+        // The HTTP API over the store: routes, versions, representations, and the web client's
+        // routes. No argument parsing.
         .target(
             name: "AnnouncementsHTTP",
             dependencies: [
-                "AnnouncementsDomain", "AnnouncementsStore",
+                "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsWeb",
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -131,6 +143,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .testTarget(name: "AnnouncementsWebTests", dependencies: ["AnnouncementsWeb", "AnnouncementsDomain"]),
         .testTarget(name: "AnnouncementsConfigTests", dependencies: ["AnnouncementsConfig", "AnnouncementsPostgres"]),
         .testTarget(
             name: "AnnouncementsPostgresTests",

@@ -26,8 +26,13 @@ public struct Access: Sendable {
 
     /// The caller whose token the request sends, or nil when it sends none: 401 for a token that
     /// is not a configured one, on whichever route asks (a revoked token is found at once).
+    /// Without `Authorization`, a read (GET, HEAD) takes the web client's session cookie
+    /// (`WebSession`) instead; one whose token is not configured reads as none. An unsafe request
+    /// never does: the web client's forms check where they come from first (`sessionCaller`).
     func caller(_ request: Request) throws(APIError) -> Caller? {
-        guard let header = request.headers[.authorization] else { return nil }
+        guard let header = request.headers[.authorization] else {
+            return request.method == .get || request.method == .head ? sessionCaller(request) : nil
+        }
         guard let token = Self.bearerToken(in: header) else {
             let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
             throw APIError(.unauthorized, isBearer ? "Authorization: Bearer needs a token after it, one space apart (`Bearer <token>`)" : "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
@@ -63,6 +68,17 @@ public struct Access: Sendable {
         case .public: try caller(request)
         case .token: try require(.read, request)
         }
+    }
+
+    /// The caller the request's session cookie names, or nil without one or for a token that is
+    /// not (or no longer) configured.
+    func sessionCaller(_ request: Request) -> Caller? {
+        WebSession.token(in: request).flatMap { caller(token: Substring($0)) }
+    }
+
+    /// The caller whose token `token` is, or nil: the web client's sign-in.
+    func caller(token: String) -> Caller? {
+        caller(token: Substring(token))
     }
 
     /// The caller whose token this is. Compares SHA-256 digests of every token in constant time,

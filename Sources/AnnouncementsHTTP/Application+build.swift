@@ -65,7 +65,8 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
     router.add(middleware: RequestLogMiddleware(metrics: settings.metrics))
     router.add(middleware: CORSMiddleware(policy: settings.cors, routes: routes))
     router.add(middleware: MethodsMiddleware(routes: routes))
-    router.add(middleware: ErrorMiddleware(routes: routes))
+    let web = WebRoutes(store: store, access: settings.access, pages: .compiled, maxRequestBytes: settings.maxRequestBytes)
+    router.add(middleware: ErrorMiddleware(routes: routes, web: web))
     router.add(middleware: QueryMiddleware())
     router.add(middleware: ReadYourWritesMiddleware(store: store, access: settings.access))
     ReadRoutes(
@@ -73,6 +74,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
         streams: streams
     ).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
+    web.add(to: router)
     OpenAPIDocument.add(to: router)
     settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams)
     routes.load(router.routes)

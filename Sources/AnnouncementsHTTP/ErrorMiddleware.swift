@@ -3,23 +3,26 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// The one place where errors become responses: every error leaves as an `APIError`'s JSON.
+/// The one place where errors become responses: every error leaves as an `APIError`'s JSON, or,
+/// on the web client's paths, as a page saying it in words (`WebRoutes.problem`).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The routes, for the `Allow` of a 405.
     let routes: RouteTable
+    /// The web client, whose paths answer errors as pages.
+    let web: WebRoutes?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
-            return try error.response(from: request, context: context)
+            return try answer(error, request, context)
         } catch let error as StoreError {
             if case .log(let problem) = error, Self.isReadBack(problem) {
                 // The answer leaves out where the log is; the operator's log says it. (A failed
                 // write is logged once for its whole batch, by the store.)
                 context.logger.error("cannot read the log back", metadata: ["log.path": "\(problem.path)", "error": "\(problem)"])
             }
-            return try Self.apiError(error).response(from: request, context: context)
+            return try answer(Self.apiError(error), request, context)
         } catch let error as HTTPResponseError {
             if error.status == .notFound, let allowed = routes.allowedMethods(for: request.uri.path) {
                 let allow = allowed.joined(separator: ", ")
@@ -29,11 +32,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let message = error.status == .notFound
                 ? "no such resource: \(request.method) \(request.uri.path)"
                 : error.status.reasonPhrase
-            return try APIError(error.status, message).response(from: request, context: context)
+            return try answer(APIError(error.status, message), request, context)
         } catch {
             context.logger.error("unexpected error", metadata: ["error": "\(error)"])
-            return try APIError(.internalServerError, "the server failed to answer; see its log").response(from: request, context: context)
+            return try answer(APIError(.internalServerError, "the server failed to answer; see its log"), request, context)
         }
+    }
+
+    /// `error` as the API's JSON (or XML), or as a page on the web client's paths.
+    private func answer(_ error: APIError, _ request: Request, _ context: Context) throws -> Response {
+        if let web, WebRoutes.serves(request.uri.path) { return web.problem(error, request) }
+        return try error.response(from: request, context: context)
     }
 
     /// Whether `problem` is a durable line that could not be read back (history, the feed, an

@@ -16,6 +16,15 @@ enum JSONBody {
         if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
             throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: \(type.essence) with charset=utf-8 or no charset, not \(charset)")
         }
+        return try await RequestBody.collect(request, maxBytes: maxBytes, what: what)
+    }
+}
+
+/// A request's body, whatever its type: at most `maxBytes` (else 413), complete (else 400), and
+/// not empty (else 411 or 400).
+enum RequestBody {
+    /// The body's bytes; `what` names what to send.
+    static func collect(_ request: Request, maxBytes: Int, what: String) async throws -> ByteBuffer {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: maxBytes)
@@ -31,7 +40,7 @@ enum JSONBody {
             if request.headers[.contentLength] == nil, request.headers[.transferEncoding] == nil {
                 throw APIError(.lengthRequired, "send \(what) as the request body, with a Content-Length header (or Transfer-Encoding: chunked)")
             }
-            throw APIError(.badRequest, "the request body is empty: send \(what) as JSON")
+            throw APIError(.badRequest, "the request body is empty: send \(what)")
         }
         return body
     }

@@ -24,6 +24,9 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
         case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order", "asOf", "q"]
         case ("/announcements/{id}", .get), ("/announcements/{id}", .head): return ["asOf"]
         case ("/events", .get), ("/events", .head): return ["after", "limit"]
+        // The web client's board, and where its sign-in goes next.
+        case ("/", .get), ("/", .head): return ["q", "offset", "asOf", "at", "tz"]
+        case ("/sign-in", .get), ("/sign-in", .head): return ["next"]
         default: return []
         }
     }

@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import AnnouncementsStore
+import AnnouncementsWeb
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -22,6 +23,11 @@ extension ReadRoutes {
         if parameters["sort"] != nil || parameters["order"] != nil {
             throw APIError(.badRequest, "query parameters `sort` and `order` do not go with `q`: a search lists the announcements with every word in the title first, then the others, each newest first")
         }
+        return try Self.searchQuery(text: text)
+    }
+
+    /// The search `text` asks for: a 400 for one without a word, or too long.
+    static func searchQuery(text: String) throws(APIError) -> SearchQuery {
         guard text.count <= SearchQuery.maxLength else {
             throw APIError(.badRequest, "query parameter `q` is \(text.count) characters long; a search takes at most \(SearchQuery.maxLength)")
         }
@@ -60,17 +66,6 @@ extension ReadRoutes {
 
     /// `text` as a query parameter's value: every byte but the unreserved ones percent-encoded.
     static func queryValue(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                encoded += "%" + (hex.count == 1 ? "0" : "") + hex
-            }
-        }
-        return encoded
+        QueryText.encoded(text)
     }
 }

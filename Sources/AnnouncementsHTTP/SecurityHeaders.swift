@@ -5,10 +5,15 @@ import Hummingbird
 /// connection's own refusals): `X-Content-Type-Options: nosniff`, so that no browser reads an
 /// answer as another type than it says (a 400 quotes the request's text inside its JSON), and,
 /// on API answers, `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`: if a
-/// browser ever renders one, it loads nothing and runs nothing, and no page may frame it.
+/// browser ever renders one, it loads nothing and runs nothing, and no page may frame it. (The
+/// web client's pages bring their own, `pagePolicy`.)
 enum SecurityHeaders {
     static let contentTypeOptions = "nosniff"
     static let apiPolicy = "default-src 'none'; frame-ancestors 'none'"
+    /// The web client's pages: their own script, stylesheet, images, event feed and forms, and
+    /// nothing else; no inline script, no eval, no `<base>`, never framed. An announcement's frame
+    /// (`srcdoc`) inherits it, so a body loads nothing from elsewhere either.
+    static let pagePolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     /// The headers as raw `Name: value` lines, for answers written below the router.
     static let lines = "X-Content-Type-Options: \(contentTypeOptions)\r\nContent-Security-Policy: \(apiPolicy)\r\n"

@@ -1,0 +1,143 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import AnnouncementsWeb
+import Hummingbird
+
+/// The web client's forms: sign in and out, post, edit, delete and erase. Each post must come
+/// from this site's own pages (`WebSession.requireSameOrigin`), acts for the token signed in, and
+/// answers `303 See Other` to the page to read next; a refused write shows its form again with
+/// what was sent and what is wrong, by field.
+extension WebRoutes {
+    func addForms(to router: Router<AnnouncementsRequestContext>) {
+        router.post("sign-in") { request, _ in try await signIn(request) }
+        router.post("sign-out") { request, _ in try signOut(request) }
+        router.post("new") { request, _ in try await create(request) }
+        router.post("a/:id/edit") { request, context in try await edit(request, context) }
+        router.post("a/:id/delete") { request, context in try await delete(request, context) }
+        router.post("a/:id/erase") { request, context in try await erase(request, context) }
+    }
+
+    private func signIn(_ request: Request) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        let form = try await FormBody.read(request, maxBytes: 64 * 1024)
+        let next = Self.next(form["next"])
+        guard let token = form["token"], access.caller(token: token) != nil else {
+            let page = SignInPage(chrome: .signedOut, next: next, problem: "That token is not one this server knows. Check it with whoever gave it to you; it may have been revoked.")
+            return .page(pages.render(page), request, status: .unauthorized)
+        }
+        return .seeOther(next, setCookie: WebSession.signIn(token, request))
+    }
+
+    private func signOut(_ request: Request) throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        return .seeOther("/", setCookie: WebSession.signOut(request))
+    }
+
+    private func create(_ request: Request) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        let caller = try signedIn(request, may: .create)
+        let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
+        let title = form["title"] ?? ""
+        let body = form["body"] ?? ""
+        do {
+            let created = try await store.create(AnnouncementDraft(title: title, body: body.isEmpty ? nil : body), by: caller.name, key: Self.key(form))
+            return .seeOther("/a/\(created.id)")
+        } catch {
+            var page = EditorPage.new(chrome: chrome(caller), key: Self.key(form) ?? Self.newKey())
+            page.titleValue = title
+            page.bodyValue = body
+            page.srcdoc = BodyFrame.document(body)
+            let refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
+            page.show(refusal.fieldErrors.map { ($0.field, $0.message) }, otherwise: refusal.message)
+            return .page(pages.render(page), request, status: refusal.status)
+        }
+    }
+
+    private func edit(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        let caller = try signedIn(request, may: .changeOwn)
+        let id = try AnnouncementTag.id(request, context)
+        let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
+        let title = form["title"] ?? ""
+        let body = form["body"] ?? ""
+        let draft = AnnouncementDraft(title: title, body: body.isEmpty ? nil : body)
+        let revision = try Self.revision(form)
+        do {
+            _ = try await store.update(
+                id: id, AnnouncementPatch(replacingWith: draft), by: caller.name, scope: WriteScope(caller.role),
+                expectedRevision: revision, key: Self.key(form)
+            )
+            return .seeOther("/a/\(id)")
+        } catch {
+            var page = EditorPage(
+                chrome: chrome(caller), heading: "Edit announcement \(id)", action: "/a/\(id)/edit", revision: revision,
+                key: Self.key(form) ?? Self.newKey(), title: title, body: body, submit: "Save", cancel: "/a/\(id)"
+            )
+            if case .revisionMismatch = error, let current = store.snapshot.announcement(id: id) {
+                // Someone else's change came first: theirs against this one, and nothing saved.
+                page.show(conflictWith: current)
+                page.key = Self.newKey()
+                return .page(pages.render(page), request, status: .conflict)
+            }
+            let refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
+            page.show(refusal.fieldErrors.map { ($0.field, $0.message) }, otherwise: Self.sentence(refusal.message) + (refusal.status == .notFound ? " Your text is still below: copy it to keep it." : ""))
+            return .page(pages.render(page), request, status: refusal.status)
+        }
+    }
+
+    private func delete(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        let caller = try signedIn(request, may: .changeOwn)
+        let id = try AnnouncementTag.id(request, context)
+        let form = try await FormBody.read(request, maxBytes: 64 * 1024)
+        let revision = try Self.revision(form)
+        do {
+            try await store.delete(id: id, by: caller.name, scope: WriteScope(caller.role), expectedRevision: revision, key: Self.key(form))
+            return .seeOther("/")
+        } catch {
+            guard case .revisionMismatch = error, let current = store.snapshot.announcement(id: id) else { throw error }
+            var page = ConfirmPage.delete(chrome: chrome(caller), id: id, title: current.title, revision: current.revision, key: Self.newKey())
+            page.problem = "It was changed \(DisplayTime(current.updatedAt).text), after you opened it: nothing was deleted. Read it again before you delete it."
+            return .page(pages.render(page), request, status: .conflict)
+        }
+    }
+
+    private func erase(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
+        let caller = try signedIn(request, may: .erase)
+        let id = try AnnouncementTag.id(request, context)
+        let form = try await FormBody.read(request, maxBytes: 64 * 1024)
+        let reason = form["reason"] ?? ""
+        if let problem = reason.allSatisfy(\.isWhitespace) ? "is required" : ValidationRules.problem(reason: reason) {
+            var page = ConfirmPage.erase(chrome: chrome(caller), id: id, title: store.snapshot.announcement(id: id)?.title)
+            page.reasonValue = reason
+            page.reasonError = "The reason " + problem
+            return .page(pages.render(page), request, status: .unprocessableContent)
+        }
+        _ = try await store.erase(id: id, by: caller.name, reason: reason)
+        return .seeOther("/a/\(id)/history")
+    }
+
+    // MARK: - Pieces
+
+    /// The revision the form was filled from: a write fails if the announcement has changed since.
+    private static func revision(_ form: FormBody) throws(APIError) -> Int {
+        guard let text = form["revision"], let revision = Int(text), revision > 0 else {
+            throw APIError(.badRequest, "the form has no valid `revision`: open the announcement again and edit it from there")
+        }
+        return revision
+    }
+
+    /// The form's idempotency key, when it holds one the store takes.
+    private static func key(_ form: FormBody) -> String? {
+        guard let key = form["key"], (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
+        return key
+    }
+
+    /// `message` as a sentence: capitalized, ending with a full stop.
+    static func sentence(_ message: String) -> String {
+        guard let first = message.first else { return message }
+        let text = first.uppercased() + message.dropFirst()
+        return text.hasSuffix(".") ? text : text + "."
+    }
+}

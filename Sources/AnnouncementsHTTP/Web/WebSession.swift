@@ -1,0 +1,58 @@
+import AnnouncementsDomain
+import AnnouncementsWeb
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web client's sign-in: the token in a cookie that no page script can read (`HttpOnly`), that
+/// no other site's page sends (`SameSite=Strict`), and that goes only over TLS where the request
+/// came over it (`Secure`). The token is never in a URL, and neither cookies nor bodies are logged.
+enum WebSession {
+    static let cookieName = "announcements_session"
+
+    /// The token the request's session cookie holds, or nil.
+    static func token(in request: Request) -> String? {
+        guard let value = request.cookies[cookieName]?.value, !value.isEmpty else { return nil }
+        return value.removingPercentEncoding
+    }
+
+    /// `Set-Cookie` that signs `token` in, for the rest of the browser's session.
+    static func signIn(_ token: String, _ request: Request) -> String {
+        "\(cookieName)=\(QueryText.encoded(token)); Path=/; HttpOnly; SameSite=Strict\(secure(request))"
+    }
+
+    /// `Set-Cookie` that signs out: the cookie, expired.
+    static func signOut(_ request: Request) -> String {
+        "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secure(request))"
+    }
+
+    /// `; Secure` when the request came over TLS: a proxy in front says so (`X-Forwarded-Proto:
+    /// https`, or `Forwarded: proto=https`); this server itself speaks plain HTTP.
+    private static func secure(_ request: Request) -> String {
+        let forwardedProto = request.headers[.xForwardedProto]?.lowercased()
+        let forwarded = request.headers[.forwarded]?.lowercased() ?? ""
+        return forwardedProto == "https" || forwarded.contains("proto=https") ? "; Secure" : ""
+    }
+
+    /// Refuses (403) an unsafe request that another site's page may have sent: a form post that
+    /// acts with the session cookie must come from this site's own pages. Browsers send `Origin`
+    /// with every POST, and `Sec-Fetch-Site` where they know it; SameSite=Strict keeps the cookie
+    /// from cross-site requests as well, but not every browser, and not from a sibling subdomain.
+    static func requireSameOrigin(_ request: Request) throws(APIError) {
+        if let site = request.headers[.secFetchSite], site != "same-origin" {
+            throw APIError(.forbidden, "refused: this form was sent from another site (Sec-Fetch-Site: \(site)); use this site's own pages")
+        }
+        guard let origin = request.headers[.origin] else {
+            throw APIError(.forbidden, "refused: a form that acts for a signed-in user must come from this site's own pages, and this request says no Origin")
+        }
+        guard let host = request.head.authority, origin == "http://\(host)" || origin == "https://\(host)" else {
+            throw APIError(.forbidden, "refused: this form was sent from another site (Origin: \(VisibleText.escaped(origin))); use this site's own pages")
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
+    static let forwarded = Self("Forwarded")!
+    static let secFetchSite = Self("Sec-Fetch-Site")!
+}

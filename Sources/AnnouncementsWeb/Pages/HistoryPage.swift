@@ -1,0 +1,75 @@
+import AnnouncementsDomain
+
+/// An announcement's history at `/a/{id}/history`, for auditors and admins: each change, who made
+/// it and when, and what it changed in the title and in the text (the body's text without its
+/// markup), word by word.
+public struct HistoryPage: WebPage {
+    public static let template = "history"
+
+    public struct Entry: Sendable {
+        public var type: String
+        public var what: String
+        public var by: String
+        public var at: DisplayTime
+        public var reason: String?
+        public var textsErased: Bool
+        public var titleDiff: TextDiff?
+        public var bodyDiff: TextDiff?
+    }
+
+    public var chrome: PageChrome
+    public var id: Int
+    /// The title it has now, when it is live.
+    public var currentTitle: String?
+    public var live: Bool
+    public var canErase: Bool
+    public var entries: [Entry]
+
+    /// The history of announcement `id` from its `events`, oldest first.
+    public init(chrome: PageChrome, id: Int, events: [Event]) {
+        self.chrome = chrome
+        self.id = id
+        var title = ""
+        var text = ""
+        var live = false
+        var erased = false
+        entries = events.map { event in
+            var entry = Entry(type: event.type.rawValue, what: "", by: event.by, at: DisplayTime(event.at), textsErased: false)
+            switch event.change {
+            case .created(let draft):
+                entry.what = "Posted"
+                let newText = HTMLText.plain(draft.body ?? "")
+                entry.titleDiff = TextDiff(from: "", to: draft.title)
+                entry.bodyDiff = newText.isEmpty ? nil : TextDiff(from: "", to: newText)
+                (title, text, live) = (draft.title, newText, true)
+            case .edited(let patch):
+                entry.what = "Changed"
+                if let newTitle = patch.title, newTitle != title {
+                    entry.titleDiff = TextDiff(from: title, to: newTitle)
+                    title = newTitle
+                }
+                if let change = patch.body {
+                    let newText = HTMLText.plain(change.value ?? "")
+                    entry.bodyDiff = TextDiff(from: text, to: newText)
+                    text = newText
+                }
+            case .deleted:
+                entry.what = "Deleted"
+                live = false
+            case .erased(let reason):
+                entry.what = "Erased"
+                entry.reason = reason
+                live = false
+                erased = true
+            case .sealed(let type, _):
+                entry.what = type == .created ? "Posted" : "Changed"
+                entry.textsErased = true
+                if type == .created { live = true }
+            }
+            return entry
+        }
+        currentTitle = live && !erased && !title.isEmpty ? title : nil
+        self.live = live && !erased
+        canErase = chrome.mayErase && !erased
+    }
+}

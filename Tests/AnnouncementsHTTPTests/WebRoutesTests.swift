@@ -1,0 +1,203 @@
+import AnnouncementsDomain
+import AnnouncementsStore
+import AnnouncementsWeb
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import AnnouncementsHTTP
+
+/// The web client's routes on a live server: pages, the session cookie, forms and their refusals.
+/// (Their behaviour in a real browser is scripts/browser_test.py's.)
+@Suite struct WebRoutesTests {
+    static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    /// Headers of a form post from this site's own page, signed in with `token`.
+    static func post(_ token: String, origin: String? = "same") -> HTTPFields {
+        var headers = form
+        headers[.cookie] = "\(WebSession.cookieName)=\(token)"
+        if let origin { headers[.origin] = origin }
+        return headers
+    }
+
+    /// The origin of a live test's requests (HummingbirdTesting sends `Host: localhost`).
+    static func origin(_ client: any TestClientProtocol) async throws -> String {
+        "http://localhost"
+    }
+
+    @Test("GET / is a page: the titles in its first answer, the pages' CSP, no inline script, private to its reader, compressed")
+    func board() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/", method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(response.headers[.contentSecurityPolicy] == SecurityHeaders.pagePolicy)
+                #expect(response.headers[.cacheControl] == "private, no-cache" && response.headers[.vary] == "Cookie, Accept-Encoding")
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(reference.allSatisfy { html.contains($0.title) })
+                let titles = reference.map { html.range(of: $0.title)?.lowerBound }
+                #expect(titles.compactMap { $0 } == titles.compactMap { $0 }.sorted(by: >), "newest first")
+                #expect(html.contains("href=\"/sign-in\"") && !html.contains("New announcement"), "a visitor is offered to sign in, not to post")
+            }
+            try await client.execute(uri: "/?limit=5", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8", "a page's error is a page")
+                #expect(String(buffer: response.body).contains("query parameter `limit`: GET / takes `q`"))
+            }
+        }
+    }
+
+    @Test("the pages' policy allows no inline script, no eval, nothing from elsewhere, and no framing")
+    func pagePolicy() {
+        let policy = SecurityHeaders.pagePolicy
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'") && policy.contains("base-uri 'none'"))
+        #expect(!policy.contains("unsafe") && !policy.contains("*") && !policy.contains("data:"))
+    }
+
+    @Test("signing in sets an HttpOnly, SameSite=Strict cookie (Secure behind TLS), only for a configured token, and only from this site's pages")
+    func signIn() async throws {
+        try await withServer { client, _ in
+            let origin = try await Self.origin(client)
+            var headers = Self.form
+            headers[.origin] = origin
+            try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=%2Fnew")) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/new")
+                #expect(response.headers[.setCookie] == "\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Strict")
+            }
+            headers[.xForwardedProto] = "https"
+            try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=https%3A%2F%2Fevil.example")) { response in
+                #expect(response.headers[.location] == "/", "a sign-in never sends anyone elsewhere")
+                #expect(response.headers[.setCookie]?.hasSuffix("; Secure") == true)
+            }
+            try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=carol-secret")) { response in
+                #expect(response.status == .unauthorized && response.headers[.setCookie] == nil)
+                #expect(String(buffer: response.body).contains("not one this server knows"))
+            }
+            headers[.origin] = "http://evil.example"
+            try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret")) { response in
+                #expect(response.status == .forbidden && response.headers[.setCookie] == nil)
+            }
+            try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret", origin: origin)) { response in
+                #expect(response.status == .seeOther && response.headers[.setCookie]?.contains("Max-Age=0") == true)
+            }
+        }
+    }
+
+    @Test("a form post with the session cookie writes only from this site's own pages: another Origin, none, or Sec-Fetch-Site cross-site is a 403 that writes nothing")
+    func forgedPosts() async throws {
+        try await withServer { client, store in
+            let origin = try await Self.origin(client)
+            var crossSite = Self.post("alice-secret", origin: origin)
+            crossSite[.secFetchSite] = "cross-site"
+            for headers in [Self.post("alice-secret", origin: "http://evil.example"), Self.post("alice-secret", origin: nil), crossSite] {
+                try await client.execute(uri: "/new", method: .post, headers: headers, body: body("title=Forged&body=")) { response in
+                    #expect(response.status == .forbidden)
+                    #expect(String(buffer: response.body).contains("Refused: "))
+                }
+            }
+            #expect(store.snapshot.count == reference.count)
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/a/7")
+            }
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
+                #expect(response.headers[.location] == "/a/7", "a form sent twice writes once")
+            }
+            #expect(store.snapshot.announcement(id: 7)?.body == "<p>At ten</p>" && store.snapshot.count == reference.count + 1)
+        }
+    }
+
+    @Test("the API takes the session cookie for reads only: an unsafe API request with it alone is a 401")
+    func cookieReadsOnly() async throws {
+        try await withServer { client, store in
+            var headers: HTTPFields = [.cookie: "\(WebSession.cookieName)=alice-secret", .contentType: "application/json"]
+            try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"x"}"#)) { #expect($0.status == .unauthorized) }
+            headers[.cookie] = "\(WebSession.cookieName)=audrey-secret"
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: headers) { #expect($0.status == .ok) }
+            headers[.cookie] = "\(WebSession.cookieName)=revoked"
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: headers) { #expect($0.status == .unauthorized) }
+            #expect(store.snapshot.count == reference.count)
+        }
+    }
+
+    @Test("a refused post shows its form again with what was sent: a 422 by field, a conflict with the other change and nothing saved")
+    func refusedForms() async throws {
+        try await withServer { client, store in
+            let origin = try await Self.origin(client)
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E")) { response in
+                #expect(response.status == .unprocessableContent)
+                let html = String(buffer: response.body)
+                #expect(html.contains("<p class=\"field-error\" id=\"title-error\">The title must not be blank</p>"))
+                #expect(html.contains("&lt;p&gt;kept&lt;/p&gt;</textarea>"), "what was typed stays")
+            }
+            let revision = try #require(store.snapshot.announcement(id: 2)?.revision)
+            _ = try await store.update(id: 2, AnnouncementPatch(title: "Theirs"), by: "bob")
+            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Mine&body=&revision=\(revision)")) { response in
+                #expect(response.status == .conflict)
+                let html = String(buffer: response.body)
+                #expect(html.contains("<del>Theirs</del><ins>Mine</ins>"))
+                #expect(html.contains("name=\"revision\" value=\"\(revision + 5)\""), "saving again replaces theirs")
+            }
+            #expect(store.snapshot.announcement(id: 2)?.title == "Theirs")
+            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("arthur-secret", origin: origin), body: body("title=Mine&body=&revision=\(revision + 5)")) { response in
+                #expect(response.status == .forbidden)
+                #expect(String(buffer: response.body).contains("this needs role editor or admin"))
+            }
+            try await client.execute(uri: "/a/2/delete", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("revision=\(revision)")) { response in
+                #expect(response.status == .conflict)
+            }
+            #expect(store.snapshot.announcement(id: 2) != nil)
+        }
+    }
+
+    @Test("pages for a role send a visitor to sign in and back, and tell a signed-in token without the role which roles may")
+    func pagesNeedRoles() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/a/1/history", method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/sign-in?next=%2Fa%2F1%2Fhistory")
+            }
+            try await client.execute(uri: "/a/1/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=alice-secret"]) { response in
+                #expect(response.status == .forbidden)
+                #expect(String(buffer: response.body).contains("this needs role auditor or admin"))
+            }
+            try await client.execute(uri: "/a/1/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=audrey-secret"]) { response in
+                #expect(response.status == .ok && String(buffer: response.body).contains("Posted</span> by <span class=\"by\">seed</span>"))
+            }
+        }
+    }
+
+    @Test("an admin erases from a page, with a reason it must give")
+    func erase() async throws {
+        try await withServer { client, store in
+            let origin = try await Self.origin(client)
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret", origin: origin), body: body("reason=+")) { response in
+                #expect(response.status == .unprocessableContent && String(buffer: response.body).contains("The reason is required"))
+            }
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("reason=gone")) { #expect($0.status == .forbidden) }
+            #expect(store.snapshot.erased.isEmpty)
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret", origin: origin), body: body("reason=personal+data")) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")
+            }
+            #expect(store.snapshot.erased[3] != nil)
+            try await client.execute(uri: "/a/3/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=ada-secret"]) { response in
+                #expect(String(buffer: response.body).contains("Reason: personal data"))
+            }
+        }
+    }
+
+    @Test("assets are served by the path that names their bytes, kept for good; another is a 404")
+    func assets() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: WebAssets.script.path, method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(Array(buffer: response.body) == WebAssets.script.bytes)
+            }
+            try await client.execute(uri: "/assets/app.0000000000000000.js", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import AnnouncementsDomain
+import Testing
+@testable import AnnouncementsWeb
+
+@Suite struct WebPagesTests {
+    static let hostile = Announcement(
+        id: 7, title: "<script>alert(1)</script> & \"quotes\"", body: "<p onclick=\"x()\">Hi</p>\"><script>alert(2)</script>",
+        revision: 9, createdBy: "alice", createdAt: Timestamp(millisecondsSince1970: 1_795_000_000_000), updatedAt: Timestamp(millisecondsSince1970: 1_795_000_600_000)
+    )
+
+    @Test("every template compiled into the binary parses")
+    func templatesParse() {
+        #expect(WebPages.compiled.problems.isEmpty, "\(WebPages.compiled.problems)")
+    }
+
+    @Test("the board escapes every value: a title's markup is text, an excerpt's too")
+    func boardEscapes() {
+        let page = BoardPage(chrome: .signedOut, mode: .now, page: Page(items: [Self.hostile], total: 1), offset: 0, pageSize: 20, seq: 9)
+        let html = WebPages.compiled.render(page)
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
+        #expect(!html.contains("<script>alert"))
+        #expect(html.contains("<time datetime=\"2026-11-18T11:16:40.000Z\">2026-11-18 11:16 UTC</time>"), "an edited one shows when it changed")
+        #expect(html.contains("Changed"))
+        #expect(!html.contains("<script>") && html.contains("<script type=\"module\" src=\"/assets/app."), "no inline script, only the module")
+    }
+
+    @Test("an announcement's body goes into its sandboxed frame's srcdoc, escaped into the attribute: nothing of it reaches the page")
+    func bodyInSandboxedFrame() throws {
+        let html = WebPages.compiled.render(AnnouncementPage(chrome: .signedOut, announcement: Self.hostile, seq: 9))
+        let frame = try #require(html.range(of: "<iframe class=\"body\" sandbox=\"allow-same-origin\""))
+        let srcdoc = try #require(html.range(of: "srcdoc=\"", range: frame.upperBound..<html.endIndex))
+        let end = try #require(html.range(of: "\"", range: srcdoc.upperBound..<html.endIndex))
+        let attribute = String(html[srcdoc.upperBound..<end.lowerBound])
+        #expect(attribute.hasPrefix("&lt;!doctype html&gt;"))
+        #expect(attribute.contains("&lt;p onclick=&quot;x()&quot;&gt;Hi&lt;/p&gt;&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"))
+        #expect(!html.contains("alert(2)</script>"))
+    }
+
+    @Test("what a page offers follows the role: authors change their own, editors any, auditors audit, admins erase")
+    func chromeFollowsRoles() {
+        let author = PageChrome(name: "arthur", role: .author)
+        #expect(author.canCreate && !author.canAudit && !author.mayErase)
+        #expect(author.mayChange(createdBy: "arthur") && !author.mayChange(createdBy: "alice"))
+        let editor = PageChrome(name: "alice", role: .editor)
+        #expect(editor.mayChange(createdBy: "arthur") && !editor.canAudit)
+        let auditor = PageChrome(name: "audrey", role: .auditor)
+        #expect(!auditor.canCreate && auditor.canAudit && !auditor.mayChange(createdBy: "audrey") && !auditor.mayErase)
+        let admin = PageChrome(name: "ada", role: .admin)
+        #expect(admin.canCreate && admin.canAudit && admin.mayErase && admin.mayChange(createdBy: "anyone"))
+        #expect(!PageChrome.signedOut.signedIn && !PageChrome.signedOut.canCreate && !PageChrome.signedOut.mayChange(createdBy: ""))
+    }
+
+    @Test("a board's pages link on with the search or the past moment they show")
+    func pagingLinks() {
+        let items = (1...20).map { Announcement(id: $0, title: "t\($0)", body: nil, revision: $0, createdBy: "a", createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 0)) }
+        let search = BoardPage(chrome: .signedOut, mode: .search("fire drill/é"), page: Page(items: items, total: 45), offset: 20, pageSize: 20, seq: 50)
+        #expect(search.newer == "/?offset=0&q=fire%20drill%2F%C3%A9" && search.older == "/?offset=40&q=fire%20drill%2F%C3%A9")
+        #expect(search.countText == "45 announcements found (21–40)")
+        let past = BoardPage(chrome: .signedOut, mode: .past(Timestamp(millisecondsSince1970: 1_795_000_000_000)), page: Page(items: items, total: 20), offset: 0, pageSize: 20, seq: 30)
+        #expect(past.newer == nil && past.older == nil && !past.hasPages && !past.live)
+        #expect(past.pastValue == "2026-11-18T11:06:40" && past.heading == "The board at 2026-11-18 11:06 UTC")
+    }
+
+    @Test("a history shows each change: who, when, what it did to the title and the text; an erasure with its reason and no text")
+    func history() {
+        let at = { (seconds: Int64) in Timestamp(millisecondsSince1970: 1_795_000_000_000 + seconds * 1000) }
+        let events = [
+            Event(seq: 3, id: 2, at: at(0), by: "alice", change: .created(AnnouncementDraft(title: "Lunch", body: "<p>At <b>noon</b></p>"))),
+            Event(seq: 5, id: 2, at: at(60), by: "bob", change: .edited(AnnouncementPatch(title: "Lunch moved", body: .set("<p>At one</p>")))),
+            Event(seq: 6, id: 2, at: at(120), by: "bob", change: .deleted),
+        ]
+        let page = HistoryPage(chrome: PageChrome(name: "audrey", role: .auditor), id: 2, events: events)
+        #expect(page.entries.map(\.what) == ["Posted", "Changed", "Deleted"])
+        #expect(page.entries.map(\.by) == ["alice", "bob", "bob"])
+        #expect(page.entries[1].titleDiff?.parts.map(\.text) == ["Lunch", " moved"])
+        #expect(page.entries[1].bodyDiff?.parts.filter(\.removed).map(\.text) == ["noon"])
+        #expect(page.entries[1].bodyDiff?.parts.filter(\.added).map(\.text) == ["one"])
+        #expect(!page.live && page.currentTitle == nil && !page.canErase)
+        let erased = HistoryPage(chrome: PageChrome(name: "ada", role: .admin), id: 2, events: [
+            Event(seq: 3, id: 2, at: at(0), by: "alice", change: .sealed(.created, digest: LineHash(of: [1]))),
+            Event(seq: 9, id: 2, at: at(300), by: "ada", change: .erased(reason: "personal data")),
+        ])
+        #expect(erased.entries.map(\.what) == ["Posted", "Erased"])
+        #expect(erased.entries[0].textsErased && erased.entries[0].titleDiff == nil)
+        #expect(erased.entries[1].reason == "personal data")
+        #expect(!erased.canErase, "what is erased is not offered again")
+        let html = WebPages.compiled.render(page)
+        #expect(html.contains("<del>noon</del>") && html.contains("<ins>one</ins>"))
+    }
+}
