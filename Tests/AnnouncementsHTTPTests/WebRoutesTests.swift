@@ -72,7 +72,16 @@ import Testing
             headers[.xForwardedProto] = "https"
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=https%3A%2F%2Fevil.example")) { response in
                 #expect(response.headers[.location] == "/", "a sign-in never sends anyone elsewhere")
-                #expect(response.headers[.setCookie]?.hasSuffix("; Secure") == true)
+                #expect(response.headers[.setCookie] == "__Host-\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Strict; Secure")
+            }
+            // A browser drops tabs and line breaks from a URL and reads \ as /: each of these is `//evil.example`.
+            for next in ["/%09/evil.example", "/%0A/evil.example", "/%5Cevil.example", "/%2F/evil.example", "%2F%2Fevil.example"] {
+                try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=\(next)")) { response in
+                    #expect(response.headers[.location] == "/", "\(next)")
+                }
+            }
+            try await client.execute(uri: "/a/1", method: .get, headers: [.cookie: "__Host-\(WebSession.cookieName)=alice-secret; \(WebSession.cookieName)=arthur-secret"]) { response in
+                #expect(String(buffer: response.body).contains("Signed in as <strong>alice</strong>"), "the __Host- cookie wins over one a sibling subdomain could set")
             }
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=carol-secret")) { response in
                 #expect(response.status == .unauthorized && response.headers[.setCookie] == nil)
@@ -133,6 +142,12 @@ import Testing
                 let html = String(buffer: response.body)
                 #expect(html.contains("<p class=\"field-error\" id=\"title-error\">The title must not be blank</p>"))
                 #expect(html.contains("&lt;p&gt;kept&lt;/p&gt;</textarea>"), "what was typed stays")
+            }
+            // Signed out meanwhile (or the token revoked): the text comes back, with what to do.
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("revoked", origin: origin), body: body("title=Mine&body=%3Cp%3Elong+text%3C%2Fp%3E")) { response in
+                #expect(response.status == .unauthorized)
+                let html = String(buffer: response.body)
+                #expect(html.contains("&lt;p&gt;long text&lt;/p&gt;</textarea>") && html.contains("value=\"Mine\"") && html.contains("sign in again in another tab"))
             }
             let revision = try #require(store.snapshot.announcement(id: 2)?.revision)
             _ = try await store.update(id: 2, AnnouncementPatch(title: "Theirs"), by: "bob")

@@ -33,6 +33,16 @@ import Testing
         }
     }
 
+    @Test("two bodies are compared by their text, and by their markup where only that changed: no change shows as none")
+    func bodies() {
+        let text = TextDiff(bodies: "<p>Lunch at <b>noon</b></p>", "<p>Lunch at <b>one</b></p>")
+        #expect(text.parts.filter(\.removed).map(\.text) == ["noon"] && text.parts.filter(\.added).map(\.text) == ["one"])
+        let markup = TextDiff(bodies: "<p><a href=\"/a\">Menu</a></p>", "<p><a href=\"/b\">Menu</a></p>")
+        #expect(!markup.isUnchanged)
+        #expect(markup.parts.filter(\.removed).map(\.text) == ["href=\"/a\">Menu</a></p>"], "\(markup.parts)")
+        #expect(TextDiff(bodies: "<p>same</p>", "<p>same</p>").isUnchanged)
+    }
+
     @Test("past the most edits it matches, the old text is removed and the new added whole")
     func tooManyEdits() {
         let old = (0..<3000).map { "o\($0)" }.joined(separator: " ")

@@ -35,33 +35,41 @@ extension WebRoutes {
 
     private func create(_ request: Request) async throws -> Response {
         try WebSession.requireSameOrigin(request)
-        let caller = try signedIn(request, may: .create)
         let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
-        let title = form["title"] ?? ""
-        let body = form["body"] ?? ""
+        var page = EditorPage.new(chrome: chrome(access.sessionCaller(request)), key: Self.newKey())
+        page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
+        let caller: Access.Caller
         do {
-            let created = try await store.create(AnnouncementDraft(title: title, body: body.isEmpty ? nil : body), by: caller.name, key: Self.key(form))
+            caller = try signedIn(request, may: .create)
+        } catch let refusal as APIError {
+            return refused(page, refusal, request)
+        }
+        do {
+            let draft = AnnouncementDraft(title: page.titleValue, body: page.bodyValue.isEmpty ? nil : page.bodyValue)
+            let created = try await store.create(draft, by: caller.name, key: Self.key(form))
             return .seeOther("/a/\(created.id)")
         } catch {
-            var page = EditorPage.new(chrome: chrome(caller), key: Self.key(form) ?? Self.newKey())
-            page.titleValue = title
-            page.bodyValue = body
-            page.srcdoc = BodyFrame.document(body)
-            let refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
-            page.show(refusal.fieldErrors.map { ($0.field, $0.message) }, otherwise: refusal.message)
-            return .page(pages.render(page), request, status: refusal.status)
+            return refused(page, ErrorMiddleware<AnnouncementsRequestContext>.apiError(error), request)
         }
     }
 
     private func edit(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         try WebSession.requireSameOrigin(request)
-        let caller = try signedIn(request, may: .changeOwn)
         let id = try AnnouncementTag.id(request, context)
         let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
-        let title = form["title"] ?? ""
-        let body = form["body"] ?? ""
-        let draft = AnnouncementDraft(title: title, body: body.isEmpty ? nil : body)
         let revision = try Self.revision(form)
+        var page = EditorPage(
+            chrome: chrome(access.sessionCaller(request)), heading: "Edit announcement \(id)", action: "/a/\(id)/edit", revision: revision,
+            key: Self.newKey(), title: "", body: "", submit: "Save", cancel: "/a/\(id)"
+        )
+        page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
+        let caller: Access.Caller
+        do {
+            caller = try signedIn(request, may: .changeOwn)
+        } catch let refusal as APIError {
+            return refused(page, refusal, request)
+        }
+        let draft = AnnouncementDraft(title: page.titleValue, body: page.bodyValue.isEmpty ? nil : page.bodyValue)
         do {
             _ = try await store.update(
                 id: id, AnnouncementPatch(replacingWith: draft), by: caller.name, scope: WriteScope(caller.role),
@@ -69,20 +77,27 @@ extension WebRoutes {
             )
             return .seeOther("/a/\(id)")
         } catch {
-            var page = EditorPage(
-                chrome: chrome(caller), heading: "Edit announcement \(id)", action: "/a/\(id)/edit", revision: revision,
-                key: Self.key(form) ?? Self.newKey(), title: title, body: body, submit: "Save", cancel: "/a/\(id)"
-            )
             if case .revisionMismatch = error, let current = store.snapshot.announcement(id: id) {
                 // Someone else's change came first: theirs against this one, and nothing saved.
                 page.show(conflictWith: current)
-                page.key = Self.newKey()
                 return .page(pages.render(page), request, status: .conflict)
             }
-            let refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
-            page.show(refusal.fieldErrors.map { ($0.field, $0.message) }, otherwise: Self.sentence(refusal.message) + (refusal.status == .notFound ? " Your text is still below: copy it to keep it." : ""))
-            return .page(pages.render(page), request, status: refusal.status)
+            return refused(page, ErrorMiddleware<AnnouncementsRequestContext>.apiError(error), request)
         }
+    }
+
+    /// The editor again after `refusal`, with what was sent (a new key: the refused post wrote
+    /// nothing), each problem by its field, or the refusal in words; what was typed is never lost.
+    private func refused(_ page: EditorPage, _ refusal: APIError, _ request: Request) -> Response {
+        var page = page
+        var message = Self.sentence(refusal.message)
+        switch refusal.status {
+        case .unauthorized: message += " Your text is kept below: sign in again in another tab, then send it."
+        case .notFound: message += " Your text is still below: copy it to keep it."
+        default: break
+        }
+        page.show(refusal.fieldErrors.map { ($0.field, $0.message) }, otherwise: message)
+        return .page(pages.render(page), request, status: refusal.status)
     }
 
     private func delete(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {

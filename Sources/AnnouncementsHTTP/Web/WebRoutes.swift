@@ -212,8 +212,13 @@ struct WebRoutes: Sendable {
     }
 
     /// `next` if it is a path on this site, else the board: a sign-in never sends anyone elsewhere.
+    /// A browser drops tabs and line breaks from a URL and reads `\\` as `/`, so `/<TAB>/evil` or
+    /// `/\\evil` would be `//evil`, another host: none of them, nor any space, is taken.
     static func next(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
+        guard let next, next.hasPrefix("/"),
+              !next.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" }),
+              !next.dropFirst().hasPrefix("/")
+        else { return "/" }
         return next
     }
 

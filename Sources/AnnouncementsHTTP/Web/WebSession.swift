@@ -6,32 +6,39 @@ import Hummingbird
 
 /// The web client's sign-in: the token in a cookie that no page script can read (`HttpOnly`), that
 /// no other site's page sends (`SameSite=Strict`), and that goes only over TLS where the request
-/// came over it (`Secure`). The token is never in a URL, and neither cookies nor bodies are logged.
+/// came over it (`Secure`, and then named `__Host-…`). The token is never in a URL, and neither cookies nor bodies are logged.
 enum WebSession {
     static let cookieName = "announcements_session"
+    /// The name over TLS: a `__Host-` cookie is one no sibling subdomain can set for this host.
+    static let secureCookieName = "__Host-" + cookieName
 
-    /// The token the request's session cookie holds, or nil.
+    /// The token the request's session cookie holds (the `__Host-` one first), or nil.
     static func token(in request: Request) -> String? {
-        guard let value = request.cookies[cookieName]?.value, !value.isEmpty else { return nil }
+        let cookies = request.cookies
+        guard let value = (cookies[secureCookieName] ?? cookies[cookieName])?.value, !value.isEmpty else { return nil }
         return value.removingPercentEncoding
     }
 
     /// `Set-Cookie` that signs `token` in, for the rest of the browser's session.
     static func signIn(_ token: String, _ request: Request) -> String {
-        "\(cookieName)=\(QueryText.encoded(token)); Path=/; HttpOnly; SameSite=Strict\(secure(request))"
+        isSecure(request)
+            ? "\(secureCookieName)=\(QueryText.encoded(token)); Path=/; HttpOnly; SameSite=Strict; Secure"
+            : "\(cookieName)=\(QueryText.encoded(token)); Path=/; HttpOnly; SameSite=Strict"
     }
 
     /// `Set-Cookie` that signs out: the cookie, expired.
     static func signOut(_ request: Request) -> String {
-        "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secure(request))"
+        isSecure(request)
+            ? "\(secureCookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure"
+            : "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
     }
 
-    /// `; Secure` when the request came over TLS: a proxy in front says so (`X-Forwarded-Proto:
-    /// https`, or `Forwarded: proto=https`); this server itself speaks plain HTTP.
-    private static func secure(_ request: Request) -> String {
+    /// Whether the request came over TLS: a proxy in front says so (`X-Forwarded-Proto: https`,
+    /// or `Forwarded: proto=https`); this server itself speaks plain HTTP.
+    private static func isSecure(_ request: Request) -> Bool {
         let forwardedProto = request.headers[.xForwardedProto]?.lowercased()
         let forwarded = request.headers[.forwarded]?.lowercased() ?? ""
-        return forwardedProto == "https" || forwarded.contains("proto=https") ? "; Secure" : ""
+        return forwardedProto == "https" || forwarded.contains("proto=https")
     }
 
     /// Refuses (403) an unsafe request that another site's page may have sent: a form post that

@@ -42,9 +42,10 @@ function pastInLocalTime() {
   const at = document.getElementById('at');
   const offset = document.getElementById('tz');
   if (!at || !offset) return;
-  if (at.value) {
-    // The server fills in UTC: show it in local time.
-    const date = new Date(at.value + 'Z');
+  if (at.dataset.utc) {
+    // The server fills in UTC: show it in local time (from the attribute, which a form restored
+    // by the browser does not change).
+    const date = new Date(at.dataset.utc + 'Z');
     if (!Number.isNaN(date.getTime())) at.value = localInputValue(date);
   }
   const update = () => {
@@ -117,7 +118,10 @@ function followTheLog() {
     notice.hidden = false;
   };
 
+  let retry;
   const connect = () => {
+    clearTimeout(retry);
+    if (source) source.close();
     source = new EventSource(`/events?after=${seq}`);
     source.addEventListener('open', () => {
       status.textContent = 'Live: changes appear here as they happen.';
@@ -135,14 +139,18 @@ function followTheLog() {
     }
     source.addEventListener('error', () => {
       status.textContent = 'Reconnecting to the server…';
-      if (source.readyState === EventSource.CLOSED && !hidden) setTimeout(connect, 2000);
+      if (source.readyState === EventSource.CLOSED && !hidden) retry = setTimeout(connect, 2000);
     });
   };
   // A page left for another closes its stream (a browser opens few connections to one server,
   // and one kept for the back/forward cache would hold one of them), and opens it again when it
   // comes back, from the last event it had.
   let hidden = false;
-  addEventListener('pagehide', () => { hidden = true; source.close(); });
+  addEventListener('pagehide', () => {
+    hidden = true;
+    clearTimeout(retry);
+    source.close();
+  });
   addEventListener('pageshow', (event) => {
     hidden = false;
     if (event.persisted) connect();

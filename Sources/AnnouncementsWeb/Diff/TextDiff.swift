@@ -1,3 +1,5 @@
+import AnnouncementsDomain
+
 /// The difference between two texts, word by word, as a page shows it: the words only in the old
 /// text struck out, those only in the new one underlined, the rest as they are.
 public struct TextDiff: Sendable, Hashable {
@@ -57,6 +59,13 @@ public struct TextDiff: Sendable, Hashable {
         }
         for word in a[(a.count - suffix)...] { append(.kept, word) }
         self.parts = parts
+    }
+
+    /// Two announcement bodies (HTML) compared by their text, or by their markup where only that
+    /// changed (a link's address, bold made italic): no change ever shows as none.
+    public init(bodies old: String, _ new: String) {
+        let text = TextDiff(from: HTMLText.plain(old), to: HTMLText.plain(new))
+        self = text.isUnchanged && old != new ? TextDiff(from: old, to: new) : text
     }
 
     /// `text` as words and the white space between them, each a token of its own, so that the

@@ -59,6 +59,13 @@ public struct EditorPage: WebPage {
         srcdoc = BodyFrame.document(body)
     }
 
+    /// The form with `title` and `body` as sent, its preview showing them.
+    public mutating func keep(title: String, body: String) {
+        titleValue = title
+        bodyValue = body
+        srcdoc = BodyFrame.document(body)
+    }
+
     /// The form again with what was sent, and each problem by its field (`title`, `body`); any
     /// other under the form's heading.
     public mutating func show(_ problems: [(field: String, message: String)], otherwise message: String) {
@@ -78,7 +85,7 @@ public struct EditorPage: WebPage {
         conflict = Conflict(
             at: DisplayTime(current.updatedAt),
             titleDiff: TextDiff(from: current.title, to: titleValue),
-            bodyDiff: TextDiff(from: HTMLText.plain(current.body ?? ""), to: HTMLText.plain(bodyValue)),
+            bodyDiff: TextDiff(bodies: current.body ?? "", bodyValue),
             discard: "/a/\(current.id)/edit"
         )
         revision = current.revision

@@ -2,7 +2,7 @@ import AnnouncementsDomain
 
 /// An announcement's history at `/a/{id}/history`, for auditors and admins: each change, who made
 /// it and when, and what it changed in the title and in the text (the body's text without its
-/// markup), word by word.
+/// markup, or its markup where only that changed), word by word.
 public struct HistoryPage: WebPage {
     public static let template = "history"
 
@@ -30,7 +30,7 @@ public struct HistoryPage: WebPage {
         self.chrome = chrome
         self.id = id
         var title = ""
-        var text = ""
+        var html = ""
         var live = false
         var erased = false
         entries = events.map { event in
@@ -38,10 +38,10 @@ public struct HistoryPage: WebPage {
             switch event.change {
             case .created(let draft):
                 entry.what = "Posted"
-                let newText = HTMLText.plain(draft.body ?? "")
+                let body = draft.body ?? ""
                 entry.titleDiff = TextDiff(from: "", to: draft.title)
-                entry.bodyDiff = newText.isEmpty ? nil : TextDiff(from: "", to: newText)
-                (title, text, live) = (draft.title, newText, true)
+                entry.bodyDiff = body.isEmpty ? nil : TextDiff(bodies: "", body)
+                (title, html, live) = (draft.title, body, true)
             case .edited(let patch):
                 entry.what = "Changed"
                 if let newTitle = patch.title, newTitle != title {
@@ -49,9 +49,9 @@ public struct HistoryPage: WebPage {
                     title = newTitle
                 }
                 if let change = patch.body {
-                    let newText = HTMLText.plain(change.value ?? "")
-                    entry.bodyDiff = TextDiff(from: text, to: newText)
-                    text = newText
+                    let body = change.value ?? ""
+                    entry.bodyDiff = TextDiff(bodies: html, body)
+                    html = body
                 }
             case .deleted:
                 entry.what = "Deleted"
