@@ -10,11 +10,8 @@ import Testing
 @testable import AnnouncementsHTTP
 
 /// The web client's routes on a live server: pages, the session cookie, forms and their refusals.
-/// (Their behaviour in a real browser is scripts/browser_test.py's.) One at a time: nine live
-/// servers opening their stores at once, beside PostgreSQL's tests, with both cores busy, held
-/// the cooperative pool long enough that the CLI's connection tests, which poll their sockets on
-/// it, saw no answer within their 10 s (two fresh-clone `make test` runs under load).
-@Suite(.serialized) struct WebRoutesTests {
+/// (Their behaviour in a real browser is scripts/browser_test.py's.)
+@Suite struct WebRoutesTests {
     static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
 
     /// Headers of a form post from this site's own page, signed in with `token`.
