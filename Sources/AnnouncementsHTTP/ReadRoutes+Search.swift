@@ -59,7 +59,7 @@ extension ReadRoutes {
     static func formValue(named name: String, in query: String?) -> String? {
         guard let query else { return nil }
         for item in query.split(separator: "&") where item.hasPrefix(name + "=") {
-            return String(item.dropFirst(name.count + 1)).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            return FormBody.decode(item.dropFirst(name.count + 1))
         }
         return nil
     }

@@ -23,9 +23,7 @@ import Testing
     }
 
     /// The origin of a live test's requests (HummingbirdTesting sends `Host: localhost`).
-    static func origin(_ client: any TestClientProtocol) async throws -> String {
-        "http://localhost"
-    }
+    static let origin = "http://localhost"
 
     @Test("GET / is a page: the titles in its first answer, the pages' CSP, no inline script, private to its reader, compressed")
     func board() async throws {
@@ -62,7 +60,7 @@ import Testing
     @Test("signing in sets an HttpOnly, SameSite=Strict cookie (Secure behind TLS), only for a configured token, and only from this site's pages")
     func signIn() async throws {
         try await withServer { client, _ in
-            let origin = try await Self.origin(client)
+            let origin = Self.origin
             var headers = Self.form
             headers[.origin] = origin
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=%2Fnew")) { response in
@@ -100,7 +98,7 @@ import Testing
     @Test("a form post with the session cookie writes only from this site's own pages: another Origin, none, or Sec-Fetch-Site cross-site is a 403 that writes nothing")
     func forgedPosts() async throws {
         try await withServer { client, store in
-            let origin = try await Self.origin(client)
+            let origin = Self.origin
             var crossSite = Self.post("alice-secret", origin: origin)
             crossSite[.secFetchSite] = "cross-site"
             for headers in [Self.post("alice-secret", origin: "http://evil.example"), Self.post("alice-secret", origin: nil), crossSite] {
@@ -136,7 +134,7 @@ import Testing
     @Test("a refused post shows its form again with what was sent: a 422 by field, a conflict with the other change and nothing saved")
     func refusedForms() async throws {
         try await withServer { client, store in
-            let origin = try await Self.origin(client)
+            let origin = Self.origin
             try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E")) { response in
                 #expect(response.status == .unprocessableContent)
                 let html = String(buffer: response.body)
@@ -188,7 +186,7 @@ import Testing
     @Test("an admin erases from a page, with a reason it must give")
     func erase() async throws {
         try await withServer { client, store in
-            let origin = try await Self.origin(client)
+            let origin = Self.origin
             try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret", origin: origin), body: body("reason=+")) { response in
                 #expect(response.status == .unprocessableContent && String(buffer: response.body).contains("The reason is required"))
             }

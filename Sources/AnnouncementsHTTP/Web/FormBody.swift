@@ -32,7 +32,9 @@ struct FormBody {
 
     subscript(_ name: String) -> String? { fields[name] }
 
-    private static func decode(_ text: Substring) -> String? {
+    /// A form's name or value as sent: `+` for a space, then percent-decoded; nil when it does
+    /// not decode.
+    static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -38,18 +38,12 @@ extension WebRoutes {
         let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
         var page = EditorPage.new(chrome: chrome(access.sessionCaller(request)), key: Self.newKey())
         page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
-        let caller: Access.Caller
         do {
-            caller = try signedIn(request, may: .create)
-        } catch let refusal as APIError {
-            return refused(page, refusal, request)
-        }
-        do {
-            let draft = AnnouncementDraft(title: page.titleValue, body: page.bodyValue.isEmpty ? nil : page.bodyValue)
-            let created = try await store.create(draft, by: caller.name, key: Self.key(form))
+            let caller = try signedIn(request, may: .create)
+            let created = try await store.create(page.draft, by: caller.name, key: Self.key(form))
             return .seeOther("/a/\(created.id)")
         } catch {
-            return refused(page, ErrorMiddleware<AnnouncementsRequestContext>.apiError(error), request)
+            return try refused(page, error, request)
         }
     }
 
@@ -63,32 +57,33 @@ extension WebRoutes {
             key: Self.newKey(), title: "", body: "", submit: "Save", cancel: "/a/\(id)"
         )
         page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
-        let caller: Access.Caller
         do {
-            caller = try signedIn(request, may: .changeOwn)
-        } catch let refusal as APIError {
-            return refused(page, refusal, request)
-        }
-        let draft = AnnouncementDraft(title: page.titleValue, body: page.bodyValue.isEmpty ? nil : page.bodyValue)
-        do {
+            let caller = try signedIn(request, may: .changeOwn)
             _ = try await store.update(
-                id: id, AnnouncementPatch(replacingWith: draft), by: caller.name, scope: WriteScope(caller.role),
+                id: id, AnnouncementPatch(replacingWith: page.draft), by: caller.name, scope: WriteScope(caller.role),
                 expectedRevision: revision, key: Self.key(form)
             )
             return .seeOther("/a/\(id)")
         } catch {
-            if case .revisionMismatch = error, let current = store.snapshot.announcement(id: id) {
-                // Someone else's change came first: theirs against this one, and nothing saved.
-                page.show(conflictWith: current)
-                return .page(pages.render(page), request, status: .conflict)
+            guard case StoreError.revisionMismatch = error, let current = store.snapshot.announcement(id: id) else {
+                return try refused(page, error, request)
             }
-            return refused(page, ErrorMiddleware<AnnouncementsRequestContext>.apiError(error), request)
+            // Someone else's change came first: theirs against this one, and nothing saved.
+            page.show(conflictWith: current)
+            return .page(pages.render(page), request, status: .conflict)
         }
     }
 
-    /// The editor again after `refusal`, with what was sent (a new key: the refused post wrote
-    /// nothing), each problem by its field, or the refusal in words; what was typed is never lost.
-    private func refused(_ page: EditorPage, _ refusal: APIError, _ request: Request) -> Response {
+    /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent (a
+    /// new key: the refused post wrote nothing), each problem by its field, or the refusal in
+    /// words; what was typed is never lost. Any other error is rethrown.
+    private func refused(_ page: EditorPage, _ error: any Error, _ request: Request) throws -> Response {
+        let refusal: APIError
+        switch error {
+        case let error as APIError: refusal = error
+        case let error as StoreError: refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
+        default: throw error
+        }
         var page = page
         var message = Self.sentence(refusal.message)
         switch refusal.status {

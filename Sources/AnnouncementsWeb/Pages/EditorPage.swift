@@ -59,6 +59,11 @@ public struct EditorPage: WebPage {
         srcdoc = BodyFrame.document(body)
     }
 
+    /// What the form holds, as an announcement to write (an empty text is none).
+    public var draft: AnnouncementDraft {
+        AnnouncementDraft(title: titleValue, body: bodyValue.isEmpty ? nil : bodyValue)
+    }
+
     /// The form with `title` and `body` as sent, its preview showing them.
     public mutating func keep(title: String, body: String) {
         titleValue = title
