@@ -53,10 +53,16 @@ struct CLI {
         let started = Date()
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak process] in process?.terminate() }
         // Both pipes read at once: a process that fills one while the test waits on the other
-        // would wait for ever.
-        let errors = DispatchGroup()
+        // would wait for ever. Stderr on a thread of its own, not Dispatch's: on Linux, Swift's
+        // tasks run on Dispatch's global threads (at most twice the cores), and four commands
+        // blocked reading there once held every one of them, so that no test's task ran for
+        // seconds (a raw socket's reader missed its server's answer).
+        let errors = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var stderr = Data()
-        DispatchQueue.global().async(group: errors) { stderr = process.error.map(readToEnd) ?? Data() }
+        Thread {
+            stderr = process.error.map(readToEnd) ?? Data()
+            errors.signal()
+        }.start()
         let stdout = process.output.map(readToEnd) ?? Data()
         errors.wait()
         process.waitUntilExit()
@@ -135,7 +141,8 @@ struct ServerProcess {
 }
 
 /// Runs `body`, which blocks (on a process, a pipe, a socket), on a thread of its own: the
-/// cooperative pool's few threads stay free for every other test and in-process server.
+/// cooperative pool's few threads stay free for every other test and in-process server. (Not
+/// on `DispatchQueue.global()`: on Linux that is the pool.)
 func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
@@ -478,7 +485,9 @@ func makeLog() async throws -> (folder: String, log: String) {
         let folder = try makeFolder(config: "log: log.jsonl\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = URL(fileURLWithPath: folder + "/announcements")
-        try Self.copyExecutable(CLI.binary, to: copy)
+        // (Off the pool: writing the debug binary's 120 MB on a busy machine held one of its
+        // two threads for seconds.)
+        try await offPool { try Self.copyExecutable(CLI.binary, to: copy) }
         let server = try await ServerProcess(in: folder, binary: copy)
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)

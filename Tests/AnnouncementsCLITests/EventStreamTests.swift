@@ -28,6 +28,11 @@ final class StreamingConnection {
             }
             received += String(decoding: chunk, as: UTF8.self)
         }
+        if !done(received), !isClosed {
+            let rest = connection.arrived()
+            received += String(decoding: rest.bytes, as: UTF8.self)
+            isClosed = rest.closed
+        }
         return done(received)
     }
 }

@@ -26,7 +26,8 @@ final class InterceptedLog: EventLog {
     func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
         if holdsOverwrite {
             overwriteWaits.withLock { $0 = true }
-            // On the store's erasure queue, never Swift's pool.
+            // On the store's erasure queue: one of Dispatch's threads (on Linux, shared with
+            // Swift's tasks), held only until the test, going on meanwhile, releases it.
             released.wait()
         }
         try base.eraseDurably(replacements, secrets: secrets)

@@ -376,7 +376,8 @@ import Testing
         )
         for index in 1...2 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
         // The snapshot of seq 2 is now held in the middle of its write; writes still complete.
-        await withCheckedContinuation { continuation in DispatchQueue.global().async { writing.wait(); continuation.resume() } }
+        // (Waited for on a thread of its own: on Linux, Dispatch's global queue is Swift's pool.)
+        await withCheckedContinuation { continuation in Thread { writing.wait(); continuation.resume() }.start() }
         for index in 3...8 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
         #expect(store.snapshot.seq == 8)
         #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))
