@@ -1,4 +1,4 @@
-# The two commands of the quick start: `make serve` and `make test`. Both install libyaml-dev and
+# The two commands of README.md's "Run it": `make serve` and `make test`. Both install libyaml-dev and
 # zlib1g-dev (and on Linux libcurl4-openssl-dev) when they are missing (as root, with apt), or say how to.
 
 SWIFT ?= swift
@@ -37,17 +37,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The server's binary only (`make serve`, `make install`, `make fuzz`): not the benchmark's.
 release: deps
-	$(SWIFT) build -c release $(STATIC_STDLIB)
+	$(SWIFT) build -c release --product announcements $(STATIC_STDLIB)
 
-# The release binary as $(PREFIX)/bin/announcements (PREFIX=/usr/local by default; DESTDIR for a
-# package), and in $(PREFIX)/share/announcements the default config and the systemd unit to copy
+# The release binary, stripped of its symbols, as $(PREFIX)/bin/announcements (PREFIX=/usr/local
+# by default; DESTDIR for a package), and in $(PREFIX)/share/announcements the default config and the systemd unit to copy
 # (deploy/announcements.service says where, and what to change). Where it runs it needs no Swift,
 # only libyaml, zlib and libcurl (Debian: libyaml-0-2 zlib1g libcurl4); scripts/deploy-check.sh
 # BINARY checks that.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/announcements
-	install -m 0755 .build/release/announcements $(DESTDIR)$(PREFIX)/bin/announcements
+	install -m 0755 -s .build/release/announcements $(DESTDIR)$(PREFIX)/bin/announcements
 	install -m 0644 config.yaml $(DESTDIR)$(PREFIX)/share/announcements/config.yaml
 	sed 's|/usr/local/|$(PREFIX)/|g' deploy/announcements.service > $(DESTDIR)$(PREFIX)/share/announcements/announcements.service
 
@@ -67,7 +68,8 @@ fuzz: release
 # Every benchmark, and the goals of issue 14 met or not (scripts/bench.sh says what runs, and the
 # environment variables that shorten it). wrk and PostgreSQL are installed when missing (as root,
 # with apt); without them their comparisons are skipped, and said so.
-bench: release
+bench: deps
+	$(SWIFT) build -c release $(STATIC_STDLIB)
 	@mkdir -p $(BENCH_DIR)
 	@[ -f $(BENCH_DIR)/log-v3-$(BENCH_EVENTS).jsonl ] || .build/release/AnnouncementsBench generate --events $(BENCH_EVENTS) --out $(BENCH_DIR)/log-v3-$(BENCH_EVENTS).jsonl
 	BENCH_DIR=$(BENCH_DIR) BENCH_EVENTS=$(BENCH_EVENTS) scripts/bench.sh

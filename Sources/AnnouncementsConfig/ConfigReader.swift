@@ -74,7 +74,11 @@ struct ConfigReader {
                !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
                 throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
             }
-            throw error(node, key: key, "expected an integer, found \(node.kindDescription)")
+            let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(node.kindDescription)"
+            if case .scalar(let text, false, _) = node, Int(text) != nil {
+                throw error(node, key: key, expected + ": write the number without quotes")
+            }
+            throw error(node, key: key, expected)
         }
         guard range.contains(value) else {
             throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(value)")

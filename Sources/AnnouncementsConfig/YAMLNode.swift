@@ -1,3 +1,5 @@
+import AnnouncementsDomain
+
 /// A place in a YAML file: 1-based line and column.
 public struct YAMLMark: Sendable, Hashable {
     public var line: Int
@@ -31,13 +33,19 @@ indirect enum YAMLNode: Sendable {
         return ["", "~", "null", "Null", "NULL"].contains(text)
     }
 
-    /// What kind of node this is, for error messages.
+    /// What this node is, for error messages: a scalar by its own text, in quotes (cut short past
+    /// 40 characters), saying so when the file quoted it; a collection by its kind.
     var kindDescription: String {
         switch self {
-        case .scalar where isNull: "null"
-        case .scalar(_, let isPlain, _): isPlain ? "a scalar" : "a quoted string"
+        case .scalar where isNull: "nothing (null)"
+        case .scalar(let text, let isPlain, _):
+            isPlain ? Self.quoted(text) : "the quoted text \(Self.quoted(text))"
         case .mapping: "a mapping"
         case .sequence: "a list"
         }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        VisibleText.quoted(text.count > 40 ? text.prefix(40) + "…" : text)
     }
 }

@@ -29,9 +29,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 return try APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow])
                     .response(from: request, context: context)
             }
-            let message = error.status == .notFound
-                ? "no such resource: \(request.method) \(request.uri.path)"
-                : error.status.reasonPhrase
+            var message = error.status.reasonPhrase
+            if error.status == .notFound {
+                message = "no such resource: \(request.method) \(request.uri.path)"
+                if let meant = routes.suggestion(for: request.uri.path, method: request.method.rawValue) {
+                    message += " (did you mean \(meant)?)"
+                }
+            }
             return try answer(APIError(error.status, message), request, context)
         } catch {
             context.logger.error("unexpected error", metadata: ["error": "\(error)"])

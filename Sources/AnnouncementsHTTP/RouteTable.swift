@@ -36,4 +36,41 @@ final class RouteTable: Sendable {
         allowed.insert("OPTIONS")
         return allowed.sorted { (Self.methodOrder.firstIndex(of: $0) ?? .max, $0) < (Self.methodOrder.firstIndex(of: $1) ?? .max, $1) }
     }
+
+    /// The path of a route `path` was probably meant to be (`/announcement` → `/announcements`,
+    /// `/Announcements/3` → `/announcements/3`): one as many components long, its fixed ones
+    /// at most two edits from what was sent in all, ignoring case, the sent parameters kept.
+    /// Routes that take `method` come first; nil when none is that close.
+    func suggestion(for path: String, method: String) -> String? {
+        let parts = path.split(separator: "/")
+        guard !parts.isEmpty, parts.allSatisfy({ $0.count <= 64 }) else { return nil }
+        let candidates = routes.withLock { routes in
+            routes.compactMap { route -> (distance: Int, otherMethod: Bool, path: String)? in
+                guard route.components.count == parts.count else { return nil }
+                var distance = 0
+                for (component, part) in zip(route.components, parts) {
+                    if let component { distance += Self.editDistance(component.lowercased(), part.lowercased()) }
+                }
+                let suggested = "/" + zip(route.components, parts).map { String($0 ?? $1) }.joined(separator: "/")
+                guard distance <= 2, suggested != path else { return nil }
+                return (distance, route.method != method, suggested)
+            }
+        }
+        return candidates.min { ($0.distance, $0.otherMethod ? 1 : 0, $0.path) < ($1.distance, $1.otherMethod ? 1 : 0, $1.path) }?.path
+    }
+
+    /// Levenshtein's distance between two short texts: the fewest insertions, deletions and
+    /// replacements of characters that make one the other.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
 }

@@ -160,7 +160,7 @@ struct WriteRoutes: Sendable {
         } catch {
             switch error {
             case .notJSON(let problem):
-                throw APIError(.badRequest, "the request body is not valid JSON (\(problem))")
+                throw APIError(.badRequest, "the request body is not valid JSON (\(problem)): send the announcement as a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
             case .notObject:
                 throw APIError(.badRequest, "the request body must be a JSON object like {\"title\": \"…\", \"body\": \"…\"}")
             case .repeated(let name):

@@ -92,8 +92,14 @@ import FoundationNetworking
     func export() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let nowhere = try await CLI.run(["export", "--to", "missing/copy.jsonl"], in: folder)
-        #expect(nowhere.status == 73 && nowhere.stderr.contains("its folder missing does not exist"), "\(nowhere.stderr)")
+        // A folder that cannot be made is named with the path as typed, never the `.partial`
+        // file the copy is written under; missing folders are made, as `backup` makes its own.
+        let nowhere = try await CLI.run(["export", "--to", "config.yaml/copy.jsonl"], in: folder)
+        #expect(nowhere.status == 73, "\(nowhere.stderr)")
+        #expect(nowhere.stderr == "error: config.yaml/copy.jsonl: cannot create the folder config.yaml: Not a directory\n", "\(nowhere.stderr)")
+        let deeper = try await CLI.run(["export", "--to", "new/folders/copy.jsonl"], in: folder)
+        #expect(deeper.status == 0, "\(deeper.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/new/folders/copy.jsonl"))
         let exported = try await CLI.run(["export", "--to", "copy.jsonl"], in: folder)
         #expect(exported.status == 0, "\(exported.stderr)")
         let copy = try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.jsonl"))

@@ -467,6 +467,32 @@ func makeLog() async throws -> (folder: String, log: String) {
         let result = try await CLI.run(["serve", "--port", String(server.port)], in: other)
         #expect(result.status == 69)
         #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: other + "/log.jsonl"), "found before the log was opened: no log made")
+    }
+
+    @Test("a port written into `host` is named as such, and serve stops before it makes or seeds a log")
+    func portInHost() async throws {
+        let folder = try makeFolder(config: "host: localhost:8080\nlog: events/announcements.jsonl\nseed:\n  - title: One\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await CLI.run(["serve"], in: folder)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("error: cannot listen on localhost:8080:8080: localhost:8080 is not a host name or address: write the port under `port` (or --port), and `host: localhost`\n"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing made on disk")
+    }
+
+    @Test("serve without a writer's token says the API is read-only, naming the variable a writer's token waits for", arguments: [
+        ("tokens:\n  editor: env:ANNOUNCEMENTS_TEST_UNSET_WRITER\n  audit: {token: a-secret, role: auditor}\n",
+         "no token may write: the API is read-only until ANNOUNCEMENTS_TEST_UNSET_WRITER is set (the token of `editor`, role editor, is read from it; see `tokens` in the config)"),
+        ("", "no token may write: the API is read-only (add a token of role author, editor or admin under `tokens` in the config)"),
+    ])
+    func readOnlyWarning(tokens: String, warning: String) async throws {
+        let folder = try makeFolder(config: "log: log.jsonl\n" + tokens)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let errorLog = folder + "/stderr.log"
+        let server = try await ServerProcess(in: folder, errorLog: errorLog)
+        #expect(await server.stopped() == 0)
+        let text = try String(contentsOfFile: errorLog, encoding: .utf8)
+        #expect(text.contains(" warning announcements: \(warning)\n"), "\(text)")
     }
 
     @Test("serve on a host name that does not resolve says so, with exit 69 and the setting that fixes it")

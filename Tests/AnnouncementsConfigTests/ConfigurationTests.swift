@@ -82,8 +82,9 @@ import Testing
     }
 
     @Test("names the file, line, column and key of every mistake", arguments: [
-        ("port: eighty", "config.yaml:1:7: port: expected an integer, found a scalar"),
-        ("port: \"8080\"", "config.yaml:1:7: port: expected an integer, found a quoted string"),
+        ("port: eighty", "config.yaml:1:7: port: expected a whole number from 0 to 65535, found \"eighty\""),
+        ("port:", "config.yaml:1:6: port: expected a whole number from 0 to 65535, found nothing (null)"),
+        ("port: \"8080\"", "config.yaml:1:7: port: expected a whole number from 0 to 65535, found the quoted text \"8080\": write the number without quotes"),
         ("port: 70000", "config.yaml:1:7: port: must be between 0 and 65535, not 70000"),
         ("colour: blue", "config.yaml:1:1: colour: unknown key (expected one of: host, port, log, seed, tokens, reads, max_body_bytes, feed_heartbeat_seconds, http, snapshot, storage, postgres, log_level, log_format, metrics)"),
         ("host: a\nhost: b", "config.yaml:2:1: host: appears twice"),
@@ -116,7 +117,7 @@ import Testing
         ("http: {idle_timeout_seconds: &t 7200,\n  read_timeout_seconds: *t}", "config.yaml:2:25: http.read_timeout_seconds: must be between 1 and 3600, not 7200"),
         ("port: !!str 8080", "config.yaml:1:7: YAML tags like tag:yaml.org,2002:str are not supported: write the value without it"),
         ("port: 99999999999999999999", "config.yaml:1:7: port: must be between 0 and 65535, not 99999999999999999999"),
-        ("port: +", "config.yaml:1:7: port: expected an integer, found a scalar"),
+        ("port: +", "config.yaml:1:7: port: expected a whole number from 0 to 65535, found \"+\""),
         ("log: \"ev\\0x.jsonl\"", "config.yaml:1:6: log: must not contain control characters"),
         ("host: \"local\\nhost\"", "config.yaml:1:7: host: must not contain control characters"),
         ("tokens:\n  \"<<\": abc", "config.yaml:2:3: tokens.<<: YAML merge keys (`<<`) are not supported: write each token out"),

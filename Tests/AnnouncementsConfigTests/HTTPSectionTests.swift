@@ -46,7 +46,7 @@ import Testing
     @Test("names the line, column and key of every mistake", arguments: [
         ("http:\n  idle_timeout_seconds: 0\n", "config.yaml:2:25: http.idle_timeout_seconds: must be between 1 and 86400, not 0"),
         ("http:\n  read_timeout: 3\n", "config.yaml:2:3: http.read_timeout: unknown key"),
-        ("http:\n  max_connections: lots\n", "config.yaml:2:20: http.max_connections: expected an integer"),
+        ("http:\n  max_connections: lots\n", "config.yaml:2:20: http.max_connections: expected a whole number from 1 to 1000000, found \"lots\""),
         ("http:\n  cors_origins: [\"https://x.example/\"]\n", "config.yaml:2:18: http.cors_origins: \"https://x.example/\" is not an origin"),
         ("http:\n  cors_origins: [\"intranet\"]\n", "config.yaml:2:18: http.cors_origins: \"intranet\" is not an origin"),
         ("http:\n  cors_origins: [\"http://a]b[\"]\n", "config.yaml:2:18: http.cors_origins: \"http://a]b[\" is not an origin"),

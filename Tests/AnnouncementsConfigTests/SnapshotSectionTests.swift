@@ -24,7 +24,7 @@ import Testing
 
     @Test("names the line, column and key of every mistake", arguments: [
         ("snapshot:\n  every_events: -1\n", "config.yaml:2:17: snapshot.every_events: must be between 0 and 1000000000, not -1"),
-        ("snapshot:\n  every_seconds: soon\n", "config.yaml:2:18: snapshot.every_seconds: expected an integer"),
+        ("snapshot:\n  every_seconds: soon\n", "config.yaml:2:18: snapshot.every_seconds: expected a whole number from 0 to 31536000, found \"soon\""),
         ("snapshot:\n  enabled: yes\n", "config.yaml:2:12: snapshot.enabled: expected true or false, found `yes`"),
         ("snapshot:\n  keep_free_mb: -5\n", "config.yaml:2:17: snapshot.keep_free_mb: must be between 0 and 16777216, not -5"),
         ("snapshot:\n  every: 5\n", "config.yaml:2:3: snapshot.every: unknown key"),

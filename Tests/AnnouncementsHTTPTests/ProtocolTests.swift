@@ -43,6 +43,23 @@ import Testing
         }
     }
 
+    @Test("a 404 names the route a near miss was probably meant to be, its parameters kept; a path like no route's gets none", arguments: [
+        ("/announcement", "no such resource: GET /announcement (did you mean /announcements?)"),
+        ("/Announcements/3", "no such resource: GET /Announcements/3 (did you mean /announcements/3?)"),
+        ("/announcments/3/history", "no such resource: GET /announcments/3/history (did you mean /announcements/3/history?)"),
+        ("/helth", "no such resource: GET /helth (did you mean /health?)"),
+        ("/nothing", "no such resource: GET /nothing"),
+        ("/announcements/1/2/3", "no such resource: GET /announcements/1/2/3"),
+    ])
+    func nearMiss(path: String, message: String) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.object["message"] as? String == message, "\(response.object)")
+            }
+        }
+    }
+
     // MARK: - CORS
 
     static let listed = "https://intranet.example.com"

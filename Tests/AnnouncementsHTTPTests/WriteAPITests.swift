@@ -126,6 +126,8 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         ("application/json", #"{"body":"no title"}"#, 422, "title"),
         ("application/json", #"{"title":null,"body":"x"}"#, 422, "title must not be null"),
         ("application/json", #"{"title":"x"#, 400, "not valid JSON"),
+        ("application/json", " ", 400, #"the request body is not valid JSON (invalid JSON at column 2: expected a value): send the announcement as a JSON object like {"title": "…", "body": "…"}"#),
+        ("application/json", "", 400, "the request body is empty: send the announcement"),
         ("application/json", #"{"title":42}"#, 400, "`title`"),
         ("application/json", #"{"title":"x","body":5}"#, 400, "`body`"),
         ("application/json", #"{"title":"x","titel":"y"}"#, 400, "`titel`"),

@@ -13,16 +13,23 @@ import Darwin
 /// created exclusively), synced, and only then given its name, which must not exist. A copy that a
 /// crash or a kill interrupts is never found under the name of a finished one.
 enum NewFile {
-    /// Creates a file at `path`, has `fill` write it, and syncs it; when anything fails, the file
-    /// is removed: no part of it is left behind.
+    /// Creates a file at `path` (and the folders it is in, as `backup` makes its folder), has
+    /// `fill` write it, and syncs it; when anything fails, the file is removed: no part of it is
+    /// left behind. A file that cannot be created is named as the user named it.
     static func create<Result>(_ path: String, _ fill: (FileWriter) async throws(LogError) -> Result) async throws(CLIError) -> Result {
         let partial = path + ".partial"
         guard access(path, F_OK) != 0 else { throw exists(path) }
         guard access(partial, F_OK) != 0 else {
             throw CLIError(.cantCreate, "\(partial) exists: a copy that was interrupted, or one under way; remove it once no other copy runs")
         }
+        let made = FileLog.makeFolders(FileLog.folder(of: path))
+        guard made.error == 0 else {
+            throw CLIError(.cantCreate, "\(path): cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))")
+        }
         let file: FileWriter
-        do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch { throw CLIError(.cantCreate, error.description) }
+        do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch {
+            throw CLIError(.cantCreate, "\(path): \(error.message)")
+        }
         do throws(LogError) {
             let result = try await fill(file)
             try file.finish()

@@ -61,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         let maxConnections = try DescriptorLimit.maxConnections(
             configured: configuration.http.maxConnections, descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
         )
+        let (listenHost, listenPort) = (host ?? configuration.host, port ?? configuration.port)
+        do { try ListenAddress.check(host: listenHost, port: listenPort) } catch { throw Self.failure(error, host: listenHost, port: listenPort) }
         let started = ContinuousClock.now
         let store = try await options.openStore(configuration, logger: logger, chainCheck: chain.chainCheck)
         let startUp = ContinuousClock.now - started
@@ -70,8 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
             "startup_ms": "\(Int(startUp / .milliseconds(1)))",
         ])
         let settings = ServerSettings(
-            host: host ?? configuration.host,
-            port: port ?? configuration.port,
+            host: listenHost,
+            port: listenPort,
             access: Access(configuration.tokens.map { ($0.name, $0.token, $0.role) }, reads: configuration.reads),
             maxRequestBytes: ServerSettings.requestLimit(forBodyBytes: configuration.rules.maxBodyBytes),
             feedHeartbeat: .seconds(configuration.feedHeartbeatSeconds),
@@ -92,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         ])
         let tokens = configuration.enabledTokens
         if !tokens.contains(where: { $0.role.may(.create) }) {
-            logger.warning("no token may write: the API is read-only (see `tokens` in the config)")
+            logger.warning("\(Self.readOnlyWarning(configuration.tokens))")
         }
         if !tokens.isEmpty {
             logger.info("tokens enabled", metadata: [
@@ -114,11 +116,26 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("writes drained, log closed and its lock released", metadata: ["log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)"])
     }
 
+    /// Why no token may write, and what to set: the variable a writer's token waits for, when one
+    /// does (the shipped config's `editor` reads ANNOUNCEMENTS_TOKEN).
+    static func readOnlyWarning(_ tokens: [Configuration.Token]) -> String {
+        let waiting = tokens.filter { $0.token == nil && $0.role.may(.create) && $0.source.hasPrefix("env:") }
+        guard let first = waiting.first else {
+            return "no token may write: the API is read-only (add a token of role author, editor or admin under `tokens` in the config)"
+        }
+        let variable = first.source.dropFirst("env:".count)
+        return "no token may write: the API is read-only until \(variable) is set (the token of `\(first.name)`, role \(first.role), is read from it; see `tokens` in the config)"
+    }
+
     /// What stopped the server, in words that say what to do: the common reasons a server cannot
     /// listen are named, with the setting that fixes them.
     private static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
         let address = "\(host):\(port)"
         if let unknown = error as? SocketAddressError.UnknownHost {
+            // `host: localhost:8080`: a port written into the host.
+            if let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...].allSatisfy(\.isNumber), host.filter({ $0 == ":" }).count == 1 {
+                return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a host name or address: write the port under `port` (or --port), and `host: \(host[..<colon])`")
+            }
             return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a name this machine can resolve (\(unknown.errorDescription)); choose another with --host or `host` in the config")
         }
         switch (error as? IOError)?.errnoCode {
