@@ -1,5 +1,5 @@
 """A client nobody here wrote against a live server: httpx and httpx-sse (PyPI), following only
-README.md. The original acceptance tests, a write with If-Match, a resume of the event stream with
+docs/http-api.md. The original acceptance tests, a write with If-Match, a resume of the event stream with
 Last-Event-ID, and XML reads (and an XML error) negotiated by quality values.
 
 Usage: python3 scripts/generic_client.py BASE_URL   (an editor's token in $TOKEN)
@@ -26,7 +26,7 @@ def check(condition, what, seen=None):
 
 
 def acceptance(client):
-    """The original backend's acceptance tests (README: "v1 and v2"), on a non-empty list."""
+    """The original backend's acceptance tests (docs/http-api.md: "Versions"), on a non-empty list."""
     for version in ("1.0", "2.0"):
         r = client.get("/announcements/", headers={"Accept-Version": version})
         items = r.json() if r.status_code == 200 else []

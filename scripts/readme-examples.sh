@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the examples of README.md and events/README.md that show log lines, on fresh logs with this
+# Runs the examples of docs/*.md and events/README.md that show log lines, on fresh logs with this
 # build, and prints what they print: after a change to the log format, paste each block over its
-# example (times, salts and hashes differ from run to run; the shape is what this checks).
-# `make test` checks that every log line the two READMEs show reads as an event of the documented
-# format (ReadmeLogLineTests); this is how they are made.
+# example (times, salts and hashes differ from run to run; the shape is what this checks). The
+# lines of README.md's tour are made by scripts/tour.sh --show.
+# `make test` checks that every log line README.md, docs/*.md and events/README.md show reads as
+# an event of the documented format (ReadmeLogLineTests); this is how they are made.
 #
 # Usage: scripts/readme-examples.sh [path/to/announcements]   (default: the debug build)
 set -euo pipefail
@@ -13,7 +14,8 @@ work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 
-# A config with the READMEs' tokens and `$1` seed announcements (the default config's first ones).
+# A config with the examples' tokens and `$1` seed announcements (the default config's first
+# ones): the throwaway server of docs/http-api.md, "Examples and the state they assume".
 config() {
     local dir=$1 seeds=$2
     mkdir -p "$dir/events"
@@ -38,6 +40,7 @@ config() {
 # Starts a server on `$1`'s config and sets `url`.
 start() {
     local dir=$1
+    : > "$dir/serve.out"  # made here, so that the first look below never races the redirection
     "$bin" serve --config "$dir/config.yaml" --log-level warning > "$dir/serve.out" 2>&1 &
     pid=$!
     for _ in $(seq 1 200); do
@@ -68,38 +71,38 @@ block() {
     echo "== $1"
 }
 
-# README, "The log": an edit of the second seed.
+# docs/operations.md, "The log": an edit of the second seed.
 dir=$work/log; config "$dir" 2; start "$dir"
 write alice-token PATCH /announcements/2 '{"title":"Grails Quickcast #2: JSON and Markup Views"}'
-block "README.md, The log (tail -1)"
+block "docs/operations.md, The log (tail -1)"
 tail -1 "$dir/events/announcements.jsonl"
 stop
 
-# README, "Roles" and "Audit": ann's announcement, its history and the feed in both forms.
-dir=$work/roles; config "$dir" 1; start "$dir"
+# docs/http-api.md, "Roles" and "Audit": ann's announcement, its history and the feed in both forms.
+dir=$work/roles; config "$dir" 2; start "$dir"
 write ann-token POST /announcements '{"title":"Bake sale","body":"<p>Friday, room 4</p>"}'
-write ann-token PATCH /announcements/2 '{"title":"Bake sale moved to Monday"}'
-block "README.md, The public feed: events?after=1 (public, then with the auditor's token)"
-curl -s "$url/events?after=1" | jq -c '.[]'
-curl -s "$url/events?after=1" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
-# README, "Erasure": the same announcement erased by an admin.
+write ann-token PATCH /announcements/3 '{"title":"Bake sale moved to Monday"}'
+block "docs/http-api.md, The public feed: events?after=2 (public, then with the auditor's token)"
+curl -s "$url/events?after=2" | jq -c '.[]'
+curl -s "$url/events?after=2" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
+# docs/http-api.md, "Erasure": the same announcement erased by an admin.
 write s3cret POST /announcements '{"title":"Canteen menu"}'
-block "README.md, Erasure: POST /announcements/2/erase, then its history"
-curl -s -X POST "$url/announcements/2/erase" -H 'Authorization: Bearer root-token' \
+block "docs/http-api.md, Erasure: POST /announcements/3/erase, then its history"
+curl -s -X POST "$url/announcements/3/erase" -H 'Authorization: Bearer root-token' \
     -H 'Content-Type: application/json' -d '{"reason":"personal data posted by mistake"}'
 echo
-curl -s "$url/announcements/2/history" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
+curl -s "$url/announcements/3/history" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
 stop
 
-# README, "Audit": announcement 7's history (six events before it).
+# docs/http-api.md, "Audit": announcement 7's history (six events before it).
 dir=$work/audit; config "$dir" 2; start "$dir"
 for n in 3 4 5 6; do write s3cret POST /announcements "{\"title\":\"Announcement $n\"}"; done
 write s3cret POST /announcements '{"title":"Fire drill","body":"<p>Thursday 10:00</p>"}'
 write s3cret PATCH /announcements/7 '{"title":"Fire drill moved to Friday"}'
 write s3cret DELETE /announcements/7 ''
-block "README.md, Audit: /announcements/7/history"
+block "docs/http-api.md, Audit: /announcements/7/history"
 curl -s "$url/announcements/7/history" -H 'Authorization: Bearer audit-token' | jq -c '.[]'
-block "README.md, Audit: the list as it was"
+block "docs/http-api.md, Audit: the list as it was"
 echo "\$ curl -si 'localhost:8080/v2/announcements?asOf=8&max=2&offset=5' -H \"\$AUDIT\""
 curl -si "$url/v2/announcements?asOf=8&max=2&offset=5" -H 'Authorization: Bearer audit-token' | tr -d '\r' | grep -vi '^date:\|^x-request-id:\|^server:'
 echo
@@ -108,7 +111,8 @@ curl -s "$url/v2/announcements?max=2&offset=5"
 echo
 stop
 
-# README, "Following the log live": a stream after seq 4, and an event that arrives while it is open.
+# docs/http-api.md, "Following the log live": a stream after seq 4, and an event that arrives while
+# it is open.
 dir=$work/stream; config "$dir" 2; start "$dir"
 for n in 3 4 5 6; do write s3cret POST /announcements "{\"title\":\"Announcement $n\"}"; done
 curl -sN "$url/events?after=4" -H 'Accept: text/event-stream' -H 'Authorization: Bearer audit-token' > "$dir/stream.out" &
@@ -120,16 +124,16 @@ write s3cret POST /announcements '{"title":"Live"}'
 waitfor 7
 sleep 0.1  # its data line and the blank line after it
 kill "$follower"
-block "README.md, Following the log live"
+block "docs/http-api.md, Following the log live"
 echo "\$ curl -sN localhost:8080/events?after=4 -H 'Accept: text/event-stream' -H \"\$AUDIT\""
 cat "$dir/stream.out"
 stop
 
-# README, "Retries are safe with Idempotency-Key": a keyed create (six events before it).
+# docs/http-api.md, "Retries are safe with Idempotency-Key": a keyed create (six events before it).
 dir=$work/keys; config "$dir" 2; start "$dir"
 for n in 3 4 5 6; do write s3cret POST /announcements "{\"title\":\"Announcement $n\"}"; done
 write s3cret POST /announcements '{"title":"Fire drill on Thursday"}' -H 'Idempotency-Key: 5d0c6a1e-fire-drill'
-block "README.md, Idempotency-Key (tail -1)"
+block "docs/http-api.md, Idempotency-Key (tail -1)"
 tail -1 "$dir/events/announcements.jsonl"
 stop
 
@@ -141,7 +145,7 @@ sed -i 's/"<p>Templates that render JSON.<\/p>"/null/' "$dir/config.yaml"
 block "events/README.md, Format (the whole log)"
 cat "$dir/events/announcements.jsonl"
 
-# README, "announcements upgrade": a log of the first format (no "v", no salt), upgraded.
+# docs/cli.md, "announcements upgrade": a log of the first format (no "v", no salt), upgraded.
 dir=$work/upgrade; config "$dir" 0
 prev=
 for line in '{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","by":"seed","data":{"title":"Welcome","body":"<p>Hello</p>"}' \
@@ -152,7 +156,7 @@ for line in '{"seq":1,"type":"created","id":1,"at":"2026-11-21T09:30:00.000Z","b
     echo "$line" >> "$dir/events/announcements.jsonl"
     prev=$(printf '%s' "$line" | sha256sum | cut -d' ' -f1)
 done
-block "README.md, announcements upgrade"
+block "docs/cli.md, announcements upgrade"
 (
     cd "$dir"
     echo '$ announcements erase 1 --reason "wrong audience" --by root'

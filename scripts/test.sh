@@ -39,12 +39,14 @@ scripts/deploy-check.sh || status=$?
 "${SWIFT:-swift}" test "$@" || status=$?
 # Clients and tools nobody here wrote against a live server, on a whole run only: a generic client
 # (Python's httpx and httpx-sse), a client generated from the OpenAPI document, the event stream
-# through nginx, /metrics through promtool; and the web client in a real browser.
+# through nginx, /metrics through promtool; the web client in a real browser; and README.md's
+# tour, run as written (scripts/tour.sh reads its commands from README.md and checks their output).
 if [ $# -eq 0 ]; then
   scripts/generic-client.sh || status=$?
   scripts/third-party-tools.sh || status=$?
   scripts/browser-test.sh || status=$?
+  scripts/tour.sh .build/debug/announcements || status=$?
 else
-  echo "generic client, third-party tools and browser tests (scripts/generic-client.sh, scripts/third-party-tools.sh, scripts/browser-test.sh) not run: a run with arguments ($*) runs part of the tests"
+  echo "generic client, third-party tools, browser tests and README's tour (scripts/generic-client.sh, scripts/third-party-tools.sh, scripts/browser-test.sh, scripts/tour.sh) not run: a run with arguments ($*) runs part of the tests"
 fi
 exit "$status"

@@ -6,7 +6,7 @@ import PostgresNIO
 /// Erasure in the table: the rows overwritten by their sealed forms in one `UPDATE` (atomic: no
 /// journal needed), then `VACUUM FULL` of the table, which rewrites it without the old row
 /// versions (it locks the table while it runs: other nodes' reads wait for it). PostgreSQL's own
-/// write-ahead log and backups keep the old versions until they are recycled; README.md says so.
+/// write-ahead log and backups keep the old versions until they are recycled; docs/security.md says so.
 extension PostgresLog {
     public var erasesInPlace: Bool { true }
 

@@ -228,7 +228,7 @@ struct Node: Sendable {
 
     /// One request; a read with `Min-Seq` that a node answers 503 (the seq has not reached it in
     /// the node's own wait, which a busy machine can outlast) is asked again after its
-    /// `Retry-After`, as the README tells clients to, up to 30 times (unless not `retrying`).
+    /// `Retry-After`, as docs/http-api.md tells clients to, up to 30 times (unless not `retrying`).
     func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil, timeout: TimeInterval = 60, retrying: Bool = true) async throws -> Answer {
         var answer = try await sendOnce(method, path, headers: headers, body: body, timeout: timeout)
         var retries = 0

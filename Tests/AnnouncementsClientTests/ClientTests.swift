@@ -584,8 +584,8 @@ import Testing
 }
 
 @Suite struct ReadmeExampleTests {
-    /// The README's "Using the client from an app" example, as written there, against a live server.
-    @Test("the README's example compiles and runs: a stale edit is caught as changedBySomeoneElse")
+    /// docs/client.md's example, as written there, against a live server.
+    @Test("docs/client.md's example compiles and runs: a stale edit is caught as changedBySomeoneElse")
     func readmeExample() async throws {
         try await withServer { url in
             let client = AnnouncementsClient(baseURL: url, version: .v2, token: "alice-secret", timeout: 5)

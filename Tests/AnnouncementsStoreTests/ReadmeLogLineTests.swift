@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import AnnouncementsDomain
 
-/// The log lines README.md and events/README.md show are real output of this version (made by
-/// `scripts/readme-examples.sh`): each reads as an event of the current format, consecutive lines
-/// of one example are linked by the chain as the store links them, and a public-form line is the
-/// public form of the full line beside it. A hand-edited example, or one left from an older format,
-/// fails here.
+/// The log lines README.md, docs/*.md and events/README.md show are real output of this version
+/// (made by `scripts/readme-examples.sh`, and README.md's tour by `scripts/tour.sh --show`): each
+/// reads as an event of the current format, consecutive lines of one example are linked by the
+/// chain as the store links them, and a public-form line is the public form of the full line beside
+/// it. A hand-edited example, or one left from an older format, fails here.
 @Suite struct ReadmeLogLineTests {
     /// One example block's log lines (a leading `data: ` of an event stream taken off).
     struct Block: CustomStringConvertible {
@@ -15,8 +15,20 @@ import Testing
         var description: String { "\(file):\(lines.first?.number ?? 0)" }
     }
 
+    /// The repository's folder.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The documents whose examples are checked, relative to the repository: README.md, every
+    /// docs/*.md (by name) and events/README.md.
+    static func documents() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }
+            .sorted()
+            .map { "docs/" + $0 }
+        return ["README.md"] + docs + ["events/README.md"]
+    }
+
     static func blocks(of file: String) throws -> [Block] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
         var blocks: [Block] = [], current: Block?
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -33,11 +45,14 @@ import Testing
         return blocks
     }
 
-    static let all: [Block] = (try? blocks(of: "README.md") + blocks(of: "events/README.md")) ?? []
+    static let all: [Block] = (try? documents().flatMap { try blocks(of: $0) }) ?? []
 
-    @Test("the READMEs show log lines (the examples this checks are found)")
+    @Test("the documents show log lines (the examples this checks are found)")
     func found() {
         #expect(Self.all.reduce(0) { $0 + $1.lines.count } >= 15, "\(Self.all)")
+        for file in ["README.md", "docs/http-api.md", "events/README.md"] {
+            #expect(Self.all.contains(where: { $0.file == file }), "no example log line found in \(file)")
+        }
     }
 
     @Test("every example log line reads as an event of the current format, linked to the one before it", arguments: all)

@@ -1,4 +1,4 @@
-/// What a token may do. Every configured token has one role (README.md, "Roles").
+/// What a token may do. Every configured token has one role (docs/http-api.md, "Roles").
 public enum Role: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Creates announcements; edits and deletes the ones it created.
     case author
