@@ -46,7 +46,8 @@ if [ $# -eq 0 ]; then
   scripts/third-party-tools.sh || status=$?
   scripts/browser-test.sh || status=$?
   scripts/tour.sh .build/debug/announcements || status=$?
+  scripts/doc-examples.sh .build/debug/announcements || status=$?
 else
-  echo "generic client, third-party tools, browser tests and README's tour (scripts/generic-client.sh, scripts/third-party-tools.sh, scripts/browser-test.sh, scripts/tour.sh) not run: a run with arguments ($*) runs part of the tests"
+  echo "generic client, third-party tools, browser tests, README's tour and the documents' examples (scripts/generic-client.sh, scripts/third-party-tools.sh, scripts/browser-test.sh, scripts/tour.sh, scripts/doc-examples.sh) not run: a run with arguments ($*) runs part of the tests"
 fi
 exit "$status"

@@ -27,22 +27,15 @@
 # Needs curl and jq (as the tour does; installed when missing, as root). Exit 0: every step passed; 1: a step differed or failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The parsing, masking, running and comparing the documents' examples share (scripts/doc-examples.sh).
+source scripts/examples-lib.sh
 
 show=0
 if [ "${1:-}" = --show ]; then show=1; shift; fi
 bin=${1:-.build/debug/announcements}
 [ -x "$bin" ] || { echo "tour: $bin is not an executable file: build it first (swift build), or name one" >&2; exit 2; }
 bin=$(realpath "$bin")
-# The tour's own tools, installed when missing (as root, with apt), as the README's reader would.
-if ! command -v curl > /dev/null || ! command -v jq > /dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-        echo "tour: installing curl and jq…"
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq; } > /dev/null 2>&1 || true
-    fi
-fi
-for tool in curl jq; do
-    command -v "$tool" > /dev/null || { echo "tour: the tour needs $tool, which is not installed (Debian: apt-get install $tool)" >&2; exit 2; }
-done
+examples_tools tour
 grep -q '^<!-- tour:begin -->$' README.md && grep -q '^<!-- tour:end -->$' README.md \
     || { echo "tour: README.md has no <!-- tour:begin --> ... <!-- tour:end --> markers" >&2; exit 2; }
 
@@ -58,35 +51,12 @@ mkdir "$work/steps"
 
 # The steps, in order, one set of files each: steps/NNN.kind (serve, run or stop), NNN.cmd (the
 # command as README.md writes it) and NNN.expected (the output README.md shows after it).
-awk -v dir="$work/steps" '
-    function begin(kind) { n++; base = sprintf("%s/%03d", dir, n); print kind > (base ".kind"); close(base ".kind"); printf "" > (base ".expected") }
-    /^<!-- tour:begin -->$/ { on = 1; next }
-    /^<!-- tour:end -->$/ { on = 0; next }
-    !on { next }
-    /^<!-- tour:stop -->$/ { if (fence) { print "tour: <!-- tour:stop --> inside a code block" > "/dev/stderr"; exit 1 } begin("stop"); out = ""; next }
-    /^```/ { fence = !fence; out = ""; more = 0; next }
-    !fence { next }
-    more { print > (base ".cmd"); more = /\\$/; next }
-    /^\$ / {
-        command = substr($0, 3)
-        begin(command ~ /(^|[ ;&])make serve( |$)/ ? "serve" : "run")
-        print command > (base ".cmd")
-        more = /\\$/; out = base ".expected"; next
-    }
-    out != "" { print > out }
-' README.md
+examples_parse tour README.md "$work/steps" || exit 2
 
 steps=("$work"/steps/*.kind)
 [ -e "${steps[0]}" ] || { echo "tour: no commands found between the tour markers in README.md" >&2; exit 2; }
 grep -qx serve "$work"/steps/*.kind || { echo "tour: the tour never starts the server (a \`make serve\` command)" >&2; exit 2; }
 grep -qx stop "$work"/steps/*.kind || { echo "tour: the tour never stops the server (<!-- tour:stop -->)" >&2; exit 2; }
-
-# What varies from run to run, masked in both the expected and the real output.
-mask() {
-    sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/<time>/g' \
-           -e 's/[0-9a-f]{64}/<hash>/g' \
-           -e 's/("[0-9]+-[0-9]+-)[0-9a-f]{8}(-[a-z0-9]+)?"/\1<tag>\2"/g' "$1"
-}
 
 failed=0
 fail() {  # fail STEP MESSAGE
@@ -98,6 +68,7 @@ port=
 # The state a step's shell leaves for the next one: its variables and its exit status.
 : > "$work/state"
 echo 0 > "$work/status"
+echo "$work" > "$work/cwd"
 
 for kind_file in "${steps[@]}"; do
     base=${kind_file%.kind}
@@ -114,16 +85,9 @@ for kind_file in "${steps[@]}"; do
             [[ $word =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] && environment+=("$word") || break
         done
         echo "      runs: ${environment[*]} $bin serve --config $work/config.yaml --port 0"
-        : > "$work/serve.out"
-        (cd "$work" && exec env "${environment[@]}" "$bin" serve --config "$work/config.yaml" --port 0 > "$work/serve.out" 2> "$work/serve.err") &
-        pid=$!
-        for _ in $(seq 1 600); do
-            line=$(head -1 "$work/serve.out")
-            [ -n "$line" ] && break
-            kill -0 "$pid" 2> /dev/null || break
-            sleep 0.05
-        done
-        port=$(sed -n '1s|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$work/serve.out")
+        examples_serve "$work" "$bin" "$work/config.yaml" "${environment[@]}" -- --port 0
+        pid=$examples_pid
+        port=$examples_port
         [ -n "$port" ] || fail "$step" "the server did not print 'listening on http://127.0.0.1:PORT'; its stderr:
 $(cat "$work/serve.err")"
         echo "      listening on port $port (README.md: 8080)"
@@ -137,8 +101,7 @@ $(cat "$work/serve.err")"
     stop)
         echo "tour: step $step: stop the server (Ctrl-C: SIGINT)"
         [ -n "$pid" ] || fail "$step" "no server is running"
-        kill -INT "$pid"
-        status=0; wait "$pid" || status=$?
+        status=0; examples_stop "$pid" || status=$?
         pid=
         [ "$status" = 0 ] || fail "$step" "the server exited $status after SIGINT; its stderr:
 $(tail -5 "$work/serve.err")"
@@ -146,33 +109,14 @@ $(tail -5 "$work/serve.err")"
     run)
         echo "tour: step $step: \$ $command"
         [ -n "$port" ] || fail "$step" "a command before the server was started"
-        # The substitutions, spelled out: the server's real port, and the binary under test.
-        sed -e "s|localhost:8080|127.0.0.1:$port|g" -e "s|\\.build/release/announcements|'$bin'|g" \
-            "$base.cmd" > "$base.run"
+        # The substitutions (examples_substitute): the server's real port, and the binary under test.
+        examples_substitute "$base.cmd" "$base.run" "$port" "$bin"
         status=0
-        (
-            cd "$work"
-            bash -c '
-                __tour_before=$(compgen -v)
-                source "$1/state"
-                __tour_command=$(cat "$2")
-                (exit "$(cat "$1/status")")
-                eval "$__tour_command"
-                __tour_status=$?
-                echo "$__tour_status" > "$1/status"
-                for __tour_name in $(compgen -v); do
-                    case $__tour_name in __tour_*) continue ;; esac
-                    grep -qx "$__tour_name" <<< "$__tour_before" || declare -p "$__tour_name"
-                done > "$1/state" 2> /dev/null
-                exit "$__tour_status"
-            ' tour "$work" "$base.run"
-        ) > "$base.actual" 2>&1 || status=$?
-        # A last line without its newline (curl's) ends as the README shows it: before the next `$`.
-        [ -s "$base.actual" ] && [ -n "$(tail -c 1 "$base.actual")" ] && echo >> "$base.actual"
+        examples_run "$work" "$base.run" "$base.actual" || status=$?
         if [ "$show" = 1 ]; then sed 's/^/      | /' "$base.actual"; fi
         [ "$status" = 0 ] || fail "$step" "the command exited $status; it printed:
 $(cat "$base.actual")"
-        if ! diff -u <(mask "$base.expected") <(mask "$base.actual") > "$base.diff"; then
+        if ! diff -u <(examples_mask "$base.expected") <(examples_mask "$base.actual") > "$base.diff"; then
             fail "$step" "its output differs from README.md's (masked; - README.md, + this run):
 $(tail -n +3 "$base.diff")"
         fi
