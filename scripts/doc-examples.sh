@@ -65,12 +65,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/examples-lib.sh
 
-show=0
-if [ "${1:-}" = --show ]; then show=1; shift; fi
-bin=${1:-.build/debug/announcements}
-[ -x "$bin" ] || { echo "doc-examples: $bin is not an executable file: build it first (swift build), or name one" >&2; exit 2; }
-bin=$(realpath "$bin")
-examples_tools doc-examples
+examples_start doc-examples "$@"
 unset ANNOUNCEMENTS_TOKEN ANNOUNCEMENTS_AUDITOR_TOKEN ANNOUNCEMENTS_SERVER ANNOUNCEMENTS_TIMEOUT AUDIT
 export EXAMPLES_TIMEOUT=60
 documents=(docs/http-api.md docs/cli.md)

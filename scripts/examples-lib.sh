@@ -169,3 +169,16 @@ examples_run() {
     [ -s "$output" ] && [ -n "$(tail -c 1 "$output" | tr -d '\0')" ] && echo >> "$output"
     return "$status"
 }
+
+# The scripts' arguments, `[--show] [BINARY]`: sets `show` (1 with --show) and `bin` (BINARY's real
+# path; default the debug build), then has the tools; exits 2 when BINARY is not an executable.
+examples_start() {
+    local name=$1
+    shift
+    show=0
+    if [ "${1:-}" = --show ]; then show=1; shift; fi
+    bin=${1:-.build/debug/announcements}
+    [ -x "$bin" ] || { echo "$name: $bin is not an executable file: build it first (swift build), or name one" >&2; exit 2; }
+    bin=$(realpath "$bin")
+    examples_tools "$name"
+}

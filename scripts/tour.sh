@@ -30,12 +30,7 @@ cd "$(dirname "$0")/.."
 # The parsing, masking, running and comparing the documents' examples share (scripts/doc-examples.sh).
 source scripts/examples-lib.sh
 
-show=0
-if [ "${1:-}" = --show ]; then show=1; shift; fi
-bin=${1:-.build/debug/announcements}
-[ -x "$bin" ] || { echo "tour: $bin is not an executable file: build it first (swift build), or name one" >&2; exit 2; }
-bin=$(realpath "$bin")
-examples_tools tour
+examples_start tour "$@"
 grep -q '^<!-- tour:begin -->$' README.md && grep -q '^<!-- tour:end -->$' README.md \
     || { echo "tour: README.md has no <!-- tour:begin --> ... <!-- tour:end --> markers" >&2; exit 2; }
 
