@@ -9,6 +9,8 @@
 # Usage: scripts/readme-examples.sh [path/to/announcements]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Its servers start and stop as the checked examples' do.
+source scripts/examples-lib.sh
 bin=$(realpath "${1:-.build/debug/announcements}")
 work=$(mktemp -d)
 pid=
@@ -40,22 +42,18 @@ config() {
 # Starts a server on `$1`'s config and sets `url`.
 start() {
     local dir=$1
-    : > "$dir/serve.out"  # made here, so that the first look below never races the redirection
-    "$bin" serve --config "$dir/config.yaml" --log-level warning > "$dir/serve.out" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 200); do
-        url=$(sed -n 's/^listening on //p' "$dir/serve.out")
-        [ -n "$url" ] && return
-        sleep 0.05
-    done
-    echo "the server did not start:" >&2
-    cat "$dir/serve.out" >&2
-    exit 1
+    examples_serve "$dir" "$bin" "$dir/config.yaml" -- --log-level warning
+    pid=$examples_pid
+    if [ -z "$examples_port" ]; then
+        echo "the server did not start:" >&2
+        cat "$dir/serve.out" "$dir/serve.err" >&2
+        exit 1
+    fi
+    url=http://127.0.0.1:$examples_port
 }
 
 stop() {
-    kill "$pid"
-    wait "$pid" || true
+    examples_stop "$pid" || true
     pid=
 }
 

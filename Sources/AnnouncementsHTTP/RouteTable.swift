@@ -49,10 +49,15 @@ final class RouteTable: Sendable {
                 guard route.components.count == parts.count else { return nil }
                 var distance = 0
                 for (component, part) in zip(route.components, parts) {
-                    if let component { distance += Self.editDistance(component.lowercased(), part.lowercased()) }
+                    guard let component else { continue }
+                    // Lengths that differ by more than the edits left are too far apart: most 404s
+                    // cost a comparison of lengths per route, not a distance.
+                    guard abs(component.count - part.count) <= 2 - distance else { return nil }
+                    distance += Self.editDistance(component.lowercased(), part.lowercased())
+                    guard distance <= 2 else { return nil }
                 }
                 let suggested = "/" + zip(route.components, parts).map { String($0 ?? $1) }.joined(separator: "/")
-                guard distance <= 2, suggested != path else { return nil }
+                guard suggested != path else { return nil }
                 return (distance, route.method != method, suggested)
             }
         }

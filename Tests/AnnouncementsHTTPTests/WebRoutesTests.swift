@@ -14,8 +14,9 @@ import Testing
 @Suite struct WebRoutesTests {
     static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
 
-    /// Headers of a form post from this site's own page, signed in with `token`.
-    static func post(_ token: String, origin: String? = "same") -> HTTPFields {
+    /// Headers of a form post from this site's own page (or from `origin`; nil: none), signed in
+    /// with `token`.
+    static func post(_ token: String, origin: String? = WebRoutesTests.origin) -> HTTPFields {
         var headers = form
         headers[.cookie] = "\(WebSession.cookieName)=\(token)"
         if let origin { headers[.origin] = origin }
@@ -60,9 +61,8 @@ import Testing
     @Test("signing in sets an HttpOnly, SameSite=Strict cookie (Secure behind TLS), only for a configured token, and only from this site's pages")
     func signIn() async throws {
         try await withServer { client, _ in
-            let origin = Self.origin
             var headers = Self.form
-            headers[.origin] = origin
+            headers[.origin] = Self.origin
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=%2Fnew")) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/new")
                 #expect(response.headers[.setCookie] == "\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Strict")
@@ -89,7 +89,7 @@ import Testing
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret")) { response in
                 #expect(response.status == .forbidden && response.headers[.setCookie] == nil)
             }
-            try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret", origin: origin)) { response in
+            try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret")) { response in
                 #expect(response.status == .seeOther && response.headers[.setCookie]?.contains("Max-Age=0") == true)
             }
         }
@@ -98,8 +98,7 @@ import Testing
     @Test("a form post with the session cookie writes only from this site's own pages: another Origin, none, or Sec-Fetch-Site cross-site is a 403 that writes nothing")
     func forgedPosts() async throws {
         try await withServer { client, store in
-            let origin = Self.origin
-            var crossSite = Self.post("alice-secret", origin: origin)
+            var crossSite = Self.post("alice-secret")
             crossSite[.secFetchSite] = "cross-site"
             for headers in [Self.post("alice-secret", origin: "http://evil.example"), Self.post("alice-secret", origin: nil), crossSite] {
                 try await client.execute(uri: "/new", method: .post, headers: headers, body: body("title=Forged&body=")) { response in
@@ -108,10 +107,10 @@ import Testing
                 }
             }
             #expect(store.snapshot.count == reference.count)
-            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/a/7")
             }
-            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=Fire+drill&body=%3Cp%3EAt+ten%3C%2Fp%3E&key=k1")) { response in
                 #expect(response.headers[.location] == "/a/7", "a form sent twice writes once")
             }
             #expect(store.snapshot.announcement(id: 7)?.body == "<p>At ten</p>" && store.snapshot.count == reference.count + 1)
@@ -134,33 +133,32 @@ import Testing
     @Test("a refused post shows its form again with what was sent: a 422 by field, a conflict with the other change and nothing saved")
     func refusedForms() async throws {
         try await withServer { client, store in
-            let origin = Self.origin
-            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E")) { response in
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E")) { response in
                 #expect(response.status == .unprocessableContent)
                 let html = String(buffer: response.body)
                 #expect(html.contains("<p class=\"field-error\" id=\"title-error\">The title must not be blank</p>"))
                 #expect(html.contains("&lt;p&gt;kept&lt;/p&gt;</textarea>"), "what was typed stays")
             }
             // Signed out meanwhile (or the token revoked): the text comes back, with what to do.
-            try await client.execute(uri: "/new", method: .post, headers: Self.post("revoked", origin: origin), body: body("title=Mine&body=%3Cp%3Elong+text%3C%2Fp%3E")) { response in
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("revoked"), body: body("title=Mine&body=%3Cp%3Elong+text%3C%2Fp%3E")) { response in
                 #expect(response.status == .unauthorized)
                 let html = String(buffer: response.body)
                 #expect(html.contains("&lt;p&gt;long text&lt;/p&gt;</textarea>") && html.contains("value=\"Mine\"") && html.contains("sign in again in another tab"))
             }
             let revision = try #require(store.snapshot.announcement(id: 2)?.revision)
             _ = try await store.update(id: 2, AnnouncementPatch(title: "Theirs"), by: "bob")
-            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("title=Mine&body=&revision=\(revision)")) { response in
+            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("alice-secret"), body: body("title=Mine&body=&revision=\(revision)")) { response in
                 #expect(response.status == .conflict)
                 let html = String(buffer: response.body)
                 #expect(html.contains("<del>Theirs</del><ins>Mine</ins>"))
                 #expect(html.contains("name=\"revision\" value=\"\(revision + 5)\""), "saving again replaces theirs")
             }
             #expect(store.snapshot.announcement(id: 2)?.title == "Theirs")
-            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("arthur-secret", origin: origin), body: body("title=Mine&body=&revision=\(revision + 5)")) { response in
+            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("arthur-secret"), body: body("title=Mine&body=&revision=\(revision + 5)")) { response in
                 #expect(response.status == .forbidden)
                 #expect(String(buffer: response.body).contains("this needs role editor or admin"))
             }
-            try await client.execute(uri: "/a/2/delete", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("revision=\(revision)")) { response in
+            try await client.execute(uri: "/a/2/delete", method: .post, headers: Self.post("alice-secret"), body: body("revision=\(revision)")) { response in
                 #expect(response.status == .conflict)
             }
             #expect(store.snapshot.announcement(id: 2) != nil)
@@ -186,13 +184,12 @@ import Testing
     @Test("an admin erases from a page, with a reason it must give")
     func erase() async throws {
         try await withServer { client, store in
-            let origin = Self.origin
-            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret", origin: origin), body: body("reason=+")) { response in
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=+")) { response in
                 #expect(response.status == .unprocessableContent && String(buffer: response.body).contains("The reason is required"))
             }
-            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("alice-secret", origin: origin), body: body("reason=gone")) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("alice-secret"), body: body("reason=gone")) { #expect($0.status == .forbidden) }
             #expect(store.snapshot.erased.isEmpty)
-            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret", origin: origin), body: body("reason=personal+data")) { response in
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=personal+data")) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")
             }
             #expect(store.snapshot.erased[3] != nil)

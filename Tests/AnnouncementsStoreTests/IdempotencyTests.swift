@@ -181,7 +181,7 @@ import Testing
         // The first sync runs on the syncer's thread, not the committer's: the committer goes on.
         store.syncsInline.store(false, ordering: .relaxed)
         async let first = store.create(AnnouncementDraft(title: "First"), by: "alice")
-        await withCheckedContinuation { continuation in Thread { inFirstSync.wait(); continuation.resume() }.start() }
+        await waitOffPool(inFirstSync)
 
         // While the first sync runs, two batches are handed over: one makes the key's event, the
         // next repeats it. The second sync takes both, and fails.

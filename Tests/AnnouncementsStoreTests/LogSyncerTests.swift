@@ -21,18 +21,6 @@ import Testing
             self.failSync = failSync
         }
 
-        /// Returns once the first sync has started, having waited on a thread of its own: on
-        /// Linux a wait on a task (or on Dispatch's global queue) holds a thread of Swift's pool,
-        /// which the syncer's own queue shares.
-        func firstSyncStarted() async {
-            await withCheckedContinuation { continuation in
-                Thread {
-                    self.inFirstSync.wait()
-                    continuation.resume()
-                }.start()
-            }
-        }
-
         var operations: FileOperations {
             let system = FileOperations.system
             return FileOperations(
@@ -72,7 +60,7 @@ import Testing
         let syncer = LogSyncer(log: log, metrics: StoreMetrics(factory: PrometheusMetricsFactory(registry: registry))) {}
 
         try syncer.append(Array("one\n".utf8), count: 1)
-        await recorder.firstSyncStarted()
+        await waitOffPool(recorder.inFirstSync)
         // The first sync is running: these three wait for it, then share the next write and sync.
         try syncer.append(Array("two\n".utf8), count: 1)
         try syncer.append(Array("three\n".utf8), count: 1)
@@ -105,7 +93,7 @@ import Testing
         let syncer = LogSyncer(log: log, metrics: StoreMetrics(factory: PrometheusMetricsFactory(registry: registry))) {}
 
         try syncer.append(Array("good\n".utf8), count: 1)
-        await recorder.firstSyncStarted()
+        await waitOffPool(recorder.inFirstSync)
         try syncer.append(Array("lost\n".utf8), count: 1)
         recorder.release.signal()
         try await eventually { syncer.progress.failure != nil }

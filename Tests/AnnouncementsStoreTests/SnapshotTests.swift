@@ -376,8 +376,7 @@ import Testing
         )
         for index in 1...2 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
         // The snapshot of seq 2 is now held in the middle of its write; writes still complete.
-        // (Waited for on a thread of its own: on Linux, Dispatch's global queue is Swift's pool.)
-        await withCheckedContinuation { continuation in Thread { writing.wait(); continuation.resume() }.start() }
+        await waitOffPool(writing)
         for index in 3...8 { _ = try await store.create(AnnouncementDraft(title: "A\(index)"), by: "alice") }
         #expect(store.snapshot.seq == 8)
         #expect(!FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)))

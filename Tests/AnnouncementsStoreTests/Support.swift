@@ -21,6 +21,18 @@ final class TemporaryFolder: Sendable {
     }
 }
 
+/// Waits for `semaphore` on a thread of its own: on Linux, Swift's tasks and Dispatch's global
+/// queue share a few threads (two on a 2-core machine), and a wait on either held one of them,
+/// which the store's own queues and every other test need.
+func waitOffPool(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { continuation in
+        Thread {
+            semaphore.wait()
+            continuation.resume()
+        }.start()
+    }
+}
+
 /// The lines of a file, without their newlines.
 func lines(of path: String) throws -> [String] {
     let text = try String(contentsOfFile: path, encoding: .utf8)
