@@ -42,6 +42,8 @@
 #     after the seq (the start of that line's hash: salted, so it varies) -> <tag>;
 #   - `X-Request-ID: bf5164-3`: the six hex digits the process draws at start-up -> <id>; the
 #     counter after the dash is compared (each block's server is fresh);
+#   - libcurl's "(Failed to connect to HOST port N after 0 ms: …)": the milliseconds it tried
+#     for -> <ms> (2 on a busy machine, where the document shows 0);
 # and, in what the command printed only:
 #   - a carriage return at the end of a line (HTTP's header lines, as `curl -i` prints them) is
 #     dropped;
@@ -117,7 +119,8 @@ normalize() {
     fi | awk '/^$/ { blank++; next } { for (; blank > 0; blank--) print ""; print }' > "$file.normal"
     examples_mask "$file.normal" \
         -e 's/("list-[0-9]\.[0-9]-(asof-)?[0-9]+-)[0-9a-f]{8}-/\1<tag>-/g' \
-        -e 's/^(X-Request-ID: )[0-9a-f]{6}-/\1<id>-/'
+        -e 's/^(X-Request-ID: )[0-9a-f]{6}-/\1<id>-/' \
+        -e 's/( port [0-9]+ after )[0-9]+( ms: )/\1<ms>\2/'
 }
 
 checked_total=0
