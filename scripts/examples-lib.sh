@@ -27,7 +27,8 @@ examples_tools() {
 #   MODE doc: every fenced block at the start of a line; those whose opening fence follows the
 #     line <!-- check: SPEC --> are checked: a `block` step (NNN.spec: SPEC, NNN.where: FILE:LINE),
 #     then a `run` step per command. DIR/unmarked gets the count of the other blocks that hold a
-#     `$ ` command, and DIR/unmarked.where their lines.
+#     `$ ` command, and DIR/unmarked.where a line for each: FILE:LINE, a tab, and the reason the
+#     line <!-- not checked: REASON --> before its fence gives (empty when there is none).
 examples_parse() {
     local mode=$1 file=$2 dir=$3
     awk -v dir="$dir" -v mode="$mode" -v file="$file" '
@@ -49,6 +50,11 @@ examples_parse() {
             if (pending == "") fail("a <!-- check: --> without a state")
             next
         }
+        mode == "doc" && !fence && /^<!-- not checked:.*-->$/ {
+            why = $0; sub(/^<!-- not checked:[ ]*/, "", why); sub(/[ ]*-->$/, "", why)
+            if (why == "") fail("a <!-- not checked: --> without its reason")
+            next
+        }
         /^```/ {
             if (!fence) {
                 fence = 1; dollars = 0
@@ -59,14 +65,16 @@ examples_parse() {
                     print file ":" NR > (base ".where"); close(base ".where")
                     checked = 1; pending = ""
                 }
-                opened = NR
+                opened = NR; reason = why; why = ""
+                if (checked && reason != "") fail("a block both checked and <!-- not checked: " reason " -->")
             } else {
                 fence = 0
-                if (mode == "doc" && !checked && dollars) { unmarked++; where = where file ":" opened "\n" }
+                if (mode == "doc" && !checked && dollars) { unmarked++; where = where file ":" opened "\t" reason "\n" }
             }
             out = ""; more = 0; next
         }
         pending != "" { fail("<!-- check: " pending " --> is not on the line before an opening fence") }
+        why != "" { fail("<!-- not checked: " why " --> is not on the line before an opening fence") }
         !fence { next }
         !checked { if (/^\$ /) dollars = 1; next }
         more { print > (base ".cmd"); more = /\\$/; next }
@@ -99,14 +107,22 @@ examples_mask() {
 # in FOLDER/serve.err, and waits for its first line, `listening on http://127.0.0.1:PORT`. Sets
 # examples_pid (its process, to stop by id) and examples_port (empty when it did not say).
 examples_serve() {
-    local folder=$1 binary=$2 config=$3 line
+    local folder=$1 binary=$2 config=$3
     shift 3
     local environment=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do environment+=("$1"); shift; done
     [ $# -gt 0 ] && shift
     : > "$folder/serve.out"
     (cd "$folder" && exec env "${environment[@]}" "$binary" serve --config "$config" "$@" > "$folder/serve.out" 2> "$folder/serve.err") &
-    examples_pid=$!
+    examples_listening "$folder" $!
+}
+
+# examples_listening FOLDER PID: waits (30 s at most) for the server PID, started with its stdout in
+# FOLDER/serve.out, to print its first line, `listening on http://127.0.0.1:PORT`. Sets examples_pid
+# (PID) and examples_port (empty when it did not say, or exited first).
+examples_listening() {
+    local folder=$1 line
+    examples_pid=$2
     for _ in $(seq 1 600); do
         line=$(head -1 "$folder/serve.out")
         [ -n "$line" ] && break

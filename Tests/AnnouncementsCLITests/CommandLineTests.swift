@@ -302,6 +302,13 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(damaged.status == 1)
         #expect(damaged.stdout.contains("events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2"))
         #expect(damaged.stderr.contains("1 problem found"))
+
+        // Both to one file, as `verify > report.txt 2>&1` writes them: the report, then its error.
+        let merged = try await CLI.run(["-c", "exec \"$0\" verify 2>&1", CLI.binary.path], in: folder, executable: "/bin/sh")
+        let lines = merged.stdout.split(separator: "\n")
+        #expect(merged.status == 1)
+        #expect(lines.first?.hasPrefix("events/announcements.jsonl:3: `prev` does not match") == true, "\(merged.stdout)")
+        #expect(lines.last == "error: events/announcements.jsonl: 1 problem found", "\(merged.stdout)")
     }
 
     @Test("verify --expect-head: the head verify printed holds until the log is cut back; a malformed head is a usage error")

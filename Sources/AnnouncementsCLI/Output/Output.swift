@@ -25,7 +25,11 @@ enum Output {
     }
 
     /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.
+    /// What stdout holds is written first: in a pipe or a file stdout is buffered, and a report
+    /// followed by its error (`verify`) would otherwise come out error first where both go to one
+    /// file (`verify > report.txt 2>&1`).
     static func standardError(_ text: String) {
+        fflush(nil)
         var text = text
         text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
