@@ -255,6 +255,10 @@ def reading(driver, server):
     check(driver.find_element(By.TAG_NAME, "h1").text == "Seeded announcement 12", "an announcement opens by its URL")
     driver.get(server.url + "/a/999")
     check("does not exist" in driver.find_element(By.TAG_NAME, "main").text, "a missing one says so in words", driver.find_element(By.TAG_NAME, "main").text)
+    driver.get(server.url + "/announcement")
+    check("There is no page at /announcement" in driver.find_element(By.TAG_NAME, "main").text, "a path nobody serves is a page that says so, not the API's XML", driver.page_source[:300])
+    driver.find_element(By.CSS_SELECTOR, "a[href='/']").click()
+    check(wait(driver, lambda d: d.find_elements(By.ID, "board")), "and it leads back to the board", driver.current_url)
 
 
 def searching(driver, server):
@@ -747,7 +751,7 @@ def main():
         sign_in(driver, server, "admin")
         views = [("board", server.url + "/"), ("announcement", server.url + "/a/1"), ("search", server.url + "/?q=seeded"),
                  ("editor", server.url + "/new"), ("edit", server.url + "/a/2/edit"), ("delete", server.url + "/a/2/delete"),
-                 ("erase", server.url + "/a/2/erase"), ("history", server.url + "/a/2/history"), ("not found", server.url + "/a/9999"),
+                 ("erase", server.url + "/a/2/erase"), ("history", server.url + "/a/2/history"), ("not found", server.url + "/a/9999"), ("no page", server.url + "/announcement"),
                  ("past board", server.url + "/?asOf=2020-01-01T00:00:00Z")]
         for width in (1280, 360):
             set_width(driver, width)

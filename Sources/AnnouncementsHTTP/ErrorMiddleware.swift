@@ -4,7 +4,8 @@ import Hummingbird
 import Logging
 
 /// The one place where errors become responses: every error leaves as an `APIError`'s JSON, or,
-/// on the web client's paths, as a page saying it in words (`WebRoutes.problem`).
+/// on the web client's paths (and to a browser's navigation to a path nobody serves), as a page
+/// saying it in words (`WebRoutes.problem`).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The routes, for the `Allow` of a 405.
     let routes: RouteTable
@@ -28,6 +29,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 let allow = allowed.joined(separator: ", ")
                 return try APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow])
                     .response(from: request, context: context)
+            }
+            if error.status == .notFound, let web, request.method == .get || request.method == .head, MediaType.asksForPage(request) {
+                // A person who typed or followed a wrong address: a page with the way back.
+                return web.problem(APIError(.notFound, "there is no page at \(request.uri.path)"), request)
             }
             var message = error.status.reasonPhrase
             if error.status == .notFound {

@@ -27,7 +27,7 @@ enum MediaType: Sendable, Hashable, CaseIterable {
     }
 
     /// The type and subtype, as `Accept` names them.
-    private var name: (type: Substring, subtype: Substring) {
+    fileprivate var name: (type: Substring, subtype: Substring) {
         switch self {
         case .json: ("application", "json")
         case .xml: ("application", "xml")
@@ -54,6 +54,21 @@ enum MediaType: Sendable, Hashable, CaseIterable {
             throw APIError(.notAcceptable, "Accept: \(accept) allows no representation this API has: ask for application/json or application/xml")
         }
         return best.media
+    }
+}
+
+extension MediaType {
+    /// Whether the request is a browser's navigation: its `Accept` names `text/html` itself, at a
+    /// quality above that of every representation the API has (Chromium sends `text/html,…,
+    /// application/xml;q=0.9,*/*;q=0.8`; curl's `*/*` and an API client's `application/json` are
+    /// not). Such a request to a path nobody serves is answered with a page, not the API's XML.
+    static func asksForPage(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept] else { return false }
+        let ranges = WeightedChoices(accept).choices.compactMap(AcceptRange.init)
+        guard let html = ranges.first(where: { $0.type == "text" && $0.subtype == "html" }), html.quality > 0 else { return false }
+        return allCases.allSatisfy { media in
+            (ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0) < html.quality
+        }
     }
 }
 

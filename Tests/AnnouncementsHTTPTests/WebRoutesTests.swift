@@ -210,4 +210,27 @@ import Testing
             try await client.execute(uri: "/assets/app.0000000000000000.js", method: .get) { #expect($0.status == .notFound) }
         }
     }
+
+    @Test("a browser sent to a path nobody serves gets a page with the way back; an API client still gets the API's error")
+    func unknownPath() async throws {
+        let chromium = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+        try await withServer { client, _ in
+            try await client.execute(uri: "/announcement", method: .get, headers: [.accept: chromium]) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let html = String(buffer: response.body)
+                #expect(html.contains("There is no page at /announcement") && html.contains("href=\"/\""), "\(html)")
+            }
+            for accept in ["*/*", "application/json", "application/xml", "text/html;q=0.5, application/json"] {
+                try await client.execute(uri: "/announcement", method: .get, headers: [.accept: accept]) { response in
+                    #expect(response.status == .notFound)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/html") == false, "Accept: \(accept)")
+                    #expect(String(buffer: response.body).contains("did you mean /announcements?"), "Accept: \(accept)")
+                }
+            }
+            try await client.execute(uri: "/announcement", method: .post, headers: [.accept: chromium]) { response in
+                #expect(response.status == .notFound && response.headers[.contentType]?.hasPrefix("text/html") == false, "a form's post is not a navigation to a page")
+            }
+        }
+    }
 }
