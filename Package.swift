@@ -139,6 +139,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `make bench`'s peer (a) of issue 37: what a team would build instead with Hummingbird and
+        // postgres-nio (scripts/peers/: its Python peer (b) beside it). Not part of the product.
+        .executableTarget(
+            name: "PeerHummingbirdPostgres",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "scripts/peers/hummingbird-postgres"
+        ),
         .testTarget(
             name: "AnnouncementsStoreTests",
             dependencies: [

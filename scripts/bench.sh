@@ -7,7 +7,8 @@
 #               between two folds of the same log in Python with orjson (scripts/replay-fold.py)
 #   appends     AnnouncementsBench append (the store alone: 1, 16 and 64 writers, feed followers)
 #   HTTP        scripts/http-bench.sh (the routes against a bare Hummingbird server, durable POSTs
-#               against the disk's own sync, PostgreSQL and the store's append; SSE followers)
+#               against their limit (the bare echo and the disk's own sync) and the store's append,
+#               and against the peers of scripts/peers/ on PostgreSQL; SSE followers)
 #   PostgreSQL  scripts/pg-log-bench.sh (the store's appends on a PostgreSQL log beside the file
 #               log and pgbench inserting the same rows; replay from a table beside the file)
 #   nodes       scripts/nodes-bench.sh (three servers on one table: durable POSTs all through one

@@ -19,8 +19,9 @@
 #   - `offline`: that server is started, sent nothing, and stopped (SIGINT; it must exit 0), then
 #     the commands run in its folder: the CLI reads the log the server made.
 #   - `postgres`: the block needs PostgreSQL: make test's (ANNOUNCEMENTS_TEST_POSTGRES_URL), in a
-#     table of this run's own (announcement_events_doc_TIME_PID, left there: make test's cluster is
-#     deleted after the run), written in the documents as scripts/pg.sh's throwaway one,
+#     table of this run's own (announcement_events_doc_TIME_PID, left there: make test's own
+#     cluster is deleted after the run, a PostgreSQL of your own keeps it), written in the
+#     documents as scripts/pg.sh's throwaway one,
 #     postgres://postgres@127.0.0.1:29549/postgres and table announcement_events_demo. Without
 #     it the block (and the blocks that go on from it) is not run, and the summary says so.
 #   - `same`: the block goes on in the previous block's folder, server and shell (variables, `$?`
@@ -115,11 +116,17 @@ audit=$(grep -o "export AUDIT='[^']*'" <<< "$section" | head -1 | sed "s/^export
 [ -n "$audit" ] || { echo "doc-examples: no \`export AUDIT='…'\` in docs/http-api.md's \"Examples and the state they assume\"" >&2; exit 2; }
 
 # The PostgreSQL of a block marked `postgres`: make test's (ANNOUNCEMENTS_TEST_POSTGRES_URL), in a
-# table of this run's own, written in the documents as the throwaway one of scripts/pg.sh.
+# table of this run's own, written in the documents as the throwaway one of scripts/pg.sh. In the
+# commands the document's URL and table become these (sed-escaped: a password may hold `&` or `#`);
+# in the output, the URL as the CLI prints a log's place (`postgres://USER@HOST:PORT/DB#TABLE`,
+# without a password) becomes the document's again.
 doc_postgres_url='postgres://postgres@127.0.0.1:29549/postgres' doc_postgres_table=announcement_events_demo
 postgres_url=${ANNOUNCEMENTS_TEST_POSTGRES_URL:-} postgres_table=announcement_events_doc_$(date +%s)_$$
-# A command that starts a server: `announcements serve …`, after NAME=value words.
-serve_command='^(([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*)[[:space:]]+)*announcements serve([[:space:]]|$)'
+sed_replacement() { printf '%s' "$1" | sed -e 's/[\\&#]/\\&/g'; }
+postgres_substitutions=(-e "s#${doc_postgres_url//./\\.}#$(sed_replacement "$postgres_url")#g" -e "s#$doc_postgres_table#$postgres_table#g")
+# A command that starts a server in another terminal: `announcements serve …  # in another
+# terminal`, after NAME=value words.
+serve_command='^(([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*)[[:space:]]+)*announcements serve([[:space:]].*)?#[[:space:]]*in another terminal[[:space:]]*$'
 
 failures=0
 fail() {  # fail WHERE MESSAGE
@@ -148,7 +155,7 @@ normalize() {
         -e 's/("list-[0-9]\.[0-9]-(asof-)?[0-9]+-)[0-9a-f]{8}-/\1<tag>-/g' \
         -e 's/^(X-Request-ID: )[0-9a-f]{6}-/\1<id>-/' \
         -e 's/( port [0-9]+ after )[0-9]+( ms: )/\1<ms>\2/' \
-        -e 's/( snapshot\.seconds=)[0-9]+\.[0-9]+/\1<seconds>/' \
+        -e 's/( snapshot\.seconds=)[0-9][0-9.e+-]*/\1<seconds>/' \
         -e 's/^(announcements_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/'
 }
 
@@ -178,7 +185,7 @@ for document in "${documents[@]}"; do
     blocks=0 commands=0 skipped=0 skipping=0
     session= port=
     declare -A named=()          # #NAME -> its session folder
-    declare -A session_pid=() session_port=() session_skipped=()
+    declare -A session_pid=() session_port=() session_skipped=() session_postgres=()
     stop_session() {  # stop_session FOLDER WHERE: its server, if it still runs
         local p=${session_pid[$1]:-} status=0
         [ -n "$p" ] || return 0
@@ -233,6 +240,7 @@ $(tail -5 "$1/serve.err")"
                 continue
             fi
             skipping=0 blocks=$((blocks + 1))
+            [ "$postgres" = 0 ] || session_postgres[$session]=1
             environment=() arguments=(--port 0)
             case $state in
             tour | fresh)
@@ -268,7 +276,7 @@ $(tail -5 "$1/serve.err")"
                 -e "s#(^|[;&|(][[:space:]]*)((([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*)[[:space:]]+)*)announcements([[:space:]]|\$)#\\1\\2'$bin'\\5#g" \
                 -e "s#/tmp/try#$work/tmp/try#g" \
                 -e "s#/dev/tcp/localhost/8080#/dev/tcp/127.0.0.1/$port#g" \
-                -e "s#$doc_postgres_url#$postgres_url#g" -e "s#$doc_postgres_table#$postgres_table#g"
+                ${session_postgres[$session]:+"${postgres_substitutions[@]}"}
             if grep -Eq "$serve_command" "$base.cmd"; then
                 # The server a reader starts in another terminal: in the background, on a free port,
                 # with the shell's variables and folder; what it prints is that terminal's.
@@ -283,7 +291,8 @@ shows output; a server's is its own terminal's: show none"
             fi
             status=0
             examples_run "$session" "$base.run" "$base.actual" || status=$?
-            [ -z "$postgres_url" ] || sed -i -e "s#$postgres_url#$doc_postgres_url#g" -e "s#$postgres_table#$doc_postgres_table#g" "$base.actual"
+            [ -z "${session_postgres[$session]:-}" ] || sed -i -E -e "s|postgres(ql)?://[^#[:space:]]*#$postgres_table|$doc_postgres_url#$doc_postgres_table|g" \
+                -e "s|$postgres_table|$doc_postgres_table|g" "$base.actual"
             if [ "$show" = 1 ]; then sed 's/^/      | /' "$base.actual"; fi
             if ! diff -u <(normalize "$base.expected") <(normalize "$base.actual" "$base.expected") > "$base.diff"; then
                 fail "$where" "\$ $command
@@ -295,7 +304,7 @@ $(tail -n +3 "$base.diff")"
     done
     if [ -n "$session" ]; then stop_session "$session" "$document (end)"; fi
     for session in "${named[@]}"; do stop_session "$session" "$document (end)"; done
-    unset named session_pid session_port session_skipped
+    unset named session_pid session_port session_skipped session_postgres
     unmarked=$(cat "$steps/unmarked")
     not_run=
     [ "$skipped" = 0 ] || not_run=", $skipped not run (no PostgreSQL)"

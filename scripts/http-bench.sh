@@ -6,12 +6,20 @@
 #       against a bare Hummingbird server (`AnnouncementsBench bare`: one route, no middleware)
 #   GET /announcements/2           against the same server with `metrics: {enabled: false}` (the
 #                                  cost of counting and timing each request: issue 17, ≤ 5%)
-#   durable POST, 1 connection     against the disk's own write + fdatasync of one line
-#                                  (`AnnouncementsBench fsync`) and PostgreSQL
-#   durable POSTs, 16 and 64 conn. against PostgreSQL (pgbench, the same JSON, scripts/pg-bench.sh),
-#                                  and at 64 against the store's own append benchmark (64 writers)
-#   durable POSTs, 1, 16, 64 conn. also against the bare server's POST that echoes the same body
-#                                  (not a goal: the framework's own cost of such a POST)
+#   durable POST, 1 connection     against its limit (issue 37, goal 2): one round trip of the
+#                                  bare server's POST echoing the same body, then one write +
+#                                  fdatasync of one line (`AnnouncementsBench fsync`), each
+#                                  measured alone in the same rounds: 1 / (1/echo + 1/fsync)
+#   durable POSTs, 16 and 64 conn. against the bare server's echo of the same body (goal 3, in its
+#                                  2-core form), and at 64 against the store's own append
+#                                  benchmark (64 writers)
+#   against the stacks a team would build instead (issue 37, goal 4), on a throwaway PostgreSQL
+#   (fsync and synchronous_commit on; scripts/pg-bench.sh), each with the same 10 announcements:
+#     (a) Hummingbird + postgres-nio's pool (scripts/peers/hummingbird-postgres, a release build)
+#     (b) FastAPI + asyncpg under uvicorn, uvloop, httptools, 2 workers (scripts/peers/fastapi;
+#         its packages go into .build/python-tools)
+#   durable POSTs at 1, 16 and 64 connections, the list (10) and one announcement at 64, each
+#   held against the faster of the two in the same rounds
 #
 # then durable POSTs while 100 clients follow the Server-Sent Events stream. wrk runs with one
 # thread (-t1), 64 connections for reads, on 127.0.0.1; the servers are release builds, each a
@@ -23,11 +31,12 @@
 #   BENCH_GOALS           file the goals are appended to (default: none)
 #   HTTP_BENCH_SECONDS    seconds of each wrk, pgbench, fsync or append run (default 5)
 #   HTTP_BENCH_ROUNDS     rounds of each alternation, every other one in reverse (default 2)
-#   HTTP_BENCH_PG         0: leave PostgreSQL out (default 1)
+#   HTTP_BENCH_PG         0: leave PostgreSQL and the peers out (default 1)
 #   HTTP_BENCH_FOLLOWERS  SSE followers in the last part (default 100; 0 leaves that part out)
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 source scripts/pg-bench.sh
 
 BIN=.build/release/announcements
@@ -42,11 +51,14 @@ goal() {
   if [ -n "${BENCH_GOALS:-}" ]; then (IFS=$'\t'; echo "$*") >> "$BENCH_GOALS"; fi
 }
 
+# The goals that hold our server against the peers (skipped together when they cannot run).
+PEER_GOALS=("POST, 1 connection / the faster peer" "GET /announcements v2 / the faster peer" "GET /announcements/2 / the faster peer")
+
 skip_all() { # REASON: every goal of this script, skipped
   for name in "GET /health / bare Hummingbird" "GET /announcements v2 / bare" "GET /announcements/2 / bare" \
-      "POST, 1 connection / one-line fdatasync" "POST, 1 connection / PostgreSQL" "POST, 16 connections / PostgreSQL" \
-      "POST, 64 connections / PostgreSQL" "POST, 64 connections / store append, 64 writers" \
-      "GET /announcements/2 with metrics / without"; do
+      "POST, 1 connection / its limit (echo + one-line fdatasync)" "POST, 16 connections / bare echo" \
+      "POST, 64 connections / bare echo" "POST, 64 connections / store append, 64 writers" \
+      "GET /announcements/2 with metrics / without" "${PEER_GOALS[@]}"; do
     goal skip "$name" "$1"
   done
   echo "HTTP figures skipped: $1"
@@ -66,26 +78,15 @@ fi
 
 mkdir -p "$BENCH_DIR"
 DIR=$(mktemp -d "$(cd "$BENCH_DIR" && pwd)/http-XXXXXX")
-SERVER= BARE= PLAIN=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
+SERVER= BARE= PLAIN= PEER_HB= PEER_PY=  # set before the trap: under `set -u` an unset one would stop the trap before its `rm`
 stop_all() {
-  for pid in $SERVER $BARE $PLAIN; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $SERVER $BARE $PLAIN $PEER_HB $PEER_PY; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   pg_stop
   rm -rf "$DIR"
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM  # so that the EXIT trap stops the servers on Ctrl-C too
 
-# listening OUT PID: waits (10 s at most) for the `listening on URL` line in OUT; prints the URL.
-listening() {
-  local url=
-  for _ in $(seq 100); do
-    url=$(sed -n 's/^listening on //p' "$1")
-    [ -n "$url" ] && { echo "$url"; return 0; }
-    kill -0 "$2" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "the server did not start:" >&2; cat "${1%.out}.err" >&2; return 1
-}
 
 # The shipped seed, a writer token, and a fresh log in the temporary folder.
 sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
@@ -133,13 +134,18 @@ measure() {
   case $1 in
     bare) wrk_rate 64 "$BARE_URL/health" ;;
     health) wrk_rate 64 "$URL/health" ;;
-    v2) wrk_rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
-    one) wrk_rate 64 "$URL/announcements/2" ;;
+    v2 | v2peer) wrk_rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
+    one | onepeer) wrk_rate 64 "$URL/announcements/2" ;;
     metered) wrk_rate 64 "$URL/announcements/2" ;;
     plain) wrk_rate 64 "$PLAIN_URL/announcements/2" ;;
     post*) wrk_rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
     echo*) wrk_rate "${1#echo}" -s scripts/bench-post.lua "$BARE_URL/announcements" ;;
-    pg*) pg_rate "${1#pg}" "$SECONDS_EACH" ;;
+    hblist) wrk_rate 64 "$PEER_HB_URL/announcements" ;;
+    pylist) wrk_rate 64 "$PEER_PY_URL/announcements" ;;
+    hbone) wrk_rate 64 "$PEER_HB_URL/announcements/2" ;;
+    pyone) wrk_rate 64 "$PEER_PY_URL/announcements/2" ;;
+    hb*) wrk_rate "${1#hb}" -s scripts/bench-post.lua "$PEER_HB_URL/announcements" ;;
+    py*) wrk_rate "${1#py}" -s scripts/bench-post.lua "$PEER_PY_URL/announcements" ;;
     fsync) "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH" \
              | awk '{ for (i = 2; i <= NF; i++) if ($i == "syncs/s,") print $(i - 1) }' ;;
     append64) "$BENCH_BIN" append --dir "$DIR/append" --writers 64 --followers 0 --seconds "$SECONDS_EACH" \
@@ -151,13 +157,18 @@ label() {
   case $1 in
     bare) echo "bare Hummingbird GET /health" ;;
     health) echo "GET /health" ;;
-    v2) echo "GET /announcements v2 (10 items)" ;;
-    one) echo "GET /announcements/2" ;;
+    v2 | v2peer) echo "GET /announcements v2 (10 items)" ;;
+    one | onepeer) echo "GET /announcements/2" ;;
     metered) echo "GET /announcements/2, metrics on" ;;
     plain) echo "GET /announcements/2, metrics off" ;;
     post*) echo "POST /announcements, ${1#post} conn." ;;
     echo*) echo "bare Hummingbird POST echo, ${1#echo} conn." ;;
-    pg*) echo "PostgreSQL pgbench, ${1#pg} conn." ;;
+    hblist) echo "peer HB + postgres-nio, GET list (10)" ;;
+    pylist) echo "peer FastAPI + asyncpg, GET list (10)" ;;
+    hbone) echo "peer HB + postgres-nio, GET one" ;;
+    pyone) echo "peer FastAPI + asyncpg, GET one" ;;
+    hb*) echo "peer HB + postgres-nio, POST, ${1#hb} conn." ;;
+    py*) echo "peer FastAPI + asyncpg, POST, ${1#py} conn." ;;
     fsync) echo "write + fdatasync of one line" ;;
     append64) echo "store append, 64 writers" ;;
   esac
@@ -203,35 +214,98 @@ echo "The cost of metrics (the same request, metrics on and off, ${SECONDS_EACH}
 alternate metered plain
 compare metered plain 0.95 "GET /announcements/2 with metrics / without"
 
-PG=
-if [ "${HTTP_BENCH_PG:-1}" = 0 ]; then PG_SKIP="HTTP_BENCH_PG=0"
-elif pg_bench_start; then PG=1
-fi
-[ -n "$PG" ] || echo "PostgreSQL comparison skipped: $PG_SKIP"
+# The peers (goal 4): on a throwaway PostgreSQL, each with a table of its own holding the same 10
+# announcements (the benchmark's POST body), then started and asked once each route answers.
+PEERS= PEER_SKIP=
+start_peers() {
+  if [ "${HTTP_BENCH_PG:-1}" = 0 ]; then PEER_SKIP="HTTP_BENCH_PG=0"; return 1; fi
+  [ -x .build/release/PeerHummingbirdPostgres ] || { PEER_SKIP=".build/release/PeerHummingbirdPostgres is missing: run 'swift build -c release' first"; return 1; }
+  source scripts/python-tools.sh
+  python_tools fastapi uvicorn uvloop httptools asyncpg > /dev/null || { PEER_SKIP=$PYTHON_TOOLS_SKIP; return 1; }
+  pg_bench_start || { PEER_SKIP=$PG_SKIP; return 1; }
+  local table title body
+  field() { "$PYTHON_TOOLS/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$BENCH_POST_BODY" "$1" | sed "s/'/''/g"; }
+  title=$(field title) body=$(field body)
+  [ -n "$title" ] && [ -n "$body" ] || { PEER_SKIP="cannot read the title and body of $BENCH_POST_BODY"; return 1; }
+  for table in peer_hb peer_py; do
+    "$PG_BIN/psql" -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres postgres > /dev/null <<SQL || { PEER_SKIP="creating the peers' tables failed"; return 1; }
+CREATE TABLE $table (id bigserial PRIMARY KEY, title text NOT NULL, body text);
+INSERT INTO $table (title, body) SELECT '$title', '$body' FROM generate_series(1, 10);
+SQL
+  done
+  PEER_PG_PORT=$PG_PORT PEER_TABLE=peer_hb .build/release/PeerHummingbirdPostgres > "$DIR/peer-hb.out" 2> "$DIR/peer-hb.err" &
+  PEER_HB=$!
+  # uvicorn's workers share a socket it binds before they start: a free port, asked for first.
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  PEER_PG_DSN="postgres://postgres@127.0.0.1:$PG_PORT/postgres" PEER_TABLE=peer_py \
+    "$PYTHON_TOOLS/bin/uvicorn" app:app --app-dir scripts/peers/fastapi --workers 2 --loop uvloop --http httptools \
+      --host 127.0.0.1 --port "$port" --log-level warning --no-access-log > "$DIR/peer-py.out" 2> "$DIR/peer-py.err" &
+  PEER_PY=$!
+  PEER_HB_URL=$(listening "$DIR/peer-hb.out" "$PEER_HB") || { PEER_SKIP="the Hummingbird peer did not start"; return 1; }
+  PEER_PY_URL=http://127.0.0.1:$port
+  local url path
+  for url in "$PEER_HB_URL" "$PEER_PY_URL"; do
+    for _ in $(seq 100); do curl -sf -o /dev/null "$url/announcements" && break; sleep 0.1; done
+    for path in announcements announcements/2; do
+      curl -sf -o /dev/null "$url/$path" || { PEER_SKIP="GET $url/$path failed"; return 1; }
+    done
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
+      --data-binary "@$BENCH_POST_BODY" "$url/announcements" || { PEER_SKIP="POST $url/announcements failed"; return 1; }
+  done
+}
+if start_peers; then PEERS=1; else echo "The peers are left out: $PEER_SKIP"; fi
+
+# limit: 1 / (1/echo + 1/fsync) of the means: one bare round trip, then one sync of one line.
+limit() { awk -v e="$(mean echo1)" -v f="$(mean fsync)" 'BEGIN { printf "%.0f", 1 / (1 / e + 1 / f) }'; }
 
 echo
 echo "One writer (${SECONDS_EACH}s per run, $ROUNDS rounds):"
-alternate post1 fsync ${PG:+pg1} echo1
-compare post1 fsync 0.8 "POST, 1 connection / one-line fdatasync"
+alternate post1 fsync echo1 ${PEERS:+hb1 py1}
+relate post1 fsync
+awk -v m="$(mean post1)" -v l="$(limit)" -v e="$(mean echo1)" -v f="$(mean fsync)" 'BEGIN {
+  printf "POST /announcements, 1 conn.: %.0f/s, its limit 1 / (1/%.0f + 1/%.0f) = %.0f/s: %.2f (goal: 0.8)\n", m, e, f, l, m / l }'
+goal ratio "POST, 1 connection / its limit (echo + one-line fdatasync)" "$(mean post1)" "$(limit)" "/s" 0.8
 
 echo
 echo "Many writers (${SECONDS_EACH}s per run, $ROUNDS rounds):"
-alternate post16 ${PG:+pg16} echo16
-alternate post64 ${PG:+pg64} append64 echo64
-if [ -n "$PG" ]; then
-  for n in 1 16 64; do compare "post$n" "pg$n" 2 "POST, $n connection$([ "$n" = 1 ] || echo s) / PostgreSQL"; done
-else
-  for n in 1 16 64; do goal skip "POST, $n connection$([ "$n" = 1 ] || echo s) / PostgreSQL" "$PG_SKIP"; done
-fi
+alternate post16 echo16 ${PEERS:+hb16 py16}
+alternate post64 append64 echo64 ${PEERS:+hb64 py64}
+compare post16 echo16 0.5 "POST, 16 connections / bare echo"
+compare post64 echo64 0.5 "POST, 64 connections / bare echo"
 compare post64 append64 0.5 "POST, 64 connections / store append, 64 writers"
+
+# against_peers OURS HB PY TARGET GOAL: ours against the faster peer's mean; with a GOAL, recorded.
+against_peers() {
+  local hb py faster
+  hb=$(mean "$2") py=$(mean "$3")
+  faster=$(awk -v a="$hb" -v b="$py" 'BEGIN { print (a > b ? a : b) }')
+  awk -v a="$(label "$1")" -v m="$(mean "$1")" -v hb="$hb" -v py="$py" -v f="$faster" -v t="$4" 'BEGIN {
+    printf "%s: %.0f/s; HB + postgres-nio %.0f/s, FastAPI + asyncpg %.0f/s: %.2f of the faster%s\n", a, m, hb, py, m / f, (t == "" ? "" : " (goal: " t ")") }'
+  [ -z "${5:-}" ] || goal ratio "$5" "$(mean "$1")" "$faster" "/s" "$4"
+}
+
+echo
+if [ -n "$PEERS" ]; then
+  echo "Reads against the peers (wrk -t1 -c64, ${SECONDS_EACH}s per run, $ROUNDS rounds):"
+  alternate v2peer hblist pylist onepeer hbone pyone
+  echo
+  echo "Against the stacks a team would build instead (durable POSTs from the rounds above):"
+  against_peers post1 hb1 py1 1.5 "${PEER_GOALS[0]}"
+  against_peers post16 hb16 py16
+  against_peers post64 hb64 py64
+  against_peers v2peer hblist pylist 5 "${PEER_GOALS[1]}"
+  against_peers onepeer hbone pyone 5 "${PEER_GOALS[2]}"
+else
+  for name in "${PEER_GOALS[@]}"; do goal skip "$name" "$PEER_SKIP"; done
+fi
 # Not goals: how much of a durable POST is the framework's own cost for a POST of that size (the
-# bare server echoing the body: no store, no disk), and where PostgreSQL stands against that.
+# bare server echoing the body: no store, no disk).
 echo
 echo "The framework's own POST (bare Hummingbird echoing the same body; not goals):"
-for n in 1 16 64; do
-  relate "post$n" "echo$n"
-  if [ -n "$PG" ]; then relate "echo$n" "pg$n"; fi
-done
+for n in 1 16 64; do relate "post$n" "echo$n"; done
+for pid in $PEER_HB $PEER_PY; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+PEER_HB= PEER_PY=
 pg_stop
 
 # Durable POSTs with followers of the event stream (curl, reading as fast as it can), between two

@@ -31,8 +31,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     .response(from: request, context: context)
             }
             if error.status == .notFound, let web, request.method == .get || request.method == .head, MediaType.asksForPage(request) {
-                // A person who typed or followed a wrong address: a page with the way back.
-                return web.problem(APIError(.notFound, "there is no page at \(request.uri.path)"), request)
+                // A person who typed or followed a wrong address: a page with the way back (an
+                // answer that depends on `Accept`, as the API's error would be).
+                var page = web.problem(APIError(.notFound, "there is no page at \(request.uri.path)"), request)
+                page.headers[.vary] = [page.headers[.vary], "Accept"].compactMap { $0 }.joined(separator: ", ")
+                return page
             }
             var message = error.status.reasonPhrase
             if error.status == .notFound {

@@ -220,6 +220,7 @@ import Testing
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 let html = String(buffer: response.body)
                 #expect(html.contains("There is no page at /announcement") && html.contains("href=\"/\""), "\(html)")
+                #expect(response.headers[.vary]?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains("Accept") == true, "the answer depends on Accept")
             }
             for accept in ["*/*", "application/json", "application/xml", "text/html;q=0.5, application/json"] {
                 try await client.execute(uri: "/announcement", method: .get, headers: [.accept: accept]) { response in

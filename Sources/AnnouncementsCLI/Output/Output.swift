@@ -27,9 +27,12 @@ enum Output {
     /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.
     /// What stdout holds is written first: in a pipe or a file stdout is buffered, and a report
     /// followed by its error (`verify`) would otherwise come out error first where both go to one
-    /// file (`verify > report.txt 2>&1`).
+    /// file (`verify > report.txt 2>&1`). A reader of stdout that left (`verify | head -1`) does
+    /// not stop that flush with SIGPIPE before the error is written: the next write to stdout does.
     static func standardError(_ text: String) {
+        let previous = signal(SIGPIPE, SIG_IGN)
         fflush(nil)
+        signal(SIGPIPE, previous)
         var text = text
         text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
