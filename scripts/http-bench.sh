@@ -280,7 +280,7 @@ against_peers() {
   local hb py faster
   hb=$(mean "$2") py=$(mean "$3")
   faster=$(awk -v a="$hb" -v b="$py" 'BEGIN { print (a > b ? a : b) }')
-  awk -v a="$(label "$1")" -v m="$(mean "$1")" -v hb="$hb" -v py="$py" -v f="$faster" -v t="$4" 'BEGIN {
+  awk -v a="$(label "$1")" -v m="$(mean "$1")" -v hb="$hb" -v py="$py" -v f="$faster" -v t="${4:-}" 'BEGIN {
     printf "%s: %.0f/s; HB + postgres-nio %.0f/s, FastAPI + asyncpg %.0f/s: %.2f of the faster%s\n", a, m, hb, py, m / f, (t == "" ? "" : " (goal: " t ")") }'
   [ -z "${5:-}" ] || goal ratio "$5" "$(mean "$1")" "$faster" "/s" "$4"
 }

@@ -63,6 +63,12 @@ struct AppendBenchmark {
         print(String(format: "with %d followers, over %d alternating runs: %.2f of the rate without", followers, with.count, total))
     }
 
+    /// Removes a run's log and what the store keeps beside it (the head's record: a next run on
+    /// the same path would otherwise find a record of lines its new log does not hold, and refuse).
+    private static func removeLog(at path: String) {
+        for file in [path, path + ".head", path + ".snapshot"] { try? FileManager.default.removeItem(atPath: file) }
+    }
+
     /// How many runs with followers alternate with runs without.
     static let followerPairs = 3
 
@@ -71,7 +77,7 @@ struct AppendBenchmark {
     /// the share of the events the followers read.
     private func rate(writers count: Int, followers: Int) async throws -> (rate: Double, written: Int, perSync: Double, readShare: Double, cpuPerAppend: Double) {
         let path = "\(folder)/append-\(count)-\(followers).jsonl"
-        try? FileManager.default.removeItem(atPath: path)
+        Self.removeLog(at: path)
         let quiet = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let store: EventStore
         if var settings = postgres {
@@ -123,7 +129,7 @@ struct AppendBenchmark {
         var read = 0
         for task in followerTasks { read += await task.value }
         await store.close()
-        try? FileManager.default.removeItem(atPath: path)
+        Self.removeLog(at: path)
         let readShare = followers == 0 ? 1 : Double(read) / Double(followers) / Double(max(written, 1))
         return (Double(written) / elapsed, written, Double(events) / Double(max(batches, 1)), readShare, cpu / Double(max(written, 1)))
     }
