@@ -21,7 +21,8 @@
 # BENCH_DIR (default .bench), BENCH_EVENTS (default 1000000: the log is BENCH_DIR/log-v3-N.jsonl),
 # BENCH_APPEND_SECONDS (seconds per run of the append benchmark, default 3), and those of
 # scripts/http-bench.sh (HTTP_BENCH_SECONDS, HTTP_BENCH_ROUNDS, HTTP_BENCH_PG, HTTP_BENCH_FOLLOWERS)
-# and scripts/startup-bench.sh. The HTTP part takes about 10 minutes with the defaults (4 rounds, the peers, the followers: 2 rounds took 5), the others a few more, besides generating the log.
+# and scripts/startup-bench.sh. The HTTP part takes about 10 minutes with the defaults (4 rounds,
+# the peers, the followers: 2 rounds took 5), the others a few more, besides generating the log.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."

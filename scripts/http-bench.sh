@@ -30,7 +30,8 @@
 #   BENCH_DIR             temporary folders go here: the disk the bench log is on (default .bench)
 #   BENCH_GOALS           file the goals are appended to (default: none)
 #   HTTP_BENCH_SECONDS    seconds of each wrk, pgbench, fsync or append run (default 5)
-#   HTTP_BENCH_ROUNDS     rounds of each alternation, every other one in reverse (default 4: with 2 the ratios of the reads swung by 10% from run to run)
+#   HTTP_BENCH_ROUNDS     rounds of each alternation, every other one in reverse (default 4: with
+#                         2, the reads' ratios swung by 10% from run to run)
 #   HTTP_BENCH_PG         0: leave PostgreSQL and the peers out (default 1)
 #   HTTP_BENCH_FOLLOWERS  SSE followers in the last part (default 100; 0 leaves that part out)
 set -euo pipefail
