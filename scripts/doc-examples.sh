@@ -90,7 +90,6 @@ source scripts/examples-lib.sh
 
 examples_start doc-examples "$@"
 unset ANNOUNCEMENTS_TOKEN ANNOUNCEMENTS_AUDITOR_TOKEN ANNOUNCEMENTS_SERVER ANNOUNCEMENTS_TIMEOUT AUDIT
-export EXAMPLES_TIMEOUT=60
 documents=(docs/http-api.md docs/cli.md)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/doc-examples-XXXXXX")
@@ -164,9 +163,7 @@ normalize() {
 start_server() {
     local session=$1 where=$2 folder=$3
     shift 3
-    : > "$session/serve.out"
-    (cd "$folder" && exec "$@" > "$session/serve.out" 2> "$session/serve.err") &
-    examples_listening "$session" $!
+    examples_serve "$session" "$folder" "$@"
     pids+=("$examples_pid")
     session_pid[$session]=$examples_pid
     port=$examples_port

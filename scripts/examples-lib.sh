@@ -102,28 +102,18 @@ examples_mask() {
            -e 's/("[0-9]+-[0-9]+-)[0-9a-f]{8}(-[a-z0-9]+)?"/\1<tag>\2"/g' "$@" "$file"
 }
 
-# examples_serve FOLDER BINARY CONFIG [NAME=value…] -- [ARGUMENT…]: starts BINARY serve --config
-# CONFIG [ARGUMENT…] in FOLDER with those variables, its stdout in FOLDER/serve.out and its stderr
-# in FOLDER/serve.err, and waits for its first line, `listening on http://127.0.0.1:PORT`. Sets
-# examples_pid (its process, to stop by id) and examples_port (empty when it did not say).
+# examples_serve FOLDER WORKDIR COMMAND…: starts COMMAND (`env NAME=value… BINARY serve …`) in
+# WORKDIR, its stdout in FOLDER/serve.out and its stderr in FOLDER/serve.err, and waits (60 s at
+# most: a debug build on a busy machine starts slowly) for its first line, `listening on
+# http://127.0.0.1:PORT`. Sets examples_pid (its process, to stop by id) and examples_port (empty
+# when it did not say, or exited first).
 examples_serve() {
-    local folder=$1 binary=$2 config=$3
-    shift 3
-    local environment=()
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do environment+=("$1"); shift; done
-    [ $# -gt 0 ] && shift
+    local folder=$1 workdir=$2 line
+    shift 2
     : > "$folder/serve.out"
-    (cd "$folder" && exec env "${environment[@]}" "$binary" serve --config "$config" "$@" > "$folder/serve.out" 2> "$folder/serve.err") &
-    examples_listening "$folder" $!
-}
-
-# examples_listening FOLDER PID: waits (30 s at most) for the server PID, started with its stdout in
-# FOLDER/serve.out, to print its first line, `listening on http://127.0.0.1:PORT`. Sets examples_pid
-# (PID) and examples_port (empty when it did not say, or exited first).
-examples_listening() {
-    local folder=$1 line
-    examples_pid=$2
-    for _ in $(seq 1 600); do
+    (cd "$workdir" && exec "$@" > "$folder/serve.out" 2> "$folder/serve.err") &
+    examples_pid=$!
+    for _ in $(seq 1 1200); do
         line=$(head -1 "$folder/serve.out")
         [ -n "$line" ] && break
         kill -0 "$examples_pid" 2> /dev/null || break
@@ -157,13 +147,12 @@ examples_substitute() {
 # first), SESSION/status the status of the command before (its `$?`), SESSION/cwd its folder (a
 # `cd` holds for the next command); each is updated after it. Its stdout and stderr go to
 # OUTPUT_FILE, a last line without its newline (curl's) ended as a document shows it, before the
-# next `$`. Returns the command's exit status. With EXAMPLES_TIMEOUT set (seconds), a command
-# still running after that long is killed (status 124).
+# next `$`. Returns the command's exit status. A command still running after EXAMPLES_TIMEOUT
+# seconds (default 60) is killed (status 124): a hung step fails, never hangs make test.
 examples_run() {
     local session=$1 run_file=$2 output=$3 status=0
     [ -f "$session/cwd" ] || pwd > "$session/cwd"
-    local limit=()
-    [ -z "${EXAMPLES_TIMEOUT:-}" ] || limit=(timeout "$EXAMPLES_TIMEOUT")
+    local limit=(timeout "${EXAMPLES_TIMEOUT:-60}")
     (
         cd "$(cat "$session/cwd")"
         "${limit[@]}" bash -c '

@@ -21,7 +21,7 @@ BIN=.build/release/announcements
 BENCH_BIN=.build/release/AnnouncementsBench
 SECONDS_EACH=${HANDOVERS_SECONDS:-5}
 for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
-for tool in perf wrk curl; do command -v "$tool" > /dev/null || { echo "$tool is missing (Debian: apt-get install ${tool/perf/linux-perf})"; exit 1; }; done
+for tool in perf wrk; do command -v "$tool" > /dev/null || { echo "$tool is missing (Debian: apt-get install ${tool/perf/linux-perf})"; exit 1; }; done
 perf stat -e context-switches -- true > /dev/null 2>&1 \
   || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
 
@@ -35,7 +35,6 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-
 sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
 LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2> "$DIR/server.err" &
 SERVER=$!
@@ -45,7 +44,7 @@ URL=$(listening "$DIR/server.out" "$SERVER")
 BARE_URL=$(listening "$DIR/bare.out" "$BARE")
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
-# run PID CONNECTIONS URL [wrk options…]: wrk for SECONDS_EACH while perf counts in PID; prints
+# run PID CONNECTIONS URL NAME [wrk options…]: wrk for SECONDS_EACH while perf counts in PID; prints
 # one summary line and the busiest threads.
 run() {
   local pid=$1 connections=$2 url=$3 name=$4

@@ -249,13 +249,20 @@ SQL
   for url in "$PEER_HB_URL" "$PEER_PY_URL"; do
     for _ in $(seq 100); do curl -sf -o /dev/null "$url/announcements" && break; sleep 0.1; done
     for path in announcements announcements/2; do
-      curl -sf -o /dev/null "$url/$path" || { PEER_SKIP="GET $url/$path failed"; return 1; }
+      curl -sf -o /dev/null "$url/$path" || { PEER_SKIP="GET $url/$path failed; the peers' stderr: $(tail -n 3 "$DIR"/peer-*.err)"; return 1; }
     done
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
-      --data-binary "@$BENCH_POST_BODY" "$url/announcements" || { PEER_SKIP="POST $url/announcements failed"; return 1; }
+      --data-binary "@$BENCH_POST_BODY" "$url/announcements" || { PEER_SKIP="POST $url/announcements failed; the peers' stderr: $(tail -n 3 "$DIR"/peer-*.err)"; return 1; }
   done
 }
-if start_peers; then PEERS=1; else echo "The peers are left out: $PEER_SKIP"; fi
+# stop_peers: the peers and their PostgreSQL, if started (a failed start may have left some running).
+stop_peers() {
+  local pid
+  for pid in $PEER_HB $PEER_PY; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  PEER_HB= PEER_PY=
+  pg_stop
+}
+if start_peers; then PEERS=1; else stop_peers; echo "The peers are left out: $PEER_SKIP"; fi
 
 # limit: 1 / (1/echo + 1/fsync) of the means: one bare round trip, then one sync of one line.
 limit() { awk -v e="$(mean echo1)" -v f="$(mean fsync)" 'BEGIN { printf "%.0f", 1 / (1 / e + 1 / f) }'; }
@@ -305,9 +312,7 @@ fi
 echo
 echo "The framework's own POST (bare Hummingbird echoing the same body; not goals):"
 for n in 1 16 64; do relate "post$n" "echo$n"; done
-for pid in $PEER_HB $PEER_PY; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-PEER_HB= PEER_PY=
-pg_stop
+stop_peers
 
 # Durable POSTs with followers of the event stream (curl, reading as fast as it can), between two
 # runs without them, so that the machine's drift falls on both sides alike.

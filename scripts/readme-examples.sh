@@ -42,7 +42,7 @@ config() {
 # Starts a server on `$1`'s config and sets `url`.
 start() {
     local dir=$1
-    examples_serve "$dir" "$bin" "$dir/config.yaml" -- --log-level warning
+    examples_serve "$dir" "$dir" "$bin" serve --config "$dir/config.yaml" --log-level warning
     pid=$examples_pid
     if [ -z "$examples_port" ]; then
         echo "the server did not start:" >&2

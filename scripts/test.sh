@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make test`: `swift test` with a throwaway PostgreSQL for the tests that need one, then clients
 # and tools nobody here wrote against a live server (scripts/generic-client.sh,
-# scripts/third-party-tools.sh; their Python packages go into .build/python-tools). The cluster
+# scripts/third-party-tools.sh; their Python packages go into .build/python-tools), the web client
+# in a real browser (scripts/browser-test.sh), and the documents' examples as written
+# (scripts/tour.sh for README.md's tour, scripts/doc-examples.sh for docs/). The cluster
 # (scripts/pg.sh: Debian's PostgreSQL, installed when missing as root, on 127.0.0.1 on a free port,
 # trusting user postgres) lives in a temporary folder under $TMPDIR (default /tmp) and is stopped
 # and deleted on every exit, Ctrl-C included. The tests find it in ANNOUNCEMENTS_TEST_POSTGRES_URL;

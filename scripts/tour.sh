@@ -80,7 +80,7 @@ for kind_file in "${steps[@]}"; do
             [[ $word =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] && environment+=("$word") || break
         done
         echo "      runs: ${environment[*]} $bin serve --config $work/config.yaml --port 0"
-        examples_serve "$work" "$bin" "$work/config.yaml" "${environment[@]}" -- --port 0
+        examples_serve "$work" "$work" env "${environment[@]}" "$bin" serve --config "$work/config.yaml" --port 0
         pid=$examples_pid
         port=$examples_port
         [ -n "$port" ] || fail "$step" "the server did not print 'listening on http://127.0.0.1:PORT'; its stderr:

@@ -66,7 +66,7 @@ struct AppendBenchmark {
     /// Removes a run's log and what the store keeps beside it (the head's record: a next run on
     /// the same path would otherwise find a record of lines its new log does not hold, and refuse).
     private static func removeLog(at path: String) {
-        for file in [path, path + ".head", path + ".snapshot"] { try? FileManager.default.removeItem(atPath: file) }
+        for file in [path, HeadRecord.path(forLog: path), SnapshotFile.path(forLog: path)] { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// How many runs with followers alternate with runs without.

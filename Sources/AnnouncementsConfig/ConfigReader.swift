@@ -75,7 +75,7 @@ struct ConfigReader {
                 throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
             }
             let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(node.kindDescription)"
-            if case .scalar(let text, false, _) = node, Int(text) != nil {
+            if case .scalar(let text, false, _) = node, let number = Int(text), range.contains(number) {
                 throw error(node, key: key, expected + ": write the number without quotes")
             }
             throw error(node, key: key, expected)

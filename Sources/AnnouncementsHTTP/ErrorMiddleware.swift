@@ -33,9 +33,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.status == .notFound, let web, request.method == .get || request.method == .head, MediaType.asksForPage(request) {
                 // A person who typed or followed a wrong address: a page with the way back (an
                 // answer that depends on `Accept`, as the API's error would be).
-                var page = web.problem(APIError(.notFound, "there is no page at \(request.uri.path)"), request)
-                page.headers[.vary] = [page.headers[.vary], "Accept"].compactMap { $0 }.joined(separator: ", ")
-                return page
+                return web.problem(APIError(.notFound, "there is no page at \(request.uri.path)", headers: [.vary: "Accept"]), request)
             }
             var message = error.status.reasonPhrase
             if error.status == .notFound {

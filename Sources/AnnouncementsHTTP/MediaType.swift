@@ -27,7 +27,7 @@ enum MediaType: Sendable, Hashable, CaseIterable {
     }
 
     /// The type and subtype, as `Accept` names them.
-    fileprivate var name: (type: Substring, subtype: Substring) {
+    private var name: (type: Substring, subtype: Substring) {
         switch self {
         case .json: ("application", "json")
         case .xml: ("application", "xml")
@@ -47,7 +47,7 @@ enum MediaType: Sendable, Hashable, CaseIterable {
         let ranges = WeightedChoices(accept).choices.compactMap(AcceptRange.init)
         var best: (media: MediaType, quality: Int)?
         for media in candidates {
-            let quality = ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0
+            let quality = media.quality(in: ranges)
             if quality > 0, quality > (best?.quality ?? 0) { best = (media, quality) }
         }
         guard let best else {
@@ -66,9 +66,13 @@ extension MediaType {
         guard let accept = request.headers[.accept] else { return false }
         let ranges = WeightedChoices(accept).choices.compactMap(AcceptRange.init)
         guard let html = ranges.first(where: { $0.type == "text" && $0.subtype == "html" }), html.quality > 0 else { return false }
-        return allCases.allSatisfy { media in
-            (ranges.filter { $0.matches(media.name) }.max { $0.specificity < $1.specificity }?.quality ?? 0) < html.quality
-        }
+        return allCases.allSatisfy { $0.quality(in: ranges) < html.quality }
+    }
+
+    /// The quality `ranges` give this representation: that of the most specific range that
+    /// matches it, 0 when none does.
+    fileprivate func quality(in ranges: [AcceptRange]) -> Int {
+        ranges.filter { $0.matches(name) }.max { $0.specificity < $1.specificity }?.quality ?? 0
     }
 }
 

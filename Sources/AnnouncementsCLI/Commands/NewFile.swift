@@ -15,7 +15,8 @@ import Darwin
 enum NewFile {
     /// Creates a file at `path` (and the folders it is in, as `backup` makes its folder), has
     /// `fill` write it, and syncs it; when anything fails, the file is removed: no part of it is
-    /// left behind. A file that cannot be created is named as the user named it.
+    /// left behind (the folders it made stay, empty). A file that cannot be created is named as
+    /// the user named it.
     static func create<Result>(_ path: String, _ fill: (FileWriter) async throws(LogError) -> Result) async throws(CLIError) -> Result {
         let partial = path + ".partial"
         guard access(path, F_OK) != 0 else { throw exists(path) }

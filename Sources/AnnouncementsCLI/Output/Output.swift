@@ -14,25 +14,32 @@ enum Output {
         print(text)
     }
 
-    /// `error: …` on stderr, one line: the message is escaped, for it may quote the log or a server.
+    /// `error: …` on stderr, one line, after what stdout holds: the message is escaped, for it may
+    /// quote the log or a server.
     static func error(_ text: String) {
+        flushStandardOutput()
         standardError("error: \(VisibleText.escaped(text))\n")
     }
 
-    /// `note: …` on stderr, one line, escaped as an error is.
+    /// `note: …` on stderr, one line, after what stdout holds, escaped as an error is.
     static func note(_ text: String) {
+        flushStandardOutput()
         standardError("note: \(VisibleText.escaped(text))\n")
     }
 
-    /// Writes to stderr unbuffered, so notes and progress interleave with stdout as they happen.
-    /// What stdout holds is written first: in a pipe or a file stdout is buffered, and a report
-    /// followed by its error (`verify`) would otherwise come out error first where both go to one
-    /// file (`verify > report.txt 2>&1`). A reader of stdout that left (`verify | head -1`) does
-    /// not stop that flush with SIGPIPE before the error is written: the next write to stdout does.
-    static func standardError(_ text: String) {
+    /// Writes what stdout holds. In a pipe or a file stdout is buffered, and a report followed by
+    /// its error (`verify`) would otherwise come out error first where both go to one file
+    /// (`verify > report.txt 2>&1`). A reader of stdout that left (`verify | head -1`) does not stop
+    /// this flush with SIGPIPE before the error is written: the next write to stdout does. (Errors
+    /// and notes come from the command's own thread, one at a time.)
+    private static func flushStandardOutput() {
         let previous = signal(SIGPIPE, SIG_IGN)
         fflush(nil)
         signal(SIGPIPE, previous)
+    }
+
+    /// Writes to stderr unbuffered, so that progress shows as it happens.
+    static func standardError(_ text: String) {
         var text = text
         text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
