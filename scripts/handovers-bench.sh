@@ -35,7 +35,7 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
+bench_config "$DIR/config.yaml"
 LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2> "$DIR/server.err" &
 SERVER=$!
 LOG_LEVEL=warning "$BENCH_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &

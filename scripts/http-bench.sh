@@ -90,12 +90,7 @@ trap 'exit 130' INT TERM  # so that the EXIT trap stops the servers on Ctrl-C to
 
 
 # The shipped seed, a writer token, and a fresh log in the temporary folder.
-sed -e 's|^port: .*|port: 0|' -e 's|^log: .*|log: log.jsonl|' -e 's|editor: env:ANNOUNCEMENTS_TOKEN|bench: bench-token|' config.yaml > "$DIR/config.yaml"
-# Without the token every POST below would be a 401, measured as if it were a write.
-grep -q 'bench: bench-token' "$DIR/config.yaml" || {
-  echo "config.yaml has no 'editor: env:ANNOUNCEMENTS_TOKEN' line for the bench token to replace; update scripts/http-bench.sh"
-  exit 1
-}
+bench_config "$DIR/config.yaml"
 LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2> "$DIR/server.err" &
 SERVER=$!
 LOG_LEVEL=warning "$BENCH_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &

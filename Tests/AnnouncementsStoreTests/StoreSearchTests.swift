@@ -108,6 +108,33 @@ import Testing
         await second.close()
     }
 
+    @Test("writes hand their changes to the indexer's thread a batch at a time; a search asks for them at once")
+    func batchesTheIndexing() async throws {
+        let indexer = SearchIndexer(batch: 4)
+        let empty = ReadModel()
+        indexer.start(from: { empty }, loaded: { nil }, changedSince: { _ in [] })
+        func change(_ id: Int, _ title: String) -> SearchIndexer.Change {
+            .init(id: id, old: nil, new: Announcement(id: id, created: AnnouncementDraft(title: title, body: nil), revision: id, by: "alice", at: Timestamp(millisecondsSince1970: 0)))
+        }
+        func found(_ word: String, covering seq: Int) async throws -> [Int]? {
+            let query = try #require(SearchQuery(word))
+            return await indexer.search(covering: seq) { $0.search(query, offset: 0, limit: 10).ids }
+        }
+        for seq in 1...3 { indexer.publish(seq: seq) { [change(seq, "Notice \(seq)")] } }
+        #expect(indexer.flushes.load(ordering: .relaxed) == 0, "three changes wait for the fourth")
+        #expect(try await found("notice", covering: 3) == [3, 2, 1], "a search takes them in at once")
+        #expect(indexer.flushes.load(ordering: .relaxed) == 1)
+        for seq in 4...7 { indexer.publish(seq: seq) { [change(seq, "Memo \(seq)")] } }
+        #expect(indexer.flushes.load(ordering: .relaxed) == 2, "the fourth change waiting asks for a flush")
+        #expect(try await found("memo", covering: 7) == [7, 6, 5, 4])
+        #expect(indexer.flushes.load(ordering: .relaxed) == 2, "the search found them indexed (or in the flush asked for)")
+        // A search for a state whose change is not published yet waits for it, and gets it at once.
+        async let late = found("later", covering: 8)
+        try await Task.sleep(for: .milliseconds(50))
+        indexer.publish(seq: 8) { [change(8, "Later")] }
+        #expect(try await late == [8])
+    }
+
     @Test("a search that waits longer than the index takes is refused as not ready, not answered wrong")
     func notReady() async throws {
         let indexer = SearchIndexer(maxWait: .milliseconds(50))

@@ -51,96 +51,85 @@ extension EventStore {
         var end: Int64
     }
 
-    /// Commits batches until nothing is queued or waiting for its sync; runs on `committerQueue`.
+    /// The committer: does what the pipeline says (`CommitPipeline.next`) until it says stop; runs
+    /// on `committerQueue`, started by the pipeline's `start`.
     func drain() {
         var handedOver: [HandedOver] = []
-        // Another process asked for the writer role of a shared log: no new batch starts until the
-        // ones handed over are durable and the role is given up (see EventStore+Sharing.swift).
-        var yielding = false
         while true {
-            // Prepare what is queued, and hand its lines to the syncer.
-            let isIdle = handedOver.isEmpty
-            let (waiters, closers, news, holding) = queue.withLock { queue in
-                let news = queue.news
-                queue.news = LogNews()
-                let holding = (yielding || news.roleWanted) && !isIdle
-                let waiters = holding ? [] : queue.takeAll()
-                var closers: [CheckedContinuation<Void, Never>] = []
-                if waiters.isEmpty, isIdle, news.isEmpty, !yielding {
-                    queue.isCommitting = false
-                    if queue.isClosed { swap(&closers, &queue.closers) }
-                }
-                return (waiters, closers, news, holding)
+            let inFlight = handedOver.isEmpty ? nil : handedOver.reduce(0) { $0 + $1.batch.outcomes.count }
+            switch pipeline.state.withLock({ $0.next(inFlight: inFlight) }) {
+            case .stop:
+                return
+            case .close(let closers):
+                closeLog()
+                for closer in closers { closer.resume() }
+                return
+            case .wait:
+                pipeline.wakeUp.wait()
+                continue
+            case .finish:
+                break
+            case .news(let yieldRole, let catchUp, let waiters):
+                // Between batches (nothing in flight): another process's turn with the writer
+                // role, then its lines.
+                if yieldRole { log.yieldWriterRole() }
+                if catchUp { self.catchUp() }
+                if !waiters.isEmpty { commit(waiters, after: &handedOver) }
+            case .commit(let waiters):
+                commit(waiters, after: &handedOver)
             }
-            if news.roleWanted { yielding = true }
-            // Between batches, act on the log's news; then look at the queue again (the committer
-            // stops only when a look finds nothing at all).
-            if isIdle, yielding || !news.isEmpty {
-                if yielding {
-                    log.yieldWriterRole()
-                    yielding = false
-                }
-                if news.appended { catchUp() }
-                if waiters.isEmpty { continue }
-            }
-            if waiters.isEmpty, isIdle {
-                if !closers.isEmpty {
-                    // An erasure under way finishes first: it writes the log through a descriptor
-                    // of its own (or a connection), which closing must not pull from under it.
-                    erasureQueue.sync {}
-                    // The last snapshot and the head's record, while this process still holds
-                    // the log's lock.
-                    if (snapshotter != nil || log is FileLog), logStillHoldsState {
-                        snapshotter?.writeFinal(snapshotContents(of: snapshot))
-                        recordHead()
-                    }
-                    syncer.close()
-                    logger.debug("closed the log", metadata: ["log.path": "\(path)"])
-                    for closer in closers { closer.resume() }
-                }
+            // Answer the writers whose lines are durable.
+            finishDurable(&handedOver)
+        }
+    }
+
+    /// Prepares `waiters`' requests on the state after the batches in flight, and hands their lines
+    /// to the syncer; on a shared log with nothing in flight, takes the writer role first.
+    private func commit(_ waiters: [Waiter], after handedOver: inout [HandedOver]) {
+        if handedOver.isEmpty, log.isShared {
+            do throws(LogError) {
+                try takeWriterRole()
+            } catch {
+                logger.error("cannot take the writer role", metadata: ["log.path": "\(path)", "error": "\(error)"])
+                for waiter in waiters { waiter.continuation.resume(returning: waiter.requests.map { _ in .failure(.log(error)) }) }
                 return
             }
-            if !waiters.isEmpty, isIdle, log.isShared {
-                do throws(LogError) {
-                    try takeWriterRole()
-                } catch {
-                    logger.error("cannot take the writer role", metadata: ["log.path": "\(path)", "error": "\(error)"])
-                    for waiter in waiters { waiter.continuation.resume(returning: waiter.requests.map { _ in .failure(.log(error)) }) }
-                    continue
-                }
-            }
-            if !waiters.isEmpty {
-                let base = handedOver.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
-                let start = handedOver.last?.end ?? syncer.end
-                var open = HandedOver(batch: PreparedBatch(on: base.0, after: base.1), start: start, end: start)
-                let syncsEnded = syncer.syncsEnded.load(ordering: .relaxed)
-                let rest = prepare(waiters, into: &open.batch, keyedInFlight: handedOver.map(\.batch.keyed)) {
-                    // When a sync ends meanwhile, hand over what is ready (the next sync takes it)
-                    // and answer the writers whose lines are durable; the rest follows.
-                    syncer.syncsEnded.load(ordering: .relaxed) != syncsEnded
-                }
-                // Alone (nothing queued, nothing else syncing), sync on this thread: the next
-                // thing it would do is wait for that sync anyway.
-                let alone = handedOver.isEmpty && rest.isEmpty && queue.withLock { $0.requestCount == 0 } && syncsInline.load(ordering: .relaxed)
-                if !rest.isEmpty { queue.withLock { $0.putBack(Array(rest)) } }
-                handOver(&open, inline: alone)
-                handedOver.append(open)
-            }
-
-            // Answer the writers whose lines are durable.
-            let finished = finishDurable(&handedOver)
-            if !waiters.isEmpty || finished { continue }
-
-            // Nothing to do until more requests arrive or a sync ends. Under load, wake for a few
-            // requests at a time, not for each.
-            let syncing = handedOver.reduce(0) { $0 + $1.batch.outcomes.count }
-            let wakeAt = syncing >= Self.busy ? Self.prepareChunk : 1
-            let queued = queue.withLock { queue in
-                queue.wakeAt = wakeAt
-                return queue.requestCount
-            }
-            if holding || queued < wakeAt { arrivals.wait() }
         }
+        let base = handedOver.last.map { ($0.batch.model, $0.batch.hash) } ?? (snapshot, committer.lastHash)
+        let start = handedOver.last?.end ?? syncer.end
+        var open = HandedOver(batch: PreparedBatch(on: base.0, after: base.1), start: start, end: start)
+        let syncsEnded = syncer.syncsEnded.load(ordering: .relaxed)
+        let rest = prepare(waiters, into: &open.batch, keyedInFlight: handedOver.map(\.batch.keyed)) {
+            // When a sync ends meanwhile, hand over what is ready (the next sync takes it) and
+            // answer the writers whose lines are durable; the rest follows.
+            syncer.syncsEnded.load(ordering: .relaxed) != syncsEnded
+        }
+        // Alone (nothing queued, nothing else syncing), sync on this thread: the next thing it
+        // would do is wait for that sync anyway.
+        let alone = handedOver.isEmpty && rest.isEmpty && pipeline.state.withLock { $0.queuedRequests == 0 } && syncsInline.load(ordering: .relaxed)
+        if !rest.isEmpty { putBack(Array(rest)) }
+        handOver(&open, inline: alone)
+        handedOver.append(open)
+    }
+
+    /// Closes the log once the pipeline is closed and everything queued is committed.
+    private func closeLog() {
+        // An erasure under way finishes first: it writes the log through a descriptor of its own
+        // (or a connection), which closing must not pull from under it.
+        erasureQueue.sync {}
+        // The last snapshot and the head's record, while this process still holds the log's lock.
+        if (snapshotter != nil || log is FileLog), logStillHoldsState {
+            snapshotter?.writeFinal(snapshotContents(of: snapshot))
+            recordHead()
+        }
+        syncer.close()
+        logger.debug("closed the log", metadata: ["log.path": "\(path)"])
+    }
+
+    /// Puts waiters back at the front of the pipeline's queue.
+    private func putBack(_ waiters: [Waiter]) {
+        guard !waiters.isEmpty else { return }
+        pipeline.state.withLock { $0.putBack(waiters.map { ($0, $0.requests.count) }) }
     }
 
     /// Whether the log is still the one the state was folded from: not unusable (changed under
@@ -176,9 +165,8 @@ extension EventStore {
     }
 
     /// Finishes, in order, the batches whose lines are durable; after a failed write or sync, fails
-    /// the batches whose lines it held and sends those after them back to the queue. Returns whether
-    /// it finished any.
-    private func finishDurable(_ handedOver: inout [HandedOver]) -> Bool {
+    /// the batches whose lines it held and sends those after them back to the queue.
+    private func finishDurable(_ handedOver: inout [HandedOver]) {
         let (durableEnd, failure) = syncer.progress
         // A batch with no lines is finished with the batches before it (its outcomes read their state).
         let durable = handedOver.prefix { $0.end <= durableEnd }
@@ -186,7 +174,7 @@ extension EventStore {
             handedOver.removeFirst(durable.count)
             finish(durable)
         }
-        guard let failure else { return !durable.isEmpty }
+        guard let failure else { return }
         logger.error("cannot append to the log", metadata: ["log.path": "\(path)", "error": "\(failure.error)"])
         var retried: [Waiter] = []
         for (position, batch) in handedOver.enumerated() {
@@ -202,9 +190,8 @@ extension EventStore {
             }
         }
         handedOver.removeAll()
-        queue.withLock { $0.putBack(retried) }
+        putBack(retried)
         syncer.resume(after: failure)
-        return true
     }
 
     /// Publishes the state after `durable`, batches whose lines are durable, and answers their writers.
@@ -383,10 +370,4 @@ extension EventStore {
             start += waiter.requests.count
         }
     }
-
-    /// How many queued requests wake the committer while it waits for syncs, once at least `busy`
-    /// requests wait for them: enough that it prepares them a few at a time, not once each.
-    static let prepareChunk = 4
-    static let busy = 16
 }
-

@@ -25,20 +25,12 @@ extension EventStore {
         // event is in the log, to take in at once (its read models drop the announcement then),
         // however the notice of its append went.
         if case .erased = change { forgetFeedPages() }
-        let start = queue.withLock { queue -> Bool? in
-            guard !queue.isClosed else { return nil }
+        perform(pipeline.state.withLock { pipeline in
             switch change {
-            case .appended, .erased: queue.news.appended = true
-            case .roleWanted: queue.news.roleWanted = true
+            case .appended, .erased: pipeline.logChanged(appended: true, roleWanted: false)
+            case .roleWanted: pipeline.logChanged(appended: false, roleWanted: true)
             }
-            defer { queue.isCommitting = true }
-            return !queue.isCommitting
-        }
-        switch start {
-        case true?: committerQueue.async { self.drain() }
-        case false?: arrivals.signal()
-        case nil: break
-        }
+        })
     }
 
     /// Returns once this store has the events up to `seq`, at most `timeout` later: for a reader
@@ -202,7 +194,7 @@ extension EventStore {
 
     /// One look at the lines of the erasures `awaitSeals` waits for (on `feedWorker`).
     private func lookForSeals() {
-        guard !queue.withLock({ $0.isClosed }) else { return }
+        guard !pipeline.state.withLock({ $0.isClosed }) else { return }
         let waiting = looksForSeals.load(ordering: .relaxed) ? unconfirmedSeals.withLock { $0.erased } : []
         // Sealed once no line of it is left to seal (a line that cannot be read counts as not yet).
         let sealed = waiting.filter { (try? sealing($0))?.replacements.isEmpty == true }

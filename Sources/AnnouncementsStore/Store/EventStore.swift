@@ -46,7 +46,7 @@ public final class EventStore: Sendable {
     let feedWorker = IdleWorker()
     /// The pages followers read last (only touched on `feedWorker`; the lock makes that checkable).
     let feedPages = Mutex(FeedPages(size: maxFeedPage))
-    let queue = Mutex(Queue())
+    let pipeline = Pipeline()
     let committer: Committer
     let committerQueue = DispatchQueue(label: "announcements.committer")
     /// The search index, kept up to date once started (see EventStore+Search.swift).
@@ -56,9 +56,6 @@ public final class EventStore: Sendable {
     let loadedSearchIndex: Mutex<LoadedSearchIndex?>
     /// Writes and syncs the lines the committer prepares.
     let syncer: LogSyncer
-    /// Signalled when writes are queued while the committer waits, and when a sync ends: what the
-    /// committer waits on.
-    let arrivals: DispatchSemaphore
     let syncedEvents = Atomic<Int>(0)
     /// Whether a lone batch is synced on the committer's thread (see `EventStore.drain`); tests
     /// turn it off to hold a sync on the syncer's thread while the committer hands more over.
@@ -92,36 +89,16 @@ public final class EventStore: Sendable {
         var intoEmptyLog = false
     }
 
-    struct Queue: ~Copyable {
-        private var waiting: [Waiter] = []
-        /// The number of requests in `waiting`.
-        private(set) var requestCount = 0
-        var isCommitting = false
-        /// How many queued requests make a submitter signal `arrivals`: the batch size the committer
-        /// is gathering for, so that it wakes once for a batch, not once per writer.
-        var wakeAt = 1
-        var isClosed = false
-        var closers: [CheckedContinuation<Void, Never>] = []
-        /// What a shared log told the committer (see EventStore+Sharing.swift).
-        var news = LogNews()
+    /// The commit pipeline's state (`CommitPipeline`) in a lock, and the semaphore its committer
+    /// waits on: what writers, the committer and the syncer's thread share.
+    final class Pipeline: Sendable {
+        let state = Mutex(CommitPipeline<Waiter, CheckedContinuation<Void, Never>>())
+        /// Signalled once for each `wake` the pipeline returns: one signal for one wait.
+        let wakeUp = DispatchSemaphore(value: 0)
 
-        mutating func append(_ waiter: Waiter) {
-            waiting.append(waiter)
-            requestCount += waiter.requests.count
-        }
-
-        /// Puts waiters back at the front of the queue, to go before those queued since.
-        mutating func putBack(_ waiters: [Waiter]) {
-            waiting.insert(contentsOf: waiters, at: 0)
-            requestCount += waiters.reduce(0) { $0 + $1.requests.count }
-        }
-
-        /// Takes every waiter, leaving the queue empty.
-        mutating func takeAll() -> [Waiter] {
-            requestCount = 0
-            var taken: [Waiter] = []
-            swap(&taken, &waiting)
-            return taken
+        /// A sync on the syncer's thread ended: wakes the committer when it waits.
+        func syncEnded() {
+            if state.withLock({ $0.syncEnds() }) == .wake { wakeUp.signal() }
         }
     }
 
@@ -134,7 +111,7 @@ public final class EventStore: Sendable {
     /// What only the committer touches: the hash of the last durable line, and the idempotency keys.
     ///
     /// `@unchecked Sendable`: used only by `drain` (see EventStore+Committer.swift), which runs on the
-    /// serial `committerQueue` while `Queue.isCommitting` is set: never two at once.
+    /// serial `committerQueue`, started only while the pipeline's committer is stopped: never two at once.
     final class Committer: @unchecked Sendable {
         var lastHash: LineHash?
         /// The seq of the durable event each idempotency key made, and the fingerprint of its
@@ -309,9 +286,7 @@ public final class EventStore: Sendable {
         self.loadedSearchIndex = Mutex(replay.search)
         self.log = log
         self.committer = Committer(lastHash: replay.lastHash, keys: replay.keys)
-        let arrivals = DispatchSemaphore(value: 0)
-        self.arrivals = arrivals
-        self.syncer = LogSyncer(log: log, metrics: metrics) { arrivals.signal() }
+        self.syncer = LogSyncer(log: log, metrics: metrics) { [pipeline] in pipeline.syncEnded() }
         self.followFailures = metrics.followFailures
     }
 
@@ -390,23 +365,13 @@ public final class EventStore: Sendable {
     /// Finishes the writes already queued, refuses new ones, and releases the log's lock.
     public func close() async {
         await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
-            let startCommitter = queue.withLock { queue in
-                queue.isClosed = true
-                queue.closers.append(closer)
-                defer { queue.isCommitting = true }
-                return !queue.isCommitting
-            }
-            if startCommitter { committerQueue.async { self.drain() } }
+            perform(pipeline.state.withLock { $0.close(closer) })
         }
     }
 
     private func announcement(from outcome: Outcome) throws(StoreError) -> Announcement {
         guard let announcement = try outcome.get() else { throw .closed }
         return announcement
-    }
-
-    private enum Next {
-        case refuse, startCommitter, wakeCommitter, wait
     }
 
     func submit(_ request: WriteRequest) async -> Outcome {
@@ -417,19 +382,21 @@ public final class EventStore: Sendable {
     /// durable or none), and waits for their outcomes.
     func submit(_ requests: [WriteRequest], intoEmptyLog: Bool = false) async -> [Outcome] {
         await withCheckedContinuation { continuation in
-            let next = queue.withLock { queue -> Next in
-                guard !queue.isClosed else { return .refuse }
-                queue.append(Waiter(requests: requests, continuation: continuation, intoEmptyLog: intoEmptyLog))
-                defer { queue.isCommitting = true }
-                if !queue.isCommitting { return .startCommitter }
-                return queue.requestCount >= queue.wakeAt ? .wakeCommitter : .wait
+            let waiter = Waiter(requests: requests, continuation: continuation, intoEmptyLog: intoEmptyLog)
+            guard let wake = pipeline.state.withLock({ $0.submit(waiter, requests: requests.count) }) else {
+                continuation.resume(returning: requests.map { _ in .failure(.closed) })
+                return
             }
-            switch next {
-            case .refuse: continuation.resume(returning: requests.map { _ in .failure(.closed) })
-            case .startCommitter: committerQueue.async { self.drain() }
-            case .wakeCommitter: arrivals.signal()
-            case .wait: break
-            }
+            perform(wake)
+        }
+    }
+
+    /// Starts or wakes the committer, as the pipeline says.
+    func perform(_ wake: CommitPipeline<Waiter, CheckedContinuation<Void, Never>>.Wake) {
+        switch wake {
+        case .start: committerQueue.async { self.drain() }
+        case .wake: pipeline.wakeUp.signal()
+        case .none: break
         }
     }
 }

@@ -4,7 +4,9 @@ import Synchronization
 
 /// Keeps the search index (`SearchIndex`) up to date with the published state, on a thread of its
 /// own: the committer hands over what each batch changed and goes on; the words of the new texts
-/// are found and indexed here, never in a writer's wait.
+/// are found and indexed there, never in a writer's wait. The changes are indexed a batch at a
+/// time (`SearchBacklog`: one hand-over to that thread per batch, not per write), and at once
+/// when a search needs them.
 ///
 /// The index is built from the state when it is started (`start(from:)`: a server starts it, a
 /// command that only writes or reads the log never pays for it), then follows every published
@@ -14,6 +16,7 @@ final class SearchIndexer: Sendable {
     private struct State {
         var index = SearchIndex()
         var progress = SearchProgress<CheckedContinuation<Bool, Never>>()
+        var backlog: SearchBacklog<Change>
         var isStarted = false
     }
 
@@ -24,14 +27,19 @@ final class SearchIndexer: Sendable {
         var new: Announcement?
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let worker = IdleWorker(lowersPriority: false)
     /// The longest a search waits for the index to cover its state (the first build of a large log
     /// takes seconds).
     let maxWait: Duration
+    /// How many flushes of the backlog were asked for: the hand-overs to the indexer's thread that
+    /// writes cost (for tests).
+    let flushes = Atomic(0)
 
-    init(maxWait: Duration = .seconds(10)) {
+    /// With `batch`, how many changes wait for their flush unless a search needs them sooner.
+    init(maxWait: Duration = .seconds(10), batch: Int = 64) {
         self.maxWait = maxWait
+        self.state = Mutex(State(backlog: SearchBacklog(batch: batch)))
     }
 
     /// Builds the index in the background, once, from the state `current` reads (the published
@@ -79,8 +87,9 @@ final class SearchIndexer: Sendable {
         state.withLock { state in
             guard state.isStarted else { return nil }
             let pending = PendingCopy()
-            // Queued behind the changes published so far, and before any published after.
+            // Queued behind the flushes asked for so far; it takes the changes up to `seq` itself.
             worker.async { [self] in
+                indexBacklog(upTo: seq)
                 pending.fulfil(self.state.withLock { $0.progress.seq == seq ? $0.index : nil })
             }
             return pending
@@ -123,30 +132,50 @@ final class SearchIndexer: Sendable {
     }
 
     /// Indexes what the state at `seq` changed, as `changes` gives it: asked for only once the
-    /// index is started (a store that keeps none, a command's, looks nothing up per batch).
+    /// index is started (a store that keeps none, a command's, looks nothing up per batch). The
+    /// changes wait in the backlog for a batch's worth or a search.
     func publish(seq: Int, changes: () -> [Change]) {
         state.withLock { state in
             guard state.isStarted else { return }
-            let changes = changes()
-            worker.async { [self] in
-                let woken = self.state.withLock { state in
-                    // A change the state the index was built from already held.
-                    guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
-                    for change in changes {
-                        if let old = change.old { state.index.remove(old) }
-                        if let new = change.new { state.index.add(new) }
-                    }
-                    return state.progress.advance(to: seq)
+            let flush = state.backlog.add(seq: seq, changes: changes(), searchWaits: state.progress.isWaited)
+            if let flush { askFlush(upTo: flush) }
+        }
+    }
+
+    /// Queues a flush of the backlog up to `seq` on the indexer's thread (called with the lock held,
+    /// so that flushes are queued in the order they are asked for).
+    private func askFlush(upTo seq: Int) {
+        flushes.add(1, ordering: .relaxed)
+        worker.async { [self] in indexBacklog(upTo: seq) }
+    }
+
+    /// Indexes the changes in the backlog up to `seq`, one published state at a time (the lock is
+    /// held for one state's changes, not for the whole backlog), waking the searches each covers.
+    private func indexBacklog(upTo seq: Int) {
+        let entries = state.withLock { $0.backlog.take(upTo: seq) }
+        for (seq, changes) in entries {
+            let woken = state.withLock { state in
+                // A change the state the index was built from already held.
+                guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
+                for change in changes {
+                    if let old = change.old { state.index.remove(old) }
+                    if let new = change.new { state.index.add(new) }
                 }
-                for waiter in woken { waiter.resume(returning: true) }
+                return state.progress.advance(to: seq)
             }
+            for waiter in woken { waiter.resume(returning: true) }
         }
     }
 
     /// Runs `search` on the index once it covers `seq`; nil when it did not within `maxWait`.
     func search<Result: Sendable>(covering seq: Int, _ search: (SearchIndex) -> Result) async -> Result? {
         let ready: Bool = await withCheckedContinuation { continuation in
-            let action = state.withLock { $0.progress.wait(for: seq, continuation) }
+            let action = state.withLock { state in
+                let action = state.progress.wait(for: seq, continuation)
+                // The changes it needs may wait in the backlog: they are indexed now.
+                if case .wait = action, let flush = state.backlog.searchWaits() { askFlush(upTo: flush) }
+                return action
+            }
             guard case .wait(let ticket) = action else {
                 continuation.resume(returning: true)
                 return

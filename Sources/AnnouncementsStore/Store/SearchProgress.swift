@@ -17,6 +17,9 @@ struct SearchProgress<Waiter> {
         case wait(ticket: Int)
     }
 
+    /// Whether a search waits.
+    var isWaited: Bool { !waiters.isEmpty }
+
     /// A search that needs the index to cover `seq`.
     mutating func wait(for seq: Int, _ waiter: Waiter) -> WaitAction {
         if let covered = self.seq, covered >= seq { return .ready }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Two builds of the server side by side: what a change bought, measured as BENCHMARKS.md asks
+# (alternating rounds, A B then B A, so that the machine's drift falls on both sides). Each build
+# serves a fresh log of the shipped config (with the bench's token) in a folder of its own; wrk
+# (one thread) runs durable POSTs of scripts/bench-post.json at 1, 16 and 64 connections and
+# GET /announcements/2 at 64, against one server at a time, while `perf stat` counts the server's
+# CPU time and context switches (the hand-overs between its threads). Prints each workload's means
+# (requests a second, and per request: µs of server CPU and switches) and the ratios B/A.
+#
+# Usage: scripts/ab-bench.sh A_BINARY B_BINARY   (release builds of `announcements`; needs wrk)
+#   e.g. cp .build/release/announcements /tmp/before; (change, swift build -c release);
+#        scripts/ab-bench.sh /tmp/before .build/release/announcements
+# Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench).
+set -euo pipefail
+shopt -s inherit_errexit
+cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
+
+[ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
+for binary in "$1" "$2"; do [ -x "$binary" ] || { echo "$binary is not an executable"; exit 1; }; done
+for tool in wrk perf; do command -v "$tool" > /dev/null || { echo "$tool is missing (apt-get install ${tool/perf/linux-perf})"; exit 1; }; done
+perf stat -e context-switches -- true > /dev/null 2>&1 \
+  || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
+ROUNDS=${AB_ROUNDS:-4}
+SECONDS_EACH=${AB_SECONDS:-5}
+
+mkdir -p "${BENCH_DIR:-.bench}"
+DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/ab-XXXXXX")
+PIDS=()
+stop_all() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  rm -rf "$DIR"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+declare -A URLS PID
+for side in A B; do
+  binary=$1
+  [ "$side" = B ] && binary=$2
+  mkdir -p "$DIR/$side"
+  bench_config "$DIR/$side/config.yaml"
+  LOG_LEVEL=warning "$binary" serve --config "$DIR/$side/config.yaml" > "$DIR/$side.out" 2> "$DIR/$side.err" &
+  PIDS+=($!)
+  PID[$side]=$!
+  URLS[$side]=$(listening "$DIR/$side.out" "$!")
+done
+export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+
+# measure SIDE CONNECTIONS PATH [wrk options…]: "REQUESTS_A_SECOND CPU_MS SWITCHES REQUESTS", refusing
+# any non-2xx answer.
+measure() {
+  local side=$1 connections=$2 path=$3
+  shift 3
+  perf stat -x, -e task-clock,context-switches -p "${PID[$side]}" -o "$DIR/perf.csv" -- sleep "$SECONDS_EACH" &
+  local perf=$! out
+  out=$(wrk -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@" "${URLS[$side]}$path")
+  wait "$perf" || { echo "perf stat failed: $(tail -3 "$DIR/perf.csv" 2> /dev/null)" >&2; return 1; }
+  if grep -q 'Non-2xx' <<< "$out"; then echo "wrk got errors from $side ($path):" >&2; echo "$out" >&2; return 1; fi
+  local rate requests
+  rate=$(awk '/^Requests\/sec/ { printf "%d", $2 }' <<< "$out")
+  requests=$(awk '/requests in/ { print $1 }' <<< "$out")
+  echo "$rate $(awk -F, '$3 == "task-clock" || $4 == "task-clock" { cpu = $1 } $3 == "context-switches" || $4 == "context-switches" { sw = $1 } END { printf "%.0f %.0f", cpu, sw }' "$DIR/perf.csv") $requests"
+}
+
+WORKLOADS=("POST 1" "POST 16" "POST 64" "GET 64")
+declare -A RATE CPU SWITCHES REQUESTS
+for workload in "${WORKLOADS[@]}"; do
+  for side in A B; do RATE[$side $workload]=0; CPU[$side $workload]=0; SWITCHES[$side $workload]=0; REQUESTS[$side $workload]=0; done
+done
+echo "A: $1"
+echo "B: $2"
+for round in $(seq "$ROUNDS"); do
+  order="A B"
+  [ $((round % 2)) = 0 ] && order="B A"
+  for workload in "${WORKLOADS[@]}"; do
+    read -r method connections <<< "$workload"
+    for side in $order; do
+      if [ "$method" = POST ]; then
+        figures=$(measure "$side" "$connections" /announcements -s scripts/bench-post.lua)
+      else
+        figures=$(measure "$side" "$connections" /announcements/2)
+      fi
+      read -r rate cpu switches requests <<< "$figures"
+      RATE[$side $workload]=$((RATE[$side $workload] + rate))
+      CPU[$side $workload]=$((CPU[$side $workload] + cpu))
+      SWITCHES[$side $workload]=$((SWITCHES[$side $workload] + switches))
+      REQUESTS[$side $workload]=$((REQUESTS[$side $workload] + requests))
+      echo "round $round, $side, $workload conn.: $rate/s"
+    done
+  done
+done
+echo
+echo "Means of $ROUNDS alternating rounds of ${SECONDS_EACH}s (wrk -t1); per request, the server's CPU and context switches:"
+for workload in "${WORKLOADS[@]}"; do
+  awk -v name="$workload" -v n="$ROUNDS" \
+    -v ra="${RATE[A $workload]}" -v rb="${RATE[B $workload]}" \
+    -v ca="${CPU[A $workload]}" -v cb="${CPU[B $workload]}" \
+    -v sa="${SWITCHES[A $workload]}" -v sb="${SWITCHES[B $workload]}" \
+    -v qa="${REQUESTS[A $workload]}" -v qb="${REQUESTS[B $workload]}" 'BEGIN {
+      printf "%-8s conn.  A %6.0f/s %6.1f µs %5.2f sw   B %6.0f/s %6.1f µs %5.2f sw   B/A %.2f, CPU %.2f\n", name,
+        ra / n, ca * 1000 / qa, sa / qa, rb / n, cb * 1000 / qb, sb / qb, rb / ra, (cb / qb) / (ca / qa)
+    }'
+done
