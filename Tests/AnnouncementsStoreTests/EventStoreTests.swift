@@ -5,7 +5,8 @@ import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
 
-@Suite struct EventStoreTests {
+/// A time limit on each test: a write path that lost a wake-up would hang, not fail.
+@Suite(.timeLimit(.minutes(5))) struct EventStoreTests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test("writes created, edited and deleted events that replay to the live state")
@@ -116,6 +117,22 @@ import Testing
         reopened.close()
     }
 
+    @Test("one writer at a time: each write starts the committer at most once, which syncs it on its own thread; nothing wakes it")
+    func loneWriter() async throws {
+        let folder = TemporaryFolder()
+        let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
+        for note in 0..<20 {
+            _ = try await store.create(AnnouncementDraft(title: "n\(note)"), by: "alice")
+        }
+        let handOvers = store.pipeline.state.withLock { $0.handOvers }
+        // A write the answered writer sends before the committer has stopped is taken by it as it
+        // runs: no start for that one.
+        #expect((1...20).contains(handOvers.starts))
+        #expect(handOvers.wakes == 0, "a lone writer's committer never waits")
+        #expect(store.appendCounts == (20, 20), "one sync each")
+        await store.close()
+    }
+
     @Test("many concurrent writers share syncs, and every acknowledged write is there after reopening")
     func groupCommit() async throws {
         let folder = TemporaryFolder()
@@ -138,6 +155,8 @@ import Testing
         #expect(Set(acknowledged).count == 1280)
         #expect(events == 1280)
         #expect(batches < events, "concurrent writes share syncs (\(batches) syncs for \(events) events)")
+        let handOvers = store.pipeline.state.withLock { $0.handOvers }
+        #expect(handOvers.starts + handOvers.wakes < events, "the committer is started or woken for several writes at a time (\(handOvers))")
 
         let reopened = try await EventStore.open(path: path, logger: quiet)
         let model = reopened.snapshot

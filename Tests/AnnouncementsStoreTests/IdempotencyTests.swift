@@ -6,7 +6,8 @@ import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
 
-@Suite struct IdempotencyTests {
+/// A time limit on each test: a write path that lost a wake-up would hang, not fail.
+@Suite(.timeLimit(.minutes(5))) struct IdempotencyTests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test("a key is stored in its event, after `by`, and read back")

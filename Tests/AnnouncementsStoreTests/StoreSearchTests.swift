@@ -3,7 +3,8 @@ import Testing
 @testable import AnnouncementsDomain
 @testable import AnnouncementsStore
 
-@Suite struct StoreSearchTests {
+/// A time limit on each test: a search index that never took a change in would hang, not fail.
+@Suite(.timeLimit(.minutes(5))) struct StoreSearchTests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let atClose = SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil)
 
@@ -133,6 +134,25 @@ import Testing
         try await Task.sleep(for: .milliseconds(50))
         indexer.publish(seq: 8) { [change(8, "Later")] }
         #expect(try await late == [8])
+    }
+
+    @Test("a snapshot's copy of the index holds the changes still waiting in the backlog up to its seq, and none after")
+    func copyTakesTheBacklog() async throws {
+        let indexer = SearchIndexer(batch: 64)
+        let empty = ReadModel()
+        indexer.start(from: { empty }, loaded: { nil }, changedSince: { _ in [] })
+        func change(_ id: Int) -> SearchIndexer.Change {
+            .init(id: id, old: nil, new: Announcement(id: id, created: AnnouncementDraft(title: "Notice \(id)", body: nil), revision: id, by: "alice", at: Timestamp(millisecondsSince1970: 0)))
+        }
+        let query = try #require(SearchQuery("notice"))
+        for seq in 1...3 { indexer.publish(seq: seq) { [change(seq)] } }
+        let atThree = try #require(indexer.copy(at: 3)).wait()
+        #expect(atThree?.search(query, offset: 0, limit: 10).ids == [3, 2, 1])
+        #expect(indexer.flushes.load(ordering: .relaxed) == 0, "no flush asked for: the copy took them")
+        for seq in 4...5 { indexer.publish(seq: seq) { [change(seq)] } }
+        let atFour = try #require(indexer.copy(at: 4)).wait()
+        #expect(atFour?.search(query, offset: 0, limit: 10).ids == [4, 3, 2, 1], "seq 5 is not in a copy at 4")
+        #expect(await indexer.search(covering: 5) { $0.search(query, offset: 0, limit: 10).ids } == [5, 4, 3, 2, 1])
     }
 
     @Test("a search that waits longer than the index takes is refused as not ready, not answered wrong")

@@ -10,8 +10,8 @@
 struct SearchBacklog<Change> {
     /// The published changes not yet taken by a flush, oldest first, one entry per published seq.
     private var entries: [(seq: Int, changes: [Change])] = []
-    /// How many changes `entries` holds.
-    private(set) var count = 0
+    /// How many changes `entries` holds after `flushAskedUpTo`: those no flush asked for will take.
+    private(set) var unasked = 0
     /// The seq the last flush asked for indexes up to, until a flush takes it (nil: none asked for).
     private var flushAskedUpTo: Int?
     /// How many changes wait before a flush is asked for without a search waiting.
@@ -25,12 +25,12 @@ struct SearchBacklog<Change> {
     var latest: Int? { entries.last?.seq }
 
     /// The state at `seq` changed `changes`. Returns the seq a flush is to index up to when one is
-    /// to be asked for now: `batch` changes wait, or a search waits (`searchWaits`), and no flush
-    /// already asked for covers them.
+    /// to be asked for now: `batch` changes wait that no flush asked for will take, or a search
+    /// waits (`searchWaits`).
     mutating func add(seq: Int, changes: [Change], searchWaits: Bool) -> Int? {
         entries.append((seq, changes))
-        count += changes.count
-        guard searchWaits || count >= batch else { return nil }
+        unasked += changes.count
+        guard searchWaits || unasked >= batch else { return nil }
         return askFlush()
     }
 
@@ -44,14 +44,17 @@ struct SearchBacklog<Change> {
     mutating func take(upTo seq: Int) -> [(seq: Int, changes: [Change])] {
         let taken = entries.prefix { $0.seq <= seq }
         entries.removeFirst(taken.count)
-        count -= taken.reduce(0) { $0 + $1.changes.count }
-        if let asked = flushAskedUpTo, asked <= seq { flushAskedUpTo = nil }
+        // A copy's flush (`SearchIndexer.copy(at:)`) may take changes no flush asked for.
+        let asked = flushAskedUpTo ?? Int.min
+        unasked -= taken.filter { $0.seq > asked }.reduce(0) { $0 + $1.changes.count }
+        if asked <= seq { flushAskedUpTo = nil }
         return Array(taken)
     }
 
     private mutating func askFlush() -> Int? {
         guard let latest, latest > flushAskedUpTo ?? Int.min else { return nil }
         flushAskedUpTo = latest
+        unasked = 0
         return latest
     }
 }
