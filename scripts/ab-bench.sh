@@ -13,39 +13,43 @@
 # Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench).
 set -euo pipefail
 shopt -s inherit_errexit
+[ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
+for binary in "$1" "$2"; do
+  [ -x "$binary" ] || { echo "$binary is not an executable: build each side with 'swift build -c release' and copy .build/release/announcements aside"; exit 1; }
+done
+# The binaries as given from where the script was called, before it moves to the project's root.
+BINARIES=("$(realpath "$1")" "$(realpath "$2")")
 cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
-
-[ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
-for binary in "$1" "$2"; do [ -x "$binary" ] || { echo "$binary is not an executable"; exit 1; }; done
-for tool in wrk perf; do command -v "$tool" > /dev/null || { echo "$tool is missing (apt-get install ${tool/perf/linux-perf})"; exit 1; }; done
-perf stat -e context-switches -- true > /dev/null 2>&1 \
-  || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
+bench_need_perf
 ROUNDS=${AB_ROUNDS:-4}
 SECONDS_EACH=${AB_SECONDS:-5}
 
 mkdir -p "${BENCH_DIR:-.bench}"
 DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/ab-XXXXXX")
-PIDS=()
+declare -A URLS PID
 stop_all() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  local status=$?
+  for pid in "${PID[@]}"; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  # A run that failed: what the servers said, before their folder goes.
+  [ "$status" = 0 ] || tail -n 5 "$DIR"/*.err 2> /dev/null >&2 || true
   rm -rf "$DIR"
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-declare -A URLS PID
 for side in A B; do
-  binary=$1
-  [ "$side" = B ] && binary=$2
+  binary=${BINARIES[0]}
+  [ "$side" = B ] && binary=${BINARIES[1]}
   mkdir -p "$DIR/$side"
   bench_config "$DIR/$side/config.yaml"
   LOG_LEVEL=warning "$binary" serve --config "$DIR/$side/config.yaml" > "$DIR/$side.out" 2> "$DIR/$side.err" &
-  PIDS+=($!)
   PID[$side]=$!
   URLS[$side]=$(listening "$DIR/$side.out" "$!")
 done
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+# A warm-up of each, so that threads started on first use are running when the counts begin.
+for side in A B; do wrk_run -t1 -c64 -d1s -s scripts/bench-post.lua "${URLS[$side]}/announcements" > /dev/null; done
 
 # measure SIDE CONNECTIONS PATH [wrk options…]: "REQUESTS_A_SECOND CPU_MS SWITCHES REQUESTS", refusing
 # any non-2xx answer.
@@ -54,13 +58,12 @@ measure() {
   shift 3
   perf stat -x, -e task-clock,context-switches -p "${PID[$side]}" -o "$DIR/perf.csv" -- sleep "$SECONDS_EACH" &
   local perf=$! out
-  out=$(wrk -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@" "${URLS[$side]}$path")
+  out=$(wrk_run -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@" "${URLS[$side]}$path") || return 1
   wait "$perf" || { echo "perf stat failed: $(tail -3 "$DIR/perf.csv" 2> /dev/null)" >&2; return 1; }
-  if grep -q 'Non-2xx' <<< "$out"; then echo "wrk got errors from $side ($path):" >&2; echo "$out" >&2; return 1; fi
   local rate requests
   rate=$(awk '/^Requests\/sec/ { printf "%d", $2 }' <<< "$out")
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
-  echo "$rate $(awk -F, '$3 == "task-clock" || $4 == "task-clock" { cpu = $1 } $3 == "context-switches" || $4 == "context-switches" { sw = $1 } END { printf "%.0f %.0f", cpu, sw }' "$DIR/perf.csv") $requests"
+  echo "$rate $(awk -F, '$3 == "task-clock" { cpu = $1 } $3 == "context-switches" { sw = $1 } END { printf "%.0f %.0f", cpu, sw }' "$DIR/perf.csv") $requests"
 }
 
 WORKLOADS=("POST 1" "POST 16" "POST 64" "GET 64")

@@ -1,5 +1,13 @@
 # Sourced by the benchmark scripts that start servers of their own (scripts/http-bench.sh,
 # scripts/handovers-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh):
+#   wrk_run ARGS…       runs wrk (pinned with taskset to the cores in WRK_PIN when set) and prints
+#                       its output; fails, printing it, when an answer was not 2xx or no request
+#                       was answered (a figure that would be measured as if it were answers)
+#   wrk_rate ARGS…      the requests a second of wrk_run, a whole number
+#   bench_seed URL      four POSTs of scripts/bench-post.json to a bench server of the shipped
+#                       config: its list then holds 10 announcements, as issue 37 measures it
+#   bench_need_perf     stops the script, saying why, unless wrk and perf are here and perf may
+#                       count in this process's children (perf_event_paranoid)
 #   bench_config FILE   writes the shipped config.yaml to FILE for a bench server: port 0, the log
 #                       log.jsonl beside it, the writer token bench-token (scripts/bench-post.lua
 #                       sends it). Fails, saying so, when config.yaml has no token line to replace
@@ -24,4 +32,40 @@ bench_config() {
     echo "config.yaml has no 'editor: env:ANNOUNCEMENTS_TOKEN' line for the bench token to replace; update scripts/bench-lib.sh"
     return 1
   }
+}
+
+wrk_run() {
+  local out
+  out=$(${WRK_PIN:+taskset -c "$WRK_PIN"} wrk "$@") || { echo "wrk failed: wrk $*" >&2; return 1; }
+  if grep -q 'Non-2xx' <<< "$out" || ! grep -qE '^ *[1-9][0-9]* requests in' <<< "$out"; then
+    echo "wrk got errors or no answer from ${*: -1}, which would be measured as if they were answers:" >&2
+    echo "$out" >&2
+    return 1
+  fi
+  echo "$out"
+}
+
+wrk_rate() {
+  local out
+  out=$(wrk_run "$@") || return 1
+  awk '/^Requests\/sec/ { printf "%d\n", $2 }' <<< "$out"
+}
+
+bench_seed() {
+  for _ in 1 2 3 4; do
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
+      --data-binary "@scripts/bench-post.json" "$1/announcements" || { echo "a POST to $1/announcements failed (curl exit $?)" >&2; return 1; }
+  done
+  local items
+  items=$(curl -sf -H 'Accept-Version: 2.0' "$1/announcements" -D - -o /dev/null | tr -d '\r' | awk -F': ' 'tolower($1) == "x-total-count" { print $2 }')
+  [ "$items" = 10 ] || { echo "GET /announcements lists ${items:-no} items instead of 10; the seed in config.yaml changed?" >&2; return 1; }
+}
+
+bench_need_perf() {
+  local tool
+  for tool in wrk perf; do
+    command -v "$tool" > /dev/null || { echo "$tool is missing (Debian: apt-get install ${tool/perf/linux-perf})"; exit 1; }
+  done
+  perf stat -e context-switches -- true > /dev/null 2>&1 \
+    || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
 }

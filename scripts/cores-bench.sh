@@ -4,7 +4,7 @@
 # figures of 2 cores sharing with wrk say nothing of scaling). ../shared/bench/cores/ packs the
 # binaries for a machine without Swift.
 #
-# At each core count, one run each of DUR seconds, side by side with the anchors:
+# At each core count, one run each of CORES_BENCH_SECONDS, side by side with the anchors:
 #   1. reads scale: GET /health, the v2 list (10 items) and one announcement at 64 and 256
 #      connections, each against the bare Hummingbird app's GET /health (`AnnouncementsBench
 #      bare`): /health >= 0.85, the list and one >= 0.8; no route slower at 256 than at 64 by more
@@ -24,31 +24,47 @@
 #   CORES_BENCH_SETS    the server's core counts (default "2 4 8"); set, it runs on any machine
 #                       (a check that the script works: CORES_BENCH_SETS=1 CORES_BENCH_WRK=1 on 2
 #                       cores), and says its figures are not the goals'
-#   CORES_BENCH_WRK     wrk's cores, a taskset list (default 8-15, or 8 to the last core)
-#   DUR                 seconds per run (default 5); BENCH_DIR temporary folders (default .bench)
+#   CORES_BENCH_WRK     wrk's cores, a taskset list (default: from the largest set's count to the
+#                       last core, 8-15 at most)
+#   CORES_BENCH_SECONDS seconds per run (default 5); BENCH_DIR temporary folders (default .bench)
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
 
+case ${1:-} in
+  "" | --can-run) ;;
+  *) echo "usage: $0 [--can-run]   (the environment variables its header names choose what it runs)"; exit 2 ;;
+esac
 BIN=.build/release/announcements
 BENCH_BIN=.build/release/AnnouncementsBench
-DUR=${DUR:-5}
+SECONDS_EACH=${CORES_BENCH_SECONDS:-5}
 CORES=$(nproc)
-if [ -z "${CORES_BENCH_SETS:-}" ] && [ "$CORES" -lt 12 ]; then
-  echo "make bench-cores needs at least 12 cores (the server on 2, 4 and 8, wrk on 4 others); this machine has $CORES: not run."
-  echo "On a bigger machine run it there, or pack the binaries with ../shared/bench/cores/prepare.sh (its README says how)."
-  [ "${1:-}" = --can-run ] && exit 1
+# cannot_run REASON: says why it does not run here; `--can-run` then exits 1, a run exits 0.
+cannot_run() {
+  echo "$1: not run."
+  [ "${ARGUMENT:-}" = --can-run ] && exit 1
   exit 0
+}
+ARGUMENT=${1:-}
+if [ -z "${CORES_BENCH_SETS:-}" ] && [ "$CORES" -lt 12 ]; then
+  cannot_run "make bench-cores needs at least 12 cores (the server on 2, 4 and 8, wrk on 4 others); this machine has $CORES.
+On a bigger machine run it there, or pack the binaries with ../shared/bench/cores/prepare.sh (its README says how);
+CORES_BENCH_SETS=1 CORES_BENCH_WRK=1 checks that the script runs on a small one"
 fi
-[ "${1:-}" = --can-run ] && exit 0
+for tool in wrk taskset curl; do
+  command -v "$tool" > /dev/null || cannot_run "$tool is missing (Debian: apt-get install ${tool/taskset/util-linux})"
+done
+[ "$ARGUMENT" = --can-run ] && exit 0
 SETS=${CORES_BENCH_SETS:-2 4 8}
+LARGEST=$(tr ' ' '\n' <<< "$SETS" | sort -n | tail -1)
 LAST=$((CORES - 1))
-WRK_CORES=${CORES_BENCH_WRK:-8-$((LAST < 15 ? LAST : 15))}
+WRK_CORES=${CORES_BENCH_WRK:-$LARGEST-$((LAST < 15 ? LAST : 15))}
+[ -n "${CORES_BENCH_WRK:-}" ] || [ "$LARGEST" -le "$LAST" ] \
+  || { echo "no core is left for wrk beside the server's $LARGEST: set CORES_BENCH_WRK (a taskset list)"; exit 1; }
 for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
-for tool in wrk taskset; do command -v "$tool" > /dev/null || { echo "$tool is missing (apt-get install ${tool/taskset/util-linux})"; exit 1; }; done
 [ -n "${CORES_BENCH_SETS:-}" ] && echo "CORES_BENCH_SETS=$SETS: figures for checking the script, not the goals' (those need the server on 2, 4 and 8 cores of its own)"
-echo "$CORES cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')); wrk on $WRK_CORES; $DUR s per run"
+echo "$CORES cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')); wrk on $WRK_CORES; $SECONDS_EACH s per run"
 
 mkdir -p "${BENCH_DIR:-.bench}"
 DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/cores-XXXXXX")
@@ -57,34 +73,46 @@ stop_server() {
   if [ -n "$SERVER" ]; then kill "$SERVER" 2> /dev/null || true; wait "$SERVER" 2> /dev/null || true; fi
   SERVER=
 }
-trap 'stop_server; rm -rf "$DIR"' EXIT
+finish() {
+  local status=$?
+  stop_server
+  # A run that failed: what the servers said, before their folder goes.
+  [ "$status" = 0 ] || tail -n 5 "$DIR"/*.err 2> /dev/null >&2 || true
+  rm -rf "$DIR"
+}
+trap finish EXIT
 trap 'exit 130' INT TERM
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+export WRK_PIN=$WRK_CORES
 
-# rate CONNECTIONS URL [wrk options…]: requests a second (wrk pinned to WRK_CORES); fails on any
-# non-2xx answer or socket error.
+# rate CONNECTIONS URL [wrk options…]: requests a second (wrk_rate, pinned to WRK_CORES, up to 4
+# threads).
 rate() {
   local connections=$1 url=$2
   shift 2
-  local threads=$((connections < 4 ? connections : 4)) out
-  out=$(taskset -c "$WRK_CORES" wrk -t"$threads" -c"$connections" -d"${DUR}s" "$@" "$url")
-  if grep -qE 'Non-2xx|Socket errors' <<< "$out"; then echo "wrk got errors from $url:" >&2; echo "$out" >&2; return 1; fi
-  awk '/^Requests\/sec/ { printf "%d", $2 }' <<< "$out"
+  wrk_rate -t"$((connections < 4 ? connections : 4))" -c"$connections" -d"${SECONDS_EACH}s" "$@" "$url"
+}
+
+# figure NAME VALUE: VALUE, when it is a number above 0; else stops, naming what gave none.
+figure() {
+  [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "no figure for $1 (got '${2}')" >&2; exit 1; }
+  echo "$2"
 }
 
 # start SERVER_CORES NAME COMMAND…: starts a server pinned to SERVER_CORES (its pid in SERVER, its
 # URL in URL).
 start() {
-  local cores=$1 name=$2
+  local pinned=$1 name=$2
   shift 2
-  taskset -c "$cores" "$@" > "$DIR/$name.out" 2> "$DIR/$name.err" &
+  taskset -c "$pinned" "$@" > "$DIR/$name.out" 2> "$DIR/$name.err" &
   SERVER=$!
   URL=$(listening "$DIR/$name.out" "$SERVER")
 }
 
 # verdict FIGURE GOAL: "met" or "NOT met" for FIGURE >= GOAL (decimals).
 verdict() { awk -v f="$1" -v g="$2" 'BEGIN { print (f >= g ? "met" : "NOT met") }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+# ratio A B: A / B (B, a measured anchor, is above 0: `figure` and wrk_rate see to it).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # line NAME FIGURE ANCHOR_NAME ANCHOR GOAL: one goal's line.
 line() {
   local r
@@ -108,17 +136,16 @@ for n in $SETS; do
   stop_server
   # The disk's own sync of one line, and the store alone, on the server's cores.
   mkdir -p "$DIR/fsync" "$DIR/append"
-  fsync=$(taskset -c "$cores" "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$DUR" | sed -n 's/.*: \([0-9]*\) syncs\/s.*/\1/p')
-  appends=$(taskset -c "$cores" "$BENCH_BIN" append --dir "$DIR/append" --writers 64 256 --seconds "$DUR" --followers 0)
-  store64=$(awk '/^ *64 writers:/ { print $3 }' <<< "$appends"); store256=$(awk '/^ *256 writers:/ { print $3 }' <<< "$appends")
+  synced=$(taskset -c "$cores" "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH")
+  fsync=$(figure "write + fdatasync of one line" "$(sed -n 's/.*: \([0-9]*\) syncs\/s.*/\1/p' <<< "$synced")")
+  appends=$(taskset -c "$cores" "$BENCH_BIN" append --dir "$DIR/append" --writers 64 256 --seconds "$SECONDS_EACH" --followers 0)
+  store64=$(figure "the store, 64 writers" "$(awk '/^ *64 writers:/ { print $3 }' <<< "$appends")")
+  store256=$(figure "the store, 256 writers" "$(awk '/^ *256 writers:/ { print $3 }' <<< "$appends")")
   rm -rf "$DIR/fsync" "$DIR/append"
   # Ours, on a fresh log: 10 announcements (the seed and four POSTs).
   rm -f "$DIR"/log.jsonl*
   start "$cores" server env LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml"
-  for _ in 1 2 3 4; do
-    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
-      --data-binary "@$BENCH_POST_BODY" "$URL/announcements" || { echo "a POST to $URL/announcements failed"; exit 1; }
-  done
+  bench_seed "$URL"
   health64=$(rate 64 "$URL/health"); health256=$(rate 256 "$URL/health")
   list64=$(rate 64 "$URL/announcements" -H 'Accept-Version: 2.0'); list256=$(rate 256 "$URL/announcements" -H 'Accept-Version: 2.0')
   one64=$(rate 64 "$URL/announcements/2"); one256=$(rate 256 "$URL/announcements/2")

@@ -21,9 +21,7 @@ BIN=.build/release/announcements
 BENCH_BIN=.build/release/AnnouncementsBench
 SECONDS_EACH=${HANDOVERS_SECONDS:-5}
 for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
-for tool in perf wrk; do command -v "$tool" > /dev/null || { echo "$tool is missing (Debian: apt-get install ${tool/perf/linux-perf})"; exit 1; }; done
-perf stat -e context-switches -- true > /dev/null 2>&1 \
-  || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
+bench_need_perf
 
 mkdir -p "${BENCH_DIR:-.bench}"
 DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/handovers-XXXXXX")
@@ -51,13 +49,10 @@ run() {
   shift 4
   perf stat --per-thread -x, -e context-switches,cpu-migrations,task-clock -p "$pid" -o "$DIR/perf.csv" -- sleep "$SECONDS_EACH" &
   local perf=$!
-  local out
-  out=$(wrk -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@" "$url")
+  local out requests
+  out=$(wrk_run -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@" "$url") || return 1
   wait "$perf" || { echo "perf stat failed: $(tail -3 "$DIR/perf.csv" 2> /dev/null)" >&2; return 1; }
-  if grep -q 'Non-2xx' <<< "$out"; then echo "wrk got errors from $url:" >&2; echo "$out" >&2; return 1; fi
-  local requests
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
-  [ "${requests:-0}" -gt 0 ] || { echo "wrk made no request to $url:" >&2; echo "$out" >&2; return 1; }
   # perf's CSV per thread: "comm-tid,value,unit,event,…"; threads grouped by name without the tid.
   awk -F, -v n="$requests" -v name="$name" '
     $4 == "context-switches" || $4 == "cpu-migrations" || $4 == "task-clock" {
@@ -73,8 +68,8 @@ run() {
 }
 
 # A warm-up, so that threads started on first use are running when the counts begin.
-wrk -t1 -c64 -d1s -s scripts/bench-post.lua "$URL/announcements" > /dev/null
-wrk -t1 -c64 -d1s -s scripts/bench-post.lua "$BARE_URL/announcements" > /dev/null
+wrk_run -t1 -c64 -d1s -s scripts/bench-post.lua "$URL/announcements" > /dev/null
+wrk_run -t1 -c64 -d1s -s scripts/bench-post.lua "$BARE_URL/announcements" > /dev/null
 echo "Per request, in the server's process (wrk -t1, ${SECONDS_EACH}s each):"
 run "$BARE" 1 "$BARE_URL/announcements" "bare echo POST, 1 conn." -s scripts/bench-post.lua
 run "$SERVER" 1 "$URL/announcements" "durable POST, 1 conn." -s scripts/bench-post.lua

@@ -108,40 +108,32 @@ export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
 # The list holds 10 items, as the issue measured it: the seed's 6 and 4 POSTs. /health then
 # answers the same bytes as the bare server's (seq 10).
-for _ in 1 2 3 4; do
-  curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer bench-token' \
-    --data-binary "@$BENCH_POST_BODY" "$URL/announcements" || { echo "a POST to $URL/announcements failed"; exit 1; }
-done
-items=$(curl -sf -H 'Accept-Version: 2.0' "$URL/announcements" -D - -o /dev/null | tr -d '\r' | awk -F': ' 'tolower($1) == "x-total-count" { print $2 }')
-[ "$items" = 10 ] || { echo "GET /announcements lists ${items:-no} items instead of 10; the seed in config.yaml changed?"; exit 1; }
+bench_seed "$URL"
 
-# wrk_rate CONNECTIONS [wrk options…] URL: requests per second; fails on non-2xx answers.
-wrk_rate() {
-  local connections=$1 out; shift
-  out=$(wrk -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@")
-  if grep -q 'Non-2xx' <<< "$out"; then
-    echo "wrk got errors from ${*: -1}, which would be measured as if they were answers:" >&2; echo "$out" >&2; return 1
-  fi
-  awk '/Requests\/sec/ { print $2 }' <<< "$out"
+# rate CONNECTIONS [wrk options…] URL: requests a second (wrk_rate, one thread, SECONDS_EACH).
+rate() {
+  local connections=$1
+  shift
+  wrk_rate -t1 -c"$connections" -d"${SECONDS_EACH}s" "$@"
 }
 
 # The figure of one run of NAME (per second).
 measure() {
   case $1 in
-    bare) wrk_rate 64 "$BARE_URL/health" ;;
-    health) wrk_rate 64 "$URL/health" ;;
-    v2 | v2peer) wrk_rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
-    one | onepeer) wrk_rate 64 "$URL/announcements/2" ;;
-    metered) wrk_rate 64 "$URL/announcements/2" ;;
-    plain) wrk_rate 64 "$PLAIN_URL/announcements/2" ;;
-    post*) wrk_rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
-    echo*) wrk_rate "${1#echo}" -s scripts/bench-post.lua "$BARE_URL/announcements" ;;
-    hblist) wrk_rate 64 "$PEER_HB_URL/announcements" ;;
-    pylist) wrk_rate 64 "$PEER_PY_URL/announcements" ;;
-    hbone) wrk_rate 64 "$PEER_HB_URL/announcements/2" ;;
-    pyone) wrk_rate 64 "$PEER_PY_URL/announcements/2" ;;
-    hb*) wrk_rate "${1#hb}" -s scripts/bench-post.lua "$PEER_HB_URL/announcements" ;;
-    py*) wrk_rate "${1#py}" -s scripts/bench-post.lua "$PEER_PY_URL/announcements" ;;
+    bare) rate 64 "$BARE_URL/health" ;;
+    health) rate 64 "$URL/health" ;;
+    v2 | v2peer) rate 64 -H 'Accept-Version: 2.0' "$URL/announcements" ;;
+    one | onepeer) rate 64 "$URL/announcements/2" ;;
+    metered) rate 64 "$URL/announcements/2" ;;
+    plain) rate 64 "$PLAIN_URL/announcements/2" ;;
+    post*) rate "${1#post}" -s scripts/bench-post.lua "$URL/announcements" ;;
+    echo*) rate "${1#echo}" -s scripts/bench-post.lua "$BARE_URL/announcements" ;;
+    hblist) rate 64 "$PEER_HB_URL/announcements" ;;
+    pylist) rate 64 "$PEER_PY_URL/announcements" ;;
+    hbone) rate 64 "$PEER_HB_URL/announcements/2" ;;
+    pyone) rate 64 "$PEER_PY_URL/announcements/2" ;;
+    hb*) rate "${1#hb}" -s scripts/bench-post.lua "$PEER_HB_URL/announcements" ;;
+    py*) rate "${1#py}" -s scripts/bench-post.lua "$PEER_PY_URL/announcements" ;;
     fsync) "$BENCH_BIN" fsync --dir "$DIR/fsync" --seconds "$SECONDS_EACH" \
              | awk '{ for (i = 2; i <= NF; i++) if ($i == "syncs/s,") print $(i - 1) }' ;;
     append64) "$BENCH_BIN" append --dir "$DIR/append" --writers 64 --followers 0 --seconds "$SECONDS_EACH" \

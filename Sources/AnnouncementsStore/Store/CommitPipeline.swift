@@ -108,10 +108,11 @@ struct CommitPipeline<Waiter, Closer> {
 
     // MARK: - The syncer
 
-    /// A sync on the syncer's thread ended (failed or not).
-    mutating func syncEnds() -> Wake {
+    /// A sync on the syncer's thread ended (failed or not). Returns whether to signal the committer:
+    /// it waits (a stopped one has nothing in flight, and is not started for it).
+    mutating func syncEnds() -> Bool {
         syncEnded = true
-        return committer == .stopped ? .none : wakeCommitter()
+        return committer == .stopped ? false : wakeCommitter() == .wake
     }
 
     // MARK: - The committer

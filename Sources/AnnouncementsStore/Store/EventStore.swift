@@ -98,7 +98,7 @@ public final class EventStore: Sendable {
 
         /// A sync on the syncer's thread ended: wakes the committer when it waits.
         func syncEnded() {
-            if state.withLock({ $0.syncEnds() }) == .wake { wakeUp.signal() }
+            if state.withLock({ $0.syncEnds() }) { wakeUp.signal() }
         }
     }
 

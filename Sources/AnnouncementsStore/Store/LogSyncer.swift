@@ -32,7 +32,7 @@ final class LogSyncer: Sendable {
     init(log: any EventLog, metrics: StoreMetrics, synced: @escaping @Sendable () -> Void) {
         self.log = log
         self.metrics = metrics
-        self.state = Mutex(SyncQueue(durableEnd: log.durableEnd))
+        self.state = Mutex(SyncQueue(path: log.path, durableEnd: log.durableEnd))
         self.synced = synced
     }
 
@@ -49,8 +49,7 @@ final class LogSyncer: Sendable {
     /// lines are durable or failed, without calling `synced`. Only for a caller that would
     /// otherwise just wait for this sync (see `EventStore.drain`).
     func append(_ lines: [UInt8], count: Int, inline: Bool = false) throws(Failure) {
-        let path = log.path
-        guard try state.withLock({ state throws(Failure) in try state.hand(lines, count: count, path: path) }) else { return }
+        guard try state.withLock({ state throws(Failure) in try state.hand(lines, count: count) }) else { return }
         if inline {
             run(notifying: false)
         } else {

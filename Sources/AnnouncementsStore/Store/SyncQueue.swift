@@ -38,8 +38,12 @@ struct SyncQueue {
     private var lastError: LogError?
     private var isUnusable = false
 
-    /// A queue for a log durable up to `end`.
-    init(durableEnd end: Int64) {
+    /// The log's path, for the error of lines handed over once it is closed.
+    private let path: String
+
+    /// A queue for the log at `path`, durable up to `end`.
+    init(path: String, durableEnd end: Int64) {
+        self.path = path
         pendingStart = end
         durableEnd = end
     }
@@ -58,7 +62,7 @@ struct SyncQueue {
 
     /// `count` lines handed over, to go after those before. Returns whether the caller starts the
     /// append loop (none runs); throws, taking nothing, while a failure waits or once closed.
-    mutating func hand(_ lines: [UInt8], count: Int, path: String) throws(Failure) -> Bool {
+    mutating func hand(_ lines: [UInt8], count: Int) throws(Failure) -> Bool {
         if let failure { throw failure }
         guard !isClosed else {
             throw Failure(start: pendingStart, end: pendingStart, error: LogError(.unusable, path: path, message: "the log is closed"))
