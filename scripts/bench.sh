@@ -11,8 +11,9 @@
 #               and against the peers of scripts/peers/ on PostgreSQL; SSE followers)
 #   PostgreSQL  scripts/pg-log-bench.sh (the store's appends on a PostgreSQL log beside the file
 #               log and pgbench inserting the same rows; replay from a table beside the file)
-#   nodes       scripts/nodes-bench.sh (three servers on one table: durable POSTs all through one
-#               node beside spread over two and three; how soon a write is served by another node)
+#   nodes       scripts/nodes-bench.sh (three servers on one table: durable POSTs at 16 and 64
+#               connections all through one node beside spread over two and three, with issue 38's
+#               goal and the CPU per POST; how soon a write is served by another node)
 #   search      AnnouncementsBench search (the index of the live announcements: its build, its
 #               memory against the live text, two-word queries)
 #   start-up    scripts/startup-bench.sh (to `listening` on the bench log, cold and after SIGTERM)
@@ -97,7 +98,7 @@ scripts/http-bench.sh || FAILED+=" HTTP"
 section "PostgreSQL log (issue 15)"
 scripts/pg-log-bench.sh || FAILED+=" PostgreSQL log"
 
-section "Several nodes on one PostgreSQL table (issue 15)"
+section "Several nodes on one PostgreSQL table (issues 15 and 38)"
 scripts/nodes-bench.sh || FAILED+=" several nodes"
 
 section "Search (issue 35)"

@@ -87,6 +87,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         // Where the log is (its path, its database) is the server log's to tell, not a client's.
         case .log(let problem) where isReadBack(problem):
             APIError(.serviceUnavailable, "the log cannot be read back right now; lists and single announcements still work. \(problem.placeless)")
+        case .log(let problem) where problem.kind == .locked:
+            // The writer role is held elsewhere (several nodes): it moves, or a stalled holder loses it.
+            APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)", headers: [.retryAfter: "1"])
         case .log(let problem):
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)")
         case .closed:

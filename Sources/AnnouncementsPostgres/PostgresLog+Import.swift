@@ -17,14 +17,14 @@ extension PostgresLog {
             throw LogError(.writeFailed, path: self.path, message: "cannot begin the import's transaction: \(Self.describe(error))")
         }
         let end: Int64
-        state.withLock { $0.inTransaction = true }
-        defer { state.withLock { $0.inTransaction = false } }
+        state.withLock { $0.role.inTransaction = true }
+        defer { state.withLock { $0.role.inTransaction = false } }
         do throws(LogError) {
             end = try append(linesOf: path, batchBytes: batchBytes)
         } catch {
             // Rolled back here, or by the database when the connection was lost.
             _ = try? Self.wait(for: writer.query("ROLLBACK", logger: logger), upTo: settings.commitTimeout, closing: writer)
-            state.withLock { $0.durableEnd = start }
+            state.withLock { $0.role.linesEnd(at: start) }
             throw LogError(error.kind, path: error.path, line: error.line, message: error.message + "; the import was rolled back: the table is as it was")
         }
         do {
@@ -32,7 +32,7 @@ extension PostgresLog {
         } catch {
             // Refused, it rolled back; unanswered (the connection lost, a timeout), it may have
             // committed: all of the import is in the table, or none of it.
-            state.withLock { $0.durableEnd = start }
+            state.withLock { $0.role.linesEnd(at: start) }
             let outcome = Self.isRefusal(error, on: writer) ? "the import was rolled back: the table is as it was" : "whether it was committed is unknown: the table holds all of the import or none of it (`announcements verify` says which)"
             throw LogError(.writeFailed, path: self.path, message: "cannot commit the import (\(Self.describe(error))): \(outcome)")
         }

@@ -17,7 +17,8 @@ extension PostgresLog {
     /// The replay follows the hash chain as `chainCheck` says (a start-up refuses a broken one).
     public static func open(_ settings: PostgresSettings, alone: Bool = false, chainCheck: ChainCheck = .refuse, logger: Logger) async throws(LogError) -> (log: PostgresLog, replay: Replay) {
         let path = settings.description
-        let writer = try await connect(settings, id: 1, logger: logger)
+        // A writer alone is named apart: no node ends its session as a stalled holder's.
+        let writer = try await connect(settings, id: alone ? 6 : 1, logger: logger)
         do throws(LogError) {
             if alone {
                 let key = lockKey(settings.table)
@@ -215,7 +216,8 @@ extension PostgresLog {
     }
 
     /// How postgres-nio reaches the database of `settings`, for the connection numbered `id`
-    /// (1 the writer, 2 the reader, 4 the listener, 5 an erasure's, others a tool's): each connection says in its
+    /// (1 the writer, 2 the reader, 4 the listener, 5 an erasure's, 6 the writer of a log opened
+    /// alone, others a tool's): each connection says in its
     /// `application_name` what it is and which process (and machine) it belongs to, so that
     /// `pg_stat_activity` shows, beside `pg_locks`, which node holds the writer role.
     static func configuration(_ settings: PostgresSettings, connection id: Int) throws(LogError) -> PostgresConnection.Configuration {
@@ -237,7 +239,7 @@ extension PostgresLog {
             host: settings.host, port: settings.port, username: settings.user,
             password: settings.password, database: settings.database, tls: tls
         )
-        let role = [1: "writer", 2: "reader", 4: "listener", 5: "eraser"][id] ?? "tool"
+        let role = [1: "writer", 2: "reader", 4: "listener", 5: "eraser", 6: "sole writer"][id] ?? "tool"
         configuration.options.additionalStartupParameters = [("application_name", "announcements \(role) pid=\(getpid()) host=\(ProcessInfo.processInfo.hostName)")]
         return configuration
     }

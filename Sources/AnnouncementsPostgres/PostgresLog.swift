@@ -32,8 +32,15 @@ import Foundation
 /// sends a notification (`NOTIFY`) on the table's channel and waits in the lock's queue; the holder
 /// hears it (or sees the waiter in `pg_locks` on its next look, four times a second) and unlocks
 /// once its appends under way have committed. A node that dies takes its session, and so the lock,
-/// with it. `import` and the benchmarks open the log *alone* instead: they take the role at once,
-/// or fail, and keep it until they close.
+/// with it. A node that stops making progress (stopped, frozen, cut off while the database still
+/// sees its session) loses it too: a node that has waited in line `settings.stallLimit` ends the
+/// holder's session when it has run no statement for as long (`endStalledHolder`). Every insert
+/// takes the lock for its own transaction, and inserts nothing when another session holds it: a
+/// process that lost the role appends nothing, whatever it believes (fencing by the database).
+/// The store waits a bounded time in line, then leaves it (`leaveLine`). What this process knows
+/// of the role, and what follows from it, is `WriterRole`, a value type; this class drives it.
+/// `import` and the benchmarks open the log *alone* instead: they take the role at once, or
+/// fail, and keep it until they close.
 ///
 /// **Following.** Every batch notifies the channel as it commits; each node listens, and looks at
 /// the table's end four times a second besides (a lost notification costs at most that much), and
@@ -60,27 +67,21 @@ public final class PostgresLog: EventLog {
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     let state: Mutex<State>
-    /// Wakes the follower's look at the table (a notification came).
+    /// Wakes the follower from its wait between looks (the log closes).
     private let wake = DispatchSemaphore(value: 0)
 
+    /// A request for the writer role on its way: the lock's statement, and the first page of the
+    /// lines appended from `from` (where this process's lines ended when it asked), sent right
+    /// behind it on the same session. The read runs once the lock is granted, so it sees every
+    /// line the last holder committed: the role and what to take in come in one round trip.
+    struct RoleRequest {
+        var lock: EventLoopFuture<PostgresQueryResult>
+        var firstPage: EventLoopFuture<PostgresQueryResult>
+    }
+
     struct State {
-        var durableEnd: Int64
-        var holdsRole: Bool
-        /// How many times this process took the role: a look that began before the role was given
-        /// up and taken again cannot tell whether the session holds it now.
-        var roleTakings = 0
-        var isUnusable = false
-        var isClosed = false
-        /// The writer's connection was given up (closed, or closing): the next use connects again.
-        var writerLost = false
-        /// The writer's session (`pg_backend_pid()`): how `pg_locks` names it.
-        var writerPID: Int32
-        /// The writer's request for the lock while it waits in line, and when it was sent (see
-        /// `takeWriterRole`).
-        var roleRequest: (answer: EventLoopFuture<PostgresQueryResult>, sent: ContinuousClock.Instant)?
+        var role: WriterRole<RoleRequest>
         var listener: Task<Void, Never>?
-        /// An import's transaction is open on the writer's connection: appends go into it.
-        var inTransaction = false
     }
 
     init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
@@ -90,20 +91,28 @@ public final class PostgresLog: EventLog {
         self.writer = Mutex(writer)
         self.reader = Mutex(reader)
         self.logger = logger
-        self.state = Mutex(State(durableEnd: durableEnd, holdsRole: !isShared, writerPID: writerPID))
+        let role = WriterRole<RoleRequest>(
+            isShared: isShared, durableEnd: durableEnd, writerPID: writerPID,
+            stallLimit: settings.stallLimit, lockTimeout: Self.lockTimeout(settings)
+        )
+        self.state = Mutex(State(role: role))
     }
 
     public var durableEnd: Int64 {
-        state.withLock { $0.durableEnd }
+        state.withLock { $0.role.durableEnd }
     }
 
     public var isUnusable: Bool {
-        state.withLock { $0.isUnusable }
+        state.withLock { $0.role.isUnusable }
     }
 
     /// Whether this process holds the writer role now.
     public var holdsWriterRole: Bool {
-        state.withLock { $0.holdsRole }
+        state.withLock { $0.role.holds }
+    }
+
+    public var writeBlock: LogError? {
+        state.withLock { $0.role.writeBlock(at: .now) }.map { LogError(.locked, path: path, message: $0) }
     }
 
     /// The channel notifications about this log go on: the table's name.
@@ -113,54 +122,43 @@ public final class PostgresLog: EventLog {
     let node = UUID().uuidString
 
     public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
-        let inTransaction = try state.withLock { state throws(LogError) in
-            guard !state.isClosed else { throw LogError(.unusable, path: path, message: "the log is closed") }
-            guard !state.isUnusable else {
-                throw LogError(.unusable, path: path, message: "an earlier append's outcome is unknown (the connection failed while it ran); restart to read the log as it is")
-            }
-            guard state.holdsRole else {
-                throw LogError(.writeFailed, path: path, message: "this process does not hold the writer role (its connection was lost); the next write takes it again")
-            }
-            guard start == state.durableEnd else {
-                throw LogError(.unusable, path: path, message: "an append was to go at position \(start), but the log's lines end at \(state.durableEnd)")
-            }
-            return state.inTransaction
-        }
+        let inTransaction = try state.withLock { state throws(LogError) in try state.role.mayAppend(at: start, path: path) }
         let rows = try EventRows(lines: lines, start: start, path: path)
         let writer = self.writer.withLock { $0 }
         let inserted: Int64
+        let fenced: Bool
         do {
             // Nothing sent: a refusal (a shared log connects again at its next write).
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
-            let insert = rows.insert(into: settings.table, at: start, notifying: isShared ? channel : nil, payload: "appended " + node)
+            let insert = rows.insert(into: settings.table, at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : nil, payload: "appended " + node)
             // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
             let result = inTransaction
                 ? try Self.wait(for: writer.query(insert, logger: logger), upTo: settings.commitTimeout, closing: writer)
                 : try committed(insert, on: writer)
             guard let row = result.rows.first else { throw PostgresLogFailure("the insert answered no row") }
-            (inserted, _) = try row.decode((Int64, Int64).self)
+            (inserted, _, fenced) = try row.decode((Int64, Int64, Bool).self)
         } catch {
-            // A refusal by the server rolled the transaction back: nothing was appended. Any other
-            // failure (the connection lost while the commit was under way) leaves the outcome
-            // unknown. (A FATAL or PANIC error ends the session: the commit may have happened
-            // before it.) A shared log finds out when it takes the role again: it reads what is
-            // there. A log alone cannot: it takes no more appends.
-            if Self.isRefusal(error, on: writer) {
-                // A shared log reads the table again before its next append (a duplicate seq: the
-                // table holds lines this process has not seen).
-                yieldWriterRole()
-            } else {
-                if isShared { Self.closeSoon(writer) }
-                state.withLock { state in
-                    if isShared {
-                        state.holdsRole = false
-                        state.writerLost = true
-                    } else {
-                        state.isUnusable = true
-                    }
-                }
+            // A refusal by the server rolled the transaction back: nothing was appended (a shared
+            // log reads the table again before its next append: a duplicate seq means the table
+            // holds lines this process has not seen). Any other failure (the connection lost while
+            // the commit was under way) leaves the outcome unknown. (A FATAL or PANIC error ends
+            // the session: the commit may have happened before it.) A shared log finds out when it
+            // takes the role again: it reads what is there. A log alone cannot: it takes no more
+            // appends.
+            let refused = Self.isRefusal(error, on: writer)
+            switch state.withLock({ $0.role.appendFailed(refused: refused) }) {
+            case .yield: yieldWriterRole()
+            case .dropWriter: Self.closeSoon(writer)
+            case .none: break
             }
-            throw LogError(.writeFailed, path: path, message: "cannot append to the log: \(Self.describe(error))")
+            let outcome = refused ? "" : " (whether it was committed is unknown: a retry with the same Idempotency-Key is made once)"
+            throw LogError(.writeFailed, path: path, message: "cannot append to the log: \(Self.describe(error))\(outcome)")
+        }
+        guard fenced else {
+            // Another session holds the lock: this process's session lost the role (ended as a
+            // holder that made no progress, while this process was stopped or frozen).
+            yieldWriterRole()
+            throw LogError(.writeFailed, path: path, message: "another node holds the writer role: this node's session lost it (it made no progress while another waited, and was ended); nothing was appended; the next write takes the role again")
         }
         guard inserted == Int64(rows.seqs.count) else {
             // The insert's own check: the table does not end where this process's lines do.
@@ -168,79 +166,174 @@ public final class PostgresLog: EventLog {
             throw LogError(.writeFailed, path: path, message: "the table does not end where this server's lines end (position \(start)): rows were removed, or another process appended without the writer role; nothing was appended. Stop the servers and run `announcements verify`")
         }
         let end = start + Int64(lines.count)
-        state.withLock { $0.durableEnd = end }
+        state.withLock { $0.role.linesEnd(at: end) }
         return end
     }
 
     public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? {
-        guard isShared, !holdsWriterRole else { return [] }
+        guard isShared else { return [] }
         let key = Self.lockKey(settings.table)
         do {
-            let request = try state.withLock { $0.roleRequest } ?? {
+            let request: RoleRequest
+            switch state.withLock({ $0.role.ask() }) {
+            case .held:
+                return []
+            case .wait(let pending):
+                request = pending
+            case .send:
                 let writer = try writingConnection()
-                // Ask the holder to give the role up, then get in the lock's queue (the wait ends
-                // at the session's lock_timeout, 0.8 of the commit timeout).
-                _ = try Self.wait(for: writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger), upTo: settings.commitTimeout, closing: writer)
-                let request = (answer: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger), sent: ContinuousClock.now)
-                state.withLock { $0.roleRequest = request }
-                return request
-            }()
+                // Ask the holder to give the role up, get in the lock's queue (the wait ends at
+                // the session's lock_timeout, or when the store gives up: `leaveLine`), and read
+                // what the holder appended once the role is this process's: sent together, run
+                // one after another. (A notice that fails costs the holder's next look, a
+                // quarter of a second; a failed connection fails the lock's request too.)
+                writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger).whenFailure { [logger, path] error in
+                    logger.debug("cannot ask for the writer role by notice", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+                }
+                request = RoleRequest(
+                    lock: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger),
+                    firstPage: writer.query(Self.page(of: settings.table, from: end, rows: max(1, settings.pageRows)), logger: logger)
+                )
+                state.withLock { $0.role.asked(request, at: .now) }
+            }
             do {
-                _ = try Self.wait(for: request.answer, upTo: slice, closing: nil)
+                _ = try Self.wait(for: request.lock, upTo: slice, closing: nil)
             } catch is PostgresLogFailure {
-                // Still in line: the request stays queued, until the database should have ended
-                // the wait itself (its lock_timeout). Not answered by then, the database or the
-                // network is gone without a word (no keepalive is sent while a request waits):
-                // the connection is given up, and the next write connects again.
-                // (The catch below marks the connection lost.)
-                guard ContinuousClock.now - request.sent >= settings.commitTimeout else { return nil }
-                Self.closeSoon(self.writer.withLock { $0 })
-                throw PostgresLogFailure("PostgreSQL did not answer the request for the writer role within \(settings.commitTimeout) (the database or the network is down?); the connection is closed, the next write connects again")
+                // Still in line: the request stays queued.
+                switch state.withLock({ $0.role.stillInLine(at: .now) }) {
+                case .wait:
+                    return nil
+                case .lookForStall:
+                    endStalledHolder()
+                    return nil
+                case .dropWriter:
+                    // Not answered by the time the database should have ended the wait itself:
+                    // the database or the network is gone without a word (no keepalive is sent
+                    // while a request waits). The connection is given up, and the next write
+                    // connects again. (The catch below marks it lost.)
+                    Self.closeSoon(self.writer.withLock { $0 })
+                    throw PostgresLogFailure("PostgreSQL did not answer the request for the writer role within \(settings.commitTimeout) (the database or the network is down?); the connection is closed, the next write connects again")
+                }
             }
-            state.withLock { $0.roleRequest = nil }
+            state.withLock { $0.role.took() }
+            return try linesOnceTaken(after: end, firstPage: request.firstPage)
+        } catch let error as LogError {
+            throw error
         } catch {
-            state.withLock { $0.roleRequest = nil }
-            let psql = error as? PSQLError
-            if psql?.code != .server {
-                // The connection failed: the next try connects again.
-                state.withLock { $0.writerLost = true }
-            }
-            // The wait in line ended by the session's lock_timeout, or by its statement_timeout,
-            // the same length and started a moment before.
-            if let code = psql?.serverInfo?[.sqlState], ["55P03", "57014"].contains(code) {
-                throw LogError(.locked, path: path, message: "another process held the writer role (PostgreSQL advisory lock \(key)) and did not give it up within \(settings.commitTimeout): an `import`, or a node that cannot reach the database")
-            }
-            if error is PostgresLogFailure {
-                throw LogError(.unavailable, path: path, message: "cannot take the writer role: \(Self.describe(error))")
-            }
-            throw LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
+            throw roleNotTaken(error)
         }
-        state.withLock { state in
-            state.holdsRole = true
-            state.roleTakings += 1
+    }
+
+    /// Leaves the lock's queue (the store's writers have waited long enough): cancels the wait in
+    /// line, from the reader's connection. Returns the lines others appended when the role came
+    /// before the cancel did (this process holds it then), nil when it left the line.
+    public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? {
+        guard case .wait(let request) = state.withLock({ $0.role.ask() }) else { return nil }
+        let pid = state.withLock { $0.role.writerPID }
+        // A cancel that reaches the session once the lock is granted finds it idle, and does nothing.
+        if let reader = try? readingConnection() {
+            _ = try? Self.wait(for: reader.query("SELECT pg_cancel_backend(\(pid))", logger: logger), upTo: .seconds(5), closing: reader)
         }
+        do {
+            _ = try Self.wait(for: request.lock, upTo: .seconds(5), closing: nil)
+        } catch {
+            // Cancelled (57014), or not answered: out of line either way.
+            if error is PostgresLogFailure { Self.closeSoon(writer.withLock { $0 }) }
+            _ = roleNotTaken(error)
+            return nil
+        }
+        state.withLock { $0.role.took() }
+        return try linesOnceTaken(after: end, firstPage: request.firstPage)
+    }
+
+    /// The role just taken: the lines others appended after `end`, from `firstPage` on (the
+    /// request's read). Gives the role up again when they cannot be read.
+    private func linesOnceTaken(after end: Int64, firstPage: EventLoopFuture<PostgresQueryResult>) throws(LogError) -> [UInt8] {
         do throws(LogError) {
-            let writer = self.writer.withLock { $0 }
-            return try linesAppended(after: end, on: writer)
+            return try linesAppended(after: end, on: writer.withLock { $0 }, firstPage: firstPage)
         } catch {
             yieldWriterRole()
             throw error
         }
     }
 
-    public func yieldWriterRole() {
-        guard isShared, holdsWriterRole else { return }
-        state.withLock { $0.holdsRole = false }
-        let writer = self.writer.withLock { $0 }
+    /// The request for the role failed with `error`: out of line; the error as the store sees it.
+    private func roleNotTaken(_ error: any Error) -> LogError {
+        let key = Self.lockKey(settings.table)
+        let psql = error as? PSQLError
+        let failure: LogError
+        if let code = psql?.serverInfo?[.sqlState], ["55P03", "57014"].contains(code) {
+            // The wait in line ended by the session's lock_timeout, by its statement_timeout
+            // (the same length, started a moment before), or by `leaveLine`'s cancel.
+            failure = LogError(.locked, path: path, message: "another process held the writer role (PostgreSQL advisory lock \(key)) and did not give it up in time: an `import`, a node whose commits take that long, or one that cannot reach the database")
+        } else if error is PostgresLogFailure {
+            failure = LogError(.unavailable, path: path, message: "cannot take the writer role: \(Self.describe(error))")
+        } else {
+            failure = LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
+        }
+        // A failure that is not the database's answer lost the connection: the next try connects again.
+        state.withLock { $0.role.takeFailed(failure, connectionLost: psql?.code != .server) }
+        return failure
+    }
+
+    /// Ends the session of a holder of the writer role that has made no progress (no statement
+    /// begun or ended) for `settings.stallLimit`, while this process has waited in line as long:
+    /// a node stopped (SIGSTOP), frozen, swapping, or cut off on a half-open path where the
+    /// database still sees its session. Keepalives cannot tell: the kernel answers for a stopped
+    /// process. Only a node's shared writer session is ended (named `announcements writer` in
+    /// `application_name`), never an `import`'s, and never one inside a statement. With its
+    /// session the holder loses the lock; its transaction, if one was open, rolls back; and every
+    /// append of its own takes the lock for its transaction (`EventRows.insert`), so that it can
+    /// append nothing more without taking the role again.
+    private func endStalledHolder() {
+        let pid = state.withLock { $0.role.writerPID }
+        let seconds = Double(settings.stallLimit.components.seconds) + Double(settings.stallLimit.components.attoseconds) / 1e18
+        let query: PostgresQuery = """
+            WITH role AS (\(unescaped: Self.roleLocks(settings.table)))
+            SELECT a.application_name, extract(epoch FROM clock_timestamp() - a.state_change)::float8, pg_terminate_backend(a.pid)
+            FROM role JOIN pg_stat_activity a ON a.pid = role.pid
+            WHERE role.granted AND a.pid <> \(pid) AND a.application_name LIKE 'announcements writer %'
+              AND a.state <> 'active' AND a.state_change < clock_timestamp() - make_interval(secs => \(seconds))
+            """
         do {
-            // A session already gone holds nothing; one that does not answer an unlock within a
-            // few seconds is cut off (and the lock goes with it).
-            guard !writer.isClosed else { throw PostgresLogFailure("the connection is closed") }
-            _ = try Self.wait(for: writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: writer)
+            let reader = try readingConnection()
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
+            for row in result.rows {
+                let (name, idle, ended) = try row.decode((String, Double, Bool).self)
+                guard ended else { continue }
+                logger.warning("ended the session of the writer role's holder: it made no progress while this node waited in line for the role", metadata: [
+                    "log.path": "\(path)", "holder": "\(name)", "holder.idle_seconds": "\(Int(idle))",
+                ])
+            }
         } catch {
-            // Its session ends with its connection, and the lock with it.
+            logger.debug("cannot look for a stalled holder of the writer role", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+        }
+    }
+
+    /// The advisory locks of the writer role on `table` in this database: who holds it, who waits.
+    static func roleLocks(_ table: String) -> String {
+        """
+        SELECT pid, granted FROM pg_locks
+        WHERE locktype = 'advisory' AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = \(lockKey(table))
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
+    }
+
+    public func yieldWriterRole() {
+        guard state.withLock({ $0.role.yield() }) else { return }
+        let writer = self.writer.withLock { $0 }
+        // A session already gone holds nothing.
+        guard !writer.isClosed else {
+            state.withLock { $0.role.dropWriter() }
+            return
+        }
+        // Not waited for: what this process sends next on the session (its next request for the
+        // role) runs after it. One that fails gives the connection up, and the lock goes with its
+        // session; one never answered leaves a session that makes no progress, which the node
+        // waiting for the role ends (`endStalledHolder`).
+        writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger).whenFailure { [weak self] _ in
             Self.closeSoon(writer)
-            state.withLock { $0.writerLost = true }
+            self?.state.withLock { $0.role.dropWriter() }
         }
     }
 
@@ -257,61 +350,82 @@ public final class PostgresLog: EventLog {
 
     /// The lines from position `end` to the table's end, read on `connection`, in pages of
     /// `settings.pageRows` rows (a node that missed much reads it in several statements, none of
-    /// which may outlive the commit timeout).
-    private func linesAppended(after end: Int64, on connection: PostgresConnection) throws(LogError) -> [UInt8] {
+    /// which may outlive the commit timeout). With `firstPage`, the answer of the first page's
+    /// statement, sent earlier from a position at or before `end` (see `RoleRequest`): its rows
+    /// before `end` are skipped.
+    private func linesAppended(after end: Int64, on connection: PostgresConnection, firstPage: EventLoopFuture<PostgresQueryResult>? = nil) throws(LogError) -> [UInt8] {
         let pageRows = max(1, settings.pageRows)
         var bytes: [UInt8] = []
-        var pageIsFull = true
+        var page = firstPage
         do {
-            while pageIsFull {
-                let query: PostgresQuery = """
-                    SELECT position, line FROM \(unescaped: settings.table)
-                    WHERE position >= \(end + Int64(bytes.count)) ORDER BY position LIMIT \(pageRows)
-                    """
-                let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
+            while true {
+                let next = end + Int64(bytes.count)
+                let answer = page ?? connection.query(Self.page(of: settings.table, from: next, rows: pageRows), logger: logger)
+                page = nil
+                let result = try Self.wait(for: answer, upTo: settings.commitTimeout, closing: connection)
                 for row in result.rows {
                     let (position, line) = try row.decode((Int64, ByteBuffer).self)
+                    // Taken in already (a page asked for before this process's lines went on).
+                    if position + Int64(line.readableBytes) < end { continue }
                     guard position == end + Int64(bytes.count) else {
                         throw LogError(.unreadable, path: path, message: "the row at position \(position) does not follow the lines before it (they end at \(end + Int64(bytes.count))): stop the servers and run `announcements verify`")
                     }
                     bytes += line.readableBytesView
                     bytes.append(UInt8(ascii: "\n"))
                 }
-                pageIsFull = result.rows.count == pageRows
+                if result.rows.count < pageRows { return bytes }
             }
         } catch let error as LogError {
             throw error
         } catch {
             throw LogError(.unreadable, path: path, message: "cannot read the lines others appended: \(Self.describe(error))")
         }
-        return bytes
+    }
+
+    /// The statement that reads a page of rows of `table`: `rows` at most, from `position`.
+    static func page(of table: String, from position: Int64, rows: Int) -> PostgresQuery {
+        "SELECT position, line FROM \(unescaped: table) WHERE position >= \(position) ORDER BY position LIMIT \(rows)"
     }
 
     public func tookIn(upTo end: Int64) {
-        state.withLock { $0.durableEnd = end }
+        state.withLock { $0.role.linesEnd(at: end) }
     }
 
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {
-        guard isShared, !state.withLock({ $0.isClosed }) else { return }
+        guard isShared, !state.withLock({ $0.role.isClosed }) else { return }
         let listener = Task.detached { [settings, channel, node, logger] in
             await Self.listen(settings, channel: channel, ignoring: node, logger: logger) { [weak self] payload in
                 guard let self else { return }
-                // Asked for the role: say so at once (the look confirms it, and catches a lost notice).
-                if payload.hasPrefix("role "), self.holdsWriterRole { changed(.roleWanted) }
+                // Told at once, without a look at the table (each look is a query, and with writes
+                // spread over the nodes every commit notifies every node): the looks, four times
+                // a second, catch a lost notice.
+                if payload.hasPrefix("appended ") { changed(.appended) }
+                // Asked for the role: say so once this process has held it its quantum.
+                if payload.hasPrefix("role ") { self.roleWanted(changed) }
                 // Another node sealed erased rows: what this one kept of them may hold their texts.
                 if payload.hasPrefix("erased ") { changed(.erased) }
-                self.wake.signal()
             }
         }
         state.withLock { $0.listener = listener }
         let thread = Thread { [weak self] in
-            while let log = self, !log.state.withLock({ $0.isClosed }) {
+            while let log = self, !log.state.withLock({ $0.role.isClosed }) {
                 _ = log.wake.wait(timeout: .now() + .milliseconds(250))
                 log.look(changed)
             }
         }
         thread.name = "announcements.follow"
         thread.start()
+    }
+
+    /// Tells `changed` that another process wants the role, once this process has held it its
+    /// quantum (`WriterRole.quantum`); nothing when it does not hold it.
+    private func roleWanted(_ changed: @escaping @Sendable (LogChange) -> Void) {
+        guard let delay = state.withLock({ $0.role.yieldDelay(at: .now) }) else { return }
+        guard delay > .zero else { return changed(.roleWanted) }
+        let (seconds, attoseconds) = delay.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) { [weak self] in
+            if self?.holdsWriterRole == true { changed(.roleWanted) }
+        }
     }
 
     /// Passes `heard` every notification on `channel` but those this process sent (their payload
@@ -336,45 +450,35 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// One look at the table: where its lines end, whether another process waits for the writer
-    /// role, and whether this process's writer session still holds it (a session the server
-    /// ended, which the connection has not noticed yet, would hold on to stale state: then the
-    /// role is given up, and the lines others appended since are taken in). Tells `changed` what
-    /// concerns this process.
-    private func look(_ changed: @Sendable (LogChange) -> Void) {
-        let key = Self.lockKey(settings.table)
-        let (heldBefore, pid, takings) = state.withLock { ($0.holdsRole, $0.writerPID, $0.roleTakings) }
+    /// One look at the table: where its lines end, who waits for the writer role and who holds
+    /// it, and whether this process's writer session still does (a session the server ended,
+    /// which the connection has not noticed yet, would hold on to stale state: then the role is
+    /// given up, and the lines others appended since are taken in). Tells `changed` what concerns
+    /// this process; what it saw of the role's queue is what `writeBlock` reports.
+    private func look(_ changed: @escaping @Sendable (LogChange) -> Void) {
+        let ticket = state.withLock { $0.role.lookTicket }
         let query: PostgresQuery = """
-            WITH role AS (
-                SELECT pid, granted FROM pg_locks
-                WHERE locktype = 'advisory' AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = \(key)
-                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-            )
+            WITH role AS (\(unescaped: Self.roleLocks(settings.table)))
             SELECT coalesce((SELECT position + octet_length(line) + 1 FROM \(unescaped: settings.table) ORDER BY seq DESC LIMIT 1), 0),
-                   EXISTS (SELECT 1 FROM role WHERE NOT granted AND pid <> \(pid)),
-                   EXISTS (SELECT 1 FROM role WHERE granted AND pid = \(pid))
+                   coalesce((SELECT array_agg(pid) FROM role WHERE NOT granted AND pid <> \(ticket.pid)), '{}'::int[]),
+                   EXISTS (SELECT 1 FROM role WHERE granted AND pid = \(ticket.pid)),
+                   (SELECT coalesce(a.application_name, 'pid ' || role.pid) FROM role LEFT JOIN pg_stat_activity a ON a.pid = role.pid
+                    WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1)
             """
         do {
             let connection = try readingConnection()
             let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
             guard let row = result.rows.first else { return }
-            let (end, roleWanted, sessionHolds) = try row.decode((Int64, Bool, Bool).self)
+            let (end, waiting, sessionHolds, holder) = try row.decode((Int64, [Int32], Bool, String?).self)
             let (durableEnd, holdsRole, lost) = state.withLock { state in
-                // Held before the look and still held by the same session as far as this process
-                // knows (not given up and taken again meanwhile: the look may have seen the gap
-                // between), but not by the server's account: the session is gone.
-                let lost = heldBefore && !sessionHolds && state.holdsRole && state.writerPID == pid && state.roleTakings == takings
-                if lost {
-                    state.holdsRole = false
-                    state.writerLost = true
-                }
-                return (state.durableEnd, state.holdsRole, lost)
+                let lost = state.role.looked(ticket, sessionHolds: sessionHolds, waiting: waiting, holder: holder, at: .now)
+                return (state.role.durableEnd, state.role.holds, lost)
             }
             if lost {
                 logger.warning("the writer's session no longer holds the writer role (the server ended it?): connecting again at the next write", metadata: ["log.path": "\(path)"])
             }
             if holdsRole {
-                if roleWanted { changed(.roleWanted) }
+                if !waiting.isEmpty { roleWanted(changed) }
             } else if end > durableEnd {
                 changed(.appended)
             }
@@ -415,13 +519,13 @@ public final class PostgresLog: EventLog {
         } catch {
             throw LogError(.writeFailed, path: path, message: "cannot empty the table: \(Self.describe(error))")
         }
-        state.withLock { $0.durableEnd = 0 }
+        state.withLock { $0.role.linesEnd(at: 0) }
     }
 
     public func close() {
         let (wasClosed, holdsRole, listener) = state.withLock { state in
-            defer { state.isClosed = true }
-            return (state.isClosed, state.holdsRole, state.listener)
+            let (wasClosed, held) = state.role.close()
+            return (wasClosed, held, state.listener)
         }
         guard !wasClosed else { return }
         listener?.cancel()
@@ -441,28 +545,25 @@ public final class PostgresLog: EventLog {
 
     /// The reader's connection, connected again when it was closed.
     private func readingConnection() throws -> PostgresConnection {
-        try Self.openConnection(reader, settings, id: 2, logger: logger, replacing: false, isClosed: { state.withLock { $0.isClosed } }) { _ in }
+        try Self.openConnection(reader, settings, id: 2, logger: logger, replacing: false, isClosed: { state.withLock { $0.role.isClosed } }) { _ in }
     }
 
     /// The writer's connection, connected again (with the writer's session settings) when it was
     /// closed: a shared log only, whose role a new session can take again.
     private func writingConnection() throws -> PostgresConnection {
-        let lost = state.withLock { state in
-            defer { state.writerLost = false }
-            return state.writerLost
-        }
+        let lost = state.withLock { $0.role.reconnects() }
         do {
-            return try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.isClosed } }) { connection in
+            return try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
                 for query in Self.writerSession(settings) {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
                     _ = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
                 }
                 let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: settings.commitTimeout, closing: connection)
                 let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
-                state.withLock { $0.writerPID = writerPID }
+                state.withLock { $0.role.connected(writerPID: writerPID) }
             }
         } catch {
-            if lost { state.withLock { $0.writerLost = true } }
+            if lost { state.withLock { $0.role.reconnectFailed() } }
             throw error
         }
     }
@@ -568,11 +669,17 @@ public final class PostgresLog: EventLog {
     /// (mid-commit, or just granted the writer role), where Linux sends no keepalive and would
     /// retransmit for about 15 minutes, holding the role that long.
     static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
-        let milliseconds = String(settings.commitTimeout.components.seconds * 1000 * 8 / 10)
+        let timeout = lockTimeout(settings).components
+        let milliseconds = String(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
         return [
             "SET synchronous_commit TO on",
             "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",
         ]
+    }
+
+    /// The writer session's `statement_timeout` and `lock_timeout`: 0.8 of the commit timeout.
+    static func lockTimeout(_ settings: PostgresSettings) -> Duration {
+        settings.commitTimeout * 0.8
     }
 
     /// Closes `connection` without waiting (kept until it is closed: postgres-nio wants that).

@@ -29,6 +29,10 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// pages of this many, each a statement of its own (one for a whole large table would outlive
     /// the statement timeout, or the commit timeout a read is waited for).
     public var pageRows = 20_000
+    /// How long a node holding the writer role may make no progress (no statement begun or
+    /// ended) while another waits in line for the role, before the waiter ends its session: a
+    /// node stopped, frozen or cut off loses the role this long after another asks for it.
+    public var stallLimit = Duration.seconds(5)
 
     public static let defaultTable = "announcement_events"
 

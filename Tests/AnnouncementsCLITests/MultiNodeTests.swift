@@ -174,6 +174,118 @@ struct MultiNodeTests {
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
     }
 
+    @Test("SIGSTOP of the node holding the writer role: writes through the others succeed within 10 s, their /health says writes wait meanwhile and ok after; on SIGCONT the stopped node's pending writes are in the log or a retryable 503, its next write goes through, and the chain verifies")
+    func writingNodeStopped() async throws {
+        let folder = try makeFolder(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try PostgresCLITests.postgresConfig(in: folder)
+        let servers = try await Self.startNodes(3, in: folder, config: config)
+        let stopped = Shared<Int?>(nil)
+        defer {
+            if let index = stopped.value { servers[index].process.signal(SIGCONT) }
+            for server in servers { server.stop() }
+        }
+        let nodes = servers.map { Node(url: $0.url) }
+        let acknowledged = Shared<[String]>([])
+        // The first node takes the role with a few writes, and keeps it.
+        for write in 0..<5 {
+            let answer = try await nodes[0].send("POST", "/announcements", headers: ["Idempotency-Key": "a-\(write)"], body: #"{"title":"a-\#(write)"}"#)
+            #expect(answer.status == 201, "\(answer.text)")
+            acknowledged.update { $0.append("a-\(write)") }
+        }
+        let holder = try await Self.writerRoleHolder(config: config)
+        let index = try #require(servers.firstIndex { $0.process.processIdentifier == holder })
+        // Writes through the holder go on as it stops: some are in its hands then, the others
+        // wait in its socket; all are answered once it goes on.
+        let resumed = Shared(false)
+        let answered = Shared<[(title: String, status: Int, text: String)]>([])
+        let writers = (0..<3).map { client in
+            Task {
+                var write = 0
+                while !resumed.value {
+                    let title = "holder-\(client)-\(write)"
+                    let answer = try await nodes[index].send("POST", "/announcements", headers: ["Idempotency-Key": title], body: #"{"title":"\#(title)"}"#, timeout: 120)
+                    answered.update { $0.append((title, answer.status, answer.text)) }
+                    write += 1
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        servers[index].process.signal(SIGSTOP)
+        stopped.update { $0 = index }
+        let started = ContinuousClock.now
+        let others = nodes.indices.filter { $0 != index }
+
+        // Writes through the others, and /health on the first of them, until the first write is acknowledged.
+        let firstWrite = Shared<Duration?>(nil)
+        let healthSeen = Shared<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (client, node) in others.enumerated() {
+                group.addTask {
+                    for write in 0..<4 {
+                        let title = "other-\(client)-\(write)"
+                        let answer = try await nodes[node].send("POST", "/announcements", headers: ["Idempotency-Key": title], body: #"{"title":"\#(title)"}"#, timeout: 60)
+                        #expect(answer.status == 201, "\(title): \(answer.status) \(answer.text)")
+                        guard answer.status == 201 else { return }
+                        acknowledged.update { $0.append(title) }
+                        firstWrite.update { $0 = $0 ?? ContinuousClock.now - started }
+                    }
+                }
+            }
+            group.addTask {
+                while firstWrite.value == nil, ContinuousClock.now - started < .seconds(60) {
+                    let health = try await nodes[others[0]].send("GET", "/health")
+                    healthSeen.update { $0.append("\(health.status) \(health.json?["reason"] as? String ?? "")") }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let waited = try #require(firstWrite.value)
+        #expect(waited < .seconds(10), "the first write through another node came \(waited) after the holder stopped")
+        #expect(healthSeen.value.contains { $0.hasPrefix("503 ") && $0.contains("writes wait for the writer role") }, "\(healthSeen.value)")
+        for node in others {
+            let health = try await nodes[node].send("GET", "/health")
+            #expect(health.status == 200, "\(health.text)")
+        }
+
+        servers[index].process.signal(SIGCONT)
+        stopped.update { $0 = nil }
+        resumed.update { $0 = true }
+        for writer in writers { try await writer.value }
+        // A 2xx only for a write that is in the log (checked below); else a retryable 503.
+        for answer in answered.value {
+            #expect([201, 503].contains(answer.status), "\(answer.title): \(answer.status) \(answer.text)")
+            if answer.status == 201 { acknowledged.update { $0.append(answer.title) } }
+        }
+        // Its next write takes the role again (a retry at most, as a client would), and its health clears.
+        var last: Node.Answer?
+        for _ in 0..<5 where last?.status != 201 {
+            last = try await nodes[index].send("POST", "/announcements", headers: ["Idempotency-Key": "after"], body: #"{"title":"after"}"#)
+            if last?.status != 201 { try await Task.sleep(for: .milliseconds(300)) }
+        }
+        #expect(last?.status == 201, "\(last?.text ?? "")")
+        acknowledged.update { $0.append("after") }
+        let seq = try #require(last?.logSeq)
+        let health = try await nodes[index].send("GET", "/health", headers: ["Min-Seq": "\(seq)"])
+        #expect(health.status == 200, "\(health.text)")
+
+        // Every acknowledged write is in the log once, on every node; the chain verifies.
+        for node in nodes {
+            var titles: [String] = []
+            while true {
+                let page = try await node.send("GET", "/announcements?max=100&offset=\(titles.count)", headers: ["Min-Seq": "\(seq)"])
+                let items = try #require(try JSONSerialization.jsonObject(with: Data(page.text.utf8)) as? [[String: Any]])
+                if items.isEmpty { break }
+                titles += items.compactMap { $0["title"] as? String }
+            }
+            #expect(titles.count == Set(titles).count, "nothing twice: \(titles)")
+            #expect(Set(acknowledged.value).isSubset(of: Set(titles)), "every acknowledged write: \(titles)")
+        }
+        let verified = try await CLI.run(["verify", "--config", config], in: folder)
+        #expect(verified.status == 0 && verified.stdout.contains(": sound"), "\(verified.stdout)\(verified.stderr)")
+    }
+
     /// `count` servers on `config`, started one after another (those started are stopped when a
     /// later one fails to start).
     static func startNodes(_ count: Int, in folder: String, config: String) async throws -> [ServerProcess] {

@@ -103,7 +103,8 @@ final class FreezableProxy: Sendable {
                 usleep(10_000)
                 continue
             }
-            guard Self.readable(source) else { continue }
+            // (Frozen while it polled: nothing read passes.)
+            guard Self.readable(source), !frozen.load(ordering: .relaxed) else { continue }
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             if watching, let trigger = trigger.withLock({ $0 }) {

@@ -75,6 +75,16 @@ public protocol EventLog: AnyObject, Sendable {
     /// appends meanwhile (`lines(after:)`) and asks again. Fails when the role cannot be had in time.
     func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]?
 
+    /// Leaves the line for the writer role that `takeWriterRole` returned nil in (the store's
+    /// writers have waited as long as they may). Returns the lines others appended after `end`
+    /// when the role came before the line was left (this process holds it then), nil when it is
+    /// out of line.
+    func leaveLine(after end: Int64) throws(LogError) -> [UInt8]?
+
+    /// Why writes through this process cannot be made now on a shared log (the writer role's
+    /// queue stands still: its holder does not give it up; the last try for it failed), or nil.
+    var writeBlock: LogError? { get }
+
     /// Gives up the writer role (between appends), so that another process waiting for it gets it.
     func yieldWriterRole()
 
@@ -121,6 +131,8 @@ extension EventLog {
         throw LogError(.writeFailed, path: path, message: "this log cannot erase lines in place")
     }
     public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? { [] }
+    public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { nil }
+    public var writeBlock: LogError? { nil }
     public func yieldWriterRole() {}
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func tookIn(upTo end: Int64) {}

@@ -88,7 +88,7 @@ extension EventStore {
     private func commit(_ waiters: [Waiter], after handedOver: inout [HandedOver]) {
         if handedOver.isEmpty, log.isShared {
             do throws(LogError) {
-                try takeWriterRole()
+                try takeWriterRole(until: (waiters.map(\.since).min() ?? .now) + Self.roleWaitLimit)
             } catch {
                 logger.error("cannot take the writer role", metadata: ["log.path": "\(path)", "error": "\(error)"])
                 for waiter in waiters { waiter.continuation.resume(returning: waiter.requests.map { _ in .failure(.log(error)) }) }

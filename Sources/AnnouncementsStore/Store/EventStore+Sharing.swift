@@ -54,12 +54,21 @@ extension EventStore {
     /// Takes the writer role of a shared log, and takes in what others appended before it got it.
     /// Runs on the committer, with nothing handed over. While it waits in line for the role, it
     /// takes in what the holder appends, a few times a second, so that readers of this store (and
-    /// `Min-Seq`) do not wait for its writers. When their lines cannot be taken in, the role is
-    /// given up again: nothing may be appended after lines this store does not have.
-    func takeWriterRole() throws(LogError) {
+    /// `Min-Seq`) do not wait for its writers. At `deadline` (when the first of the writers it
+    /// takes the role for has waited `roleWaitLimit`) it leaves the line and fails, unless the
+    /// role came meanwhile. When the lines others appended cannot be taken in, the role is given
+    /// up again: nothing may be appended after lines this store does not have.
+    func takeWriterRole(until deadline: ContinuousClock.Instant) throws(LogError) {
         while true {
             let end = syncer.end
-            guard let appended = try log.takeWriterRole(after: end, waitingAtMost: Self.roleWaitSlice) else {
+            var appended = try log.takeWriterRole(after: end, waitingAtMost: Self.roleWaitSlice)
+            if appended == nil, ContinuousClock.now >= deadline {
+                appended = try log.leaveLine(after: end)
+                guard appended != nil else {
+                    throw LogError(.locked, path: path, message: "writes waited \(Self.roleWaitLimit) for the writer role, which another node holds and has not given up (see /health); nothing was written: retry")
+                }
+            }
+            guard let appended else {
                 catchUp()
                 continue
             }
@@ -76,6 +85,10 @@ extension EventStore {
     /// How long the committer waits in line for the writer role before it takes in what the
     /// holder appended meanwhile.
     static let roleWaitSlice = Duration.milliseconds(200)
+
+    /// How long a write waits for the writer role at most (then it fails, with a 503 over HTTP):
+    /// twice a stalled holder's `stallLimit`, which a live holder never comes near.
+    static let roleWaitLimit = Duration.seconds(10)
 
     /// Takes in the lines others appended to a shared log since this store's last line. Runs on
     /// the committer, with nothing handed over. A failure is logged once, and `health` says

@@ -87,6 +87,8 @@ public final class EventStore: Sendable {
         /// are decided (another process on a shared log seeded it first), nothing is appended and
         /// every outcome is nil.
         var intoEmptyLog = false
+        /// When it was queued: on a shared log, how long it has waited for the writer role.
+        var since = ContinuousClock.now
     }
 
     /// The commit pipeline's state (`CommitPipeline`) in a lock, and the semaphore its committer
@@ -311,11 +313,14 @@ public final class EventStore: Sendable {
 
     /// Whether writes can succeed now: not after a failed write or sync until one succeeds, and
     /// never again once a failed write could not be undone (see `StoreHealth`); on a shared log,
-    /// not while the lines others appended cannot be taken in.
+    /// not while the lines others appended cannot be taken in, nor while the writer role cannot be
+    /// had (`EventLog.writeBlock`).
     public var health: StoreHealth {
         let health = syncer.health
-        guard case .ok = health, let failure = followFailure.withLock({ $0 }) else { return health }
-        return .failing(failure)
+        guard case .ok = health else { return health }
+        if let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
+        if log.isShared, let block = log.writeBlock { return .blocked(block) }
+        return .ok
     }
 
     /// How far the log is durable: its size in bytes, for a file.

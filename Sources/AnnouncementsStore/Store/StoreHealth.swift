@@ -7,6 +7,10 @@ public enum StoreHealth: Sendable, Hashable {
     /// The last write or sync failed (a full disk, an I/O error) and was undone: writes go on
     /// being tried as they come, and the first that succeeds makes the store `ok` again.
     case failing(LogError)
+    /// Writes wait for something outside this process (a shared log's writer role, which another
+    /// holds and does not give up), whose error says what: they fail once they have waited their
+    /// limit. Clears by itself when that changes.
+    case blocked(LogError)
     /// A failed write could not be undone, so where the log ends is unknown, or the log file
     /// changed under the server: no write succeeds until the server restarts (and its start-up
     /// recovers the log, or reads it as it is now).
@@ -25,7 +29,7 @@ public enum StoreHealth: Sendable, Hashable {
     public var state: State {
         switch self {
         case .ok: .ok
-        case .failing: .failing
+        case .failing, .blocked: .failing
         case .unusable: .unusable
         case .closed: .closed
         }
@@ -39,6 +43,8 @@ public enum StoreHealth: Sendable, Hashable {
             nil
         case .failing(let error):
             "the last write to the log failed (\(error.placeless)); the next write tries again"
+        case .blocked(let error):
+            error.placeless
         case .unusable(let error) where error.kind == .unusable:
             // The error says why itself (the log changed under the server).
             "the log is unusable (\(error.placeless)); restart the server to recover it"

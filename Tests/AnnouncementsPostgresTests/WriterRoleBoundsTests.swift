@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsPostgres
+@testable import AnnouncementsStore
+
+/// The bounds of the writer role on a shared table: how long a write waits for it, how long a
+/// holder that makes no progress keeps it, and that a process that lost it appends nothing.
+@Suite(.enabled(if: PostgresTesting.isAvailable, PostgresTesting.skipReason), .timeLimit(.minutes(5)))
+struct WriterRoleBoundsTests {
+    @Test("a write waits for the writer role at most the store's limit (10 s, before the database's own 24 s), then fails as locked and leaves the line; the next write takes the role")
+    func boundedWait() async throws {
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let store = try await place.open()
+        // A session that is not a node's holds the role: nobody ends it.
+        let holder = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        defer { PostgresLog.closeSoon(holder) }
+        let key = PostgresLog.lockKey(settings.table)
+        try await holder.query("SELECT pg_advisory_lock(\(key))", logger: LogPlace.quiet)
+        let started = ContinuousClock.now
+        let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= EventStore.roleWaitLimit && waited < EventStore.roleWaitLimit + .seconds(3), "waited \(waited)")
+        if case .log(let error) = failure {
+            #expect(error.kind == .locked && error.message.contains("waited 10.0 seconds for the writer role"), "\(error.message)")
+        } else {
+            Issue.record("\(String(describing: failure))")
+        }
+        // Out of line: no request of the store's is left queued, and health says why writes fail.
+        let queued = try await holder.query("SELECT count(*) FROM (\(unescaped: PostgresLog.roleLocks(settings.table))) AS role WHERE NOT granted", logger: LogPlace.quiet)
+        for try await count in queued.decode(Int64.self) { #expect(count == 0) }
+        #expect(store.health.reason?.contains("the last try for the writer role failed") == true, "\(String(describing: store.health.reason))")
+        try await holder.query("SELECT pg_advisory_unlock(\(key))", logger: LogPlace.quiet)
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(store.health == .ok)
+        #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
+        await store.close()
+    }
+
+    @Test("a holder cut off from the database (a half-open path: its session still there) loses the role once another has waited the stall limit; health says so meanwhile; after, its own writes go through again, and nothing is lost or doubled")
+    func stalledHolder() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(20)
+        let settings = try #require(place.settings)
+        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        defer { proxy.stop() }
+        var throughProxy = place
+        throughProxy.settings?.port = proxy.port
+        let holder = try await throughProxy.open()
+        let other = try await place.open()
+        _ = try await holder.create(AnnouncementDraft(title: "Before"), by: "alice")
+        #expect(await other.waitUntilSeq(1, upTo: .seconds(30)))
+        proxy.freeze()
+        // Every copying thread of the proxy has seen it (each polls for 20 ms at most).
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let written = Flag()
+        let write = Task {
+            defer { written.set() }
+            return try await other.create(AnnouncementDraft(title: "While frozen"), by: "bob")
+        }
+        // Past two seconds in line, the asker says writes wait, naming the holder. (Watched from a
+        // thread of its own: a busy machine's cooperative pool may not run a task in that window.)
+        let degraded = Mutex<String?>(nil)
+        let watcher = Thread {
+            while !written.isSet, ContinuousClock.now - started < .seconds(30) {
+                if let reason = other.health.reason, reason.contains("writes wait for the writer role") { degraded.withLock { $0 = reason } }
+                usleep(20_000)
+            }
+        }
+        watcher.start()
+        _ = try await write.value
+        let waited = ContinuousClock.now - started
+        #expect(waited >= settings.stallLimit && waited < EventStore.roleWaitLimit, "the write through the other store waited \(waited)")
+        let reason = degraded.withLock { $0 }
+        #expect(reason?.contains("announcements writer pid=") == true, "\(reason ?? "health never said writes wait")")
+        #expect(other.health == .ok, "\(String(describing: other.health.reason))")
+        proxy.thaw()
+        // The cut-off holder finds its session ended; a write through it fails at most once
+        // (retryable, nothing appended), and then takes the role again.
+        var failures = 0
+        while true {
+            do {
+                _ = try await holder.create(AnnouncementDraft(title: "After"), by: "alice")
+                break
+            } catch {
+                failures += 1
+                guard failures < 3, case .log = error else { throw error }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let titles = try await place.replay().model.announcements.map(\.title)
+        #expect(titles == ["Before", "While frozen", "After"])
+        await holder.close()
+        await other.close()
+    }
+
+    @Test("an append through a session that does not hold the writer role is refused by the database, however sure the process is that it holds it")
+    func fencedByTheDatabase() async throws {
+        let source = try Backend.postgres.makePlace()
+        let seeded = try await source.open(seed: [AnnouncementDraft(title: "A")])
+        await seeded.close()
+        let line = try #require(try await source.lines().first) + [UInt8(ascii: "\n")]
+
+        let place = try Backend.postgres.makePlace()
+        let settings = try #require(place.settings)
+        let (log, _) = try await PostgresLog.open(settings, logger: LogPlace.quiet)
+        defer { log.close() }
+        let other = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
+        defer { PostgresLog.closeSoon(other) }
+        try await other.query("SELECT pg_advisory_lock(\(PostgresLog.lockKey(settings.table)))", logger: LogPlace.quiet)
+        // The process believes it holds the role (as one whose session was ended, while it was
+        // stopped, believes when it wakes).
+        log.state.withLock { $0.role.took() }
+        let refusal = #expect(throws: LogError.self) { try line.withBytes { try log.appendDurably($0, at: 0) } }
+        #expect(refusal?.message.contains("another node holds the writer role") == true, "\(String(describing: refusal))")
+        #expect(try await place.rowCount() == 0)
+        #expect(!log.holdsWriterRole, "the role is given up")
+    }
+}

@@ -1,0 +1,202 @@
+import Testing
+@testable import AnnouncementsDomain
+@testable import AnnouncementsPostgres
+
+/// The writer role's decisions, without a database: every transition of `WriterRole`.
+struct WriterRoleTests {
+    typealias Role = WriterRole<Int>
+
+    static let start = ContinuousClock.now
+
+    static func shared(end: Int64 = 0) -> Role {
+        Role(isShared: true, durableEnd: end, writerPID: 10, stallLimit: .seconds(5), lockTimeout: .seconds(24))
+    }
+
+    static func at(_ seconds: Double) -> ContinuousClock.Instant {
+        start + .milliseconds(Int(seconds * 1000))
+    }
+
+    @Test("a log alone holds the role from the start, never asks, and a failed append of unknown outcome makes it unusable")
+    func alone() throws {
+        var role = Role(isShared: false, durableEnd: 7, writerPID: 10, stallLimit: .seconds(5), lockTimeout: .seconds(24))
+        #expect(role.holds)
+        guard case .held = role.ask() else { Issue.record("a log alone never asks"); return }
+        #expect(try role.mayAppend(at: 7, path: "p") == false)
+        let unlocks = role.yield()
+        #expect(!unlocks, "a log alone keeps the role")
+        let afterFailure = role.appendFailed(refused: false)
+        #expect(afterFailure == .none)
+        #expect(role.isUnusable)
+        #expect(throws: LogError.self) { try role.mayAppend(at: 7, path: "p") }
+        #expect(role.writeBlock(at: Self.at(100)) == nil, "a log alone never waits for the role")
+    }
+
+    @Test("a shared log asks, waits in line, looks for a stalled holder once it has waited the stall limit (once a second), and holds the role once the request is answered")
+    func askAndTake() throws {
+        var role = Self.shared()
+        #expect(!role.holds)
+        #expect(throws: LogError.self) { try role.mayAppend(at: 0, path: "p") }
+        guard case .send = role.ask() else { Issue.record("a free role is asked for"); return }
+        role.asked(1, at: Self.at(0))
+        guard case .wait(let request) = role.ask() else { Issue.record("a role asked for is waited for"); return }
+        #expect(request == 1)
+        let early = role.stillInLine(at: Self.at(0.2))
+        #expect(early == .wait)
+        let justBefore = role.stillInLine(at: Self.at(4.9))
+        #expect(justBefore == .wait)
+        let atLimit = role.stillInLine(at: Self.at(5.0))
+        #expect(atLimit == .lookForStall)
+        let halfSecondLater = role.stillInLine(at: Self.at(5.5))
+        #expect(halfSecondLater == .wait, "one look a second")
+        let secondLater = role.stillInLine(at: Self.at(6.0))
+        #expect(secondLater == .lookForStall)
+        role.took()
+        #expect(role.holds && role.takings == 1)
+        #expect(try role.mayAppend(at: 0, path: "p") == false)
+        #expect(throws: LogError.self) { try role.mayAppend(at: 3, path: "p") }
+        role.linesEnd(at: 40)
+        #expect(try role.mayAppend(at: 40, path: "p") == false)
+        #expect(role.durableEnd == 40)
+    }
+
+    @Test("in line past the database's own lock timeout and a quarter more, the writer's connection is dropped")
+    func silentDatabase() {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(0))
+        let beforeTimeout = role.stillInLine(at: Self.at(29.9))
+        #expect(beforeTimeout != .dropWriter)
+        let afterTimeout = role.stillInLine(at: Self.at(30))
+        #expect(afterTimeout == .dropWriter)
+    }
+
+    @Test("a refused append gives the role up; one of unknown outcome drops the writer, which connects again at the next use")
+    func appendFailures() throws {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(0))
+        role.took()
+        let afterRefusal = role.appendFailed(refused: true)
+        #expect(afterRefusal == .yield)
+        let unlocks = role.yield()
+        #expect(unlocks, "held: unlock")
+        let unlocksAgain = role.yield()
+        #expect(!unlocksAgain, "given up already: nothing to unlock")
+        role.asked(2, at: Self.at(1))
+        role.took()
+        let afterUnknown = role.appendFailed(refused: false)
+        #expect(afterUnknown == .dropWriter)
+        #expect(!role.holds && !role.isUnusable)
+        let connects = role.reconnects()
+        #expect(connects)
+        let connectsAgain = role.reconnects()
+        #expect(!connectsAgain, "once")
+        role.reconnectFailed()
+        let retries = role.reconnects()
+        #expect(retries, "a failed reconnect is tried again")
+        role.connected(writerPID: 11)
+        #expect(role.writerPID == 11)
+    }
+
+    @Test("a failed take puts the process out of line and says why writes cannot be made, until a look finds the role moved (another holder, or none) or a take succeeds")
+    func takeFailure() throws {
+        var role = Self.shared()
+        let (a, b) = ("announcements writer pid=1 host=a", "announcements writer pid=2 host=b")
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: a, at: Self.at(0))
+        role.asked(1, at: Self.at(0))
+        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"), connectionLost: false)
+        guard case .send = role.ask() else { Issue.record("out of line: the next take asks again"); return }
+        #expect(!role.writerLost)
+        #expect(role.writeBlock(at: Self.at(10))?.contains("held elsewhere") == true)
+        // The same holder keeps it: still blocked.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: a, at: Self.at(11))
+        #expect(role.writeBlock(at: Self.at(11))?.contains("held elsewhere") == true)
+        // Another holder: the role moved.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: b, at: Self.at(12))
+        #expect(role.writeBlock(at: Self.at(12)) == nil)
+        role.asked(2, at: Self.at(13))
+        role.takeFailed(LogError(.unavailable, path: "p", message: "gone"), connectionLost: true)
+        #expect(role.writerLost, "a take that lost the connection connects again")
+        #expect(role.writeBlock(at: Self.at(13))?.contains("gone") == true)
+        // Nobody holds it.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(14))
+        #expect(role.writeBlock(at: Self.at(14)) == nil)
+        role.asked(3, at: Self.at(15))
+        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"), connectionLost: false)
+        role.asked(4, at: Self.at(16))
+        role.took()
+        #expect(role.writeBlock(at: Self.at(16.5)) == nil, "a take that succeeds clears the failure")
+    }
+
+    @Test("writes count as blocked once some session has waited in line two seconds (another's, as the looks saw it, or this process's own request), naming the holder")
+    func blockedQueue() {
+        var role = Self.shared()
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20], holder: "announcements writer pid=7 host=a", at: Self.at(0))
+        #expect(role.writeBlock(at: Self.at(1.9)) == nil)
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20, 21], holder: "announcements writer pid=7 host=a", at: Self.at(1.0))
+        let block = role.writeBlock(at: Self.at(2.5))
+        #expect(block?.contains("2.5 s") == true && block?.contains("pid=7") == true, "\(block ?? "nil")")
+        // The first waiter got the role; the second has waited only since the look that first saw it.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [21], holder: nil, at: Self.at(2.6))
+        #expect(role.writeBlock(at: Self.at(2.9)) == nil)
+        // This process's own request counts from when it was sent.
+        var asking = Self.shared()
+        asking.asked(1, at: Self.at(0))
+        #expect(asking.writeBlock(at: Self.at(1)) == nil)
+        #expect(asking.writeBlock(at: Self.at(2))?.contains("2.0 s") == true)
+        _ = asking.close()
+        #expect(asking.writeBlock(at: Self.at(3)) == nil, "a closed log says nothing: the store says it is closed")
+    }
+
+    @Test("a look finds the role lost only when the same session held it before and after, and the server says it does not")
+    func lostSession() {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(0))
+        role.took()
+        let ticket = role.lookTicket
+        let lostWhileHeld = role.looked(ticket, sessionHolds: true, waiting: [], holder: nil, at: Self.at(1))
+        #expect(!lostWhileHeld)
+        #expect(role.holds)
+        // Given up and taken again while the look ran: it may have seen the gap between.
+        let unlocks = role.yield()
+        #expect(unlocks)
+        role.asked(2, at: Self.at(1))
+        role.took()
+        let lostAcrossTakings = role.looked(ticket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(2))
+        #expect(!lostAcrossTakings)
+        #expect(role.holds)
+        // Held throughout by this process's account, not by the server's: lost.
+        let lost = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(3))
+        #expect(lost)
+        #expect(!role.holds && role.writerLost)
+        // A look that began before the role was taken says nothing of it.
+        let free = role.lookTicket
+        role.asked(3, at: Self.at(3))
+        role.took()
+        let lostBeforeTaken = role.looked(free, sessionHolds: false, waiting: [], holder: nil, at: Self.at(4))
+        #expect(!lostBeforeTaken)
+        #expect(role.holds)
+    }
+
+    @Test("a holder asked for the role gives it up once it has held it its quantum, at once after; one that does not hold it has nothing to give up")
+    func quantum() {
+        var role = Self.shared()
+        #expect(role.yieldDelay(at: Self.at(0)) == nil)
+        role.asked(1, at: Self.at(0))
+        #expect(role.yieldDelay(at: Self.at(0)) == nil, "in line is not holding")
+        role.took(at: Self.at(1))
+        #expect(role.yieldDelay(at: Self.at(1)) == Role.quantum)
+        #expect(role.yieldDelay(at: Self.at(1) + Role.quantum / 2) == Role.quantum / 2)
+        #expect(role.yieldDelay(at: Self.at(2)) == .zero)
+    }
+
+    @Test("closing: once, saying whether the role was held; appends are refused from then on")
+    func close() {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(0))
+        role.took()
+        let first = role.close()
+        #expect(!first.wasClosed && first.held)
+        let second = role.close()
+        #expect(second.wasClosed)
+        #expect(throws: LogError.self) { try role.mayAppend(at: 0, path: "p") }
+    }
+}
