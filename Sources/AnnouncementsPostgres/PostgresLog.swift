@@ -230,25 +230,32 @@ public final class PostgresLog: EventLog {
     public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? {
         guard case .wait(let request) = state.withLock({ $0.role.ask() }) else { return nil }
         let pid = state.withLock { $0.role.writerPID }
-        // A cancel that reaches the session once the lock is granted finds it idle, and does nothing.
+        // Cancelled only while it still waits in line (the read behind the lock's request runs
+        // once the lock is granted; a cancel that comes later finds the session idle, and does
+        // nothing).
         if let reader = try? readingConnection() {
-            _ = try? Self.wait(for: reader.query("SELECT pg_cancel_backend(\(pid))", logger: logger), upTo: .seconds(5), closing: reader)
+            let cancel: PostgresQuery = """
+                SELECT pg_cancel_backend(pid) FROM (\(unescaped: Self.roleLocks(settings.table))) AS role
+                WHERE pid = \(pid) AND NOT granted
+                """
+            _ = try? Self.wait(for: reader.query(cancel, logger: logger), upTo: .seconds(5), closing: reader)
         }
         do {
             _ = try Self.wait(for: request.lock, upTo: .seconds(5), closing: nil)
         } catch {
             // Cancelled (57014), or not answered: out of line either way.
-            if error is PostgresLogFailure { Self.closeSoon(writer.withLock { $0 }) }
             _ = roleNotTaken(error)
             return nil
         }
         state.withLock { $0.role.took() }
-        return try linesOnceTaken(after: end, firstPage: request.firstPage)
+        // Granted before the cancel came: what the holder appended is read again (the cancel may
+        // have caught the read sent behind the request).
+        return try linesOnceTaken(after: end, firstPage: nil)
     }
 
     /// The role just taken: the lines others appended after `end`, from `firstPage` on (the
     /// request's read). Gives the role up again when they cannot be read.
-    private func linesOnceTaken(after end: Int64, firstPage: EventLoopFuture<PostgresQueryResult>) throws(LogError) -> [UInt8] {
+    private func linesOnceTaken(after end: Int64, firstPage: EventLoopFuture<PostgresQueryResult>?) throws(LogError) -> [UInt8] {
         do throws(LogError) {
             return try linesAppended(after: end, on: writer.withLock { $0 }, firstPage: firstPage)
         } catch {
@@ -271,8 +278,10 @@ public final class PostgresLog: EventLog {
         } else {
             failure = LogError(.writeFailed, path: path, message: "cannot take the writer role: \(Self.describe(error))")
         }
-        // A failure that is not the database's answer lost the connection: the next try connects again.
-        state.withLock { $0.role.takeFailed(failure, connectionLost: psql?.code != .server) }
+        // Whatever the failure, the writer's session is ended (a wait that ended just as the lock
+        // was granted leaves the lock with the session), and the next try connects again.
+        Self.closeSoon(writer.withLock { $0 })
+        state.withLock { $0.role.takeFailed(failure) }
         return failure
     }
 
@@ -297,16 +306,21 @@ public final class PostgresLog: EventLog {
             """
         do {
             let reader = try readingConnection()
-            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
+            // Bounded well within a write's wait for the role.
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: min(settings.commitTimeout, .seconds(2)), closing: reader)
             for row in result.rows {
                 let (name, idle, ended) = try row.decode((String, Double, Bool).self)
-                guard ended else { continue }
+                guard ended else {
+                    logger.warning("cannot end the session of the writer role's holder, which made no progress while this node waited for the role", metadata: ["log.path": "\(path)", "holder": "\(name)"])
+                    continue
+                }
                 logger.warning("ended the session of the writer role's holder: it made no progress while this node waited in line for the role", metadata: [
                     "log.path": "\(path)", "holder": "\(name)", "holder.idle_seconds": "\(Int(idle))",
                 ])
             }
         } catch {
-            logger.debug("cannot look for a stalled holder of the writer role", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+            // (PostgreSQL refuses to end a session of another role: nodes connect as one role.)
+            logger.warning("cannot look for a stalled holder of the writer role", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
         }
     }
 
@@ -333,7 +347,9 @@ public final class PostgresLog: EventLog {
         // waiting for the role ends (`endStalledHolder`).
         writer.query("SELECT pg_advisory_unlock(\(Self.lockKey(settings.table)))", logger: logger).whenFailure { [weak self] _ in
             Self.closeSoon(writer)
-            self?.state.withLock { $0.role.dropWriter() }
+            // Unless the role is another connection's by now.
+            guard let self, self.writer.withLock({ $0 === writer }) else { return }
+            self.state.withLock { $0.role.dropWriter() }
         }
     }
 
@@ -462,6 +478,7 @@ public final class PostgresLog: EventLog {
             SELECT coalesce((SELECT position + octet_length(line) + 1 FROM \(unescaped: settings.table) ORDER BY seq DESC LIMIT 1), 0),
                    coalesce((SELECT array_agg(pid) FROM role WHERE NOT granted AND pid <> \(ticket.pid)), '{}'::int[]),
                    EXISTS (SELECT 1 FROM role WHERE granted AND pid = \(ticket.pid)),
+                   (SELECT role.pid FROM role WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1),
                    (SELECT coalesce(a.application_name, 'pid ' || role.pid) FROM role LEFT JOIN pg_stat_activity a ON a.pid = role.pid
                     WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1)
             """
@@ -469,9 +486,10 @@ public final class PostgresLog: EventLog {
             let connection = try readingConnection()
             let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
             guard let row = result.rows.first else { return }
-            let (end, waiting, sessionHolds, holder) = try row.decode((Int64, [Int32], Bool, String?).self)
+            let (end, waiting, sessionHolds, holderPID, holderName) = try row.decode((Int64, [Int32], Bool, Int32?, String?).self)
+            let holder = holderPID.map { WriterRole<RoleRequest>.Holder(pid: $0, name: holderName ?? "pid \($0)") }
             let (durableEnd, holdsRole, lost) = state.withLock { state in
-                let lost = state.role.looked(ticket, sessionHolds: sessionHolds, waiting: waiting, holder: holder, at: .now)
+                let lost = state.role.looked(ticket, sessionHolds: sessionHolds, waiting: waiting, holder: holder, end: end, at: .now)
                 return (state.role.durableEnd, state.role.holds, lost)
             }
             if lost {

@@ -23,6 +23,19 @@ struct WriterRole<Request> {
         case holding
     }
 
+    /// A session that holds the role: its backend pid, and its `application_name` (which names the
+    /// node, see `PostgresLog.configuration`).
+    struct Holder: Equatable {
+        var pid: Int32
+        var name: String
+    }
+
+    /// Who held the role when something happened: not looked at yet, or what a look saw.
+    enum Seen: Equatable {
+        case unknown
+        case seen(Holder?)
+    }
+
     /// What `ask` tells the driver.
     enum Ask {
         /// The role is held already: nothing to wait for.
@@ -75,12 +88,18 @@ struct WriterRole<Request> {
     /// Why the last try for the role failed, while none has succeeded since and no look has found
     /// the role moved since (free, or held by another session than the one that kept it then).
     private(set) var takeFailure: LogError?
-    /// Who held the role, as the last look before the failure saw it.
-    private var failedUnder: String?
+    /// The session that held the role when the last try failed, as the first look after the
+    /// failure sees it (`.unknown` until then).
+    private var failedUnder = Seen.unknown
     /// The sessions the looks found waiting in line for the role, and when each was first seen.
     private var waitingSince: [Int32: ContinuousClock.Instant] = [:]
-    /// The session that held the role at the last look (its `application_name`), if another's.
-    private var otherHolder: String?
+    /// Another session that held the role at the last look.
+    private var otherHolder: Holder?
+    /// Where the table ended at the last look.
+    private var lastSeenEnd: Int64?
+    /// When the role last moved or the table last grew, as the looks saw it (or this process took
+    /// the role): a queue that moves is not blocked, however long some session has been in it.
+    private var lastProgress: ContinuousClock.Instant?
     /// When this process last took the role.
     private var heldSince: ContinuousClock.Instant?
     /// When this process last looked for a stalled holder while in line.
@@ -177,18 +196,21 @@ struct WriterRole<Request> {
     /// The request was answered: this process holds the role.
     mutating func took(at now: ContinuousClock.Instant = .now) {
         heldSince = now
+        lastProgress = now
         stage = .holding
         takings += 1
         takeFailure = nil
     }
 
-    /// The request failed with `error` (the database ended the wait, or the connection failed:
-    /// `connectionLost`), or was cancelled: this process is out of line.
-    mutating func takeFailed(_ error: LogError, connectionLost: Bool) {
+    /// The request failed with `error` (the database ended the wait, it was cancelled, or the
+    /// connection failed): this process is out of line, and its writer's connection is given up.
+    /// (A wait ended just as the lock was granted leaves the lock granted to the session, error
+    /// or not: only the session's end releases it for sure.)
+    mutating func takeFailed(_ error: LogError) {
         stage = .free
         takeFailure = error
-        failedUnder = otherHolder
-        if connectionLost { writerLost = true }
+        failedUnder = .unknown
+        writerLost = true
     }
 
     /// How long a holder keeps the role once taken while others ask for it, if it has writes to
@@ -249,39 +271,53 @@ struct WriterRole<Request> {
     }
 
     /// What a look found: whether the ticket's session holds the lock, which sessions wait for
-    /// it, and which other session (its `application_name`) holds it. Returns whether this
-    /// process lost the role: it held it before the look and as far as it knows still does, with
-    /// the same session (not given up and taken again meanwhile: the look may have seen the gap
-    /// between), but not by the server's account, whose session is gone.
-    mutating func looked(_ ticket: LookTicket, sessionHolds: Bool, waiting: [Int32], holder: String?, at now: ContinuousClock.Instant) -> Bool {
+    /// it, which other session holds it, and where the table ends. Returns whether this process
+    /// lost the role: it held it before the look and as far as it knows still does, with the same
+    /// session (not given up and taken again meanwhile: the look may have seen the gap between),
+    /// but not by the server's account, whose session is gone.
+    mutating func looked(_ ticket: LookTicket, sessionHolds: Bool, waiting: [Int32], holder: Holder?, end: Int64, at now: ContinuousClock.Instant) -> Bool {
         var since: [Int32: ContinuousClock.Instant] = [:]
         for pid in waiting { since[pid] = waitingSince[pid] ?? now }
         waitingSince = since
+        if holder?.pid != otherHolder?.pid || end != lastSeenEnd { lastProgress = now }
         otherHolder = holder
-        // The role moved since the last try failed (or nobody holds it): that failure is past.
-        if holder == nil || holder != failedUnder { takeFailure = nil }
+        lastSeenEnd = end
+        if takeFailure != nil {
+            switch failedUnder {
+            case .unknown:
+                // The first look since the failure: who keeps the role now is the baseline.
+                failedUnder = .seen(holder)
+                if holder == nil { takeFailure = nil }
+            case .seen(let kept):
+                // The role moved since the last try failed (or nobody holds it): that failure is past.
+                if holder == nil || holder?.pid != kept?.pid { takeFailure = nil }
+            }
+        }
         let lost = ticket.held && !sessionHolds && holds && writerPID == ticket.pid && takings == ticket.takings
         if lost { dropWriter() }
         return lost
     }
 
-    /// How long the session first in line has waited: this process's own request counts from
-    /// when it was sent; another's from the first look that saw it.
+    /// How long the role's queue has stood still with some session in it: from when the first in
+    /// line began to wait (this process's own request from when it was sent, another's from the
+    /// first look that saw it), or from the last progress the looks saw, whichever is later.
     private func longestWait(at now: ContinuousClock.Instant) -> Duration? {
         var first = waitingSince.values.min()
         if case .asking(_, let sent) = stage { first = min(first ?? sent, sent) }
-        return first.map { now - $0 }
+        guard var start = first else { return nil }
+        if let lastProgress { start = max(start, lastProgress) }
+        return now - start
     }
 
     /// Why writes cannot be made through this process now, or nil: the role's queue has stood
-    /// still for `blockedAfter` (its holder does not give it up), or the last try for the role
-    /// failed and no look has seen it move since.
+    /// still for `blockedAfter` (its holder neither gives it up nor appends), or the last try for
+    /// the role failed and no look has seen it move since.
     func writeBlock(at now: ContinuousClock.Instant) -> String? {
         guard isShared, !isClosed else { return nil }
         if let wait = longestWait(at: now), wait >= Self.blockedAfter {
             let tenths = wait.components.seconds * 10 + wait.components.attoseconds / 100_000_000_000_000_000
-            let holder = otherHolder.map { " (\($0))" } ?? ""
-            return "writes wait for the writer role: a node has waited \(tenths / 10).\(tenths % 10) s in line for it, and its holder\(holder) has not given it up; a holder that makes no progress for \(stallLimit) loses it"
+            let holder = otherHolder.map { " (\($0.name))" } ?? ""
+            return "writes wait for the writer role: a node has waited \(tenths / 10).\(tenths % 10) s in line for it while its holder\(holder) neither gave it up nor appended; a holder that makes no progress for \(stallLimit) loses it"
         }
         return takeFailure.map { "the last try for the writer role failed: \($0.placeless)" }
     }

@@ -67,6 +67,9 @@ struct WriterRoleTests {
         #expect(beforeTimeout != .dropWriter)
         let afterTimeout = role.stillInLine(at: Self.at(30))
         #expect(afterTimeout == .dropWriter)
+        var free = Self.shared()
+        let outOfLine = free.stillInLine(at: Self.at(100))
+        #expect(outOfLine == .wait, "out of line, nothing to drop")
     }
 
     @Test("a refused append gives the role up; one of unknown outcome drops the writer, which connects again at the next use")
@@ -96,46 +99,49 @@ struct WriterRoleTests {
         #expect(role.writerPID == 11)
     }
 
-    @Test("a failed take puts the process out of line and says why writes cannot be made, until a look finds the role moved (another holder, or none) or a take succeeds")
+    static let a = Role.Holder(pid: 101, name: "announcements writer pid=1 host=a")
+    static let b = Role.Holder(pid: 102, name: "announcements writer pid=2 host=b")
+
+    @Test("a failed take puts the process out of line, drops its writer's session (a wait ended as the lock was granted may have left it the lock), and says why writes cannot be made, until a look finds the role moved (another session, or none) or a take succeeds")
     func takeFailure() throws {
         var role = Self.shared()
-        let (a, b) = ("announcements writer pid=1 host=a", "announcements writer pid=2 host=b")
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: a, at: Self.at(0))
         role.asked(1, at: Self.at(0))
-        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"), connectionLost: false)
+        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"))
         guard case .send = role.ask() else { Issue.record("out of line: the next take asks again"); return }
-        #expect(!role.writerLost)
+        #expect(role.writerLost, "the next take connects again")
         #expect(role.writeBlock(at: Self.at(10))?.contains("held elsewhere") == true)
-        // The same holder keeps it: still blocked.
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: a, at: Self.at(11))
+        // The first look after the failure sees who keeps the role; the same session later: still blocked.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.a, end: 5, at: Self.at(10))
+        #expect(role.writeBlock(at: Self.at(10))?.contains("held elsewhere") == true)
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.a, end: 5, at: Self.at(11))
         #expect(role.writeBlock(at: Self.at(11))?.contains("held elsewhere") == true)
-        // Another holder: the role moved.
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: b, at: Self.at(12))
+        // Another session: the role moved.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.b, end: 5, at: Self.at(12))
         #expect(role.writeBlock(at: Self.at(12)) == nil)
+        // A failure, then a first look that finds nobody holding the role.
         role.asked(2, at: Self.at(13))
-        role.takeFailed(LogError(.unavailable, path: "p", message: "gone"), connectionLost: true)
-        #expect(role.writerLost, "a take that lost the connection connects again")
+        role.takeFailed(LogError(.unavailable, path: "p", message: "gone"))
         #expect(role.writeBlock(at: Self.at(13))?.contains("gone") == true)
-        // Nobody holds it.
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(14))
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, end: 5, at: Self.at(14))
         #expect(role.writeBlock(at: Self.at(14)) == nil)
+        // A failure, then a take that succeeds.
         role.asked(3, at: Self.at(15))
-        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"), connectionLost: false)
+        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"))
         role.asked(4, at: Self.at(16))
-        role.took()
+        role.took(at: Self.at(16.2))
         #expect(role.writeBlock(at: Self.at(16.5)) == nil, "a take that succeeds clears the failure")
     }
 
-    @Test("writes count as blocked once some session has waited in line two seconds (another's, as the looks saw it, or this process's own request), naming the holder")
+    @Test("writes count as blocked once the role's queue has stood still two seconds with someone in it (another session, as the looks saw it, or this process's own request), naming the holder")
     func blockedQueue() {
         var role = Self.shared()
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20], holder: "announcements writer pid=7 host=a", at: Self.at(0))
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20], holder: Self.a, end: 5, at: Self.at(0))
         #expect(role.writeBlock(at: Self.at(1.9)) == nil)
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20, 21], holder: "announcements writer pid=7 host=a", at: Self.at(1.0))
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [20, 21], holder: Self.a, end: 5, at: Self.at(1.0))
         let block = role.writeBlock(at: Self.at(2.5))
-        #expect(block?.contains("2.5 s") == true && block?.contains("pid=7") == true, "\(block ?? "nil")")
-        // The first waiter got the role; the second has waited only since the look that first saw it.
-        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [21], holder: nil, at: Self.at(2.6))
+        #expect(block?.contains("2.5 s") == true && block?.contains("pid=1 host=a") == true, "\(block ?? "nil")")
+        // The first waiter got the role: it moved.
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [21], holder: Role.Holder(pid: 20, name: "c"), end: 5, at: Self.at(2.6))
         #expect(role.writeBlock(at: Self.at(2.9)) == nil)
         // This process's own request counts from when it was sent.
         var asking = Self.shared()
@@ -146,13 +152,36 @@ struct WriterRoleTests {
         #expect(asking.writeBlock(at: Self.at(3)) == nil, "a closed log says nothing: the store says it is closed")
     }
 
+    @Test("a queue that moves is not blocked, however long sessions stay in it: writes spread over nodes pass the role back and forth, with someone always in line")
+    func movingQueue() {
+        var role = Self.shared()
+        // Four looks a second for five seconds; another node always waits, the table grows or the holder changes.
+        for look in 0..<20 {
+            let holder = look % 2 == 0 ? Self.a : Self.b
+            _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [300], holder: holder, end: Int64(look), at: Self.at(Double(look) * 0.25))
+            #expect(role.writeBlock(at: Self.at(Double(look) * 0.25 + 0.2)) == nil, "look \(look)")
+        }
+        // The same holder, appending, with someone waiting all along: the role does not move, but
+        // writes are made.
+        for look in 20..<40 {
+            _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [300], holder: Self.a, end: Int64(look), at: Self.at(Double(look) * 0.25))
+        }
+        #expect(role.writeBlock(at: Self.at(10)) == nil)
+        // Then it stops appending: blocked two seconds after the last growth.
+        for look in 40..<52 {
+            _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [300], holder: Self.a, end: 39, at: Self.at(Double(look) * 0.25))
+        }
+        #expect(role.writeBlock(at: Self.at(11.7)) == nil)
+        #expect(role.writeBlock(at: Self.at(11.8))?.contains("pid=1 host=a") == true)
+    }
+
     @Test("a look finds the role lost only when the same session held it before and after, and the server says it does not")
     func lostSession() {
         var role = Self.shared()
         role.asked(1, at: Self.at(0))
         role.took()
         let ticket = role.lookTicket
-        let lostWhileHeld = role.looked(ticket, sessionHolds: true, waiting: [], holder: nil, at: Self.at(1))
+        let lostWhileHeld = role.looked(ticket, sessionHolds: true, waiting: [], holder: nil, end: 0, at: Self.at(1))
         #expect(!lostWhileHeld)
         #expect(role.holds)
         // Given up and taken again while the look ran: it may have seen the gap between.
@@ -160,18 +189,18 @@ struct WriterRoleTests {
         #expect(unlocks)
         role.asked(2, at: Self.at(1))
         role.took()
-        let lostAcrossTakings = role.looked(ticket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(2))
+        let lostAcrossTakings = role.looked(ticket, sessionHolds: false, waiting: [], holder: nil, end: 0, at: Self.at(2))
         #expect(!lostAcrossTakings)
         #expect(role.holds)
         // Held throughout by this process's account, not by the server's: lost.
-        let lost = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, at: Self.at(3))
+        let lost = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: nil, end: 0, at: Self.at(3))
         #expect(lost)
         #expect(!role.holds && role.writerLost)
         // A look that began before the role was taken says nothing of it.
         let free = role.lookTicket
         role.asked(3, at: Self.at(3))
         role.took()
-        let lostBeforeTaken = role.looked(free, sessionHolds: false, waiting: [], holder: nil, at: Self.at(4))
+        let lostBeforeTaken = role.looked(free, sessionHolds: false, waiting: [], holder: nil, end: 0, at: Self.at(4))
         #expect(!lostBeforeTaken)
         #expect(role.holds)
     }
