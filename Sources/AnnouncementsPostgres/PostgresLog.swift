@@ -306,8 +306,7 @@ public final class PostgresLog: EventLog {
             """
         do {
             let reader = try readingConnection()
-            // Bounded well within a write's wait for the role.
-            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: min(settings.commitTimeout, .seconds(2)), closing: reader)
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
             for row in result.rows {
                 let (name, idle, ended) = try row.decode((String, Double, Bool).self)
                 guard ended else {
@@ -472,6 +471,16 @@ public final class PostgresLog: EventLog {
     /// given up, and the lines others appended since are taken in). Tells `changed` what concerns
     /// this process; what it saw of the role's queue is what `writeBlock` reports.
     private func look(_ changed: @escaping @Sendable (LogChange) -> Void) {
+        // The writer's session was lost (an append's outcome unknown, a failed try for the role):
+        // connected again here, not at the next write, so that health can say writes can be made.
+        if state.withLock({ $0.role.writerLost && !$0.role.isClosed }) {
+            do {
+                _ = try writingConnection()
+                changed(.writable)
+            } catch {
+                logger.debug("cannot connect the writer again", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+            }
+        }
         let ticket = state.withLock { $0.role.lookTicket }
         let query: PostgresQuery = """
             WITH role AS (\(unescaped: Self.roleLocks(settings.table)))

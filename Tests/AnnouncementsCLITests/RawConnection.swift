@@ -96,6 +96,21 @@ final class RawConnection {
         return String(decoding: received + arrived().bytes, as: UTF8.self)
     }
 
+    /// Reads until the server closes the connection or `seconds` pass, blocking the calling
+    /// thread: for a thread of the test's own (never a task), which must see the answer in time
+    /// however busy the cooperative pool is.
+    func readUntilClosedBlocking(seconds: Double) -> String {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while deadline.timeIntervalSinceNow > 0 {
+            guard poll(&poller, 1, 50) > 0 else { continue }
+            guard let chunk = receive() else { break }
+            received += chunk
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// What has arrived: bytes, nil once the connection is closed. When nothing has, it waits a
     /// little and looks again, without holding a thread: a test that blocked on the socket held
     /// one of the cooperative pool's few threads, which every in-process server of the other

@@ -52,6 +52,8 @@ final class InterceptedLog: EventLog {
     var erasesInPlace: Bool { base.erasesInPlace }
     var isShared: Bool { base.isShared }
     func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? { try base.takeWriterRole(after: end, waitingAtMost: slice) }
+    func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { try base.leaveLine(after: end) }
+    var writeBlock: LogError? { base.writeBlock }
     func yieldWriterRole() { base.yieldWriterRole() }
     func lines(after end: Int64) throws(LogError) -> [UInt8] { try base.lines(after: end) }
     func tookIn(upTo end: Int64) { base.tookIn(upTo: end) }

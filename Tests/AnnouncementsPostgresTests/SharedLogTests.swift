@@ -309,6 +309,7 @@ struct SharedLogTests {
         _ = try await holder.create(AnnouncementDraft(title: "First"), by: "alice")
         let waiting = try await place.open()
         let written = Flag()
+        let started = ContinuousClock.now
         let pending = Task {
             defer { written.set() }
             return try await waiting.create(AnnouncementDraft(title: "From the waiting store"), by: "bob")
@@ -332,10 +333,19 @@ struct SharedLogTests {
             seen = waiting.snapshot.announcements.contains { $0.title == "Meanwhile" }
         }
         #expect(seen, "the holder's line is taken in while the write waits for the role")
-        #expect(!written.isSet, "the write still waits for the role")
+        // (A busy machine may have taken longer than a write's wait for the role: then it failed.)
+        let inTime = ContinuousClock.now - started < EventStore.roleWaitLimit
+        #expect(!written.isSet || !inTime, "the write still waits for the role")
         await holder.close()
-        _ = try await pending.value
-        #expect(try await place.replay().model.announcements.map(\.title) == ["First", "Meanwhile", "From the waiting store"])
+        let titles: [String]
+        switch await pending.result {
+        case .success:
+            titles = ["First", "Meanwhile", "From the waiting store"]
+        case .failure(let error):
+            #expect(ContinuousClock.now - started >= EventStore.roleWaitLimit, "the write failed before its wait's limit: \(error)")
+            titles = ["First", "Meanwhile"]
+        }
+        #expect(try await place.replay().model.announcements.map(\.title) == titles)
         try await admin.close()
         await waiting.close()
     }

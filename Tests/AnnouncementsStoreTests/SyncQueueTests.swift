@@ -63,6 +63,21 @@ import Testing
         #expect(queue.health == .ok, "an append that succeeds clears the failure's health")
     }
 
+    @Test("a shared log that can append again (its writer connected again) clears the last failure's health, never an unusable log's")
+    func writable() throws {
+        var queue = SyncQueue(path: "log.jsonl", durableEnd: 0)
+        _ = try queue.hand(Array("a\n".utf8), count: 1)
+        queue.failed(try take(&queue), with: error, unusable: false)
+        #expect(queue.health == .failing(error))
+        queue.writable()
+        #expect(queue.health == .ok)
+        var unusable = SyncQueue(path: "log.jsonl", durableEnd: 0)
+        _ = try unusable.hand(Array("a\n".utf8), count: 1)
+        unusable.failed(try take(&unusable), with: error, unusable: true)
+        unusable.writable()
+        #expect(unusable.health == .unusable(error))
+    }
+
     @Test("the failure that made the log unusable stays the reason; later ones only repeat it")
     func unusable() throws {
         var queue = SyncQueue(path: "log.jsonl", durableEnd: 0)

@@ -98,7 +98,7 @@ public protocol EventLog: AnyObject, Sendable {
     func tookIn(upTo end: Int64)
 
     /// Calls `changed` from now until `close()` whenever another process appends lines or asks for
-    /// the writer role.
+    /// the writer role, or this process can append again after losing its connection.
     func follow(_ changed: @escaping @Sendable (LogChange) -> Void)
 }
 
@@ -121,6 +121,9 @@ public enum LogChange: Sendable {
     case roleWanted
     /// Another process overwrote lines in place (an erasure): drop what was kept of them.
     case erased
+    /// This process lost its connection for appends (an append's outcome was unknown) and has
+    /// connected again: appends can succeed, though none has been made since.
+    case writable
 }
 
 extension EventLog {

@@ -25,10 +25,13 @@ extension EventStore {
         // event is in the log, to take in at once (its read models drop the announcement then),
         // however the notice of its append went.
         if case .erased = change { forgetFeedPages() }
+        // Writes can succeed again: health says so before the next write.
+        if case .writable = change { return syncer.writable() }
         perform(pipeline.state.withLock { pipeline in
             switch change {
             case .appended, .erased: pipeline.logChanged(appended: true, roleWanted: false)
             case .roleWanted: pipeline.logChanged(appended: false, roleWanted: true)
+            case .writable: CommitPipeline.Wake.none
             }
         })
     }

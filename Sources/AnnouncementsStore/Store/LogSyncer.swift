@@ -68,6 +68,11 @@ final class LogSyncer: Sendable {
         state.withLock { $0.health }
     }
 
+    /// The cause of the last failure is gone (see `SyncQueue.writable`).
+    func writable() {
+        state.withLock { $0.writable() }
+    }
+
     /// Takes lines again after `failure`, from where it cut the file back.
     func resume(after failure: Failure) {
         state.withLock { $0.resume(after: failure) }

@@ -115,6 +115,13 @@ struct SyncQueue {
         pendingStart = failure.start
     }
 
+    /// The cause of the last failure is gone (a shared log's writer connected again after its
+    /// session was lost): appends can succeed, though none has been made since. Not once the log
+    /// is unusable.
+    mutating func writable() {
+        if !isUnusable { lastError = nil }
+    }
+
     /// Moves on to `end`, past lines another process appended to a shared log.
     mutating func advance(to end: Int64) {
         pendingStart = end
