@@ -117,6 +117,16 @@ extension LogPlace {
         }
     }
 
+    /// The same log reached through a `FreezableProxy` of its own (a PostgreSQL log only): a
+    /// network the test can silence. Stop the proxy when done.
+    func throughProxy() throws -> (place: LogPlace, proxy: FreezableProxy) {
+        guard let settings else { throw PostgresTesting.SkipError() }
+        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        var place = self
+        place.settings?.port = proxy.port
+        return (place, proxy)
+    }
+
     /// How many rows the log's table holds.
     func rowCount() async throws -> Int64 {
         try await withConnection { connection, settings in

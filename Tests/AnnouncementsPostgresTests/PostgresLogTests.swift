@@ -138,10 +138,8 @@ struct PostgresLogTests {
         var place = try Backend.postgres.makePlace()
         place.settings?.commitTimeout = .seconds(5)
         let settings = try #require(place.settings)
-        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        let (throughProxy, proxy) = try place.throughProxy()
         defer { proxy.stop() }
-        var throughProxy = place
-        throughProxy.settings?.port = proxy.port
         let store = try await throughProxy.open()
         // Another session holds the writer role and keeps it: the store's write waits in line.
         let key = PostgresLog.lockKey(settings.table)

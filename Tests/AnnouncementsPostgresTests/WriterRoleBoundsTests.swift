@@ -47,10 +47,8 @@ struct WriterRoleBoundsTests {
         var place = try Backend.postgres.makePlace()
         place.settings?.commitTimeout = .seconds(20)
         let settings = try #require(place.settings)
-        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        let (throughProxy, proxy) = try place.throughProxy()
         defer { proxy.stop() }
-        var throughProxy = place
-        throughProxy.settings?.port = proxy.port
         let holder = try await throughProxy.open()
         let other = try await place.open()
         _ = try await holder.create(AnnouncementDraft(title: "Before"), by: "alice")
@@ -104,11 +102,8 @@ struct WriterRoleBoundsTests {
     func writerConnectsAgain() async throws {
         var place = try Backend.postgres.makePlace()
         place.settings?.commitTimeout = .seconds(3)
-        let settings = try #require(place.settings)
-        let proxy = try FreezableProxy(to: settings.host, port: settings.port)
+        let (throughProxy, proxy) = try place.throughProxy()
         defer { proxy.stop() }
-        var throughProxy = place
-        throughProxy.settings?.port = proxy.port
         let store = try await throughProxy.open()
         _ = try await store.create(AnnouncementDraft(title: "A"), by: "alice")
         // The next commit reaches the database; its answer does not come back.
