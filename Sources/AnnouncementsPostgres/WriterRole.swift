@@ -213,8 +213,9 @@ struct WriterRole<Request> {
         writerLost = true
     }
 
-    /// How long a holder keeps the role once taken while others ask for it, if it has writes to
-    /// make: writes that come meanwhile go into its batches rather than each costing a handoff.
+    /// How long a holder keeps the role once taken, however soon another asks for it: writes that
+    /// come meanwhile go into its batches rather than each costing a handoff. (One with nothing to
+    /// write holds the asker up that long at most.)
     static var quantum: Duration { .milliseconds(10) }
 
     /// Another process asked for the role at `now`: how long until this process gives it up (its
