@@ -67,6 +67,8 @@ public final class PostgresLog: EventLog {
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     let state: Mutex<State>
+    /// Held while the writer's connection is made again: by one thread at a time.
+    private let connectingWriter = Mutex(())
     /// Wakes the follower from its wait between looks (the log closes).
     private let wake = DispatchSemaphore(value: 0)
 
@@ -306,7 +308,8 @@ public final class PostgresLog: EventLog {
             """
         do {
             let reader = try readingConnection()
-            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: settings.commitTimeout, closing: reader)
+            // Bounded well within a write's wait for the role (the committer waits for it).
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: reader)
             for row in result.rows {
                 let (name, idle, ended) = try row.decode((String, Double, Bool).self)
                 guard ended else {
@@ -475,8 +478,9 @@ public final class PostgresLog: EventLog {
         // connected again here, not at the next write, so that health can say writes can be made.
         if state.withLock({ $0.role.writerLost && !$0.role.isClosed }) {
             do {
-                _ = try writingConnection()
-                changed(.writable)
+                var cured = false
+                _ = try connectingWriter.withLock { _ in try writingConnection { cured = $0 } }
+                if cured { changed(.writable) }
             } catch {
                 logger.debug("cannot connect the writer again", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
             }
@@ -578,9 +582,16 @@ public final class PostgresLog: EventLog {
     /// The writer's connection, connected again (with the writer's session settings) when it was
     /// closed: a shared log only, whose role a new session can take again.
     private func writingConnection() throws -> PostgresConnection {
-        let lost = state.withLock { $0.role.reconnects() }
+        try connectingWriter.withLock { _ in try writingConnection(curing: { _ in }) }
+    }
+
+    /// `writingConnection()`, telling `cured` whether a connection made again cures the failure of
+    /// an append whose outcome was unknown (see `WriterRole.lostMidAppend`). One thread at a
+    /// time (the committer, the look): the session's pid is recorded for the connection kept.
+    private func writingConnection(curing cured: (Bool) -> Void) throws -> PostgresConnection {
+        let (lost, midAppend) = state.withLock { $0.role.reconnects() }
         do {
-            return try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
+            let connection = try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
                 for query in Self.writerSession(settings) {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
                     _ = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
@@ -589,8 +600,10 @@ public final class PostgresLog: EventLog {
                 let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
                 state.withLock { $0.role.connected(writerPID: writerPID) }
             }
+            cured(lost && midAppend)
+            return connection
         } catch {
-            if lost { state.withLock { $0.role.reconnectFailed() } }
+            if lost { state.withLock { $0.role.reconnectFailed(midAppend: midAppend) } }
             throw error
         }
     }
@@ -623,6 +636,11 @@ public final class PostgresLog: EventLog {
             return (fresh, slot)
         }
         closeSoon(dropped)
+        // Closed meanwhile: `close()` has closed what the slot held before; this one too.
+        guard !isClosed() else {
+            closeSoon(kept)
+            throw PostgresLogFailure("the log is closed")
+        }
         return kept
     }
 

@@ -81,6 +81,9 @@ struct WriterRole<Request> {
     private(set) var isClosed = false
     /// The writer's connection was given up (closed, or closing): the next use connects again.
     private(set) var writerLost = false
+    /// It was given up because an append's outcome was unknown (the connection failed, or its
+    /// commit was not answered in time): connecting again cures the failure the store recorded.
+    private(set) var lostMidAppend = false
     /// The writer's session (`pg_backend_pid()`): how `pg_locks` names it.
     private(set) var writerPID: Int32
     /// An import's transaction is open on the writer's connection: appends go into it.
@@ -162,6 +165,7 @@ struct WriterRole<Request> {
             return AfterAppendFailure.none
         }
         dropWriter()
+        lostMidAppend = true
         return .dropWriter
     }
 
@@ -243,13 +247,15 @@ struct WriterRole<Request> {
 
     /// Whether the next use of the writer's connection connects again; from then on it does not
     /// (until the next `dropWriter`), unless `reconnectFailed`.
-    mutating func reconnects() -> Bool {
-        defer { writerLost = false }
-        return writerLost
+    mutating func reconnects() -> (lost: Bool, midAppend: Bool) {
+        defer { (writerLost, lostMidAppend) = (false, false) }
+        return (writerLost, lostMidAppend)
     }
 
-    mutating func reconnectFailed() {
+    /// Connecting again failed: the next use tries again (`midAppend` as `reconnects` said).
+    mutating func reconnectFailed(midAppend: Bool) {
         writerLost = true
+        lostMidAppend = lostMidAppend || midAppend
     }
 
     /// The writer's session, connected again.

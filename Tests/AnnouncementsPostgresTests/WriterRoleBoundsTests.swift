@@ -111,6 +111,9 @@ struct WriterRoleBoundsTests {
         let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "B"), by: "alice") }
         #expect("\(String(describing: failure))".contains("whether it was committed is unknown"), "\(String(describing: failure))")
         #expect(store.health.reason?.contains("the last write to the log failed") == true, "\(String(describing: store.health.reason))")
+        // While the network stays silent, the writer cannot connect again: health stays degraded.
+        try await Task.sleep(for: .seconds(1))
+        #expect(store.health != .ok, "not connected again yet")
         proxy.thaw()
         var healthy = false
         for _ in 0..<100 where !healthy {

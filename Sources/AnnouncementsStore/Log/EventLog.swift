@@ -121,8 +121,9 @@ public enum LogChange: Sendable {
     case roleWanted
     /// Another process overwrote lines in place (an erasure): drop what was kept of them.
     case erased
-    /// This process lost its connection for appends (an append's outcome was unknown) and has
-    /// connected again: appends can succeed, though none has been made since.
+    /// An append failed because this process lost its connection for appends (the append's
+    /// outcome unknown), and it has connected again: that failure is cured, and appends can
+    /// succeed, though none has been made since.
     case writable
 }
 
