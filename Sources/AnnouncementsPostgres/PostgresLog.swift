@@ -298,13 +298,12 @@ public final class PostgresLog: EventLog {
     /// append nothing more without taking the role again.
     private func endStalledHolder() {
         let pid = state.withLock { $0.role.writerPID }
-        let seconds = Double(settings.stallLimit.components.seconds) + Double(settings.stallLimit.components.attoseconds) / 1e18
         let query: PostgresQuery = """
             WITH role AS (\(unescaped: Self.roleLocks(settings.table)))
             SELECT a.application_name, extract(epoch FROM clock_timestamp() - a.state_change)::float8, pg_terminate_backend(a.pid)
             FROM role JOIN pg_stat_activity a ON a.pid = role.pid
             WHERE role.granted AND a.pid <> \(pid) AND a.application_name LIKE 'announcements writer %'
-              AND a.state <> 'active' AND a.state_change < clock_timestamp() - make_interval(secs => \(seconds))
+              AND a.state <> 'active' AND a.state_change < clock_timestamp() - make_interval(secs => \(settings.stallLimit.seconds))
             """
         do {
             let reader = try readingConnection()
@@ -440,8 +439,7 @@ public final class PostgresLog: EventLog {
     private func roleWanted(_ changed: @escaping @Sendable (LogChange) -> Void) {
         guard let delay = state.withLock({ $0.role.yieldDelay(at: .now) }) else { return }
         guard delay > .zero else { return changed(.roleWanted) }
-        let (seconds, attoseconds) = delay.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [weak self] in
             if self?.holdsWriterRole == true { changed(.roleWanted) }
         }
     }
@@ -749,9 +747,7 @@ public final class PostgresLog: EventLog {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success, let result = outcome.withLock({ $0 }) else {
+        guard done.wait(timeout: .now() + timeout.dispatchInterval) == .success, let result = outcome.withLock({ $0 }) else {
             if let connection { closeSoon(connection) }
             throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
         }

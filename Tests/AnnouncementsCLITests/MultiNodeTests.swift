@@ -317,8 +317,8 @@ struct MultiNodeTests {
         defer { admin.close().whenComplete { _ in withExtendedLifetime(admin) {} } }
         for _ in 0..<200 {
             let rows = try await admin.query("""
-                SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-                WHERE l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = \(PostgresLog.lockKey(table))
+                SELECT a.application_name FROM (\(unescaped: PostgresLog.roleLocks(table))) AS role JOIN pg_stat_activity a ON a.pid = role.pid
+                WHERE role.granted
                 """, logger: quiet)
             for try await name in rows.decode(String.self) {
                 if let pid = name.split(separator: " ").first(where: { $0.hasPrefix("pid=") }).flatMap({ pid_t($0.dropFirst(4)) }) { return pid }

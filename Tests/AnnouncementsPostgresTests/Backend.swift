@@ -140,8 +140,7 @@ extension LogPlace {
     func endWriterSession() async throws {
         try await withConnection { connection, settings in
             try await connection.query("""
-                SELECT pg_terminate_backend(pid) FROM pg_locks
-                WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table)) AND granted
+                SELECT pg_terminate_backend(pid) FROM (\(unescaped: PostgresLog.roleLocks(settings.table))) AS role WHERE granted
                 """, logger: Self.quiet)
         }
     }

@@ -319,8 +319,7 @@ struct SharedLogTests {
         var queued = false
         for _ in 0..<300 where !queued {
             let rows = try await admin.query("""
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresLog.lockKey(settings.table))
+                SELECT count(*) FROM (\(unescaped: PostgresLog.roleLocks(settings.table))) AS role WHERE NOT granted
                 """, logger: LogPlace.quiet)
             for try await count in rows.decode(Int64.self) { queued = count == 1 }
             if !queued { try await Task.sleep(for: .milliseconds(20)) }

@@ -12,6 +12,14 @@ import Testing
 
     let error = LogError(.writeFailed, path: "log.jsonl", message: "no space left on device")
 
+    /// A queue whose first append failed with `error` (leaving the log `unusable` or not).
+    func failedQueue(unusable: Bool) throws -> SyncQueue {
+        var queue = SyncQueue(path: "log.jsonl", durableEnd: 0)
+        _ = try queue.hand(Array("a\n".utf8), count: 1)
+        queue.failed(try take(&queue), with: error, unusable: unusable)
+        return queue
+    }
+
     @Test("the first lines handed over start the loop; lines handed over while it runs go out together in its next append")
     func groupCommit() throws {
         var queue = SyncQueue(path: "log.jsonl", durableEnd: 10)
@@ -65,24 +73,18 @@ import Testing
 
     @Test("a shared log that can append again (its writer connected again) clears the last failure's health, never an unusable log's")
     func writable() throws {
-        var queue = SyncQueue(path: "log.jsonl", durableEnd: 0)
-        _ = try queue.hand(Array("a\n".utf8), count: 1)
-        queue.failed(try take(&queue), with: error, unusable: false)
+        var queue = try failedQueue(unusable: false)
         #expect(queue.health == .failing(error))
         queue.writable()
         #expect(queue.health == .ok)
-        var unusable = SyncQueue(path: "log.jsonl", durableEnd: 0)
-        _ = try unusable.hand(Array("a\n".utf8), count: 1)
-        unusable.failed(try take(&unusable), with: error, unusable: true)
+        var unusable = try failedQueue(unusable: true)
         unusable.writable()
         #expect(unusable.health == .unusable(error))
     }
 
     @Test("the failure that made the log unusable stays the reason; later ones only repeat it")
     func unusable() throws {
-        var queue = SyncQueue(path: "log.jsonl", durableEnd: 0)
-        _ = try queue.hand(Array("a\n".utf8), count: 1)
-        queue.failed(try take(&queue), with: error, unusable: true)
+        var queue = try failedQueue(unusable: true)
         #expect(queue.health == .unusable(error))
         queue.resume(after: try #require(queue.failure))
         _ = try queue.hand(Array("b\n".utf8), count: 1)
