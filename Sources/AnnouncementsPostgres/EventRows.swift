@@ -40,43 +40,58 @@ struct EventRows {
         }
     }
 
-    /// The statement that inserts the rows, whose first line goes at `start`, and answers how many
-    /// it inserted, how many notifications it sent, and whether its session holds the writer role.
-    /// It inserts none unless the table ends there (its last row ends at `start`, or it is empty
-    /// and `start` is 0), so that no process can leave a gap however it went wrong; nor unless its
-    /// transaction can take the advisory lock `fence` (the writer role's), which it can only when
-    /// no other session holds it: a holder whose session was ended, or that lost the role any
-    /// other way, can append nothing more until it has taken the role again. (A session that holds
-    /// the lock takes it again at once, even with others in line.) With `channel`, it notifies the
-    /// processes listening there as it commits, with `payload`.
-    func insert(into table: String, at start: Int64, fence: Int64, notifying channel: String? = nil, payload: String = "") -> PostgresQuery {
-        let previous = (seqs.first ?? 1) - 1
-        var query: PostgresQuery = """
-            INSERT INTO \(unescaped: table) (seq, position, id, type, by, at, key, line)
-            SELECT s, p, i, t, b, a, NULLIF(k, ''), l
-            FROM unnest(\(seqs)::bigint[], \(positions)::bigint[], \(ids)::bigint[], \(types)::text[],
-                        \(writers)::text[], \(times)::timestamptz[], \(keys)::text[], \(lines)::bytea[])
-                 AS r(s, p, i, t, b, a, k, l)
-            WHERE (SELECT held FROM fence)
-              AND CASE WHEN \(start)::bigint = 0 THEN NOT EXISTS (SELECT 1 FROM \(unescaped: table))
-                       ELSE EXISTS (SELECT 1 FROM \(unescaped: table) WHERE seq = \(previous) AND position + octet_length(line) + 1 = \(start)) END
-            RETURNING 1
-            """
-        query.binds.append(fence)
-        let fenced = "fence AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($\(query.binds.count)::bigint) AS held)"
-        if let channel {
-            // Notified only when rows went in (a data-modifying WITH runs whether or not it is read).
-            query.binds.append(channel)
-            query.binds.append(payload)
-            query.sql = """
-                WITH \(fenced),
-                     appended AS (\(query.sql)),
-                     notified AS (SELECT pg_notify($\(query.binds.count - 1), $\(query.binds.count)) FROM appended LIMIT 1)
-                SELECT (SELECT count(*) FROM appended), (SELECT count(*) FROM notified), (SELECT held FROM fence)
-                """
-        } else {
-            query.sql = "WITH \(fenced), appended AS (\(query.sql)) SELECT count(*), 0::bigint, (SELECT held FROM fence) FROM appended"
+    /// The statement that inserts a batch of rows into `table` (prepared once per writer session:
+    /// PostgreSQL then parses and plans it once, not at every append) and answers how many it
+    /// inserted, how many notifications it sent, and whether its session holds the writer role.
+    /// Its parameters are `binds(at:fence:notifying:payload:)`. It inserts none unless the table
+    /// ends where the batch starts (its last row ends there, or it is empty and the batch starts at
+    /// 0), so that no process can leave a gap however it went wrong; nor unless its transaction
+    /// can take the advisory lock `fence` (the writer role's), which it can only when no other
+    /// session holds it: a holder whose session was ended, or that lost the role any other way,
+    /// can append nothing more until it has taken the role again. (A session that holds the lock
+    /// takes it again at once, even with others in line.) With a channel, it notifies the
+    /// processes listening there as it commits (only when rows went in: a data-modifying `WITH`
+    /// runs whether or not it is read). Every parameter's type is spelled out: a statement prepared
+    /// without them takes each from its context. The answers are text (`answer(of:)` reads them;
+    /// see `PreparedStatements`).
+    static func insertStatement(into table: String) -> String {
+        """
+        WITH fence AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($1::bigint) AS held),
+             appended AS (
+                 INSERT INTO \(table) (seq, position, id, type, by, at, key, line)
+                 SELECT s, p, i, t, b, a::timestamptz, NULLIF(k, ''), l
+                 FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bytea[])
+                      AS r(s, p, i, t, b, a, k, l)
+                 WHERE (SELECT held FROM fence)
+                   AND CASE WHEN $10::bigint = 0 THEN NOT EXISTS (SELECT 1 FROM \(table))
+                            ELSE EXISTS (SELECT 1 FROM \(table) WHERE seq = $11::bigint AND position + octet_length(line) + 1 = $10::bigint) END
+                 RETURNING 1),
+             notified AS (SELECT pg_notify($12::text, $13::text) FROM appended WHERE $12::text <> '' LIMIT 1)
+        SELECT (SELECT count(*) FROM appended)::text, (SELECT count(*) FROM notified)::text, (SELECT held FROM fence)::text
+        """
+    }
+
+    /// What `insertStatement` answered: how many rows it inserted, how many notifications it sent,
+    /// and whether its session holds the writer role.
+    static func answer(of row: PostgresRow) throws -> (inserted: Int64, notified: Int64, fenced: Bool) {
+        let (inserted, notified, fenced) = try row.decode((String, String, String).self)
+        guard let inserted = Int64(inserted), let notified = Int64(notified), fenced == "true" || fenced == "false" else {
+            throw PostgresLogFailure("the insert answered \([inserted, notified, fenced]), not two counts and whether its session holds the writer role")
         }
-        return query
+        return (inserted, notified, fenced == "true")
+    }
+
+    /// The parameters of `insertStatement` for these rows, the first at `start`: `fence` is the
+    /// writer role's lock; `channel` ("" for none) the channel to notify, with `payload`.
+    func binds(at start: Int64, fence: Int64, notifying channel: String, payload: String) -> [PostgresData] {
+        func array(_ values: [Int64]) -> PostgresData { PostgresData(array: values.map { PostgresData(int64: $0) }, elementType: .int8) }
+        func array(_ values: [String]) -> PostgresData { PostgresData(array: values.map { PostgresData(string: $0) }, elementType: .text) }
+        return [
+            PostgresData(int64: fence),
+            array(seqs), array(positions), array(ids), array(types), array(writers), array(times), array(keys),
+            PostgresData(array: lines.map { PostgresData(type: .bytea, value: $0) }, elementType: .bytea),
+            PostgresData(int64: start), PostgresData(int64: (seqs.first ?? 1) - 1),
+            PostgresData(string: channel), PostgresData(string: payload),
+        ]
     }
 }

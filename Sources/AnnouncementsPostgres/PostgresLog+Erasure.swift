@@ -65,7 +65,7 @@ extension PostgresLog {
             """
         let count: Int64
         do {
-            let result = try committed(update, on: connection)
+            let result = try committed(on: connection) { connection.query(update, logger: logger) }
             count = try result.rows.first?.decode(Int64.self) ?? 0
         } catch {
             // A refusal by the server rolled the UPDATE back; any other failure (no answer in

@@ -67,6 +67,8 @@ public final class PostgresLog: EventLog {
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     let state: Mutex<State>
+    /// The insert of a batch, prepared on the writer's connection (again on a new one).
+    private let statements = PreparedStatements()
     /// Held while the writer's connection is made again: by one thread at a time.
     private let connectingWriter = Mutex(())
     /// Wakes the follower from its wait between looks (the log closes).
@@ -132,13 +134,14 @@ public final class PostgresLog: EventLog {
         do {
             // Nothing sent: a refusal (a shared log connects again at its next write).
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
-            let insert = rows.insert(into: settings.table, at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : nil, payload: "appended " + node)
+            let insert = try statements.statement(EventRows.insertStatement(into: settings.table), on: writer, upTo: settings.commitTimeout)
+            let binds = rows.binds(at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : "", payload: "appended " + node)
             // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
             let result = inTransaction
-                ? try Self.wait(for: writer.query(insert, logger: logger), upTo: settings.commitTimeout, closing: writer)
-                : try committed(insert, on: writer)
-            guard let row = result.rows.first else { throw PostgresLogFailure("the insert answered no row") }
-            (inserted, _, fenced) = try row.decode((Int64, Int64, Bool).self)
+                ? try Self.wait(for: insert.execute(binds), upTo: settings.commitTimeout, closing: writer)
+                : try committed(on: writer) { insert.execute(binds) }
+            guard let row = result.first else { throw PostgresLogFailure("the insert answered no row") }
+            (inserted, _, fenced) = try EventRows.answer(of: row)
         } catch {
             // A refusal by the server rolled the transaction back: nothing was appended (a shared
             // log reads the table again before its next append: a duplicate seq means the table
@@ -642,8 +645,9 @@ public final class PostgresLog: EventLog {
         return kept
     }
 
-    /// Runs `statement` in a transaction of its own on `connection`, and answers its result once
-    /// the transaction has committed. (postgres-nio answers a statement at its `CommandComplete`,
+    /// Runs `statement` (which sends one statement on `connection`, as a query or a prepared
+    /// statement) in a transaction of its own, and answers its result once the transaction has
+    /// committed. (postgres-nio answers a statement at its `CommandComplete`,
     /// which comes before an autocommitted statement commits: an error at commit time (a deferred
     /// constraint, a full `NOTIFY` queue, a serialization failure) would follow an answer already
     /// taken for success, for rows rolled back.) `BEGIN`, the statement and `COMMIT` are queued
@@ -654,14 +658,14 @@ public final class PostgresLog: EventLog {
     /// A failure is a refusal (`isRefusal`: nothing was committed) when the database refused, or
     /// when `BEGIN` was answered and the statement was not (`COMMIT` was then never sent: the
     /// transaction ends rolled back with its session); else its outcome is unknown.
-    func committed(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> PostgresQueryResult {
+    func committed<Answer: Sendable>(on connection: PostgresConnection, _ statement: () -> EventLoopFuture<Answer>) throws -> Answer {
         let begin = connection.query("BEGIN", logger: logger)
-        let done = connection.query(statement, logger: logger)
+        let done = statement()
         let commit = connection.query("COMMIT", logger: logger)
         let committing = Result { try Self.wait(for: commit, upTo: settings.commitTimeout, closing: connection) }
         // After the COMMIT's answer, or its connection's close, the two before it are answered.
         let began = Result { try Self.wait(for: begin, upTo: .seconds(5), closing: connection) }
-        let result: PostgresQueryResult
+        let result: Answer
         do {
             result = try Self.wait(for: done, upTo: .seconds(5), closing: connection)
         } catch {
@@ -701,6 +705,10 @@ public final class PostgresLog: EventLog {
     /// leaves its outcome unknown.
     static func isRefusal(_ error: any Error, on connection: PostgresConnection) -> Bool {
         if let failure = error as? PostgresLogFailure { return failure.isRefusal }
+        if case .server(let message) = error as? PostgresError {
+            // A prepared statement's failure, in the form of postgres-nio's older interface.
+            return message.fields[.severity] == "ERROR" && !connection.isClosed
+        }
         let psql = error as? PSQLError
         return psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
     }
@@ -770,6 +778,9 @@ public final class PostgresLog: EventLog {
     /// `/health` (see `LogError.placeless`); the log's path names the database for the operator.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PostgresLogFailure { return error.message }
+        if case .server(let message) = error as? PostgresError, let text = message.fields[.message] {
+            return "PostgreSQL: \(text)" + (message.fields[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "PostgreSQL: \(message)" + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")

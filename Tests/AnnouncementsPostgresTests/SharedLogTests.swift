@@ -281,7 +281,7 @@ struct SharedLogTests {
         await store.close()
     }
 
-    @Test("a writer whose session the server ended while it was idle notices, and takes in what another store appends")
+    @Test("a writer whose session the server ended while it was idle notices, takes in what another store appends, and writes again on a new session (its insert prepared again: the first died with the old one)")
     func lostSessionNoticed() async throws {
         let place = try Backend.postgres.makePlace()
         let first = try await place.open()
@@ -296,6 +296,9 @@ struct SharedLogTests {
             titles = first.snapshot.announcements.map(\.title)
         }
         #expect(titles == ["Before", "After"])
+        _ = try await first.create(AnnouncementDraft(title: "Again"), by: "alice")
+        #expect(first.snapshot.announcements.map(\.title) == ["Before", "After", "Again"])
+        #expect(try await place.rowCount() == 3)
         await first.close()
         await second.close()
     }
