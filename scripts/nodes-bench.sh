@@ -22,6 +22,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
+source scripts/bench-lib.sh
 
 BIN=${NODES_BENCH_BIN:-.build/release/announcements}
 BENCH_DIR=${BENCH_DIR:-.bench}
@@ -58,9 +59,10 @@ YAML
 
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
-# wrk_rate CONNECTIONS URL: durable POSTs per second at URL/announcements.
-wrk_rate() {
-  wrk -t1 -c"$1" -d"${SECONDS_EACH}s" -s scripts/bench-post.lua "$2/announcements" | awk '/Requests\/sec/ { print $2 }'
+# post_rate CONNECTIONS URL: durable POSTs per second at URL/announcements (bench-lib's wrk_rate:
+# a run with an answer that is not a 2xx, or none, stops the script, saying so).
+post_rate() {
+  wrk_rate -t1 -c"$1" -d"${SECONDS_EACH}s" -s scripts/bench-post.lua "$2/announcements"
 }
 
 # One node alone on a table of its own beside the peer, before the three start.
@@ -73,19 +75,14 @@ if [ -x "$PEER" ]; then
   ALONE=$!
   PEER_PG_PORT=$PG_PORT PEER_TABLE=peer_hb "$PEER" > "$DIR/peer.out" 2> "$DIR/peer.err" &
   ALONE+=" $!"
-  alone_url= peer_url=
-  for _ in $(seq 100); do
-    alone_url=$(sed -n 's/^listening on //p' "$DIR/alone.out") peer_url=$(sed -n 's/^listening on //p' "$DIR/peer.out")
-    [ -n "$alone_url" ] && [ -n "$peer_url" ] && break
-    sleep 0.1
-  done
-  [ -n "$alone_url" ] && [ -n "$peer_url" ] || { echo "the lone node or the peer did not start:"; cat "$DIR/alone.err" "$DIR/peer.err"; exit 1; }
+  alone_url=$(listening "$DIR/alone.out" "${ALONE%% *}")
+  peer_url=$(listening "$DIR/peer.out" "${ALONE##* }")
   declare -A OURS PEERS
   for round in $(seq "$ROUNDS"); do
     for connections in 1 16 64; do
       # Every other round the other way round, so that the machine's drift falls on both.
-      if ((round % 2)); then ours=$(wrk_rate "$connections" "$alone_url"); peer=$(wrk_rate "$connections" "$peer_url")
-      else peer=$(wrk_rate "$connections" "$peer_url"); ours=$(wrk_rate "$connections" "$alone_url"); fi
+      if ((round % 2)); then ours=$(post_rate "$connections" "$alone_url"); peer=$(post_rate "$connections" "$peer_url")
+      else peer=$(post_rate "$connections" "$peer_url"); ours=$(post_rate "$connections" "$alone_url"); fi
       echo "round $round: durable POSTs, $connections connection(s): one node on PostgreSQL $ours/s, the Hummingbird + postgres-nio peer $peer/s"
       OURS[$connections]=$(awk -v a="${OURS[$connections]:-0}" -v b="$ours" 'BEGIN { print a + b }')
       PEERS[$connections]=$(awk -v a="${PEERS[$connections]:-0}" -v b="$peer" 'BEGIN { print a + b }')
@@ -115,7 +112,6 @@ for node in a b c; do
   [ -n "$url" ] || { echo "node $node did not start:"; cat "$DIR/$node.err"; exit 1; }
   URLS+=("$url")
 done
-
 
 # The machine's busy CPU time so far, in clock ticks (every process: the nodes, PostgreSQL, wrk).
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }

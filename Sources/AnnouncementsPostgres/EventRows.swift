@@ -41,7 +41,8 @@ struct EventRows {
     }
 
     /// The statement that inserts a batch of rows into `table` (prepared once per writer session:
-    /// PostgreSQL then parses and plans it once, not at every append) and answers how many it
+    /// PostgreSQL then parses it once, not at every append, and plans it once it has settled on
+    /// a generic plan) and answers how many it
     /// inserted, how many notifications it sent, and whether its session holds the writer role.
     /// Its parameters are `binds(at:fence:notifying:payload:)`. It inserts none unless the table
     /// ends where the batch starts (its last row ends there, or it is empty and the batch starts at

@@ -134,7 +134,14 @@ public final class PostgresLog: EventLog {
         do {
             // Nothing sent: a refusal (a shared log connects again at its next write).
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
-            let insert = try statements.statement(EventRows.insertStatement(into: settings.table), on: writer, upTo: settings.commitTimeout)
+            let insert: PreparedQuery
+            do {
+                insert = try statements.statement(EventRows.insertStatement(into: settings.table), on: writer, upTo: settings.commitTimeout)
+            } catch {
+                // Nothing of the batch was sent: whatever stopped the statement's preparation
+                // (a refusal, a lost connection, no answer), nothing was appended.
+                throw PostgresLogFailure("cannot prepare the insert: \(Self.describe(error))", isRefusal: true)
+            }
             let binds = rows.binds(at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : "", payload: "appended " + node)
             // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
             let result = inTransaction
@@ -297,7 +304,7 @@ public final class PostgresLog: EventLog {
     /// process. Only a node's shared writer session is ended (named `announcements writer` in
     /// `application_name`), never an `import`'s, and never one inside a statement. With its
     /// session the holder loses the lock; its transaction, if one was open, rolls back; and every
-    /// append of its own takes the lock for its transaction (`EventRows.insert`), so that it can
+    /// append of its own takes the lock for its transaction (`EventRows.insertStatement`), so that it can
     /// append nothing more without taking the role again.
     private func endStalledHolder() {
         let pid = state.withLock { $0.role.writerPID }

@@ -2,10 +2,10 @@ import PostgresNIO
 import Synchronization
 
 /// The statements a log runs at every append, prepared once per session: PostgreSQL then parses
-/// and plans each once, not at every batch (the insert's parse and plan cost about as much as its
-/// execution and commit together, 0.3 ms each under pgbench: issue 38). A session's prepared
-/// statements end with it, so each is kept with the connection it was prepared on, and prepared
-/// again on a new one.
+/// each once, not at every batch, and plans it once it has settled on a generic plan (the
+/// insert's parse and plan cost about as much as its execution and commit together, 0.3 ms each
+/// under pgbench: issue 38). A session's prepared statements end with it, so each is kept with
+/// the connection it was prepared on, and prepared again on a new one.
 ///
 /// postgres-nio 1.33's `PostgresPreparedStatement` needs its SQL to be known statically, and a
 /// log's table is named in its settings: these go through `prepare(query:)`, whose rows carry
