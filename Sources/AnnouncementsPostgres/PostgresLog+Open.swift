@@ -37,6 +37,10 @@ extension PostgresLog {
                 return 0
             }
             try await createTable(settings.table, on: writer, path: path, logger: logger)
+            let statements = PreparedStatements()
+            try await run(path, "prepare the writer's statements") {
+                for sql in writerStatements(settings) { try await statements.prepare(sql, on: writer) }
+            }
             var replay = Replay()
             replay.chainCheck = chainCheck
             var lastLine: [UInt8]?
@@ -45,7 +49,7 @@ extension PostgresLog {
             }
             if let lastLine { replay.end(withLastLineHash: LineHash(link: lastLine)) }
             let reader = try await connect(settings, id: 2, logger: logger)
-            return (PostgresLog(settings: settings, writer: writer, writerPID: writerPID, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
+            return (PostgresLog(settings: settings, writer: writer, writerPID: writerPID, statements: statements, reader: reader, durableEnd: end, isShared: !alone, logger: logger), replay)
         } catch {
             try? await writer.close()
             throw error

@@ -67,8 +67,8 @@ public final class PostgresLog: EventLog {
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     let state: Mutex<State>
-    /// The insert of a batch, prepared on the writer's connection (again on a new one).
-    private let statements = PreparedStatements()
+    /// The insert of a batch and the read of a page, prepared on the connections they run on.
+    let statements: PreparedStatements
     /// Held while the writer's connection is made again: by one thread at a time.
     private let connectingWriter = Mutex(())
     /// Wakes the follower from its wait between looks (the log closes).
@@ -80,7 +80,7 @@ public final class PostgresLog: EventLog {
     /// line the last holder committed: the role and what to take in come in one round trip.
     struct RoleRequest {
         var lock: EventLoopFuture<PostgresQueryResult>
-        var firstPage: EventLoopFuture<PostgresQueryResult>
+        var firstPage: EventLoopFuture<[PostgresRow]>
     }
 
     struct State {
@@ -88,7 +88,8 @@ public final class PostgresLog: EventLog {
         var listener: Task<Void, Never>?
     }
 
-    init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
+    init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, statements: PreparedStatements, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
+        self.statements = statements
         self.path = settings.description
         self.settings = settings
         self.isShared = isShared
@@ -202,9 +203,11 @@ public final class PostgresLog: EventLog {
                 writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger).whenFailure { [logger, path] error in
                     logger.debug("cannot ask for the writer role by notice", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
                 }
+                // Prepared with the writer's session (`writerStatements`): no round trip here.
+                let page = try pageStatement(on: writer)
                 request = RoleRequest(
                     lock: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger),
-                    firstPage: writer.query(Self.page(of: settings.table, from: end, rows: max(1, settings.pageRows)), logger: logger)
+                    firstPage: page.execute(Self.pageBinds(from: end, rows: settings.pageRows))
                 )
                 state.withLock { $0.role.asked(request, at: .now) }
             }
@@ -267,7 +270,7 @@ public final class PostgresLog: EventLog {
 
     /// The role just taken: the lines others appended after `end`, from `firstPage` on (the
     /// request's read). Gives the role up again when they cannot be read.
-    private func linesOnceTaken(after end: Int64, firstPage: EventLoopFuture<PostgresQueryResult>?) throws(LogError) -> [UInt8] {
+    private func linesOnceTaken(after end: Int64, firstPage: EventLoopFuture<[PostgresRow]>?) throws(LogError) -> [UInt8] {
         do throws(LogError) {
             return try linesAppended(after: end, on: writer.withLock { $0 }, firstPage: firstPage)
         } catch {
@@ -380,18 +383,19 @@ public final class PostgresLog: EventLog {
     /// which may outlive the commit timeout). With `firstPage`, the answer of the first page's
     /// statement, sent earlier from a position at or before `end` (see `RoleRequest`): its rows
     /// before `end` are skipped.
-    private func linesAppended(after end: Int64, on connection: PostgresConnection, firstPage: EventLoopFuture<PostgresQueryResult>? = nil) throws(LogError) -> [UInt8] {
+    private func linesAppended(after end: Int64, on connection: PostgresConnection, firstPage: EventLoopFuture<[PostgresRow]>? = nil) throws(LogError) -> [UInt8] {
         let pageRows = max(1, settings.pageRows)
         var bytes: [UInt8] = []
         var page = firstPage
         do {
             while true {
                 let next = end + Int64(bytes.count)
-                let answer = page ?? connection.query(Self.page(of: settings.table, from: next, rows: pageRows), logger: logger)
+                let answer = try page ?? pageStatement(on: connection).execute(Self.pageBinds(from: next, rows: pageRows))
                 page = nil
-                let result = try Self.wait(for: answer, upTo: settings.commitTimeout, closing: connection)
-                for row in result.rows {
-                    let (position, line) = try row.decode((Int64, ByteBuffer).self)
+                let rows = try Self.wait(for: answer, upTo: settings.commitTimeout, closing: connection)
+                for row in rows {
+                    let (text, line) = try row.decode((String, ByteBuffer).self)
+                    guard let position = Int64(text) else { throw PostgresLogFailure("a page of the table answered the position \(text)") }
                     // Taken in already (a page asked for before this process's lines went on).
                     if position + Int64(line.readableBytes) < end { continue }
                     guard position == end + Int64(bytes.count) else {
@@ -400,7 +404,7 @@ public final class PostgresLog: EventLog {
                     bytes += line.readableBytesView
                     bytes.append(UInt8(ascii: "\n"))
                 }
-                if result.rows.count < pageRows { return bytes }
+                if rows.count < pageRows { return bytes }
             }
         } catch let error as LogError {
             throw error
@@ -409,9 +413,27 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// The statement that reads a page of rows of `table`: `rows` at most, from `position`.
-    static func page(of table: String, from position: Int64, rows: Int) -> PostgresQuery {
-        "SELECT position, line FROM \(unescaped: table) WHERE position >= \(position) ORDER BY position LIMIT \(rows)"
+    /// The statement that reads a page of rows of `table` from a position on (its parameters are
+    /// `pageBinds`). Its position comes as text (see `PreparedStatements`), named apart: an output
+    /// column named `position` would be what `ORDER BY position` sorts, as text ("100" before "20").
+    static func pageStatement(of table: String) -> String {
+        "SELECT position::text AS position_text, line FROM \(table) WHERE position >= $1::bigint ORDER BY position LIMIT $2::bigint"
+    }
+
+    /// The page statement's parameters: `rows` at most (at least one), from `position`.
+    static func pageBinds(from position: Int64, rows: Int) -> [PostgresData] {
+        [PostgresData(int64: position), PostgresData(int64: Int64(max(1, rows)))]
+    }
+
+    /// The page statement prepared on `connection` (already, on the writer's: `writerStatements`).
+    private func pageStatement(on connection: PostgresConnection) throws -> PreparedQuery {
+        try statements.statement(Self.pageStatement(of: settings.table), on: connection, upTo: settings.commitTimeout)
+    }
+
+    /// The statements the writer's session runs, prepared as it is set up: before it appends or
+    /// asks for the role, so that neither waits for a preparation.
+    static func writerStatements(_ settings: PostgresSettings) -> [String] {
+        [EventRows.insertStatement(into: settings.table), pageStatement(of: settings.table)]
     }
 
     public func tookIn(upTo end: Int64) {
@@ -606,6 +628,9 @@ public final class PostgresLog: EventLog {
                 }
                 let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: settings.commitTimeout, closing: connection)
                 let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
+                for sql in Self.writerStatements(settings) {
+                    _ = try statements.statement(sql, on: connection, upTo: settings.commitTimeout)
+                }
                 state.withLock { $0.role.connected(writerPID: writerPID) }
             }
             cured(lost && midAppend)
