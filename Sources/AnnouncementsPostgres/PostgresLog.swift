@@ -195,6 +195,9 @@ public final class PostgresLog: EventLog {
                 request = pending
             case .send:
                 let writer = try writingConnection()
+                // Prepared with the writer's session (`writerStatements`): no round trip here,
+                // and nothing sent yet should it fail.
+                let page = try pageStatement(on: writer)
                 // Ask the holder to give the role up, get in the lock's queue (the wait ends at
                 // the session's lock_timeout, or when the store gives up: `leaveLine`), and read
                 // what the holder appended once the role is this process's: sent together, run
@@ -203,8 +206,6 @@ public final class PostgresLog: EventLog {
                 writer.query("SELECT pg_notify(\(channel), \("role " + node))", logger: logger).whenFailure { [logger, path] error in
                     logger.debug("cannot ask for the writer role by notice", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
                 }
-                // Prepared with the writer's session (`writerStatements`): no round trip here.
-                let page = try pageStatement(on: writer)
                 request = RoleRequest(
                     lock: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger),
                     firstPage: page.execute(Self.pageBinds(from: end, rows: settings.pageRows))

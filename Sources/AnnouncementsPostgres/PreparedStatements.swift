@@ -42,6 +42,8 @@ final class PreparedStatements: Sendable {
         entries.withLock { entries in
             // Those of closed connections go: their sessions took the statements with them.
             entries.removeAll { $0.connection.isClosed }
+            // Two threads that prepared it at once: the first one kept is the one found.
+            guard !entries.contains(where: { $0.connection === connection && $0.sql == sql }) else { return }
             entries.append(Entry(connection: connection, sql: sql, statement: statement))
         }
     }
