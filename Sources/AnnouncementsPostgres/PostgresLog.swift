@@ -69,6 +69,10 @@ public final class PostgresLog: EventLog {
     let state: Mutex<State>
     /// The insert of a batch and the read of a page, prepared on the connections they run on.
     let statements: PreparedStatements
+    /// Their SQL (`EventRows.insertStatement`, `pageStatement(of:)`), made once: each append and
+    /// each read looks its statement up by it.
+    private let insertSQL: String
+    private let pageSQL: String
     /// Held while the writer's connection is made again: by one thread at a time.
     private let connectingWriter = Mutex(())
     /// Wakes the follower from its wait between looks (the log closes).
@@ -90,6 +94,8 @@ public final class PostgresLog: EventLog {
 
     init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, statements: PreparedStatements, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
         self.statements = statements
+        self.insertSQL = EventRows.insertStatement(into: settings.table)
+        self.pageSQL = Self.pageStatement(of: settings.table)
         self.path = settings.description
         self.settings = settings
         self.isShared = isShared
@@ -137,7 +143,7 @@ public final class PostgresLog: EventLog {
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
             let insert: PreparedQuery
             do {
-                insert = try statements.statement(EventRows.insertStatement(into: settings.table), on: writer, upTo: settings.commitTimeout)
+                insert = try statements.statement(insertSQL, on: writer, upTo: settings.commitTimeout)
             } catch {
                 // Nothing of the batch was sent: whatever stopped the statement's preparation
                 // (a refusal, a lost connection, no answer), nothing was appended.
@@ -428,11 +434,12 @@ public final class PostgresLog: EventLog {
 
     /// The page statement prepared on `connection` (already, on the writer's: `writerStatements`).
     private func pageStatement(on connection: PostgresConnection) throws -> PreparedQuery {
-        try statements.statement(Self.pageStatement(of: settings.table), on: connection, upTo: settings.commitTimeout)
+        try statements.statement(pageSQL, on: connection, upTo: settings.commitTimeout)
     }
 
-    /// The statements the writer's session runs, prepared as it is set up: before it appends or
-    /// asks for the role, so that neither waits for a preparation.
+    /// The statements the writer's session runs, prepared as it is set up (here for the first
+    /// session; `writingConnection(curing:)` for the next): before it appends or asks for the
+    /// role, so that neither waits for a preparation.
     static func writerStatements(_ settings: PostgresSettings) -> [String] {
         [EventRows.insertStatement(into: settings.table), pageStatement(of: settings.table)]
     }
