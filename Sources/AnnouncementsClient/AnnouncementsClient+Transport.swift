@@ -219,7 +219,7 @@ extension AnnouncementsClient {
 
         let data: Data, response: HTTPURLResponse
         do {
-            let (received, urlResponse) = try await session.data(for: request)
+            let (received, urlResponse) = try await CancellableDataTask.data(for: request, on: session)
             guard let http = urlResponse as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             (data, response) = (received, http)
         } catch let error as URLError {

@@ -79,13 +79,14 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Ends the stream: the connection is cancelled, and `next()` answers nil.
+    /// Ends the stream: `next()` answers nil, and the connection is cancelled on another thread.
+    /// (The cancellation handler of `next()` calls this under the Swift task's status lock, and
+    /// the session's `invalidateAndCancel()` takes its work queue, which a network thread may hold
+    /// while it resumes that task: the lock-order deadlock of swift-corelibs-foundation #5412.)
     func close() {
         finish(.success(()))
-        session.withLock { session in
-            session?.invalidateAndCancel()
-            session = nil
-        }
+        guard let session = session.withLock({ $0.take() }) else { return }
+        DispatchQueue.global().async { session.invalidateAndCancel() }
     }
 
     /// The bytes received and not read yet.

@@ -43,6 +43,14 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     router.get("announcements/5") { request, _ in
         json(#"{"id":5,"title":"\#(request.headers[HTTPField.Name("Accept-Encoding")!] ?? "none")","body":null}"#)
     }
+    // Counts each read of announcement 7 and answers it once the count is set back to 0 (or
+    // after a minute): a read to cancel.
+    router.get("announcements/7") { _, _ in
+        fakeHeldReads.withLock { $0 += 1 }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while fakeHeldReads.withLock({ $0 }) > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        return json(#"{"id":7,"title":"Held","body":null}"#)
+    }
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
@@ -206,6 +214,9 @@ let fakeWriteKeys = Mutex<[String]>([])
 
 /// How many reads of announcement 6 the fake server received.
 let fakeReads = Mutex<Int>(0)
+
+/// How many reads of announcement 7 the fake server received and holds (0 lets them go).
+let fakeHeldReads = Mutex<Int>(0)
 
 /// The `Idempotency-Key` of each replace the fake server received, by the id replaced.
 let fakeReplaceKeys = Mutex<[Int: [String]]>([:])

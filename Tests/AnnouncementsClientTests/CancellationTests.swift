@@ -1,0 +1,77 @@
+@testable import AnnouncementsClient
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Cancelling a request")
+struct CancellationTests {
+    @Test("a read cancelled while the server has not answered ends as a cancellation (unreachable, URLError.cancelled), not with the answer that comes later")
+    func cancelledWhileWaiting() async throws {
+        fakeHeldReads.withLock { $0 = 0 }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+            let read = Task { try await client.announcement(id: 7) }
+            for _ in 0..<1000 where fakeHeldReads.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(fakeHeldReads.withLock { $0 } == 1, "the read reached the server")
+            read.cancel()
+            await #expect { try await read.value } throws: { error in
+                guard case .unreachable(_, let underlying) = error as? ClientError else { return false }
+                return underlying.code == .cancelled
+            }
+            fakeHeldReads.withLock { $0 = 0 }
+        }
+    }
+
+    @Test(
+        "reads cancelled at every moment of their course (before sending, in flight, as the answer arrives) each end, answered or cancelled: none hangs (the lock-order deadlock of swift-corelibs-foundation's data(for:))",
+        .timeLimit(.minutes(2))
+    )
+    func cancelledAtAnyMoment() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+            var answered = 0, cancelled = 0
+            for round in 0..<300 {
+                let read = Task { try await client.announcement(id: 1) }
+                // From at once to about a request's round trip.
+                if round % 3 != 0 { try await Task.sleep(for: .microseconds(round % 97 * 20)) }
+                read.cancel()
+                do {
+                    #expect(try await read.value.id == 1)
+                    answered += 1
+                } catch let ClientError.unreachable(_, underlying) where underlying.code == .cancelled {
+                    cancelled += 1
+                }
+            }
+            #expect(answered + cancelled == 300)
+            #expect(cancelled > 0, "some reads were cancelled before their answer")
+        }
+    }
+
+    @Test("a request's state: cancelled before its data task starts, the task is not started; cancelled while it runs, that task is cancelled once; after its end, nothing is cancelled")
+    func transitions() {
+        let task = URLSession.shared.dataTask(with: URLRequest(url: URL(fileURLWithPath: "/")))
+        var state = CancellableDataTask.State.starting
+        var cancelledTask = state.cancel()
+        var started = state.start(task)
+        #expect(cancelledTask == nil && !started, "not started once cancelled")
+        cancelledTask = state.cancel()
+        #expect(cancelledTask == nil)
+
+        state = .starting
+        started = state.start(task)
+        cancelledTask = state.cancel()
+        #expect(started && cancelledTask === task)
+        cancelledTask = state.cancel()
+        #expect(cancelledTask == nil, "cancelled once")
+
+        state = .starting
+        started = state.start(task)
+        state.finish()
+        cancelledTask = state.cancel()
+        #expect(started && cancelledTask == nil, "nothing to cancel after its end")
+        started = state.start(task)
+        #expect(!started)
+    }
+}
