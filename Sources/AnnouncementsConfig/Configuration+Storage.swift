@@ -8,10 +8,16 @@ extension Configuration {
         case file
         /// A table in PostgreSQL.
         case postgres(PostgresSettings)
+
+        /// The PostgreSQL settings, for `storage: postgres`.
+        public var postgres: PostgresSettings? {
+            if case .postgres(let settings) = self { return settings }
+            return nil
+        }
     }
 
     /// The keys the `postgres:` section may hold.
-    static let postgresKeys = ["url", "password", "table", "tls"]
+    static let postgresKeys = ["url", "password", "table", "tls", "advertise"]
 }
 
 extension ConfigReader {
@@ -37,6 +43,7 @@ extension ConfigReader {
         var password: String?
         var table = PostgresSettings.defaultTable
         var tls: PostgresSettings.TLSMode?
+        var advertise: String?
         for (name, value) in try mapping(node, key: "postgres", allowed: Configuration.postgresKeys) {
             let key = "postgres.\(name)"
             switch name {
@@ -55,6 +62,13 @@ extension ConfigReader {
                     throw error(value, key: key, "expected one of \(PostgresSettings.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(text)\"")
                 }
                 tls = mode
+            case "advertise":
+                let text = try nonEmptyString(value, key: key)
+                do throws(PostgresSettingsError) {
+                    advertise = try PostgresSettings.checked(advertise: text)
+                } catch {
+                    throw self.error(value, key: key, error.message)
+                }
             default: break
             }
         }
@@ -67,6 +81,7 @@ extension ConfigReader {
         }
         if let password { settings.password = password }
         if let tls { settings.tls = tls }
+        settings.advertise = advertise
         return settings
     }
 

@@ -24,6 +24,10 @@ public struct ServerSettings: Sendable {
     public var metrics: ServerMetrics?
     /// `GET /metrics`, when served.
     public var metricsEndpoint: MetricsEndpoint?
+    /// With a shared log: the address other nodes send their writes to while this one holds the
+    /// writer role (`http://HOST:PORT`); nil: `http://` and the address it listens on, unless that
+    /// is every interface (0.0.0.0, ::), which names no address to reach it at.
+    public var advertise: String?
 
     public init(
         host: String = "127.0.0.1",
@@ -35,7 +39,8 @@ public struct ServerSettings: Sendable {
         connections: ConnectionLimits = ConnectionLimits(),
         cors: CORSPolicy = CORSPolicy(),
         metrics: ServerMetrics? = nil,
-        metricsEndpoint: MetricsEndpoint? = nil
+        metricsEndpoint: MetricsEndpoint? = nil,
+        advertise: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -47,6 +52,15 @@ public struct ServerSettings: Sendable {
         self.cors = cors
         self.metrics = metrics
         self.metricsEndpoint = metricsEndpoint
+        self.advertise = advertise
+    }
+
+    /// The address other nodes reach this one at, listening on `host` and `port`: `advertise`, or
+    /// `http://HOST:PORT` when `host` names one interface.
+    func advertised(host: String, port: Int) -> String? {
+        if let advertise { return advertise }
+        guard !["0.0.0.0", "::", "*", ""].contains(host) else { return nil }
+        return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
     /// The largest request that still lets through every body within `maxBodyBytes` however JSON
@@ -57,7 +71,12 @@ public struct ServerSettings: Sendable {
 }
 
 /// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
+/// `forwarder` sends writes to the node that holds a shared log's writer role (nil: made here).
 public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<AnnouncementsRequestContext> {
+    buildRouter(store: store, settings: settings, forwarder: nil)
+}
+
+func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteForwarder?) -> Router<AnnouncementsRequestContext> {
     let router = Router(context: AnnouncementsRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
     let streams = StreamSlots(maxConnections: settings.connections.maxConnections)
@@ -73,7 +92,7 @@ public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<A
         store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
         streams: streams
     ).add(to: router)
-    WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes).add(to: router)
+    WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes, forwarder: forwarder).add(to: router)
     web.add(to: router)
     OpenAPIDocument.add(to: router)
     settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams)
@@ -91,15 +110,28 @@ public func buildApplication(
     let connections = ConnectionCount(maximum: settings.connections.maxConnections)
     // Built in the background while the server starts, so that the first search need not wait.
     store.startSearchIndex()
-    return Application(
-        router: buildRouter(store: store, settings: settings),
+    let forwarder = store.isShared ? WriteForwarder(store: store, maxRequestBytes: settings.maxRequestBytes) : nil
+    var application = Application(
+        router: buildRouter(store: store, settings: settings, forwarder: forwarder),
         server: HTTPServerBuilder { responder in
             GuardedHTTP1Channel(responder: responder, limits: settings.connections, connections: connections, metrics: settings.metrics)
         },
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "announcements"),
         onServerRunning: { channel in
-            await onListening(settings.host, channel.localAddress?.port ?? settings.port)
+            let port = channel.localAddress?.port ?? settings.port
+            if store.isShared {
+                if let address = settings.advertised(host: settings.host, port: port) {
+                    forwarder?.advertised.withLock { $0 = address }
+                    store.advertise(address)
+                    logger.info("writes through the other nodes come here while this node holds the writer role", metadata: ["advertise": "\(address)"])
+                } else {
+                    logger.warning("this node listens on every interface and names no address (postgres.advertise): the other nodes cannot send it their writes, and the writer role moves to each node that has writes to make")
+                }
+            }
+            await onListening(settings.host, port)
         },
         logger: logger
     )
+    if let forwarder { application.addServices(WriteForwarderService(forwarder: forwarder)) }
+    return application
 }

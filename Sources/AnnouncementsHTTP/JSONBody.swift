@@ -25,15 +25,7 @@ enum JSONBody {
 enum RequestBody {
     /// The body's bytes; `what` names what to send.
     static func collect(_ request: Request, maxBytes: Int, what: String) async throws -> ByteBuffer {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: maxBytes)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
-        } catch let error as HTTPParserError {
-            // The body was cut off by bytes that are not HTTP: none of it is used.
-            throw APIError(.badRequest, "the request body is not valid HTTP/1.1 (\(error)); nothing was written, and the connection is closed")
-        }
+        let body = try await read(request, maxBytes: maxBytes)
         if body.readableBytes == 0 {
             // Without a length or chunks, a request's body ends with its head (an HTTP/1.0 client
             // that means to send one until it closes cannot, to a server that answers).
@@ -43,5 +35,17 @@ enum RequestBody {
             throw APIError(.badRequest, "the request body is empty: send \(what)")
         }
         return body
+    }
+
+    /// The body's bytes, empty or not: at most `maxBytes` (else 413), complete (else 400).
+    static func read(_ request: Request, maxBytes: Int) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maxBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
+        } catch let error as HTTPParserError {
+            // The body was cut off by bytes that are not HTTP: none of it is used.
+            throw APIError(.badRequest, "the request body is not valid HTTP/1.1 (\(error)); nothing was written, and the connection is closed")
+        }
     }
 }

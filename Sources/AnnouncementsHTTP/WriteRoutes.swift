@@ -10,15 +10,50 @@ struct WriteRoutes: Sendable {
     let store: EventStore
     let access: Access
     let maxRequestBytes: Int
+    /// Where writes go when another node of a shared log holds the writer role; nil: made here.
+    let forwarder: WriteForwarder?
 
     func add(to router: Router<AnnouncementsRequestContext>) {
         for (prefix, version) in [("", nil)] + APIVersion.allCases.map({ ($0.pathPrefix, $0) }) as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))
-            group.post("announcements") { request, context in try await create(request, context, forced: version) }
-            group.put("announcements/:id") { request, context in try await replace(request, context, forced: version) }
-            group.patch("announcements/:id") { request, context in try await update(request, context, forced: version) }
-            group.delete("announcements/:id") { request, context in try await delete(request, context) }
+            group.post("announcements") { request, context in try await made(request, context) { try await create($0, context, forced: version) } }
+            group.put("announcements/:id") { request, context in try await made(request, context) { try await replace($0, context, forced: version) } }
+            group.patch("announcements/:id") { request, context in try await made(request, context) { try await update($0, context, forced: version) } }
+            group.delete("announcements/:id") { request, context in try await made(request, context) { try await delete($0, context) } }
+            // An erasure is made where it comes: it can outlast a forward's wait, and is not
+            // repeated by an idempotency key, so it could not be made again safely.
             group.post("announcements/:id/erase") { request, context in try await erase(request, context) }
+        }
+    }
+
+    /// The answer to a write: the writer role's holder's, when the forwarder sends it there, else
+    /// `write`'s, here.
+    private func made(
+        _ request: Request, _ context: AnnouncementsRequestContext, _ write: (Request) async throws -> Response
+    ) async throws -> Response {
+        // Only a writer's request goes on (a caller without a token gets its 401 here, before
+        // its body is read); the holder checks its rights on the write.
+        guard let forwarder, try access.caller(request) != nil else { return try await write(request) }
+        let received = ContinuousClock.now
+        switch try await forwarder.forward(request, context) {
+        case .answered(let answer):
+            return answer
+        case .makeHere(let request, let madeKey):
+            // Its wait for the writer role counts the time it waited for the holder. The key it
+            // was sent with goes back, for a retry: the holder may commit it yet.
+            do {
+                var answer = try await EventStore.$receivedAt.withValue(received) { try await write(request) }
+                if let madeKey { answer.headers[.idempotencyKey] = madeKey }
+                return answer
+            } catch let error as StoreError {
+                guard let madeKey else { throw error }
+                var refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
+                refusal.headers[.idempotencyKey] = madeKey
+                throw refusal
+            } catch var refusal as APIError {
+                if let madeKey { refusal.headers[.idempotencyKey] = madeKey }
+                throw refusal
+            }
         }
     }
 

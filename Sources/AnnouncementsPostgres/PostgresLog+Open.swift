@@ -244,7 +244,9 @@ extension PostgresLog {
             password: settings.password, database: settings.database, tls: tls
         )
         let role = [1: "writer", 2: "reader", 4: "listener", 5: "eraser", 6: "sole writer"][id] ?? "tool"
-        configuration.options.additionalStartupParameters = [("application_name", "announcements \(role) pid=\(getpid()) host=\(ProcessInfo.processInfo.hostName)")]
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "announcements \(role) node=\(processTag) pid=\(getpid()) host=\(ProcessInfo.processInfo.hostName)")
+        ]
         return configuration
     }
 

@@ -126,11 +126,80 @@ public final class PostgresLog: EventLog {
         state.withLock { $0.role.writeBlock(at: .now) }.map { LogError(.locked, path: path, message: $0) }
     }
 
+    /// Where writes through this process go instead: the address the last append of another
+    /// process named (`appended ADDRESS NODE`), while this one does not hold the role.
+    public var writeHolder: String? {
+        guard !holdsWriterRole else { return nil }
+        return addresses.withLock { $0.holder }
+    }
+
+    public func advertise(_ address: String) {
+        addresses.withLock { $0.own = address }
+    }
+
+    public func forgetWriteHolder(_ address: String) {
+        addresses.withLock { addresses in
+            guard addresses.holder == address else { return }
+            addresses.holder = nil
+            addresses.named = nil
+        }
+    }
+
+    /// Where writes go: this process's advertised address; the address and process tag the last
+    /// append's notice named; and that address once a look found the session holding the role
+    /// to be that process's (its `application_name` names the tag).
+    private struct Addresses {
+        var own: String?
+        var named: (address: String, tag: Substring)?
+        var holder: String?
+
+        /// A notice named `address` for the process tagged `tag`; `holderName` is the role's
+        /// holder's `application_name` as the last look saw it.
+        mutating func heard(_ address: String?, tag: Substring, holderName: String?) {
+            named = address.map { ($0, tag) }
+            confirm(holderName)
+        }
+
+        /// A look saw the role held by the session named `holderName` (nil: by nobody else).
+        mutating func confirm(_ holderName: String?) {
+            guard let named, let holderName, holderName.contains("node=\(named.tag) ") else {
+                holder = nil
+                return
+            }
+            holder = named.address
+        }
+    }
+
+    private let addresses = Mutex(Addresses())
+    /// The role's holder's `application_name` as the last look saw it.
+    private let lastHolderName = Mutex<String?>(nil)
+
+    /// The payload of an append's notice: `appended ADDRESS NODE`, or `appended NODE` when this
+    /// process advertises no address.
+    private var appendedNotice: String {
+        addresses.withLock { $0.own }.map { "appended \($0) \(node)" } ?? "appended " + node
+    }
+
+    /// The address an append's notice names (nil for `appended NODE`), and its sender's process
+    /// tag (the first of its node name).
+    static func address(inNotice payload: Substring) -> (address: String?, tag: Substring) {
+        let words = payload.split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count == 3, words[0] == "appended", !words[1].isEmpty else {
+            return (nil, words.last?.prefix(8) ?? "")
+        }
+        return (String(words[1]), words[2].prefix(8))
+    }
+
     /// The channel notifications about this log go on: the table's name.
     var channel: String { settings.table }
     /// This process's name in its notifications (`appended NODE`, `role NODE`), so that it does
     /// not wake for its own.
-    let node = UUID().uuidString
+    let node = "\(PostgresLog.processTag)-\(UUID().uuidString)"
+
+    /// This process's tag: in its sessions' `application_name` (`node=TAG`) and first in its
+    /// notices' node name, so that a notice naming an address can be checked against the session
+    /// that holds the writer role (any session may notify; only the holder holds the lock).
+    static let processTag = String(UUID().uuidString.prefix(8)).lowercased()
 
     public func appendDurably(_ lines: UnsafeRawBufferPointer, at start: Int64) throws(LogError) -> Int64 {
         let inTransaction = try state.withLock { state throws(LogError) in try state.role.mayAppend(at: start, path: path) }
@@ -149,7 +218,7 @@ public final class PostgresLog: EventLog {
                 // (a refusal, a lost connection, no answer), nothing was appended.
                 throw PostgresLogFailure("cannot prepare the insert: \(Self.describe(error))", isRefusal: true)
             }
-            let binds = rows.binds(at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : "", payload: "appended " + node)
+            let binds = rows.binds(at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : "", payload: appendedNotice)
             // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
             let result = inTransaction
                 ? try Self.wait(for: insert.execute(binds), upTo: settings.commitTimeout, closing: writer)
@@ -456,7 +525,13 @@ public final class PostgresLog: EventLog {
                 // Told at once, without a look at the table (each look is a query, and with writes
                 // spread over the nodes every commit notifies every node): the looks, four times
                 // a second, catch a lost notice.
-                if payload.hasPrefix("appended ") { changed(.appended) }
+                if payload.hasPrefix("appended ") {
+                    // Its sender held the role as it appended: writes through this process go there.
+                    let (address, tag) = Self.address(inNotice: payload[...])
+                    let holderName = self.lastHolderName.withLock { $0 }
+                    self.addresses.withLock { $0.heard(address, tag: tag, holderName: holderName) }
+                    changed(.appended)
+                }
                 // Asked for the role: say so once this process has held it its quantum.
                 if payload.hasPrefix("role ") { self.roleWanted(changed) }
                 // Another node sealed erased rows: what this one kept of them may hold their texts.
@@ -543,6 +618,9 @@ public final class PostgresLog: EventLog {
                 let lost = state.role.looked(ticket, sessionHolds: sessionHolds, waiting: waiting, holder: holder, end: end, at: .now)
                 return (state.role.durableEnd, state.role.holds, lost)
             }
+            // Writes go to the address a notice named only while its process holds the role.
+            lastHolderName.withLock { $0 = holderName }
+            addresses.withLock { $0.confirm(holderPID == nil ? nil : holderName) }
             if lost {
                 logger.warning("the writer's session no longer holds the writer role (the server ended it?): connecting again at the next write", metadata: ["log.path": "\(path)"])
             }

@@ -34,6 +34,10 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// node stopped, frozen or cut off loses the role this long after another asks for it.
     public var stallLimit = Duration.seconds(5)
 
+    /// The address the other nodes send their writes to while this one holds the writer role
+    /// (`postgres.advertise`, `http://HOST:PORT`); nil: the address the server listens on.
+    public var advertise: String?
+
     public static let defaultTable = "announcement_events"
 
     public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer, table: String = defaultTable) {
@@ -87,6 +91,19 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         guard isValid else {
             throw PostgresSettingsError("the table name \"\(table)\" must be lowercase letters, digits and _ (not first), at most 60 bytes")
         }
+    }
+
+    /// An advertised address is `http://HOST:PORT` (no path, user or query): the other nodes put a
+    /// write's path after it. Returns it without a trailing `/`.
+    public static func checked(advertise address: String) throws(PostgresSettingsError) -> String {
+        let address = address.hasSuffix("/") ? String(address.dropLast()) : address
+        guard let parts = URLComponents(string: address), parts.scheme == "http", let host = parts.host, !host.isEmpty,
+              parts.port.map({ (1...65535).contains($0) }) ?? true, parts.path.isEmpty, parts.query == nil, parts.user == nil,
+              parts.fragment == nil, !address.contains(where: \.isWhitespace)
+        else {
+            throw PostgresSettingsError("the address to advertise must look like http://HOST:PORT (how the other nodes reach this one), not \"\(address)\"")
+        }
+        return address
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE#TABLE`: the log's name in messages, without the password.

@@ -46,6 +46,13 @@ import Testing
         #expect(try parse(text, environment: ["DB_PASSWORD": "s3cret"]).storage == .postgres(replaced))
     }
 
+    @Test("postgres.advertise: the address the other nodes send writes to, http://HOST:PORT, without a trailing slash")
+    func advertise() throws {
+        let text = "storage: postgres\npostgres:\n  url: postgres://app@h/db\n  advertise: http://10.0.0.11:8080/\n"
+        #expect(try parse(text).storage.postgres?.advertise == "http://10.0.0.11:8080")
+        #expect(try parse("storage: postgres\npostgres:\n  url: postgres://app@h/db\n").storage.postgres?.advertise == nil)
+    }
+
     @Test("names the line, column and key of every mistake, never the password", arguments: [
         ("storage: sqlite\n", "config.yaml:1:10: storage: expected file or postgres"),
         ("storage: postgres\n", "config.yaml:1:10: storage: `storage: postgres` needs a `postgres:` section"),
@@ -58,6 +65,9 @@ import Testing
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  tls: always\n", "config.yaml:4:8: postgres.tls: expected one of disable, prefer, require"),
         ("postgres:\n  host: b\n", "config.yaml:2:3: postgres.host: unknown key"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: 10.0.0.11:8080\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: https://web-1:8080\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://web-1:8080/api\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
     ])
     func mistakes(text: String, message: String) {
         #expect {

@@ -76,7 +76,7 @@ struct WriterRoleBoundsTests {
         let waited = ContinuousClock.now - started
         #expect(waited >= settings.stallLimit && waited < EventStore.roleWaitLimit, "the write through the other store waited \(waited)")
         let reason = degraded.withLock { $0 }
-        #expect(reason?.contains("announcements writer pid=") == true, "\(reason ?? "health never said writes wait")")
+        #expect(reason?.contains("announcements writer node=") == true, "\(reason ?? "health never said writes wait")")
         #expect(other.health == .ok, "\(String(describing: other.health.reason))")
         proxy.thaw()
         // The cut-off holder finds its session ended; a write through it fails at most once

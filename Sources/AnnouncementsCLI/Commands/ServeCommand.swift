@@ -85,7 +85,8 @@ struct ServeCommand: AsyncParsableCommand {
             ),
             cors: CORSPolicy(origins: configuration.http.corsOrigins),
             metrics: metrics,
-            metricsEndpoint: configuration.metrics.isEnabled ? MetricsEndpoint(token: configuration.metrics.token, render: exposition.render) : nil
+            metricsEndpoint: configuration.metrics.isEnabled ? MetricsEndpoint(token: configuration.metrics.token, render: exposition.render) : nil,
+            advertise: configuration.storage.postgres?.advertise
         )
         logger.info("connection limits", metadata: [
             "http.max_connections": "\(maxConnections)", "descriptors": "\(descriptors)",

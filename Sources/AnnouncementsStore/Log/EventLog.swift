@@ -88,6 +88,19 @@ public protocol EventLog: AnyObject, Sendable {
     /// Gives up the writer role (between appends), so that another process waiting for it gets it.
     func yieldWriterRole()
 
+    /// Where writes through this process go instead, on a shared log: the address another process
+    /// that holds the writer role advertised (`advertise`) with its last append, while this one
+    /// does not hold the role; nil when it does, when nobody holds it, or when none is known.
+    var writeHolder: String? { get }
+
+    /// Names this process's address (an `http://HOST:PORT` other processes reach it at) in what it
+    /// appends from now on, so that processes that follow it can send it their writes.
+    func advertise(_ address: String)
+
+    /// Forgets `address` as the writer role's holder (a write sent there was not answered): writes
+    /// go through this process until another append names a holder.
+    func forgetWriteHolder(_ address: String)
+
     /// The durable lines after `end` that other processes appended; none while this process holds
     /// the writer role (nobody else appends then).
     func lines(after end: Int64) throws(LogError) -> [UInt8]
@@ -138,6 +151,9 @@ extension EventLog {
     public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { nil }
     public var writeBlock: LogError? { nil }
     public func yieldWriterRole() {}
+    public var writeHolder: String? { nil }
+    public func advertise(_ address: String) {}
+    public func forgetWriteHolder(_ address: String) {}
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func tookIn(upTo end: Int64) {}
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {}

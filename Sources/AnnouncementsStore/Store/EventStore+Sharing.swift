@@ -19,6 +19,18 @@ extension EventStore {
     /// Whether other processes append to this store's log too (PostgreSQL with several nodes).
     public var isShared: Bool { log.isShared }
 
+    /// Where writes through this store go instead: the address of the process that holds a shared
+    /// log's writer role, as its last append named it, while this one does not (see
+    /// `EventLog.writeHolder`); nil when they are made here.
+    public var writeHolder: String? { log.writeHolder }
+
+    /// Names this process's address in its appends to a shared log: the other processes send it
+    /// their writes while it holds the writer role.
+    public func advertise(_ address: String) { log.advertise(address) }
+
+    /// Forgets `address` as where writes go (a write sent there was not answered in time).
+    public func forgetWriteHolder(_ address: String) { log.forgetWriteHolder(address) }
+
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
         // Another node erased: what this one kept of the lines may hold the texts; and the erased
@@ -39,12 +51,14 @@ extension EventStore {
     /// Returns once this store has the events up to `seq`, at most `timeout` later: for a reader
     /// that wrote through another node and wants to read its write here. Returns whether it has
     /// them; at once on a log no other process appends to (what it lacks will never come).
-    public func waitUntilSeq(_ seq: Int, upTo timeout: Duration) async -> Bool {
+    /// With `asking` false, the lines are left to come with the log's notice (a write this node
+    /// sent on to the holder: the notice of its commit is on its way), not asked for at once.
+    public func waitUntilSeq(_ seq: Int, upTo timeout: Duration, asking: Bool = true) async -> Bool {
         // The published state, not the index: the index runs ahead of it for a moment.
         if snapshot.seq >= seq { return true }
         guard log.isShared else { return false }
         // Ask for the lines now rather than at the log's next notice.
-        logChanged(.appended)
+        if asking { logChanged(.appended) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.followers.wait(after: seq - 1) { self.snapshot.seq } }
             group.addTask { try? await Task.sleep(for: timeout) }

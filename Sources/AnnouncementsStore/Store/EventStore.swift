@@ -383,11 +383,17 @@ public final class EventStore: Sendable {
         await submit([request])[0]
     }
 
+    /// When the writes the calling task submits were received, when that was before they reach
+    /// the store (a write first sent to the node that holds a shared log's writer role, which did
+    /// not answer): their wait for the role counts from then. Nil: from their submission.
+    @TaskLocal public static var receivedAt: ContinuousClock.Instant?
+
     /// Queues requests together, so that they go into one batch (one write and one sync: all
     /// durable or none), and waits for their outcomes.
     func submit(_ requests: [WriteRequest], intoEmptyLog: Bool = false) async -> [Outcome] {
-        await withCheckedContinuation { continuation in
-            let waiter = Waiter(requests: requests, continuation: continuation, intoEmptyLog: intoEmptyLog)
+        let since = Self.receivedAt.map { min($0, .now) } ?? .now
+        return await withCheckedContinuation { continuation in
+            let waiter = Waiter(requests: requests, continuation: continuation, intoEmptyLog: intoEmptyLog, since: since)
             guard let wake = pipeline.state.withLock({ $0.submit(waiter, requests: requests.count) }) else {
                 continuation.resume(returning: requests.map { _ in .failure(.closed) })
                 return

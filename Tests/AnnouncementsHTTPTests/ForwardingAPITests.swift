@@ -1,0 +1,148 @@
+import AnnouncementsDomain
+@testable import AnnouncementsHTTP
+@testable import AnnouncementsPostgres
+import AnnouncementsStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// Two nodes on one PostgreSQL table, in this process: a write through the node without the
+/// writer role goes to the one that holds it.
+@Suite(.enabled(
+    if: !(ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? "").isEmpty,
+    "ANNOUNCEMENTS_TEST_POSTGRES_URL is not set: run `make test` (scripts/test.sh starts a throwaway PostgreSQL)"
+))
+struct ForwardingAPITests {
+    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("root", "root-secret", .admin)]))
+    let alice: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json"]
+
+    @Test("a write through a node without the writer role goes to the node that holds it: the role stays there, the answer is the holder's, the node it came to has it when it answers, and the log holds it once")
+    func forwardedToHolder() async throws {
+        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (a, logA) = try await openNode(table)
+        let (b, logB) = try await openNode(table)
+        try await buildApplication(store: a, settings: settings, logger: quiet).test(.live) { nodeA in
+            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
+                let first = try await nodeA.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"One"}"#))
+                #expect(first.status == .created)
+                #expect(logA.holdsWriterRole)
+                // B learns where writes go from A's notice of its append.
+                let holder = try #require(nodeA.port.map { "http://127.0.0.1:\($0)" })
+                let deadline = ContinuousClock.now + .seconds(60)
+                while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(b.writeHolder == holder)
+                #expect(a.writeHolder == nil, "the holder makes its writes itself")
+
+                let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two","body":"<p>via B</p>"}"#))
+                #expect(second.status == .created, "\(String(buffer: second.body))")
+                #expect(second.headers[.location] == "/announcements/2" && second.headers[.eTag] != nil && second.headers[HTTPField.Name("Log-Seq")!] == "2")
+                #expect(second.headers[.idempotencyKey]?.hasPrefix("forwarded-") == true, "the key made for it comes back")
+                #expect(logA.holdsWriterRole && !logB.holdsWriterRole, "the role stayed with the node that held it")
+                // Read back through B without Min-Seq: B took the write in before it answered.
+                #expect(b.snapshot.announcement(id: 2)?.title == "Two")
+                let read = try await nodeB.execute(uri: "/announcements/2", method: .get, headers: [HTTPField.Name("Accept-Version")!: "1.0"])
+                #expect(read.status == .ok && String(buffer: read.body).contains("via B"))
+                // Refusals come back as the holder made them, with its reasons.
+                let refused = try await nodeB.execute(uri: "/announcements/2", method: .put, headers: alice.merging([.ifMatch: "\"1\""]), body: ByteBuffer(string: #"{"title":"Stale"}"#))
+                #expect(refused.status == .preconditionFailed, "\(String(buffer: refused.body))")
+                let anonymous = try await nodeB.execute(uri: "/announcements", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"title":"Who"}"#))
+                #expect(anonymous.status == .unauthorized && anonymous.headers[.wwwAuthenticate] != nil)
+                // The forwarded write carries a key of its own, so that it can be made again safely.
+                let made = try await a.history(id: 2)?.first?.event
+                #expect(a.snapshot.seq == 2 && made?.key == second.headers[.idempotencyKey])
+                // An erasure is made where it comes: the role moves to B for it.
+                let erased = try await nodeB.execute(
+                    uri: "/announcements/2/erase", method: .post, headers: [.authorization: "Bearer root-secret", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"reason":"posted by mistake"}"#)
+                )
+                #expect(erased.status == .ok || erased.status == .noContent, "\(String(buffer: erased.body))")
+                #expect(logB.holdsWriterRole, "made through B")
+            }
+        }
+        await a.close()
+        await b.close()
+    }
+
+    @Test("a forwarded write the holder does not answer in time is made where it came, with the key it was sent with: the role moves there, and nothing is written twice")
+    func holderSilent() async throws {
+        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (a, logA) = try await openNode(table)
+        let (b, logB) = try await openNode(table)
+        // A names, as its address, a server that takes writes and answers none in time.
+        let keys = Mutex<[String]>([])
+        let silent = Router()
+        silent.post("announcements") { request, _ in
+            keys.withLock { $0.append(request.headers[.idempotencyKey] ?? "none") }
+            try await Task.sleep(for: .seconds(5))
+            return Response(status: .created)
+        }
+        try await Application(router: silent, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { stuck in
+            a.advertise("http://127.0.0.1:\(stuck.port ?? 0)")
+            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
+                _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
+                let deadline = ContinuousClock.now + .seconds(60)
+                while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+                #expect(second.status == .created, "\(String(buffer: second.body))")
+                let sent = try #require(keys.withLock { $0 }.first)
+                #expect(sent.hasPrefix("forwarded-"))
+                #expect(logB.holdsWriterRole && !logA.holdsWriterRole, "made through B, which took the role")
+                #expect(second.headers[.idempotencyKey] == sent, "the key it was sent with comes back, for a retry")
+                let made = try await b.history(id: 2)?.first?.event
+                #expect(b.snapshot.seq == 2 && made?.key == sent, "made with the key it was sent with")
+            }
+        }
+        await a.close()
+        await b.close()
+    }
+
+    @Test("a notice that names an address from a session that does not hold the writer role is not followed: writes go to the holder's own address")
+    func spoofedNotice() async throws {
+        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (a, logA) = try await openNode(table)
+        let (b, _) = try await openNode(table)
+        a.advertise("http://127.0.0.1:1")
+        // B hears the notices once its listener has connected (a notice sent before is not
+        // heard): A appends until B names A's address.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while b.writeHolder == nil, ContinuousClock.now < deadline {
+            _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(b.writeHolder == "http://127.0.0.1:1" && logA.holdsWriterRole)
+        // Another session (any account may notify) names another address, under another tag.
+        let settings = try postgresSettings(table)
+        let connection = try PostgresLog.connection(settings, id: 3, logger: quiet)
+        _ = try await connection.query("SELECT pg_notify('\(unescaped: table)', 'appended http://127.0.0.1:2 deadbeef-0000')", logger: quiet).get()
+        try await connection.close().get()
+        // The next look (four a second) has seen the holder since.
+        try await Task.sleep(for: .seconds(1))
+        #expect(b.writeHolder == nil, "not the spoofed address, and not the earlier one (the last notice named another): writes are made through B")
+        #expect(b.writeHolder != "http://127.0.0.1:2")
+        // A's next append names its address again, and B follows it.
+        _ = try await a.create(AnnouncementDraft(title: "Two", body: nil), by: "alice")
+        while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(b.writeHolder == "http://127.0.0.1:1")
+        await a.close()
+        await b.close()
+    }
+
+    private func postgresSettings(_ table: String) throws -> PostgresSettings {
+        var postgres = try PostgresSettings(url: ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? "", table: table)
+        postgres.tls = .disable
+        return postgres
+    }
+
+    private func openNode(_ table: String) async throws -> (EventStore, PostgresLog) {
+        let (log, replay) = try await PostgresLog.open(try postgresSettings(table), alone: false, logger: quiet)
+        let store = try await EventStore.open(log: log, replay: replay, rules: ValidationRules(), seed: [], logger: quiet)
+        return (store, log)
+    }
+}
