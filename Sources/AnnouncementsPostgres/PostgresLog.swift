@@ -258,7 +258,7 @@ public final class PostgresLog: EventLog {
         return end
     }
 
-    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration) throws(LogError) -> [UInt8]? {
+    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant) throws(LogError) -> [UInt8]? {
         guard isShared else { return [] }
         let key = Self.lockKey(settings.table)
         do {
@@ -285,7 +285,7 @@ public final class PostgresLog: EventLog {
                     lock: writer.query("SELECT pg_advisory_lock(\(key))", logger: logger),
                     firstPage: page.execute(Self.pageBinds(from: end, rows: settings.pageRows))
                 )
-                state.withLock { $0.role.asked(request, at: .now) }
+                state.withLock { $0.role.asked(request, at: .now, writesSince: writesSince) }
             }
             do {
                 _ = try Self.wait(for: request.lock, upTo: slice, closing: nil)

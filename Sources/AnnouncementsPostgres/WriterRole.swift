@@ -17,8 +17,10 @@ struct WriterRole<Request> {
     enum Stage {
         /// Not held, not asked for.
         case free
-        /// Asked for: `request` waits in the lock's queue since `sent`.
-        case asking(Request, sent: ContinuousClock.Instant)
+        /// Asked for: `request` waits in the lock's queue since `sent`, for writes that have
+        /// waited since `writesSince` (earlier when they were first sent to the holder, which did
+        /// not answer).
+        case asking(Request, sent: ContinuousClock.Instant, writesSince: ContinuousClock.Instant)
         /// This process's writer session holds it.
         case holding
     }
@@ -176,22 +178,24 @@ struct WriterRole<Request> {
         switch stage {
         case .holding: .held
         case .free: .send
-        case .asking(let request, _): .wait(request)
+        case .asking(let request, _, _): .wait(request)
         }
     }
 
-    /// The request for the lock was sent at `now`.
-    mutating func asked(_ request: Request, at now: ContinuousClock.Instant) {
-        stage = .asking(request, sent: now)
+    /// The request for the lock was sent at `now`, for writes waiting since `writesSince`.
+    mutating func asked(_ request: Request, at now: ContinuousClock.Instant, writesSince: ContinuousClock.Instant? = nil) {
+        stage = .asking(request, sent: now, writesSince: min(writesSince ?? now, now))
         lastStallLook = nil
     }
 
     /// A slice of waiting in line ended at `now` without the role.
     mutating func stillInLine(at now: ContinuousClock.Instant) -> InLine {
-        guard case .asking(_, let sent) = stage else { return .wait }
+        guard case .asking(_, let sent, let writesSince) = stage else { return .wait }
         // The database ends the wait at its lock_timeout; a quarter more is for its answer.
         if now - sent >= lockTimeout * 1.25 { return .dropWriter }
-        guard now - sent >= stallLimit else { return .wait }
+        // The writes' wait counts: a holder that did not answer them when they were sent to it
+        // has had that long to make progress too.
+        guard now - writesSince >= stallLimit else { return .wait }
         if let last = lastStallLook, now - last < Self.stallLookInterval { return .wait }
         lastStallLook = now
         return .lookForStall
@@ -310,7 +314,7 @@ struct WriterRole<Request> {
     /// first look that saw it), or from the last progress the looks saw, whichever is later.
     private func longestWait(at now: ContinuousClock.Instant) -> Duration? {
         var first = waitingSince.values.min()
-        if case .asking(_, let sent) = stage { first = min(first ?? sent, sent) }
+        if case .asking(_, let sent, _) = stage { first = min(first ?? sent, sent) }
         guard var start = first else { return nil }
         if let lastProgress { start = max(start, lastProgress) }
         return now - start

@@ -59,6 +59,22 @@ struct WriterRoleTests {
         #expect(role.durableEnd == 40)
     }
 
+    @Test("writes that waited before the request was sent (sent to a holder that did not answer) count that wait toward the stall limit; the lock's timeout still counts from the request")
+    func writesWaitedBefore() {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(2), writesSince: Self.at(0))
+        let beforeLimit = role.stillInLine(at: Self.at(4.9))
+        #expect(beforeLimit == .wait)
+        let atLimit = role.stillInLine(at: Self.at(5))
+        #expect(atLimit == .lookForStall, "5 s after the writes came, 3 s after the request")
+        let beforeTimeout = role.stillInLine(at: Self.at(31.9))
+        #expect(beforeTimeout != .dropWriter, "the lock's timeout counts from the request, sent at 2")
+        var later = Self.shared()
+        later.asked(1, at: Self.at(2), writesSince: Self.at(3))
+        let notYet = later.stillInLine(at: Self.at(6.9))
+        #expect(notYet == .wait, "a since after the request counts from the request")
+    }
+
     @Test("in line past the database's own lock timeout and a quarter more, the writer's connection is dropped")
     func silentDatabase() {
         var role = Self.shared()
