@@ -121,7 +121,6 @@ public func buildApplication(
             let port = channel.localAddress?.port ?? settings.port
             if store.isShared {
                 if let address = settings.advertised(host: settings.host, port: port) {
-                    forwarder?.advertised.withLock { $0 = address }
                     store.advertise(address)
                     logger.info("writes through the other nodes come here while this node holds the writer role", metadata: ["advertise": "\(address)"])
                 } else {

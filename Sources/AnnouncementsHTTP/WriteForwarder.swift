@@ -101,12 +101,11 @@ final class WriteForwarder: Sendable {
         case makeHere(Request, madeKey: String?)
     }
 
-    /// Sends `request` to the holder, unless no other node holds the role (or none is known, or
-    /// the one known is this node's own address), or the request was sent on by another node;
+    /// Sends `request` to the holder, unless no other node holds the role (or none is known), or
+    /// the request was sent on by another node;
     /// made here too when the holder does not answer in time or answers 503.
     func forward(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Outcome {
-        guard request.headers[Self.forwardedField] == nil, let holder = store.writeHolder, holder != advertised.withLock({ $0 }),
-              let client = runningClient()
+        guard request.headers[Self.forwardedField] == nil, let holder = store.writeHolder, let client = runningClient()
         else { return .makeHere(request, madeKey: nil) }
         let body = try await RequestBody.read(request, maxBytes: maxRequestBytes)
         var head = request.head
@@ -156,9 +155,6 @@ final class WriteForwarder: Sendable {
         }
         return .answered(Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: bytes)))
     }
-
-    /// This node's own address, once it listens (a holder named by it is this node).
-    let advertised = Mutex<String?>(nil)
 }
 
 /// Shuts the forwarder's HTTP client down when the server stops.

@@ -130,7 +130,9 @@ public final class PostgresLog: EventLog {
     /// process named (`appended ADDRESS NODE`), while this one does not hold the role.
     public var writeHolder: String? {
         guard !holdsWriterRole else { return nil }
-        return addresses.withLock { $0.holder }
+        // Never this process's own address (another process on this machine's loopback, named
+        // alike, would be this one).
+        return addresses.withLock { $0.holder == $0.own ? nil : $0.holder }
     }
 
     public func advertise(_ address: String) {
@@ -152,16 +154,18 @@ public final class PostgresLog: EventLog {
         var own: String?
         var named: (address: String, tag: Substring)?
         var holder: String?
+        /// The role's holder's `application_name` as the last look saw it (nil: nobody else).
+        var holderName: String?
 
-        /// A notice named `address` for the process tagged `tag`; `holderName` is the role's
-        /// holder's `application_name` as the last look saw it.
-        mutating func heard(_ address: String?, tag: Substring, holderName: String?) {
+        /// A notice named `address` for the process tagged `tag`.
+        mutating func heard(_ address: String?, tag: Substring) {
             named = address.map { ($0, tag) }
             confirm(holderName)
         }
 
         /// A look saw the role held by the session named `holderName` (nil: by nobody else).
         mutating func confirm(_ holderName: String?) {
+            self.holderName = holderName
             guard let named, let holderName, holderName.contains("node=\(named.tag) ") else {
                 holder = nil
                 return
@@ -171,8 +175,6 @@ public final class PostgresLog: EventLog {
     }
 
     private let addresses = Mutex(Addresses())
-    /// The role's holder's `application_name` as the last look saw it.
-    private let lastHolderName = Mutex<String?>(nil)
 
     /// The payload of an append's notice: `appended ADDRESS NODE`, or `appended NODE` when this
     /// process advertises no address.
@@ -528,8 +530,7 @@ public final class PostgresLog: EventLog {
                 if payload.hasPrefix("appended ") {
                     // Its sender held the role as it appended: writes through this process go there.
                     let (address, tag) = Self.address(inNotice: payload[...])
-                    let holderName = self.lastHolderName.withLock { $0 }
-                    self.addresses.withLock { $0.heard(address, tag: tag, holderName: holderName) }
+                    self.addresses.withLock { $0.heard(address, tag: tag) }
                     changed(.appended)
                 }
                 // Asked for the role: say so once this process has held it its quantum.
@@ -619,7 +620,6 @@ public final class PostgresLog: EventLog {
                 return (state.role.durableEnd, state.role.holds, lost)
             }
             // Writes go to the address a notice named only while its process holds the role.
-            lastHolderName.withLock { $0 = holderName }
             addresses.withLock { $0.confirm(holderPID == nil ? nil : holderName) }
             if lost {
                 logger.warning("the writer's session no longer holds the writer role (the server ended it?): connecting again at the next write", metadata: ["log.path": "\(path)"])
