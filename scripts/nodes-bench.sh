@@ -5,6 +5,10 @@
 #   durable POSTs, 1, 16 and 64 connections one node alone on the table | the plain Hummingbird +
 #                                           postgres-nio app of scripts/peers/ (one INSERT per POST,
 #                                           .build/release/PeerHummingbirdPostgres), alternating
+#   one connection's floor                  1 / (one round trip of the bare Hummingbird server
+#                                           echoing the same POST + one row of it committed alone by
+#                                           pgbench): what no server can beat here, to judge the
+#                                           goal at one connection by
 #   durable POSTs, 16 and 64 connections    all on node A | spread over A and B | over A, B and C
 #                                           (the connections split evenly: every node has writes
 #                                           to make all the time, as under a round-robin balancer)
@@ -65,19 +69,46 @@ post_rate() {
   wrk_rate -t1 -c"$1" -d"${SECONDS_EACH}s" -s scripts/bench-post.lua "$2/announcements"
 }
 
-# One node alone on a table of its own beside the peer, before the three start.
+# One node alone on a table of its own beside the peer, before the three start. At one connection,
+# the floor of any server's durable POST is measured too, in the same rounds: one round trip of the
+# bare Hummingbird server echoing the same body (AnnouncementsBench bare), then one row of the same
+# size inserted and committed alone by pgbench (prepared, one client): 1 / (1/echo + 1/commit).
 PEER=.build/release/PeerHummingbirdPostgres
+BARE_BIN=.build/release/AnnouncementsBench
 if [ -x "$PEER" ]; then
   sed 's/^  table: nodes_bench$/  table: nodes_bench_alone/' "$DIR/config.yaml" > "$DIR/alone.yaml"
   "$PG_BIN/psql" -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres postgres \
-    -c "CREATE TABLE peer_hb (id bigserial PRIMARY KEY, title text NOT NULL, body text)" > /dev/null
+    -c "CREATE TABLE peer_hb (id bigserial PRIMARY KEY, title text NOT NULL, body text)" \
+    -c "CREATE TABLE floor_commit (id bigserial PRIMARY KEY, title text NOT NULL, body text)" > /dev/null
+  # The bench body's title and body as SQL literals, in one INSERT for pgbench (its colons escaped:
+  # pgbench reads `:name` as a variable).
+  python3 - "$BENCH_POST_BODY" > "$DIR/commit.sql" <<'PY'
+import json, sys
+post = json.load(open(sys.argv[1]))
+literal = lambda text: "E'" + text.replace("\\", "\\\\").replace("'", "''").replace(":", "\\x3a") + "'"
+print("INSERT INTO floor_commit (title, body) VALUES (%s, %s);" % (literal(post["title"]), literal(post["body"])))
+PY
   LOG_LEVEL=warning "$BIN" serve --config "$DIR/alone.yaml" > "$DIR/alone.out" 2> "$DIR/alone.err" &
   ALONE=$!
   PEER_PG_PORT=$PG_PORT PEER_TABLE=peer_hb "$PEER" > "$DIR/peer.out" 2> "$DIR/peer.err" &
   ALONE+=" $!"
   alone_url=$(listening "$DIR/alone.out" "${ALONE%% *}")
   peer_url=$(listening "$DIR/peer.out" "${ALONE##* }")
+  bare_url=
+  if [ -x "$BARE_BIN" ] && [ -x "$PG_BIN/pgbench" ]; then
+    LOG_LEVEL=warning "$BARE_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &
+    ALONE+=" $!"
+    bare_url=$(listening "$DIR/bare.out" "$!")
+  else
+    echo "one connection's floor skipped: $BARE_BIN or $PG_BIN/pgbench is missing"
+  fi
+  # commit_rate: rows inserted and committed a second by pgbench, one client, prepared.
+  commit_rate() {
+    "$PG_BIN/pgbench" -n -M prepared -c1 -T "$SECONDS_EACH" -f "$DIR/commit.sql" -h 127.0.0.1 -p "$PG_PORT" -U postgres postgres 2> /dev/null \
+      | awk '/^tps = / { printf "%d\n", $3 }'
+  }
   declare -A OURS PEERS
+  ECHOS=0 COMMITS=0
   for round in $(seq "$ROUNDS"); do
     for connections in 1 16 64; do
       # Every other round the other way round, so that the machine's drift falls on both.
@@ -86,12 +117,26 @@ if [ -x "$PEER" ]; then
       echo "round $round: durable POSTs, $connections connection(s): one node on PostgreSQL $ours/s, the Hummingbird + postgres-nio peer $peer/s"
       OURS[$connections]=$(awk -v a="${OURS[$connections]:-0}" -v b="$ours" 'BEGIN { print a + b }')
       PEERS[$connections]=$(awk -v a="${PEERS[$connections]:-0}" -v b="$peer" 'BEGIN { print a + b }')
+      if [ "$connections" = 1 ] && [ -n "$bare_url" ]; then
+        echo1=$(post_rate 1 "$bare_url")
+        commit1=$(commit_rate)
+        [ -n "$commit1" ] || { echo "pgbench failed: $DIR/commit.sql" >&2; exit 1; }
+        echo "round $round: the bare server's echo of the same POST, 1 connection, $echo1/s; one row committed alone (pgbench, prepared, 1 client) $commit1/s"
+        ECHOS=$((ECHOS + echo1)) COMMITS=$((COMMITS + commit1))
+      fi
     done
   done
   for connections in 1 16 64; do
     awk -v o="${OURS[$connections]}" -v p="${PEERS[$connections]}" -v n="$ROUNDS" -v k="$connections" \
       'BEGIN { r = o / p; printf "durable POSTs, %d connection(s), one node on PostgreSQL, mean of %d: %.0f/s against the peer'"'"'s %.0f/s: %.2fx (goal 1.5: %s)\n", k, n, o / n, p / n, r, (r >= 1.5 ? "met" : "NOT met") }'
   done
+  if [ -n "$bare_url" ]; then
+    # Whether 1.5x the peer at one connection is within what any server could do here.
+    awk -v e="$ECHOS" -v c="$COMMITS" -v o="${OURS[1]}" -v p="${PEERS[1]}" -v n="$ROUNDS" 'BEGIN {
+      floor = 1 / (n / e + n / c); goal = 1.5 * p / n
+      printf "durable POST, 1 connection: the floor 1 / (1/%.0f + 1/%.0f) = %.0f/s (the bare echo, then one commit alone; means); one node on PostgreSQL at %.2f of it; 1.5x the peer is %.0f/s, %s\n",
+        e / n, c / n, floor, o / n / floor, goal, (goal > floor ? sprintf("%.2f of the floor: out of reach of any server here", goal / floor) : sprintf("%.2f of the floor", goal / floor)) }'
+  fi
   for pid in $ALONE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
   ALONE=
 else
@@ -131,9 +176,13 @@ posts() {
   for ((node = 0; node < count; node++)); do
     if grep -q 'Non-2xx' "$DIR/wrk-$node.out"; then echo "wrk got errors from node $node:" >&2; cat "$DIR/wrk-$node.out" >&2; return 1; fi
   done
-  cat "$DIR"/wrk-*.out | awk -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v seconds="$SECONDS_EACH" \
-    '/Requests\/sec/ { sum += $2 } END { printf "%.0f %.0f\n", sum, ticks / hz * 1e6 / (sum * seconds) }'
+  local figures
+  figures=$(cat "$DIR"/wrk-*.out | awk -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v seconds="$SECONDS_EACH" \
+    '/Requests\/sec/ { sum += $2 } END { printf "%.0f %.0f\n", sum, ticks / hz * 1e6 / (sum * seconds) }')
+  # Removed before the figures are printed: the caller reads them through a process substitution
+  # and starts the next run's wrk at once, whose files a later removal would take (a round of 0/s).
   rm -f "$DIR"/wrk-*.out
+  echo "$figures"
 }
 
 declare -A SUMS CPUS

@@ -15,12 +15,15 @@ import NIOCore
 ///
 /// An incoming `X-Request-ID` of 1 to 128 visible ASCII characters is kept and echoed; any other is
 /// replaced by one made here, so that a client cannot write into the log what looks like a field.
-struct RequestLogMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
+/// The routes find it in the context's `requestID`.
+struct RequestLogMiddleware<Context: RemoteAddressRequestContext & RequestIDRequestContext>: RouterMiddleware {
     let metrics: ServerMetrics?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let id = request.headers[.requestID].flatMap(Self.acceptedID) ?? RequestID.next()
+        var context = context
+        context.requestID = id
         var response = try await next(request, context)
         response.headers[.requestID] = id
         let duration = ContinuousClock.now - start

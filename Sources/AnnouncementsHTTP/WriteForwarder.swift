@@ -35,7 +35,7 @@ final class WriteForwarder: Sendable {
     /// node compresses its answer as it would its own).
     static let notForwarded: Set<HTTPField.Name> = [
         .connection, .contentLength, .transferEncoding, .acceptEncoding, .te, .upgrade,
-        .proxyAuthorization, HTTPField.Name("Keep-Alive")!, .expect, forwardedField,
+        .proxyAuthorization, HTTPField.Name("Keep-Alive")!, .expect, forwardedField, .requestID,
     ]
     /// The answer's fields that come back: what the API's write answers carry.
     static let passedBack: Set<HTTPField.Name> = [
@@ -118,6 +118,8 @@ final class WriteForwarder: Sendable {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         outgoing.headers.add(name: Self.forwardedField.rawName, value: "1")
+        // The id this node gave the request (the client's, when acceptable): both access logs name it.
+        if !context.requestID.isEmpty { outgoing.headers.add(name: HTTPField.Name.requestID.rawName, value: context.requestID) }
         if body.readableBytes > 0 { outgoing.body = .bytes(body) }
         let answer: HTTPClientResponse
         do {
@@ -125,10 +127,13 @@ final class WriteForwarder: Sendable {
         } catch {
             // Not answered (or not sent): made here, with its key, which finds the holder's commit
             // of it, if any.
-            store.forgetWriteHolder(holder)
-            context.logger.warning("the writer role's holder did not answer a forwarded write: making it here", metadata: [
-                "holder": "\(holder)", "error": "\(error)",
-            ])
+            // Said once per holder (the writes in flight with it find it forgotten already).
+            let forgotten = store.forgetWriteHolder(holder)
+            context.logger.log(
+                level: forgotten ? .warning : .debug,
+                "the writer role's holder did not answer a forwarded write: making it here, and the writes after it until another node's append names a holder",
+                metadata: ["holder": "\(holder)", "error": "\(error)"]
+            )
             return .makeHere(request, madeKey: madeKey)
         }
         guard answer.status != .serviceUnavailable else {

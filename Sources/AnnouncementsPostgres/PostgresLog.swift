@@ -139,11 +139,13 @@ public final class PostgresLog: EventLog {
         addresses.withLock { $0.own = address }
     }
 
-    public func forgetWriteHolder(_ address: String) {
+    @discardableResult
+    public func forgetWriteHolder(_ address: String) -> Bool {
         addresses.withLock { addresses in
-            guard addresses.holder == address else { return }
+            guard addresses.holder == address else { return false }
             addresses.holder = nil
             addresses.named = nil
+            return true
         }
     }
 
@@ -777,15 +779,16 @@ public final class PostgresLog: EventLog {
     /// when `BEGIN` was answered and the statement was not (`COMMIT` was then never sent: the
     /// transaction ends rolled back with its session); else its outcome is unknown.
     func committed<Answer: Sendable>(on connection: PostgresConnection, _ statement: () -> EventLoopFuture<Answer>) throws -> Answer {
-        let begin = connection.query("BEGIN", logger: logger)
-        let done = statement()
-        let commit = connection.query("COMMIT", logger: logger)
-        let committing = Result { try Self.wait(for: commit, upTo: settings.commitTimeout, closing: connection) }
-        // After the COMMIT's answer, or its connection's close, the two before it are answered.
-        let began = Result { try Self.wait(for: begin, upTo: .seconds(5), closing: connection) }
+        let begin = PendingAnswer(connection.query("BEGIN", logger: logger))
+        let done = PendingAnswer(statement())
+        let commit = PendingAnswer(connection.query("COMMIT", logger: logger))
+        let committing = Result { try commit.wait(upTo: settings.commitTimeout, closing: connection) }
+        // After the COMMIT's answer, or its connection's close, the two before it are answered
+        // (and taken: these waits return at once).
+        let began = Result { try begin.wait(upTo: .seconds(5), closing: connection) }
         let result: Answer
         do {
-            result = try Self.wait(for: done, upTo: .seconds(5), closing: connection)
+            result = try done.wait(upTo: .seconds(5), closing: connection)
         } catch {
             if case .success = began, !Self.isRefusal(error, on: connection) {
                 throw PostgresLogFailure("\(Self.describe(error)); the transaction was never committed", isRefusal: true)
@@ -867,17 +870,7 @@ public final class PostgresLog: EventLog {
     /// `connection`, whose query's outcome is unknown (a dead server or network, which a session
     /// does not always notice), and fails.
     static func wait<T: Sendable>(for future: EventLoopFuture<T>, upTo timeout: Duration, closing connection: PostgresConnection?) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        future.whenComplete { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + timeout.dispatchInterval) == .success, let result = outcome.withLock({ $0 }) else {
-            if let connection { closeSoon(connection) }
-            throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
-        }
-        return try result.get()
+        try PendingAnswer(future).wait(upTo: timeout, closing: connection)
     }
 
     /// The advisory lock key of the writer role on `table` (or of another `purpose`, such as

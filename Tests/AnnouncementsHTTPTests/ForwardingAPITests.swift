@@ -72,35 +72,62 @@ struct ForwardingAPITests {
 
     @Test("a forwarded write the holder does not answer in time is made where it came, with the key it was sent with: the role moves there, and nothing is written twice")
     func holderSilent() async throws {
-        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let (a, logA) = try await openNode(table)
-        let (b, logB) = try await openNode(table)
-        // A names, as its address, a server that takes writes and answers none in time.
         let keys = Mutex<[String]>([])
-        let silent = Router()
-        silent.post("announcements") { request, _ in
+        try await throughStandIn({ request, _ in
             keys.withLock { $0.append(request.headers[.idempotencyKey] ?? "none") }
             try await Task.sleep(for: .seconds(5))
             return Response(status: .created)
+        }) { a, b, logA, logB, nodeB in
+            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+            #expect(second.status == .created, "\(String(buffer: second.body))")
+            let sent = try #require(keys.withLock { $0 }.first)
+            #expect(sent.hasPrefix("forwarded-"))
+            #expect(logB.holdsWriterRole && !logA.holdsWriterRole, "made through B, which took the role")
+            #expect(second.headers[.idempotencyKey] == sent, "the key it was sent with comes back, for a retry")
+            let made = try await b.history(id: 2)?.first?.event
+            #expect(b.snapshot.seq == 2 && made?.key == sent, "made with the key it was sent with")
+            #expect(b.writeHolder == nil, "the silent holder is forgotten: the writes after it are made here")
         }
-        try await Application(router: silent, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { stuck in
-            a.advertise("http://127.0.0.1:\(stuck.port ?? 0)")
-            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
-                _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
-                let deadline = ContinuousClock.now + .seconds(60)
-                while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-                let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
-                #expect(second.status == .created, "\(String(buffer: second.body))")
-                let sent = try #require(keys.withLock { $0 }.first)
-                #expect(sent.hasPrefix("forwarded-"))
-                #expect(logB.holdsWriterRole && !logA.holdsWriterRole, "made through B, which took the role")
-                #expect(second.headers[.idempotencyKey] == sent, "the key it was sent with comes back, for a retry")
-                let made = try await b.history(id: 2)?.first?.event
-                #expect(b.snapshot.seq == 2 && made?.key == sent, "made with the key it was sent with")
-            }
+    }
+
+    @Test("a forwarded write the holder answers 503 (it lost the role, or cannot write) is made where it came, at once, with the key it was sent with, and the id the node gave the request")
+    func holderUnavailable() async throws {
+        let sent = Mutex<[(key: String?, id: String?)]>([])
+        try await throughStandIn({ request, _ in
+            sent.withLock { $0.append((request.headers[.idempotencyKey], request.headers[.requestID])) }
+            return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
+        }) { a, b, logA, logB, nodeB in
+            let start = ContinuousClock.now
+            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+            #expect(second.status == .created, "\(String(buffer: second.body))")
+            #expect(ContinuousClock.now - start < .seconds(2), "not after the 2 s the forwarder waits for an answer")
+            let request = try #require(sent.withLock { $0 }.first)
+            #expect(request.id != nil && request.id == second.headers[.requestID], "the id B gave the request goes on: both access logs name it")
+            #expect(request.key?.hasPrefix("forwarded-") == true && second.headers[.idempotencyKey] == request.key)
+            #expect(logB.holdsWriterRole && !logA.holdsWriterRole, "made through B, which took the role")
+            #expect(b.snapshot.seq == 2 && b.snapshot.announcement(id: 2)?.title == "Two")
         }
-        await a.close()
-        await b.close()
+    }
+
+    @Test("a holder that commits a forwarded write and answers too late: the node makes it again with the key it was sent with, which finds the holder's commit: the first outcome, one event")
+    func holderLate() async throws {
+        let answered = Mutex<[String]>([])
+        try await throughStandIn({ request, a in
+            // The holder commits the write with the key it was sent, then answers after the node stopped waiting.
+            let key = request.headers[.idempotencyKey]
+            let made = try await a.create(AnnouncementDraft(title: "Two", body: nil), by: "alice", key: key)
+            answered.withLock { $0.append("\(made.id) \(key ?? "none")") }
+            try await Task.sleep(for: .seconds(5))
+            return Response(status: .created)
+        }) { a, b, _, _, nodeB in
+            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+            let key = try #require(second.headers[.idempotencyKey])
+            #expect(answered.withLock { $0 } == ["2 \(key)"], "the holder committed it, with the key the node made")
+            #expect(second.status == .created && second.headers[.location] == "/announcements/2", "the first outcome: \(String(buffer: second.body))")
+            #expect(b.snapshot.seq == 2 && a.snapshot.seq == 2, "in the log once")
+            let events = try await b.history(id: 2) ?? []
+            #expect(events.count == 1 && events.first?.event.key == key)
+        }
     }
 
     @Test("a notice that names an address from a session that does not hold the writer role is not followed: writes go to the holder's own address")
@@ -130,6 +157,33 @@ struct ForwardingAPITests {
         _ = try await a.create(AnnouncementDraft(title: "Two", body: nil), by: "alice")
         while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(b.writeHolder == "http://127.0.0.1:1")
+        await a.close()
+        await b.close()
+    }
+
+    /// Two nodes on a table of their own, A holding the writer role and naming as its address a
+    /// stand-in server that answers writes with `route` (given A's store): B's writes go there.
+    /// `body` gets A's and B's stores and logs, and B's server, once B knows the stand-in as the holder.
+    private func throughStandIn(
+        _ route: @escaping @Sendable (Request, EventStore) async throws -> Response,
+        _ body: @escaping @Sendable (EventStore, EventStore, PostgresLog, PostgresLog, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (a, logA) = try await openNode(table)
+        let (b, logB) = try await openNode(table)
+        let standIn = Router()
+        standIn.post("announcements") { request, _ in try await route(request, a) }
+        try await Application(router: standIn, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { stuck in
+            let address = "http://127.0.0.1:\(stuck.port ?? 0)"
+            a.advertise(address)
+            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
+                _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
+                let deadline = ContinuousClock.now + .seconds(60)
+                while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(b.writeHolder == address)
+                try await body(a, b, logA, logB, nodeB)
+            }
+        }
         await a.close()
         await b.close()
     }

@@ -100,8 +100,10 @@ public protocol EventLog: AnyObject, Sendable {
     func advertise(_ address: String)
 
     /// Forgets `address` as the writer role's holder (a write sent there was not answered): writes
-    /// go through this process until another append names a holder.
-    func forgetWriteHolder(_ address: String)
+    /// go through this process until another append names a holder. Answers whether `address` was
+    /// the holder until now (false: forgotten already, or another named since).
+    @discardableResult
+    func forgetWriteHolder(_ address: String) -> Bool
 
     /// The durable lines after `end` that other processes appended; none while this process holds
     /// the writer role (nobody else appends then).
@@ -155,7 +157,7 @@ extension EventLog {
     public func yieldWriterRole() {}
     public var writeHolder: String? { nil }
     public func advertise(_ address: String) {}
-    public func forgetWriteHolder(_ address: String) {}
+    public func forgetWriteHolder(_ address: String) -> Bool { false }
     public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func tookIn(upTo end: Int64) {}
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {}

@@ -18,13 +18,21 @@ extension EventStore {
     final class Followers: Sendable {
         private struct Waiting {
             var after: Int
+            /// When the wait ends even without the event (nil: never).
+            var deadline: ContinuousClock.Instant?
             var continuation: CheckedContinuation<Void, Never>
         }
 
         private struct State {
             var nextID = 0
             var waiting: [Int: Waiting] = [:]
+            /// Whether a sweep of the waits that have a deadline is under way (one for them all).
+            var isSweeping = false
         }
+
+        /// The longest a sweep sleeps: a wait with a deadline before the one it sleeps toward (a
+        /// shorter wait, made meanwhile) ends at most this late.
+        static let sweepStep = Duration.milliseconds(100)
 
         private let state = Mutex(State())
 
@@ -44,8 +52,10 @@ extension EventStore {
             }
         }
 
-        /// Returns once `current()` is above `seq`, or when the task is cancelled.
-        func wait(after seq: Int, current: () -> Int) async {
+        /// Returns once `current()` is above `seq`, at `deadline` (when there is one), or when the
+        /// task is cancelled. The waits with a deadline share one sweep that ends them (rather
+        /// than a timer and a task each: a write sent on to another node waits here).
+        func wait(after seq: Int, until deadline: ContinuousClock.Instant? = nil, current: () -> Int) async {
             let id = state.withLock { state in
                 defer { state.nextID += 1 }
                 return state.nextID
@@ -53,15 +63,46 @@ extension EventStore {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     // Checked under the lock that `published` takes, so no event slips between.
-                    let resumeNow = state.withLock { state -> Bool in
-                        if current() > seq || Task.isCancelled { return true }
-                        state.waiting[id] = Waiting(after: seq, continuation: continuation)
-                        return false
+                    let (resumeNow, startSweep) = state.withLock { state -> (Bool, Bool) in
+                        if current() > seq || Task.isCancelled || deadline.map({ $0 <= .now }) == true { return (true, false) }
+                        state.waiting[id] = Waiting(after: seq, deadline: deadline, continuation: continuation)
+                        guard deadline != nil, !state.isSweeping else { return (false, false) }
+                        state.isSweeping = true
+                        return (false, true)
                     }
                     if resumeNow { continuation.resume() }
+                    if startSweep { Task { await self.sweep() } }
                 }
             } onCancel: {
                 state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+            }
+        }
+
+        /// Ends the waits whose deadline has come, sleeping toward the nearest (at most
+        /// `sweepStep` at a time), until no wait has one.
+        private func sweep() async {
+            var next = ContinuousClock.now
+            while true {
+                try? await Task.sleep(until: min(next, .now + Self.sweepStep), clock: .continuous)
+                let now = ContinuousClock.now
+                let (ended, nearest) = state.withLock { state -> ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) in
+                    var ended: [CheckedContinuation<Void, Never>] = []
+                    var nearest: ContinuousClock.Instant?
+                    for (id, waiting) in state.waiting {
+                        guard let deadline = waiting.deadline else { continue }
+                        if deadline <= now {
+                            ended.append(waiting.continuation)
+                            state.waiting[id] = nil
+                        } else {
+                            nearest = min(nearest ?? deadline, deadline)
+                        }
+                    }
+                    if nearest == nil { state.isSweeping = false }
+                    return (ended, nearest)
+                }
+                for continuation in ended { continuation.resume() }
+                guard let nearest else { return }
+                next = nearest
             }
         }
     }

@@ -28,8 +28,10 @@ extension EventStore {
     /// their writes while it holds the writer role.
     public func advertise(_ address: String) { log.advertise(address) }
 
-    /// Forgets `address` as where writes go (a write sent there was not answered in time).
-    public func forgetWriteHolder(_ address: String) { log.forgetWriteHolder(address) }
+    /// Forgets `address` as where writes go (a write sent there was not answered in time); answers
+    /// whether it was until now.
+    @discardableResult
+    public func forgetWriteHolder(_ address: String) -> Bool { log.forgetWriteHolder(address) }
 
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
@@ -59,12 +61,7 @@ extension EventStore {
         guard log.isShared else { return false }
         // Ask for the lines now rather than at the log's next notice.
         if asking { logChanged(.appended) }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.followers.wait(after: seq - 1) { self.snapshot.seq } }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
+        await followers.wait(after: seq - 1, until: .now + timeout) { self.snapshot.seq }
         return snapshot.seq >= seq
     }
 

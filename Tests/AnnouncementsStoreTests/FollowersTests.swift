@@ -1,0 +1,59 @@
+import Synchronization
+import Testing
+@testable import AnnouncementsStore
+
+/// The readers waiting for the store's next events (`EventStore.Followers`): woken by what is
+/// published, and those with a deadline ended by one sweep for them all.
+@Suite struct FollowersTests {
+    /// Raised once a wait has returned.
+    final class Flag: Sendable {
+        private let raised = Atomic(false)
+        func raise() { raised.store(true, ordering: .sequentiallyConsistent) }
+        var isRaised: Bool { raised.load(ordering: .sequentiallyConsistent) }
+    }
+
+    /// Runs `wait` in a task; the returned flag is raised when it returns.
+    private func waiting(_ wait: @escaping @Sendable () async -> Void) -> (Task<Void, Never>, Flag) {
+        let done = Flag()
+        let task = Task {
+            await wait()
+            done.raise()
+        }
+        return (task, done)
+    }
+
+    @Test("a wait with a deadline ends at it though nothing came, and one without a deadline waits on until an event after its seq is published")
+    func deadline() async throws {
+        let followers = EventStore.Followers()
+        let seq = Atomic<Int>(0)
+        let start = ContinuousClock.now
+        let (timed, timedDone) = waiting { await followers.wait(after: 0, until: start + .milliseconds(300)) { seq.load(ordering: .sequentiallyConsistent) } }
+        let (open, openDone) = waiting { await followers.wait(after: 0) { seq.load(ordering: .sequentiallyConsistent) } }
+        await timed.value
+        #expect(ContinuousClock.now - start >= .milliseconds(300), "not before its deadline")
+        #expect(timedDone.isRaised)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!openDone.isRaised, "no deadline: still waiting")
+        seq.store(1, ordering: .sequentiallyConsistent)
+        followers.published(1)
+        await open.value
+        #expect(openDone.isRaised)
+    }
+
+    @Test("a wait whose deadline comes before the one the sweep sleeps toward ends near its own; an event ends a wait before its deadline; a deadline already past returns at once")
+    func shorterDeadline() async throws {
+        let followers = EventStore.Followers()
+        let seq = Atomic<Int>(0)
+        let start = ContinuousClock.now
+        let (long, _) = waiting { await followers.wait(after: 0, until: start + .seconds(30)) { seq.load(ordering: .sequentiallyConsistent) } }
+        try await Task.sleep(for: .milliseconds(50))
+        await followers.wait(after: 0, until: .now + .milliseconds(200)) { seq.load(ordering: .sequentiallyConsistent) }
+        // Its deadline, plus at most one step of the sweep (and a loaded machine's delays).
+        #expect(ContinuousClock.now - start < .seconds(10), "ended by the sweep, not with the 30 s wait")
+        await followers.wait(after: 0, until: .now - .seconds(1)) { seq.load(ordering: .sequentiallyConsistent) }
+        seq.store(1, ordering: .sequentiallyConsistent)
+        followers.published(1)
+        await long.value
+        #expect(ContinuousClock.now - start < .seconds(20), "the event ended it, not its deadline")
+    }
+}
