@@ -90,17 +90,15 @@ struct ForwardingAPITests {
         }
     }
 
-    @Test("a forwarded write the holder answers 503 (it lost the role, or cannot write) is made where it came, at once, with the key it was sent with, and the id the node gave the request")
+    @Test("a forwarded write the holder answers 503 (it lost the role, or cannot write) is made where it came (the 503 not passed back), with the key it was sent with; the id the node gave the request goes with it")
     func holderUnavailable() async throws {
         let sent = Mutex<[(key: String?, id: String?)]>([])
         try await throughStandIn({ request, _ in
             sent.withLock { $0.append((request.headers[.idempotencyKey], request.headers[.requestID])) }
             return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
         }) { a, b, logA, logB, nodeB in
-            let start = ContinuousClock.now
             let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
-            #expect(second.status == .created, "\(String(buffer: second.body))")
-            #expect(ContinuousClock.now - start < .seconds(2), "not after the 2 s the forwarder waits for an answer")
+            #expect(second.status == .created, "the holder's 503 is not passed back: \(String(buffer: second.body))")
             let request = try #require(sent.withLock { $0 }.first)
             #expect(request.id != nil && request.id == second.headers[.requestID], "the id B gave the request goes on: both access logs name it")
             #expect(request.key?.hasPrefix("forwarded-") == true && second.headers[.idempotencyKey] == request.key)
