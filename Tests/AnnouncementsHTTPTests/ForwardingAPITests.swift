@@ -25,9 +25,10 @@ struct ForwardingAPITests {
 
     @Test("a write through a node without the writer role goes to the node that holds it: the role stays there, the answer is the holder's, the node it came to has it when it answers, and the log holds it once")
     func forwardedToHolder() async throws {
-        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let table = uniqueTable()
         let (a, logA) = try await openNode(table)
         let (b, logB) = try await openNode(table)
+        try await listening(on: table, sessions: 2)
         try await buildApplication(store: a, settings: settings, logger: quiet).test(.live) { nodeA in
             try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
                 let first = try await nodeA.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"One"}"#))
@@ -130,7 +131,7 @@ struct ForwardingAPITests {
 
     @Test("a notice that names an address from a session that does not hold the writer role is not followed: writes go to the holder's own address")
     func spoofedNotice() async throws {
-        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let table = uniqueTable()
         let (a, logA) = try await openNode(table)
         let (b, _) = try await openNode(table)
         a.advertise("http://127.0.0.1:1")
@@ -166,7 +167,7 @@ struct ForwardingAPITests {
         _ route: @escaping @Sendable (Request, EventStore) async throws -> Response,
         _ body: @escaping @Sendable (EventStore, EventStore, PostgresLog, PostgresLog, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let table = uniqueTable()
         let (a, logA) = try await openNode(table)
         let (b, logB) = try await openNode(table)
         let standIn = Router()
@@ -174,6 +175,7 @@ struct ForwardingAPITests {
         try await Application(router: standIn, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { stuck in
             let address = "http://127.0.0.1:\(stuck.port ?? 0)"
             a.advertise(address)
+            try await listening(on: table, sessions: 2)
             try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
                 _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -184,6 +186,28 @@ struct ForwardingAPITests {
         }
         await a.close()
         await b.close()
+    }
+
+    /// Returns once `sessions` sessions listen on `table`'s channel: a notice sent before a node's
+    /// listener has connected is not heard, and these tests learn the holder from one notice.
+    private func listening(on table: String, sessions: Int) async throws {
+        let connection = try PostgresLog.connection(try postgresSettings(table), id: 3, logger: quiet)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var listening = 0
+        while listening < sessions, ContinuousClock.now < deadline {
+            let result = try await connection.query(
+                "SELECT count(*)::int FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND query LIKE \("%" + table + "%")", logger: quiet
+            ).get()
+            listening = try result.rows.first?.decode(Int.self) ?? 0
+            if listening < sessions { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try await connection.close().get()
+        #expect(listening >= sessions, "the nodes' listeners connected")
+    }
+
+    /// A table no other test uses.
+    private func uniqueTable() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     private func postgresSettings(_ table: String) throws -> PostgresSettings {

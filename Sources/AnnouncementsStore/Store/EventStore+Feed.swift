@@ -63,25 +63,25 @@ extension EventStore {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     // Checked under the lock that `published` takes, so no event slips between.
-                    let (resumeNow, startSweep) = state.withLock { state -> (Bool, Bool) in
-                        if current() > seq || Task.isCancelled || deadline.map({ $0 <= .now }) == true { return (true, false) }
+                    let (resumeNow, sweepToward) = state.withLock { state -> (Bool, ContinuousClock.Instant?) in
+                        if current() > seq || Task.isCancelled || deadline.map({ $0 <= .now }) == true { return (true, nil) }
                         state.waiting[id] = Waiting(after: seq, deadline: deadline, continuation: continuation)
-                        guard deadline != nil, !state.isSweeping else { return (false, false) }
+                        guard let deadline, !state.isSweeping else { return (false, nil) }
                         state.isSweeping = true
-                        return (false, true)
+                        return (false, deadline)
                     }
                     if resumeNow { continuation.resume() }
-                    if startSweep { Task { await self.sweep() } }
+                    if let sweepToward { Task { await self.sweep(toward: sweepToward) } }
                 }
             } onCancel: {
                 state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
             }
         }
 
-        /// Ends the waits whose deadline has come, sleeping toward the nearest (at most
-        /// `sweepStep` at a time), until no wait has one.
-        private func sweep() async {
-            var next = ContinuousClock.now
+        /// Ends the waits whose deadline has come, sleeping toward the nearest (`next` first; at
+        /// most `sweepStep` at a time), until no wait has one.
+        private func sweep(toward next: ContinuousClock.Instant) async {
+            var next = next
             while true {
                 try? await Task.sleep(until: min(next, .now + Self.sweepStep), clock: .continuous)
                 let now = ContinuousClock.now
