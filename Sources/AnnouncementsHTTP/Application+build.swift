@@ -93,10 +93,14 @@ func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteFo
         streams: streams
     ).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes, forwarder: forwarder).add(to: router)
+    // A shared log's holder of the writer role takes the writes the other nodes send on, together.
+    let forwarded = forwarder.map { _ in ForwardedWritesRoute(access: settings.access, maxRequestBytes: settings.maxRequestBytes) }
+    forwarded?.add(to: router)
     web.add(to: router)
     OpenAPIDocument.add(to: router)
     settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams)
     routes.load(router.routes)
+    forwarded?.responder.set(router.buildResponder())
     return router
 }
 

@@ -5,7 +5,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
 
@@ -14,10 +13,12 @@ import Synchronization
 /// node then go into the holder's commits, and the role stays where it is, rather than moving to
 /// each node that has a write (a move costs a wait in the lock's queue and a read of the lines).
 ///
-/// The write goes as it came (the writer's token, `If-Match`, the body), marked as forwarded (a
-/// node never sends on a write it was sent), and always with an `Idempotency-Key`: the client's,
-/// or one made here. So when the holder does not answer within `answerLimit` (stopped, frozen,
-/// cut off) or answers 503 (it lost the role, or cannot write), the write is made here as any
+/// The write goes as it came (the writer's token, `If-Match`, the body), with the others that came
+/// while this node's requests to the holder were out (`ForwardBatcher`), in one request
+/// (`ForwardedWrites`; the holder's `ForwardedWritesRoute` marks each as forwarded: a node never
+/// sends on a write it was sent), and always with an `Idempotency-Key`: the client's, or one made
+/// here. So when the holder does not answer within `answerLimit` (stopped, frozen, cut off) or
+/// answers 503 (it lost the role, or cannot write), the write is made here as any
 /// write (taking the role, which a holder that makes no progress loses; see README "Several
 /// nodes"), and if the holder did commit it, the key finds that commit and answers with its
 /// outcome: nothing is written twice. A key made here comes back in the answer's `Idempotency-Key`,
@@ -41,8 +42,12 @@ final class WriteForwarder: Sendable {
     static let passedBack: Set<HTTPField.Name> = [
         .contentType, .eTag, .location, .retryAfter, .wwwAuthenticate, .allow, .logSeq, .cacheControl, .vary,
     ]
-    /// The most of an answer's body read back: a write answers with one announcement.
+    /// The most of an answer's body read back: answers to at most `ForwardedWrites.maxItems`
+    /// writes, each with one announcement.
     static let answerBytes = 64 << 20
+    /// The most requests with writes out to the holder at once; the writes that come meanwhile
+    /// wait for one to be answered, and go together.
+    static let maxInFlight = 2
 
     /// The HTTP client: made at the first write sent on (a server that never runs makes none, and
     /// has none to shut down), shut down with the server.
@@ -54,11 +59,17 @@ final class WriteForwarder: Sendable {
 
     let store: EventStore
     let maxRequestBytes: Int
+    /// How long a request with writes waits for the holder's answer (`answerLimit`; longer in tests).
+    let answerLimit: TimeAmount
     private let client = Mutex(Client.none)
+    /// Which writes go in which request to the holder.
+    private let batcher: Mutex<ForwardBatcher<Pending>>
 
-    init(store: EventStore, maxRequestBytes: Int) {
+    init(store: EventStore, maxRequestBytes: Int, answerLimit: TimeAmount = WriteForwarder.answerLimit) {
         self.store = store
         self.maxRequestBytes = maxRequestBytes
+        self.answerLimit = answerLimit
+        batcher = Mutex(ForwardBatcher(maxInFlight: Self.maxInFlight, maxItems: ForwardedWrites.maxItems, maxBytes: ForwardedWrites.batchBytes(maxRequestBytes: maxRequestBytes)))
     }
 
     /// The client, made when there is none; nil once shut down (writes are then made here).
@@ -71,7 +82,7 @@ final class WriteForwarder: Sendable {
                 return nil
             case .none:
                 var configuration = HTTPClient.Configuration(
-                    timeout: .init(connect: .seconds(1), read: .seconds(2)),
+                    timeout: .init(connect: .seconds(1), read: answerLimit),
                     connectionPool: .init(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
                 )
                 configuration.decompression = .disabled
@@ -105,60 +116,154 @@ final class WriteForwarder: Sendable {
     /// the request was sent on by another node;
     /// made here too when the holder does not answer in time or answers 503.
     func forward(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Outcome {
-        guard request.headers[Self.forwardedField] == nil, let holder = store.writeHolder, let client = runningClient()
-        else { return .makeHere(request, madeKey: nil) }
+        guard request.headers[Self.forwardedField] == nil, store.writeHolder != nil else { return .makeHere(request, madeKey: nil) }
         let body = try await RequestBody.read(request, maxBytes: maxRequestBytes)
         var head = request.head
         let madeKey = head.headerFields[.idempotencyKey] == nil ? "forwarded-\(UUID().uuidString)" : nil
         if let madeKey { head.headerFields[.idempotencyKey] = madeKey }
         let request = Request(head: head, body: Hummingbird.RequestBody(buffer: body))
-        var outgoing = HTTPClientRequest(url: holder + request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers where !Self.notForwarded.contains(field.name) {
-            outgoing.headers.add(name: field.name.rawName, value: field.value)
-        }
-        outgoing.headers.add(name: Self.forwardedField.rawName, value: "1")
+        var fields = HTTPFields()
+        for field in request.headers where !Self.notForwarded.contains(field.name) { fields.append(field) }
         // The id this node gave the request (the client's, when acceptable): both access logs name it.
-        if !context.requestID.isEmpty { outgoing.headers.add(name: HTTPField.Name.requestID.rawName, value: context.requestID) }
-        if body.readableBytes > 0 { outgoing.body = .bytes(body) }
-        let answer: HTTPClientResponse
-        do {
-            answer = try await client.execute(outgoing, timeout: Self.answerLimit)
-        } catch {
+        if !context.requestID.isEmpty { fields[.requestID] = context.requestID }
+        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let write = ForwardedWrites.Write(method: request.method, path: path, fields: fields, body: body)
+        guard case .answered(let answer) = await exchange(write, logger: context.logger) else {
             // Not answered (or not sent): made here, with its key, which finds the holder's commit
             // of it, if any.
-            // Said once per holder (the writes in flight with it find it forgotten already).
-            let forgotten = store.forgetWriteHolder(holder)
-            context.logger.log(
-                level: forgotten ? .warning : .debug,
-                "the writer role's holder did not answer a forwarded write: making it here, and the writes after it until another node's append names a holder",
-                metadata: ["holder": "\(holder)", "error": "\(error)"]
-            )
             return .makeHere(request, madeKey: madeKey)
         }
         guard answer.status != .serviceUnavailable else {
-            context.logger.info("the writer role's holder could not make a forwarded write: making it here", metadata: ["holder": "\(holder)"])
-            return .makeHere(request, madeKey: madeKey)
-        }
-        let bytes: ByteBuffer
-        do {
-            bytes = try await answer.body.collect(upTo: Self.answerBytes)
-        } catch {
-            context.logger.warning("the writer role's holder's answer to a forwarded write was cut off: making it here", metadata: [
-                "holder": "\(holder)", "error": "\(error)",
-            ])
+            context.logger.info("the writer role's holder could not make a forwarded write: making it here", metadata: ["holder": "\(store.writeHolder ?? "none")"])
             return .makeHere(request, madeKey: madeKey)
         }
         var headers = HTTPFields()
-        for (name, value) in answer.headers {
-            guard let name = HTTPField.Name(name), Self.passedBack.contains(name) else { continue }
-            headers.append(HTTPField(name: name, value: value))
-        }
+        for field in answer.fields where Self.passedBack.contains(field.name) { headers.append(field) }
         if let madeKey { headers[.idempotencyKey] = madeKey }
-        if (200..<300).contains(answer.status.code), let seq = headers[.logSeq].flatMap({ Int($0) }) {
-            _ = await store.waitUntilSeq(seq, upTo: Self.catchUpLimit, asking: false)
+        if (200..<300).contains(answer.status.code) {
+            store.writeCommittedByHolder()
+            if let seq = headers[.logSeq].flatMap({ Int($0) }) { _ = await store.waitUntilSeq(seq, upTo: Self.catchUpLimit, asking: false) }
         }
-        return .answered(Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: bytes)))
+        return .answered(Response(status: answer.status, headers: headers, body: .init(byteBuffer: answer.body)))
+    }
+
+    // MARK: - Requests to the holder
+
+    /// The writes waiting for a request to the holder (while `maxInFlight` are out).
+    var waitingWrites: Int { batcher.withLock { $0.waiting.count } }
+
+    /// A write waiting for its request's answer.
+    private struct Pending: Sendable {
+        let write: ForwardedWrites.Write
+        let answer: ForwardedAnswer
+        let logger: Logger
+    }
+
+    /// The holder's answer to one write, or that none came.
+    enum Exchange: Sendable {
+        case answered(ForwardedWrites.Answer)
+        case notAnswered
+    }
+
+    /// `write`'s answer from the holder: sent at once, or with the writes that come while
+    /// `maxInFlight` requests are out (`ForwardBatcher`).
+    private func exchange(_ write: ForwardedWrites.Write, logger: Logger) async -> Exchange {
+        let answer = ForwardedAnswer()
+        let bytes = write.body.readableBytes + write.path.utf8.count
+            + write.fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 8 }
+        if case .send(let batch) = batcher.withLock({ $0.add(Pending(write: write, answer: answer, logger: logger), bytes: bytes) }) {
+            // This write is in it: its own task sends it.
+            await send(batch)
+        }
+        return await answer.value()
+    }
+
+    /// Sends `batch` to the holder and hands each write its answer; then the next batch, if
+    /// writes came meanwhile, goes in a task of its own (the writes' own tasks wait for answers).
+    private func send(_ batch: [Pending]) async {
+        let answers = await answers(to: batch)
+        for (pending, answer) in zip(batch, answers) { pending.answer.resolve(answer) }
+        if case .send(let next) = batcher.withLock({ $0.answered() }) {
+            Task { await self.send(next) }
+        }
+    }
+
+    /// The holder's answers to `batch`, one for each of its writes.
+    private func answers(to batch: [Pending]) async -> [Exchange] {
+        let notAnswered = [Exchange](repeating: .notAnswered, count: batch.count)
+        guard let first = batch.first, let holder = store.writeHolder, let client = runningClient() else { return notAnswered }
+        var outgoing = HTTPClientRequest(url: holder + ForwardedWrites.path)
+        outgoing.method = .POST
+        outgoing.headers.add(name: "Content-Type", value: ForwardedWrites.contentType)
+        // A writer's token: the holder reads no writes from a caller without one.
+        if let token = first.write.fields[.authorization] { outgoing.headers.add(name: "Authorization", value: token) }
+        outgoing.body = .bytes(ForwardedWrites.encode(batch.map(\.write)))
+        let answer: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            answer = try await client.execute(outgoing, timeout: answerLimit)
+            bytes = try await answer.body.collect(upTo: Self.answerBytes)
+        } catch {
+            // Said once per holder (the writes in flight with it find it forgotten already).
+            let forgotten = store.forgetWriteHolder(holder)
+            first.logger.log(
+                level: forgotten ? .warning : .debug,
+                "the writer role's holder did not answer forwarded writes: making them here, and the writes after them until another node's append names a holder",
+                metadata: ["holder": "\(holder)", "writes": "\(batch.count)", "error": "\(error)"]
+            )
+            return notAnswered
+        }
+        guard answer.status == .ok else {
+            // A node of a version without the route (404), or a refusal of the request as a whole.
+            first.logger.warning("the writer role's holder refused forwarded writes: making them here", metadata: [
+                "holder": "\(holder)", "status": "\(answer.status.code)", "answer": "\(String(buffer: bytes).prefix(200))",
+            ])
+            return notAnswered
+        }
+        do {
+            let answers = try ForwardedWrites.answers(in: bytes)
+            guard answers.count == batch.count else {
+                throw ForwardedWrites.Malformed(description: "\(answers.count) answers to \(batch.count) writes")
+            }
+            return answers.map(Exchange.answered)
+        } catch {
+            first.logger.error("the writer role's holder's answer to forwarded writes cannot be read: making them here", metadata: [
+                "holder": "\(holder)", "error": "\(error)",
+            ])
+            return notAnswered
+        }
+    }
+}
+
+/// One write's answer from the holder: resolved once, by the task that sent its request, and
+/// waited for by the write's own task.
+private final class ForwardedAnswer: Sendable {
+    private enum State {
+        case waiting
+        case waiter(CheckedContinuation<WriteForwarder.Exchange, Never>)
+        case resolved(WriteForwarder.Exchange)
+    }
+
+    private let state = Mutex(State.waiting)
+
+    func resolve(_ exchange: WriteForwarder.Exchange) {
+        let waiter = state.withLock { state -> CheckedContinuation<WriteForwarder.Exchange, Never>? in
+            defer { state = .resolved(exchange) }
+            if case .waiter(let waiter) = state { return waiter }
+            return nil
+        }
+        waiter?.resume(returning: exchange)
+    }
+
+    func value() async -> WriteForwarder.Exchange {
+        await withCheckedContinuation { continuation in
+            let resolved = state.withLock { state -> WriteForwarder.Exchange? in
+                if case .resolved(let exchange) = state { return exchange }
+                state = .waiter(continuation)
+                return nil
+            }
+            if let resolved { continuation.resume(returning: resolved) }
+        }
     }
 }
 

@@ -30,7 +30,8 @@ struct ForwardingAPITests {
         let (b, logB) = try await openNode(table)
         try await listening(on: table, sessions: 2)
         try await buildApplication(store: a, settings: settings, logger: quiet).test(.live) { nodeA in
-            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
+            // Through AsyncHTTPClient: requests sent together go on connections of their own.
+            try await buildApplication(store: b, settings: settings, logger: quiet).test(.ahc(.http)) { nodeB in
                 let first = try await nodeA.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"One"}"#))
                 #expect(first.status == .created)
                 #expect(logA.holdsWriterRole)
@@ -50,6 +51,17 @@ struct ForwardingAPITests {
                 #expect(b.snapshot.announcement(id: 2)?.title == "Two")
                 let read = try await nodeB.execute(uri: "/announcements/2", method: .get, headers: [HTTPField.Name("Accept-Version")!: "1.0"])
                 #expect(read.status == .ok && String(buffer: read.body).contains("via B"))
+                // Writes that come together go on together (in as many requests as it takes), each answered.
+                let together = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for n in 0..<8 {
+                        group.addTask {
+                            try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"B\#(n)"}"#)).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(together == Array(repeating: .created, count: 8) && b.snapshot.seq == 10 && a.snapshot.seq == 10)
+                #expect(logA.holdsWriterRole && !logB.holdsWriterRole, "the role stayed with the node that held it")
                 // Refusals come back as the holder made them, with its reasons.
                 let refused = try await nodeB.execute(uri: "/announcements/2", method: .put, headers: alice.merging([.ifMatch: "\"1\""]), body: ByteBuffer(string: #"{"title":"Stale"}"#))
                 #expect(refused.status == .preconditionFailed, "\(String(buffer: refused.body))")
@@ -57,7 +69,7 @@ struct ForwardingAPITests {
                 #expect(anonymous.status == .unauthorized && anonymous.headers[.wwwAuthenticate] != nil)
                 // The forwarded write carries a key of its own, so that it can be made again safely.
                 let made = try await a.history(id: 2)?.first?.event
-                #expect(a.snapshot.seq == 2 && made?.key == second.headers[.idempotencyKey])
+                #expect(a.snapshot.seq == 10 && made?.key == second.headers[.idempotencyKey])
                 // An erasure is made where it comes: the role moves to B for it.
                 let erased = try await nodeB.execute(
                     uri: "/announcements/2/erase", method: .post, headers: [.authorization: "Bearer root-secret", .contentType: "application/json"],
@@ -78,8 +90,9 @@ struct ForwardingAPITests {
             keys.withLock { $0.append(request.headers[.idempotencyKey] ?? "none") }
             try await Task.sleep(for: .seconds(5))
             return Response(status: .created)
-        }) { a, b, logA, logB, nodeB in
-            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+        }) { nodes in
+            let (b, logA, logB) = (nodes.b, nodes.logA, nodes.logB)
+            let second = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
             #expect(second.status == .created, "\(String(buffer: second.body))")
             let sent = try #require(keys.withLock { $0 }.first)
             #expect(sent.hasPrefix("forwarded-"))
@@ -97,8 +110,9 @@ struct ForwardingAPITests {
         try await throughStandIn({ request, _ in
             sent.withLock { $0.append((request.headers[.idempotencyKey], request.headers[.requestID])) }
             return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
-        }) { a, b, logA, logB, nodeB in
-            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+        }) { nodes in
+            let (b, logA, logB) = (nodes.b, nodes.logA, nodes.logB)
+            let second = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
             #expect(second.status == .created, "the holder's 503 is not passed back: \(String(buffer: second.body))")
             let request = try #require(sent.withLock { $0 }.first)
             #expect(request.id != nil && request.id == second.headers[.requestID], "the id B gave the request goes on: both access logs name it")
@@ -118,8 +132,9 @@ struct ForwardingAPITests {
             answered.withLock { $0.append("\(made.id) \(key ?? "none")") }
             try await Task.sleep(for: .seconds(5))
             return Response(status: .created)
-        }) { a, b, _, _, nodeB in
-            let second = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+        }) { nodes in
+            let (a, b) = (nodes.a, nodes.b)
+            let second = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
             let key = try #require(second.headers[.idempotencyKey])
             #expect(answered.withLock { $0 } == ["2 \(key)"], "the holder committed it, with the key the node made")
             #expect(second.status == .created && second.headers[.location] == "/announcements/2", "the first outcome: \(String(buffer: second.body))")
@@ -127,6 +142,75 @@ struct ForwardingAPITests {
             let events = try await b.history(id: 2) ?? []
             #expect(events.count == 1 && events.first?.event.key == key)
         }
+    }
+
+    @Test("writes that come to a node while its requests to the holder are all out go together in its next request, and each gets its own answer")
+    func forwardedTogether() async throws {
+        let held = Mutex(0)
+        let release = Mutex(false)
+        try await throughStandIn(answerLimit: .seconds(60), { request, a in
+            // The first two writes (one request each: both requests out) wait until the others wait.
+            if held.withLock({ $0 += 1; return $0 }) <= 2 {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !release.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let made = try await a.create(AnnouncementDraft(title: "Together", body: nil), by: "alice", key: request.headers[.idempotencyKey])
+            return Response(status: .created, headers: [.location: "/announcements/\(made.id)", .logSeq: String(made.revision)])
+        }) { nodes in
+            let answers = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
+                // Eight: as many as the test's client sends at once (its connections to a host).
+                for n in 0..<8 {
+                    group.addTask {
+                        let answer = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"T\#(n)"}"#))
+                        return (answer.status, answer.headers[.location])
+                    }
+                }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while nodes.forwarder.waitingWrites < 6, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(nodes.forwarder.waitingWrites == 6, "six writes wait while two requests are out")
+                release.withLock { $0 = true }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.0 == .created }, "\(answers)")
+            #expect(Set(answers.compactMap(\.1)).count == 8, "each its own announcement: \(answers)")
+            #expect(nodes.batches() == [1, 1, 6], "one request each for the first two, then one for the six that waited")
+            #expect(nodes.logA.holdsWriterRole && !nodes.logB.holdsWriterRole, "none was made through B")
+            #expect(nodes.b.snapshot.seq == 9, "B took each in before answering it")
+        }
+    }
+
+    @Test("the route that takes forwarded writes: a writer's token, their own form, each write through the router with its own token and rights; writes only")
+    func forwardedWritesRoute() async throws {
+        let table = uniqueTable()
+        let (a, _) = try await openNode(table)
+        let editors = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("bob", "bob-secret", .author)]))
+        try await buildApplication(store: a, settings: editors, logger: quiet).test(.live) { nodeA in
+            let form: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: ForwardedWrites.contentType]
+            let writes = [
+                ForwardedWrites.Write(method: .post, path: "/announcements", fields: alice.merging([.idempotencyKey: "k-1"]), body: ByteBuffer(string: #"{"title":"One"}"#)),
+                ForwardedWrites.Write(method: .post, path: "/announcements", fields: [.contentType: "application/json"], body: ByteBuffer(string: #"{"title":"Who"}"#)),
+                ForwardedWrites.Write(method: .get, path: "/announcements", fields: alice, body: ByteBuffer()),
+                ForwardedWrites.Write(method: .put, path: "/announcements/1", fields: [.authorization: "Bearer bob-secret", .contentType: "application/json"], body: ByteBuffer(string: #"{"title":"Not his"}"#)),
+                ForwardedWrites.Write(method: .post, path: "/announcements", fields: alice.merging([.idempotencyKey: "k-1"]), body: ByteBuffer(string: #"{"title":"One"}"#)),
+                ForwardedWrites.Write(method: .post, path: "/announcements/1/erase", fields: alice, body: ByteBuffer(string: #"{"reason":"no"}"#)),
+            ]
+            let answered = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: form, body: ForwardedWrites.encode(writes))
+            #expect(answered.status == .ok)
+            let answers = try ForwardedWrites.answers(in: answered.body)
+            #expect(answers.map(\.status) == [.created, .unauthorized, .badRequest, .forbidden, .created, .badRequest], "\(answers.map { String(buffer: $0.body) })")
+            #expect(answers[0].fields[.location] == "/announcements/1" && answers[4].fields[.location] == "/announcements/1", "the key made it once")
+            #expect(answers[0].fields[.requestID] != nil && String(buffer: answers[0].body).contains(#""title":"One""#))
+            #expect(a.snapshot.seq == 1)
+            // The request as a whole: a writer's token, the form, bytes that read.
+            let anonymous = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: [.contentType: ForwardedWrites.contentType], body: ForwardedWrites.encode(writes))
+            #expect(anonymous.status == .unauthorized)
+            let json = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: alice, body: ForwardedWrites.encode(writes))
+            #expect(json.status == .unsupportedMediaType)
+            let garbled = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: form, body: ByteBuffer(bytes: [1, 0, 1, 0]))
+            #expect(garbled.status == .badRequest && String(buffer: garbled.body).contains("write 1's method is cut off"), "\(String(buffer: garbled.body))")
+            #expect(a.snapshot.seq == 1, "nothing else was written")
+        }
+        await a.close()
     }
 
     @Test("a notice that names an address from a session that does not hold the writer role is not followed: writes go to the holder's own address")
@@ -160,29 +244,62 @@ struct ForwardingAPITests {
         await b.close()
     }
 
+    /// A's and B's stores and logs, B's server and forwarder, and the sizes of the requests with
+    /// writes the stand-in got.
+    private struct StandIn: Sendable {
+        let a: EventStore
+        let b: EventStore
+        let logA: PostgresLog
+        let logB: PostgresLog
+        let nodeB: any TestClientProtocol
+        let forwarder: WriteForwarder
+        let batches: @Sendable () -> [Int]
+    }
+
     /// Two nodes on a table of their own, A holding the writer role and naming as its address a
-    /// stand-in server that answers writes with `route` (given A's store): B's writes go there.
-    /// `body` gets A's and B's stores and logs, and B's server, once B knows the stand-in as the holder.
+    /// stand-in server that answers writes with `route` (given A's store): B's writes go there,
+    /// waiting `answerLimit` for its answers. `body` runs once B knows the stand-in as the holder.
     private func throughStandIn(
+        answerLimit: TimeAmount = WriteForwarder.answerLimit,
         _ route: @escaping @Sendable (Request, EventStore) async throws -> Response,
-        _ body: @escaping @Sendable (EventStore, EventStore, PostgresLog, PostgresLog, any TestClientProtocol) async throws -> Void
+        _ body: @escaping @Sendable (StandIn) async throws -> Void
     ) async throws {
         let table = uniqueTable()
         let (a, logA) = try await openNode(table)
         let (b, logB) = try await openNode(table)
+        // The stand-in takes forwarded writes as the holder does: each one to `route`, all at once.
         let standIn = Router()
-        standIn.post("announcements") { request, _ in try await route(request, a) }
+        let batches = Mutex<[Int]>([])
+        standIn.post(RouterPath(ForwardedWrites.path)) { request, _ in
+            let writes = try ForwardedWrites.writes(in: try await request.body.collect(upTo: 1 << 20))
+            batches.withLock { $0.append(writes.count) }
+            let answers = try await withThrowingTaskGroup(of: (Int, ForwardedWrites.Answer).self) { group in
+                for (index, write) in writes.enumerated() {
+                    group.addTask {
+                        let head = HTTPRequest(method: write.method, scheme: nil, authority: nil, path: write.path, headerFields: write.fields)
+                        let answer = try await route(Request(head: head, body: .init(buffer: write.body)), a)
+                        return (index, ForwardedWrites.Answer(status: answer.status, fields: answer.headers, body: ByteBuffer()))
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            return Response(status: .ok, body: .init(byteBuffer: ForwardedWrites.encode(writes.indices.compactMap { answers[$0] })))
+        }
         try await Application(router: standIn, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { stuck in
             let address = "http://127.0.0.1:\(stuck.port ?? 0)"
             a.advertise(address)
             try await listening(on: table, sessions: 2)
-            try await buildApplication(store: b, settings: settings, logger: quiet).test(.live) { nodeB in
+            let forwarder = WriteForwarder(store: b, maxRequestBytes: settings.maxRequestBytes, answerLimit: answerLimit)
+            let router = buildRouter(store: b, settings: settings, forwarder: forwarder)
+            // Through AsyncHTTPClient: requests sent together go on connections of their own.
+            try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet).test(.ahc(.http)) { nodeB in
                 _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
                 let deadline = ContinuousClock.now + .seconds(60)
                 while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 #expect(b.writeHolder == address)
-                try await body(a, b, logA, logB, nodeB)
+                try await body(StandIn(a: a, b: b, logA: logA, logB: logB, nodeB: nodeB, forwarder: forwarder, batches: { batches.withLock { $0 } }))
             }
+            await forwarder.shutdown()
         }
         await a.close()
         await b.close()

@@ -33,6 +33,12 @@ extension EventStore {
     @discardableResult
     public func forgetWriteHolder(_ address: String) -> Bool { log.forgetWriteHolder(address) }
 
+    /// A write through this node was committed by the writer role's holder: writes through this
+    /// node succeed, whatever became of the last one it made itself, and `health` says so (a node
+    /// whose writes all go to the holder makes none of its own that would clear a failure). Not
+    /// once the log is unusable.
+    public func writeCommittedByHolder() { syncer.writable() }
+
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {
         // Another node erased: what this one kept of the lines may hold the texts; and the erased

@@ -1,0 +1,116 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// `POST /_nodes/writes`: the writes another node of a shared log sends on to this one, the
+/// writer role's holder (`WriteForwarder`), several in one request. Each goes through the whole
+/// router as if it had come alone (its own token checked, its own access-log line and request id,
+/// its errors answered as any), marked as forwarded (it is made here, never sent on again), and
+/// all of them at once, so that they go into the same commits; the answer holds each one's answer,
+/// in order. The request itself needs a writer's token (no one else makes this node read a
+/// request that large), and is served only on a shared log.
+struct ForwardedWritesRoute: Sendable {
+    let access: Access
+    let maxRequestBytes: Int
+    /// The router's responder, which each write goes through: set once the router has every route.
+    let responder = RouterResponderSlot()
+
+    /// The methods of the writes a node sends on.
+    static let methods: Set<HTTPRequest.Method> = [.post, .put, .patch, .delete]
+
+    /// Whether a node sends on `method` to `path`: the API's writes (`/announcements` and
+    /// `/announcements/{id}`, with or without a version's prefix), not an erasure, a web form's
+    /// post, nor anything else.
+    static func isForwardable(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+        guard methods.contains(method) else { return false }
+        var components = path.prefix { $0 != "?" }.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if let first = components.first, APIVersion.allCases.contains(where: { $0.pathPrefix == first }) { components = components.dropFirst() }
+        return components.first == "announcements" && components.count <= 2 && components.allSatisfy { !$0.isEmpty }
+    }
+
+    func add(to router: Router<AnnouncementsRequestContext>) {
+        router.post(RouterPath(ForwardedWrites.path)) { request, context in try await answer(request, context) }
+    }
+
+    private func answer(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
+        _ = try access.require(.changeOwn, request)
+        guard request.headers[.contentType] == ForwardedWrites.contentType else {
+            throw APIError(.unsupportedMediaType, "send the writes as \(ForwardedWrites.contentType): this route is for the nodes of a shared log")
+        }
+        let body = try await RequestBody.collect(request, maxBytes: ForwardedWrites.maxBytes(maxRequestBytes: maxRequestBytes), what: "the forwarded writes")
+        let writes: [ForwardedWrites.Write]
+        do {
+            writes = try ForwardedWrites.writes(in: body)
+        } catch {
+            throw APIError(.badRequest, "the forwarded writes cannot be read: \(error)")
+        }
+        guard let responder = responder.value else { throw APIError(.serviceUnavailable, "the server is starting", headers: [.retryAfter: "1"]) }
+        let answers = await withTaskGroup(of: (Int, ForwardedWrites.Answer).self, returning: [ForwardedWrites.Answer].self) { group in
+            for (index, write) in writes.enumerated() {
+                group.addTask { (index, await Self.answer(to: write, context, responder)) }
+            }
+            var answers = [ForwardedWrites.Answer?](repeating: nil, count: writes.count)
+            for await (index, answer) in group { answers[index] = answer }
+            return answers.map { $0 ?? ForwardedWrites.Answer(status: .internalServerError, fields: [:], body: ByteBuffer()) }
+        }
+        return Response(
+            status: .ok, headers: [.contentType: ForwardedWrites.contentType],
+            body: .init(byteBuffer: ForwardedWrites.encode(answers))
+        )
+    }
+
+    /// One write's answer, from the router as if it had come alone.
+    private static func answer(
+        to write: ForwardedWrites.Write, _ context: AnnouncementsRequestContext, _ responder: RouterResponder<AnnouncementsRequestContext>
+    ) async -> ForwardedWrites.Answer {
+        var head = HTTPRequest(method: write.method, scheme: nil, authority: nil, path: write.path, headerFields: write.fields)
+        head.headerFields[WriteForwarder.forwardedField] = "1"
+        head.headerFields[.contentLength] = String(write.body.readableBytes)
+        let request = Request(head: head, body: .init(buffer: write.body))
+        let response: Response
+        do {
+            guard isForwardable(write.method, write.path) else {
+                throw APIError(.badRequest, "a node sends on the API's writes only (POST, PUT, PATCH, DELETE of announcements), not \(write.method) \(write.path)")
+            }
+            response = try await responder.respond(to: request, context: context)
+        } catch let error as HTTPResponseError {
+            // What the middleware in front of `ErrorMiddleware` refuses.
+            response = (try? error.response(from: request, context: context)) ?? Response(status: error.status)
+        } catch {
+            response = Response(status: .internalServerError)
+        }
+        let collector = BodyCollector()
+        do {
+            try await response.body.write(collector)
+        } catch {
+            return ForwardedWrites.Answer(status: .internalServerError, fields: [:], body: ByteBuffer())
+        }
+        return ForwardedWrites.Answer(status: response.status, fields: response.headers, body: collector.bytes)
+    }
+}
+
+/// The router's responder, for a route that sends requests through the router it is in: set once
+/// every route is added (see `buildRouter`).
+final class RouterResponderSlot: Sendable {
+    private let slot = Mutex<RouterResponder<AnnouncementsRequestContext>?>(nil)
+
+    var value: RouterResponder<AnnouncementsRequestContext>? { slot.withLock { $0 } }
+
+    func set(_ responder: RouterResponder<AnnouncementsRequestContext>) {
+        slot.withLock { $0 = responder }
+    }
+}
+
+/// A response's body, collected.
+private final class BodyCollector: ResponseBodyWriter, Sendable {
+    private let collected = Mutex(ByteBuffer())
+
+    var bytes: ByteBuffer { collected.withLock { $0 } }
+
+    func write(_ buffer: ByteBuffer) async throws {
+        collected.withLock { _ = $0.writeImmutableBuffer(buffer) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
