@@ -159,14 +159,25 @@ enum ForwardedWrites {
             return string
         }
 
+        /// A write's or an answer's fields, within what a request's head may hold
+        /// (`ConnectionLimits`: as many fields, none larger, not more bytes in all).
         mutating func fields(_ what: String) throws(Malformed) -> HTTPFields {
             guard let count = buffer.readInteger(as: UInt16.self) else { throw Malformed(description: "\(what)'s fields are cut off") }
+            guard Int(count) <= ConnectionLimits.maxHeaderFields else {
+                throw Malformed(description: "\(what) has \(count) fields, more than the \(ConnectionLimits.maxHeaderFields) a request may have")
+            }
             var fields = HTTPFields()
+            var bytes = 0
             for _ in 0..<count {
                 let name = try string("\(what)'s field name")
                 guard let fieldName = HTTPField.Name(name) else { throw Malformed(description: "\(what)'s field name `\(name)` is not a token") }
                 let value = try string("\(what)'s \(name)")
                 guard HTTPField.isValidValue(value) else { throw Malformed(description: "\(what)'s \(name) is not a valid field value") }
+                let size = name.utf8.count + value.utf8.count + 4
+                bytes += size
+                guard size <= ConnectionLimits.maxHeaderFieldBytes, bytes <= ConnectionLimits.maxHeadBytes else {
+                    throw Malformed(description: "\(what)'s fields are larger than a request's head may be (\(ConnectionLimits.maxHeaderFieldBytes) bytes a field, \(ConnectionLimits.maxHeadBytes) in all)")
+                }
                 fields.append(HTTPField(name: fieldName, value: value))
             }
             return fields

@@ -24,9 +24,10 @@ struct ForwardedWritesRoute: Sendable {
     /// post, nor anything else.
     static func isForwardable(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         guard methods.contains(method) else { return false }
-        var components = path.prefix { $0 != "?" }.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // As the router reads it: empty components (`//`, a trailing `/`) count for nothing.
+        var components = path.prefix { $0 != "?" }.split(separator: "/")[...]
         if let first = components.first, APIVersion.allCases.contains(where: { $0.pathPrefix == first }) { components = components.dropFirst() }
-        return components.first == "announcements" && components.count <= 2 && components.allSatisfy { !$0.isEmpty }
+        return components.first == "announcements" && components.count <= 2
     }
 
     func add(to router: Router<AnnouncementsRequestContext>) {
@@ -64,10 +65,16 @@ struct ForwardedWritesRoute: Sendable {
     private static func answer(
         to write: ForwardedWrites.Write, _ context: AnnouncementsRequestContext, _ responder: RouterResponder<AnnouncementsRequestContext>
     ) async -> ForwardedWrites.Answer {
-        var head = HTTPRequest(method: write.method, scheme: nil, authority: nil, path: write.path, headerFields: write.fields)
-        head.headerFields[WriteForwarder.forwardedField] = "1"
-        head.headerFields[.contentLength] = String(write.body.readableBytes)
+        var fields = HTTPFields()
+        for field in write.fields where !WriteForwarder.connectionFields.contains(field.name) { fields.append(field) }
+        fields[WriteForwarder.forwardedField] = "1"
+        fields[.contentLength] = String(write.body.readableBytes)
+        let head = HTTPRequest(method: write.method, scheme: nil, authority: nil, path: write.path, headerFields: fields)
         let request = Request(head: head, body: .init(buffer: write.body))
+        // Its own route, for its metrics and access-log line (a copy of the context shares the
+        // batch's otherwise, with every other write in it).
+        var context = context
+        context.coreContext.endpointPath = EndpointPath()
         let response: Response
         do {
             guard isForwardable(write.method, write.path) else {

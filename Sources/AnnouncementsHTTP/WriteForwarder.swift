@@ -32,12 +32,14 @@ final class WriteForwarder: Sendable {
     static let catchUpLimit = Duration.seconds(5)
     /// Marks a write a node sent on: the node it reaches makes it itself.
     static let forwardedField = HTTPField.Name("Announcements-Forwarded")!
-    /// The request fields that do not go on: the connection's own, and `Accept-Encoding` (this
-    /// node compresses its answer as it would its own).
-    static let notForwarded: Set<HTTPField.Name> = [
-        .connection, .contentLength, .transferEncoding, .acceptEncoding, .te, .upgrade,
-        .proxyAuthorization, HTTPField.Name("Keep-Alive")!, .expect, forwardedField, .requestID,
+    /// The fields of a request's connection, not of the request: neither end of a forwarded
+    /// write takes them.
+    static let connectionFields: Set<HTTPField.Name> = [
+        .connection, .contentLength, .transferEncoding, .te, .upgrade, .proxyAuthorization, HTTPField.Name("Keep-Alive")!, .expect,
     ]
+    /// The request fields that do not go on: the connection's own, `Accept-Encoding` (this node
+    /// compresses its answer as it would its own), and the two this node sets.
+    static let notForwarded = connectionFields.union([.acceptEncoding, forwardedField, .requestID])
     /// The answer's fields that come back: what the API's write answers carry.
     static let passedBack: Set<HTTPField.Name> = [
         .contentType, .eTag, .location, .retryAfter, .wwwAuthenticate, .allow, .logSeq, .cacheControl, .vary,

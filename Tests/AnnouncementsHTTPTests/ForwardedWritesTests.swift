@@ -44,12 +44,23 @@ struct ForwardedWritesTests {
         ([1, 0, 1, 0, 0, 0, 4, 0x50, 0x4f, 0x53, 0x54, 0, 0, 0, 1, 0x2f, 0, 1, 0, 0, 0, 1, 0x20], "write 1's field name ` ` is not a token"),
         ([1, 0, 1, 0, 0, 0, 4, 0x50, 0x4f, 0x53, 0x54, 0, 0, 0, 1, 0x2f, 0, 0, 0, 0, 0, 9], "write 1's body is cut off"),
         ([1, 0, 0, 7], "1 bytes after the last item"),
+        ([1, 0, 1, 0, 0, 0, 4, 0x50, 0x4f, 0x53, 0x54, 0, 0, 0, 1, 0x2f, 0, 101], "write 1 has 101 fields, more than the 100 a request may have"),
     ] as [([UInt8], String)])
     func malformed(bytes: [UInt8], message: String) {
         #expect {
             _ = try ForwardedWrites.writes(in: ByteBuffer(bytes: bytes))
         } throws: { error in
             "\(error)".contains(message)
+        }
+    }
+
+    @Test("a field larger than a request's head may hold is refused")
+    func largeField() {
+        let write = ForwardedWrites.Write(method: .post, path: "/announcements", fields: [.authorization: String(repeating: "x", count: 20_000)], body: ByteBuffer())
+        #expect {
+            _ = try ForwardedWrites.writes(in: ForwardedWrites.encode([write]))
+        } throws: { error in
+            "\(error)".contains("larger than a request's head may be")
         }
     }
 
@@ -63,8 +74,8 @@ struct ForwardedWritesTests {
         ("POST", "/announcements", true), ("POST", "/v2/announcements", true), ("PUT", "/announcements/3", true),
         ("PATCH", "/v3/announcements/3?x=1", true), ("DELETE", "/v1/announcements/3", true),
         ("POST", "/announcements/3/erase", false), ("GET", "/announcements", false), ("POST", "/_nodes/writes", false),
-        ("POST", "/web/announcements", false), ("POST", "/v9/announcements", false), ("PUT", "/announcements//", false),
-        ("DELETE", "/", false), ("POST", "/announcements/", false),
+        ("POST", "/web/announcements", false), ("POST", "/v9/announcements", false), ("DELETE", "/", false),
+        ("PUT", "/announcements/3/erase/", false), ("POST", "/announcements/", true), ("PUT", "//v1//announcements/3", true),
     ] as [(String, String, Bool)])
     func forwardable(method: String, path: String, taken: Bool) throws {
         #expect(ForwardedWritesRoute.isForwardable(try #require(HTTPRequest.Method(method)), path) == taken)

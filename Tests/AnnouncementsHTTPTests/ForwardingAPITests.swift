@@ -20,7 +20,9 @@ import Testing
 ))
 struct ForwardingAPITests {
     let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("root", "root-secret", .admin)]))
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([
+        ("alice", "alice-secret", .editor), ("root", "root-secret", .admin), ("ann", "ann-secret", .auditor),
+    ]))
     let alice: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json"]
 
     @Test("a write through a node without the writer role goes to the node that holds it: the role stays there, the answer is the holder's, the node it came to has it when it answers, and the log holds it once")
@@ -179,11 +181,28 @@ struct ForwardingAPITests {
         }
     }
 
+    @Test("a write with a token whose role writes nothing is refused where it comes, not sent on (where its token would lead the writes sent with it)")
+    func notAWriter() async throws {
+        try await throughStandIn({ _, _ in Response(status: .created) }) { nodes in
+            let auditor = try await nodes.nodeB.execute(
+                uri: "/announcements", method: .post, headers: [.authorization: "Bearer ann-secret", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"title":"Audit"}"#)
+            )
+            #expect(auditor.status == .forbidden, "\(String(buffer: auditor.body))")
+            #expect(nodes.batches() == [], "nothing went to the holder")
+            #expect(nodes.b.snapshot.seq == 1)
+        }
+    }
+
     @Test("the route that takes forwarded writes: a writer's token, their own form, each write through the router with its own token and rights; writes only")
     func forwardedWritesRoute() async throws {
         let table = uniqueTable()
         let (a, _) = try await openNode(table)
-        let editors = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("bob", "bob-secret", .author)]))
+        // Alice's, which Bob (an author) may not change.
+        _ = try await a.create(AnnouncementDraft(title: "Alice's", body: nil), by: "alice")
+        let editors = ServerSettings(host: "127.0.0.1", port: 0, access: Access([
+            ("alice", "alice-secret", .editor), ("bob", "bob-secret", .author), ("ann", "ann-secret", .auditor),
+        ]))
         try await buildApplication(store: a, settings: editors, logger: quiet).test(.live) { nodeA in
             let form: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: ForwardedWrites.contentType]
             let writes = [
@@ -198,17 +217,19 @@ struct ForwardingAPITests {
             #expect(answered.status == .ok)
             let answers = try ForwardedWrites.answers(in: answered.body)
             #expect(answers.map(\.status) == [.created, .unauthorized, .badRequest, .forbidden, .created, .badRequest], "\(answers.map { String(buffer: $0.body) })")
-            #expect(answers[0].fields[.location] == "/announcements/1" && answers[4].fields[.location] == "/announcements/1", "the key made it once")
+            #expect(answers[0].fields[.location] == "/announcements/2" && answers[4].fields[.location] == "/announcements/2", "the key made it once")
             #expect(answers[0].fields[.requestID] != nil && String(buffer: answers[0].body).contains(#""title":"One""#))
-            #expect(a.snapshot.seq == 1)
+            #expect(a.snapshot.seq == 2)
             // The request as a whole: a writer's token, the form, bytes that read.
             let anonymous = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: [.contentType: ForwardedWrites.contentType], body: ForwardedWrites.encode(writes))
             #expect(anonymous.status == .unauthorized)
+            let auditor = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: [.authorization: "Bearer ann-secret", .contentType: ForwardedWrites.contentType], body: ForwardedWrites.encode(writes))
+            #expect(auditor.status == .forbidden, "an auditor writes nothing")
             let json = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: alice, body: ForwardedWrites.encode(writes))
             #expect(json.status == .unsupportedMediaType)
             let garbled = try await nodeA.execute(uri: ForwardedWrites.path, method: .post, headers: form, body: ByteBuffer(bytes: [1, 0, 1, 0]))
             #expect(garbled.status == .badRequest && String(buffer: garbled.body).contains("write 1's method is cut off"), "\(String(buffer: garbled.body))")
-            #expect(a.snapshot.seq == 1, "nothing else was written")
+            #expect(a.snapshot.seq == 2, "nothing else was written")
         }
         await a.close()
     }
