@@ -102,7 +102,9 @@ struct ForwardingAPITests {
             #expect(second.headers[.idempotencyKey] == sent, "the key it was sent with comes back, for a retry")
             let made = try await b.history(id: 2)?.first?.event
             #expect(b.snapshot.seq == 2 && made?.key == sent, "made with the key it was sent with")
-            #expect(b.writeHolder == nil, "the silent holder is forgotten: the writes after it are made here")
+            // The writes after it are made here, not sent to the silent holder again.
+            let third = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Three"}"#))
+            #expect(third.status == .created && keys.withLock { $0.count } == 1 && b.snapshot.seq == 3)
         }
     }
 
