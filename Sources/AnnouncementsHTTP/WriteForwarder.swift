@@ -66,6 +66,8 @@ final class WriteForwarder: Sendable {
     private let client = Mutex(Client.none)
     /// Which writes go in which request to the holder.
     private let batcher: Mutex<ForwardBatcher<Pending>>
+    /// The holder that refused the last request with writes, if it did: said once.
+    private let refusedBy = Mutex<String?>(nil)
 
     init(store: EventStore, maxRequestBytes: Int, answerLimit: TimeAmount = WriteForwarder.answerLimit) {
         self.store = store
@@ -216,12 +218,18 @@ final class WriteForwarder: Sendable {
             return notAnswered
         }
         guard answer.status == .ok else {
-            // A node of a version without the route (404), or a refusal of the request as a whole.
-            first.logger.warning("the writer role's holder refused forwarded writes: making them here", metadata: [
+            // A node of a version without the route (404, through a rolling upgrade: every batch
+            // until it is upgraded), or a refusal of the request as a whole: said once a holder.
+            let isNew = refusedBy.withLock { refusedBy in
+                defer { refusedBy = holder }
+                return refusedBy != holder
+            }
+            first.logger.log(level: isNew ? .warning : .debug, "the writer role's holder refused forwarded writes: making them here", metadata: [
                 "holder": "\(holder)", "status": "\(answer.status.code)", "answer": "\(String(buffer: bytes).prefix(200))",
             ])
             return notAnswered
         }
+        refusedBy.withLock { $0 = nil }
         do {
             let answers = try ForwardedWrites.answers(in: bytes)
             guard answers.count == batch.count else {
