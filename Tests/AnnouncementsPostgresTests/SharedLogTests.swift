@@ -1,3 +1,5 @@
+import Foundation
+import PostgresNIO
 import Synchronization
 import Testing
 @testable import AnnouncementsDomain
@@ -317,15 +319,24 @@ struct SharedLogTests {
             defer { written.set() }
             return try await waiting.create(AnnouncementDraft(title: "From the waiting store"), by: "bob")
         }
-        // Its request is in the lock's queue before the holder writes again.
+        // Its request is in the lock's queue before the holder writes again. Looked for from a
+        // thread of the test's own, until the write ends: on a busy machine the cooperative pool
+        // may not run this task for longer than the write waits in line (the write's own wait
+        // runs on the store's committer thread).
         let admin = try await PostgresLog.connect(settings, id: 99, logger: LogPlace.quiet)
-        var queued = false
-        for _ in 0..<300 where !queued {
-            let rows = try await admin.query("""
-                SELECT count(*) FROM (\(unescaped: PostgresLog.roleLocks(settings.table))) AS role WHERE NOT granted
-                """, logger: LogPlace.quiet)
-            for try await count in rows.decode(Int64.self) { queued = count == 1 }
-            if !queued { try await Task.sleep(for: .milliseconds(20)) }
+        let waitingRequests: PostgresQuery = """
+            SELECT count(*) FROM (\(unescaped: PostgresLog.roleLocks(settings.table))) AS role WHERE NOT granted
+            """
+        let queued = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread {
+                let deadline = Date() + 120
+                while Date() < deadline, !written.isSet {
+                    let result: PostgresQueryResult? = try? admin.query(waitingRequests, logger: LogPlace.quiet).wait()
+                    if (try? result?.rows.first?.decode(Int64.self)) == 1 { return continuation.resume(returning: true) }
+                    usleep(20_000)
+                }
+                continuation.resume(returning: false)
+            }.start()
         }
         #expect(queued, "the waiting store's request for the role is queued")
         _ = try await holder.create(AnnouncementDraft(title: "Meanwhile"), by: "alice")
