@@ -16,16 +16,16 @@ enum ForwardedWrites {
     /// The most writes one request carries.
     static let maxItems = 32
 
-    /// The most bytes of writes (their bodies, paths and fields) a node puts in one request: room
-    /// for one of the largest a node reads (`maxRequestBytes`) with a head of up to as many bytes.
+    /// The most bytes of writes (`Write.encodedBytes`) a node puts in one request: room for one
+    /// of the largest a node reads (`maxRequestBytes`) with a head of up to as many bytes.
     static func batchBytes(maxRequestBytes: Int) -> Int {
         2 * maxRequestBytes
     }
 
-    /// The most bytes of a request the holder reads: `batchBytes` and the lengths and counts
-    /// around each write and its fields.
+    /// The most bytes of a request the holder reads: `batchBytes`, its version and count, and a
+    /// request head's worth more (a write larger than `batchBytes` goes alone).
     static func maxBytes(maxRequestBytes: Int) -> Int {
-        batchBytes(maxRequestBytes: maxRequestBytes) + maxItems * (64 << 10)
+        batchBytes(maxRequestBytes: maxRequestBytes) + 3 + ConnectionLimits.maxHeadBytes
     }
 
     struct Write: Sendable {
@@ -34,6 +34,13 @@ enum ForwardedWrites {
         var path: String
         var fields: HTTPFields
         var body: ByteBuffer
+
+        /// Its bytes in a request: each string and the body after its length, the fields after
+        /// their count.
+        var encodedBytes: Int {
+            4 + method.rawValue.utf8.count + 4 + path.utf8.count + 2
+                + fields.reduce(0) { $0 + 8 + $1.name.rawName.utf8.count + $1.value.utf8.count } + 4 + body.readableBytes
+        }
     }
 
     struct Answer: Sendable {

@@ -51,9 +51,8 @@ struct ForwardedWritesRoute: Sendable {
             for (index, write) in writes.enumerated() {
                 group.addTask { (index, await Self.answer(to: write, context, responder)) }
             }
-            var answers = [ForwardedWrites.Answer?](repeating: nil, count: writes.count)
-            for await (index, answer) in group { answers[index] = answer }
-            return answers.map { $0 ?? ForwardedWrites.Answer(status: .internalServerError, fields: [:], body: ByteBuffer()) }
+            // In the order of the writes, whatever order they were answered in.
+            return await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }.map(\.1)
         }
         return Response(
             status: .ok, headers: [.contentType: ForwardedWrites.contentType],
@@ -82,18 +81,33 @@ struct ForwardedWritesRoute: Sendable {
             }
             response = try await responder.respond(to: request, context: context)
         } catch let error as HTTPResponseError {
-            // What the middleware in front of `ErrorMiddleware` refuses.
+            // That refusal, or one of the middleware in front of `ErrorMiddleware`: answered as
+            // the server answers it.
             response = (try? error.response(from: request, context: context)) ?? Response(status: error.status)
         } catch {
-            response = Response(status: .internalServerError)
+            response = unexpected(error, write, request, context)
         }
-        let collector = BodyCollector()
         do {
-            try await response.body.write(collector)
+            return try await collected(response)
         } catch {
-            return ForwardedWrites.Answer(status: .internalServerError, fields: [:], body: ByteBuffer())
+            let failed = unexpected(error, write, request, context)
+            return (try? await collected(failed)) ?? ForwardedWrites.Answer(status: failed.status, fields: failed.headers, body: ByteBuffer())
         }
+    }
+
+    /// `response` with its body collected.
+    private static func collected(_ response: Response) async throws -> ForwardedWrites.Answer {
+        let collector = BodyCollector()
+        try await response.body.write(collector)
         return ForwardedWrites.Answer(status: response.status, fields: response.headers, body: collector.bytes)
+    }
+
+    /// The answer to a write that failed with what no middleware made an answer of: said in this
+    /// node's log, and answered as `ErrorMiddleware` answers an error it does not know.
+    private static func unexpected(_ error: any Error, _ write: ForwardedWrites.Write, _ request: Request, _ context: AnnouncementsRequestContext) -> Response {
+        context.logger.error("unexpected error", metadata: ["error": "\(error)", "forwarded": "\(write.method) \(write.path)"])
+        let refusal = APIError(.internalServerError, "the server failed to answer; see its log")
+        return (try? refusal.response(from: request, context: context)) ?? Response(status: refusal.status)
     }
 }
 

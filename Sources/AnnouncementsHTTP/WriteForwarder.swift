@@ -173,9 +173,7 @@ final class WriteForwarder: Sendable {
     /// `maxInFlight` requests are out (`ForwardBatcher`).
     private func exchange(_ write: ForwardedWrites.Write, logger: Logger) async -> Exchange {
         let answer = ForwardedAnswer()
-        let bytes = write.body.readableBytes + write.path.utf8.count
-            + write.fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 8 }
-        if case .send(let batch) = batcher.withLock({ $0.add(Pending(write: write, answer: answer, logger: logger), bytes: bytes) }) {
+        if case .send(let batch) = batcher.withLock({ $0.add(Pending(write: write, answer: answer, logger: logger), bytes: write.encodedBytes) }) {
             // This write is in it: its own task sends it.
             await send(batch)
         }

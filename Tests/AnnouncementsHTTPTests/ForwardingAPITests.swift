@@ -152,10 +152,11 @@ struct ForwardingAPITests {
     func forwardedTogether() async throws {
         let held = Mutex(0)
         let release = Mutex(false)
-        try await throughStandIn(answerLimit: .seconds(60), { request, a in
+        // The requests out wait for the stand-in longer than the test waits for the others.
+        try await throughStandIn(answerLimit: .seconds(120), { request, a in
             // The first two writes (one request each: both requests out) wait until the others wait.
             if held.withLock({ $0 += 1; return $0 }) <= 2 {
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while !release.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             }
             let made = try await a.create(AnnouncementDraft(title: "Together", body: nil), by: "alice", key: request.headers[.idempotencyKey])
