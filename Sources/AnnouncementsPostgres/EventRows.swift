@@ -72,6 +72,35 @@ struct EventRows {
         """
     }
 
+    /// The writer session's own procedure (in `pg_temp`: seen by that session only, gone with it,
+    /// made again by each new one) that runs `insertStatement` and commits, answering what it
+    /// answered: one statement and one round trip for a durable append, where a transaction of
+    /// its own takes three (`BEGIN`, the insert, `COMMIT`, postgres-nio sending each once the one
+    /// before is answered). A procedure's `COMMIT` commits before its `CALL` is answered (an
+    /// autocommitted statement is answered before it commits: see `PostgresLog.committed`).
+    /// Nothing follows the `COMMIT` that can fail but a cancel (`statement_timeout`), which
+    /// `PostgresLog.isRefusal(_:on:after:)` takes for an unknown outcome. Its parameters are the
+    /// insert's (`$1` to `$13` in its body as in the statement), then the three answers, which
+    /// `appendCall` leaves out.
+    static func appendProcedure(into table: String) -> String {
+        """
+        CREATE OR REPLACE PROCEDURE pg_temp.\(procedure)(
+            bigint, bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[], bigint, bigint, text, text,
+            INOUT appended_rows text DEFAULT NULL, INOUT notices text DEFAULT NULL, INOUT role_held text DEFAULT NULL
+        ) LANGUAGE plpgsql AS $append$
+        BEGIN
+            \(insertStatement(into: table)) INTO appended_rows, notices, role_held;
+            COMMIT;
+        END
+        $append$
+        """
+    }
+
+    /// The call of `appendProcedure`, with the insert's parameters (`binds(at:fence:notifying:payload:)`).
+    static let appendCall = "CALL pg_temp.\(procedure)($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+
+    private static let procedure = "announcements_append"
+
     /// What `insertStatement` answered: how many rows it inserted, how many notifications it sent,
     /// and whether its session holds the writer role.
     static func answer(of row: PostgresRow) throws -> (inserted: Int64, notified: Int64, fenced: Bool) {

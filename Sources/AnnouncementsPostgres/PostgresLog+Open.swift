@@ -39,7 +39,15 @@ extension PostgresLog {
             try await createTable(settings.table, on: writer, path: path, logger: logger)
             let statements = PreparedStatements()
             try await run(path, "prepare the writer's statements") {
-                for sql in writerStatements(settings) { try await statements.prepare(sql, on: writer) }
+                let created: Result<Void, any Error>
+                do {
+                    try await writer.query(appendProcedure(settings), logger: logger)
+                    created = .success(())
+                } catch {
+                    created = .failure(error)
+                }
+                let procedure = try madeAppendProcedure(created, on: writer, settings, logger: logger)
+                for sql in writerStatements(settings, procedure: procedure) { try await statements.prepare(sql, on: writer) }
             }
             var replay = Replay()
             replay.chainCheck = chainCheck

@@ -46,10 +46,12 @@ import Foundation
 /// the table's end four times a second besides (a lost notification costs at most that much), and
 /// takes in the lines the others appended (`lines(after:)`).
 ///
-/// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in a transaction of its own
-/// (`committed`), with `synchronous_commit = on` set on the writer's session: when its `COMMIT` is
-/// answered, the batch is durable (group commit: the store hands over everything prepared while
-/// the last batch committed).
+/// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in a transaction of its own,
+/// with `synchronous_commit = on` set on the writer's session: one `CALL` of the session's own
+/// procedure that inserts and commits (`EventRows.appendProcedure`), or, in a session that could
+/// not make it, `BEGIN`, the insert and `COMMIT` (`committed`). Once either is answered, the batch
+/// is durable (group commit: the store hands over everything prepared while the last batch
+/// committed).
 ///
 /// `appendDurably` and `read` are synchronous, as `EventLog` asks: they wait for the query's
 /// future, answered on SwiftNIO's event loops (never on Swift's cooperative pool, which they may
@@ -67,7 +69,8 @@ public final class PostgresLog: EventLog {
     private let reader: Mutex<PostgresConnection>
     let logger: Logger
     let state: Mutex<State>
-    /// The insert of a batch and the read of a page, prepared on the connections they run on.
+    /// The insert of a batch, the call of the append procedure and the read of a page, prepared on
+    /// the connections they run on.
     let statements: PreparedStatements
     /// Their SQL (`EventRows.insertStatement`, `pageStatement(of:)`), made once: each append and
     /// each read looks its statement up by it.
@@ -214,19 +217,26 @@ public final class PostgresLog: EventLog {
         do {
             // Nothing sent: a refusal (a shared log connects again at its next write).
             guard !writer.isClosed else { throw PostgresLogFailure("the connection to PostgreSQL is closed", isRefusal: true) }
-            let insert: PreparedQuery
-            do {
-                insert = try statements.statement(insertSQL, on: writer, upTo: settings.commitTimeout)
-            } catch {
-                // Nothing of the batch was sent: whatever stopped the statement's preparation
-                // (a refusal, a lost connection, no answer), nothing was appended.
-                throw PostgresLogFailure("cannot prepare the insert: \(Self.describe(error))", isRefusal: true)
-            }
             let binds = rows.binds(at: start, fence: Self.lockKey(settings.table), notifying: isShared ? channel : "", payload: appendedNotice)
-            // In an import's transaction, its COMMIT makes the rows durable; else one of its own.
-            let result = inTransaction
-                ? try Self.wait(for: insert.execute(binds), upTo: settings.commitTimeout, closing: writer)
-                : try committed(on: writer) { insert.execute(binds) }
+            let result: [PostgresRow]
+            if !inTransaction, let call = statements.prepared(EventRows.appendCall, on: writer) {
+                // The session's procedure inserts and commits: one round trip.
+                result = try Self.committedByProcedure(call.execute(binds), on: writer, upTo: settings.commitTimeout)
+            } else {
+                let insert: PreparedQuery
+                do {
+                    insert = try statements.statement(insertSQL, on: writer, upTo: settings.commitTimeout)
+                } catch {
+                    // Nothing of the batch was sent: whatever stopped the statement's preparation
+                    // (a refusal, a lost connection, no answer), nothing was appended.
+                    throw PostgresLogFailure("cannot prepare the insert: \(Self.describe(error))", isRefusal: true)
+                }
+                // In an import's transaction, its COMMIT makes the rows durable; else one of its
+                // own (a session without the procedure: see `madeAppendProcedure`).
+                result = inTransaction
+                    ? try Self.wait(for: insert.execute(binds), upTo: settings.commitTimeout, closing: writer)
+                    : try committed(on: writer) { insert.execute(binds) }
+            }
             guard let row = result.first else { throw PostgresLogFailure("the insert answered no row") }
             (inserted, _, fenced) = try EventRows.answer(of: row)
         } catch {
@@ -510,11 +520,12 @@ public final class PostgresLog: EventLog {
         try statements.statement(pageSQL, on: connection, upTo: settings.commitTimeout)
     }
 
-    /// The statements the writer's session runs, prepared as it is set up (here for the first
+    /// The statements the writer's session runs, prepared as it is set up (`open` for the first
     /// session; `writingConnection(curing:)` for the next): before it appends or asks for the
-    /// role, so that neither waits for a preparation.
-    static func writerStatements(_ settings: PostgresSettings) -> [String] {
-        [EventRows.insertStatement(into: settings.table), pageStatement(of: settings.table)]
+    /// role, so that neither waits for a preparation. With `procedure` (the session has the
+    /// append procedure), its call too.
+    static func writerStatements(_ settings: PostgresSettings, procedure: Bool) -> [String] {
+        [EventRows.insertStatement(into: settings.table), pageStatement(of: settings.table)] + (procedure ? [EventRows.appendCall] : [])
     }
 
     public func tookIn(upTo end: Int64) {
@@ -716,7 +727,9 @@ public final class PostgresLog: EventLog {
                 }
                 let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: settings.commitTimeout, closing: connection)
                 let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
-                for sql in Self.writerStatements(settings) {
+                let created = Result { _ = try Self.wait(for: connection.query(Self.appendProcedure(settings), logger: logger), upTo: settings.commitTimeout, closing: connection) }
+                let procedure = try Self.madeAppendProcedure(created, on: connection, settings, logger: logger)
+                for sql in Self.writerStatements(settings, procedure: procedure) {
                     _ = try statements.statement(sql, on: connection, upTo: settings.commitTimeout)
                 }
                 state.withLock { $0.role.connected(writerPID: writerPID) }
@@ -805,6 +818,43 @@ public final class PostgresLog: EventLog {
         return result
     }
 
+    /// Waits for the answer of a `CALL` of the session's append procedure (`EventRows.appendProcedure`),
+    /// which commits before it answers. An error is a refusal (nothing committed) as any
+    /// statement's is, but for a cancel (`statement_timeout`, 57014): one that came after the
+    /// procedure's `COMMIT` leaves the rows committed, so its outcome is unknown.
+    static func committedByProcedure(_ call: EventLoopFuture<[PostgresRow]>, on connection: PostgresConnection, upTo timeout: Duration) throws -> [PostgresRow] {
+        do {
+            return try wait(for: call, upTo: timeout, closing: connection)
+        } catch where sqlState(of: error) == "57014" {
+            throw PostgresLogFailure("\(describe(error)) (the append was cancelled, perhaps after it committed)")
+        }
+    }
+
+    /// The statement that creates the append procedure in a writer's new session (`EventRows.appendProcedure`).
+    static func appendProcedure(_ settings: PostgresSettings) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: EventRows.appendProcedure(into: settings.table))
+    }
+
+    /// Whether a writer's new session has the append procedure, given how `appendProcedure`'s
+    /// statement went on `connection`: not when the database refused it (a role without the
+    /// `TEMPORARY` privilege on the database), logged as a warning: that session's appends then
+    /// take a transaction of three statements. Any other failure is the session's setup failing.
+    static func madeAppendProcedure(_ outcome: Result<Void, any Error>, on connection: PostgresConnection, _ settings: PostgresSettings, logger: Logger) throws -> Bool {
+        do {
+            try outcome.get()
+            return true
+        } catch where isRefusal(error, on: connection) {
+            logger.warning("cannot create the writer's temporary procedure: each append takes three statements (BEGIN, the insert, COMMIT), not one; grant the role TEMPORARY on the database", metadata: ["log.path": "\(settings.description)", "error": "\(describe(error))"])
+            return false
+        }
+    }
+
+    /// The SQLSTATE of a statement's failure by the server, if it is one.
+    static func sqlState(of error: any Error) -> String? {
+        if case .server(let message) = error as? PostgresError { return message.fields[.sqlState] }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
     /// A new connection (numbered `id`, see `configuration`), waited for at most the commit
     /// timeout. One that connects after that is closed as it comes (postgres-nio wants each
     /// closed, and an open one would hold a session in the database for nothing).
@@ -834,24 +884,29 @@ public final class PostgresLog: EventLog {
         return psql?.code == .server && psql?.serverInfo?[.severity] == "ERROR" && !connection.isClosed
     }
 
-    /// The writer's session: synchronous commits; a statement or lock wait that lasts 0.8 of the
-    /// append's own wait is cancelled by the server (the rest leaves time for its answer, and for
-    /// the `BEGIN` and `COMMIT` around an append); a client gone silent is noticed by its
-    /// keepalives, and (`tcp_user_timeout`) one that died while an answer to it was unacknowledged
-    /// (mid-commit, or just granted the writer role), where Linux sends no keepalive and would
-    /// retransmit for about 15 minutes, holding the role that long.
+    /// The writer's session: synchronous commits; a lock wait that lasts 0.7 of the append's own
+    /// wait, and a statement that lasts 0.8 of it, are cancelled by the server (the rest leaves
+    /// time for its answer, and for the `BEGIN` and `COMMIT` around an append in a session without
+    /// the append procedure); a client gone silent is noticed by its keepalives, and
+    /// (`tcp_user_timeout`) one that died while an answer to it was unacknowledged (mid-commit, or
+    /// just granted the writer role), where Linux sends no keepalive and would retransmit for
+    /// about 15 minutes, holding the role that long. A lock wait ends first, so that an append
+    /// held up by a lock is refused as such (55P03: nothing committed), where a statement's
+    /// cancel (57014) can come after the procedure's `COMMIT` (`committedByProcedure`).
     static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
-        let timeout = lockTimeout(settings).components
-        let milliseconds = String(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        func milliseconds(_ duration: Duration) -> String {
+            String(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        let statement = milliseconds(settings.commitTimeout * 0.8), lock = milliseconds(lockTimeout(settings))
         return [
             "SET synchronous_commit TO on",
-            "SELECT set_config('statement_timeout', \(milliseconds), false), set_config('lock_timeout', \(milliseconds), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",
+            "SELECT set_config('statement_timeout', \(statement), false), set_config('lock_timeout', \(lock), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",
         ]
     }
 
-    /// The writer session's `statement_timeout` and `lock_timeout`: 0.8 of the commit timeout.
+    /// The writer session's `lock_timeout`: 0.7 of the commit timeout.
     static func lockTimeout(_ settings: PostgresSettings) -> Duration {
-        settings.commitTimeout * 0.8
+        settings.commitTimeout * 0.7
     }
 
     /// Closes `connection` without waiting (kept until it is closed: postgres-nio wants that).

@@ -25,12 +25,15 @@ final class PreparedStatements: Sendable {
     /// `sql` prepared on `connection`: prepared now (one round trip, at most `timeout`) unless it
     /// was before. Two threads asking at once may both prepare it; each statement works.
     func statement(_ sql: String, on connection: PostgresConnection, upTo timeout: Duration) throws -> PreparedQuery {
-        if let entry = entries.withLock({ $0.first { $0.connection === connection && $0.sql == sql } }) {
-            return entry.statement
-        }
+        if let statement = prepared(sql, on: connection) { return statement }
         let statement = try PostgresLog.wait(for: connection.prepare(query: sql), upTo: timeout, closing: connection)
         keep(statement, sql: sql, on: connection)
         return statement
+    }
+
+    /// `sql` if it was prepared on `connection`, else nil (without preparing it).
+    func prepared(_ sql: String, on connection: PostgresConnection) -> PreparedQuery? {
+        entries.withLock { $0.first { $0.connection === connection && $0.sql == sql } }?.statement
     }
 
     /// Prepares `sql` on `connection` (a session being set up, before anyone else uses it).

@@ -147,7 +147,7 @@ struct PostgresLogTests {
         defer { PostgresLog.closeSoon(holder) }
         try await holder.query("SELECT pg_advisory_lock(\(key))", logger: quiet)
         // Once the store has asked for the lock, the network goes silent: the database's own
-        // lock_timeout answer (at 4 s) never arrives.
+        // lock_timeout answer (at 3.5 s) never arrives.
         proxy.freeze(afterClientSends: "pg_advisory_lock(")
         let clock = ContinuousClock()
         let outcome = Mutex<Result<Announcement, any Error>?>(nil)
@@ -178,7 +178,7 @@ struct PostgresLogTests {
     @Test("a write that waits in line for the writer role past the commit timeout fails as locked, saying so; the next write takes it")
     func roleNotGivenUp() async throws {
         var place = try Backend.postgres.makePlace()
-        // The database ends the wait at 8 s (its lock_timeout); the store would give up at 10.
+        // The database ends the wait at 7 s (its lock_timeout); the store would give up at 10.
         place.settings?.commitTimeout = .seconds(10)
         let settings = try #require(place.settings)
         let store = try await place.open()
@@ -202,7 +202,7 @@ struct PostgresLogTests {
     @Test("a server starts while an import's transaction holds the table (rows inserted, not committed), and reads what is committed")
     func startsBesideImport() async throws {
         var place = try Backend.postgres.makePlace()
-        // A CREATE INDEX in line behind the import would be cancelled at 4 s (lock_timeout).
+        // A CREATE INDEX in line behind the import would be cancelled at 3.5 s (lock_timeout).
         place.settings?.commitTimeout = .seconds(5)
         let first = try await place.open()
         _ = try await first.create(AnnouncementDraft(title: "Committed"), by: "alice")
@@ -293,6 +293,101 @@ struct PostgresLogTests {
         let times = try lines.map { try EventParser.parse($0).at.description }
         #expect(seen == ["1 0 1 created alice key-1 \(times[0])", "2 \(lines[0].count + 1) 1 deleted bob - \(times[1])"])
         try await reader.close()
+    }
+
+    @Test("an append is one statement: the writer's session calls a procedure of its own, which inserts and commits")
+    func appendIsOneCall() async throws {
+        let place = try Backend.postgres.makePlace()
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "One call"), by: "alice")
+        let last = try await place.withConnection { try await Self.lastStatementOfHolder($0, $1.table) }
+        #expect(last.hasPrefix("CALL pg_temp.announcements_append("), "the writer's last statement: \(last)")
+        #expect(try await place.rowCount() == 1)
+        // A new session (the old one ended) makes the procedure again.
+        try await place.endWriterSession()
+        // The write that finds the session gone fails (its outcome unknown); a later one connects again.
+        #expect(try await Self.createOnceWritable(store, title: "Again"), "no write went through once the writer's session had ended")
+        let again = try await place.withConnection { try await Self.lastStatementOfHolder($0, $1.table) }
+        #expect(again.hasPrefix("CALL pg_temp.announcements_append("), "the new session's last statement: \(again)")
+        await store.close()
+    }
+
+    @Test("an append cancelled by the statement timeout has an unknown outcome (the cancel can come after the procedure's COMMIT): its writer is told so, and the store reads the table before it appends again")
+    func cancelledAppend() async throws {
+        var place = try Backend.postgres.makePlace()
+        // statement_timeout 4 s, lock_timeout 3.5 s: a trigger that sleeps holds no lock.
+        place.settings?.commitTimeout = .seconds(5)
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
+        try await place.withConnection { connection, settings in
+            try await connection.query("""
+                CREATE FUNCTION \(unescaped: settings.table)_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$
+                """, logger: quiet)
+            try await connection.query("""
+                CREATE TRIGGER slow BEFORE INSERT ON \(unescaped: settings.table)
+                FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_slow()
+                """, logger: quiet)
+        }
+        let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Cancelled"), by: "alice") }
+        let message = "\(String(describing: failure))"
+        #expect(message.contains("canceling statement due to statement timeout") && message.contains("whether it was committed is unknown"), "\(message)")
+        try await place.withConnection { connection, settings in
+            try await connection.query("DROP TRIGGER slow ON \(unescaped: settings.table)", logger: quiet)
+        }
+        #expect(try await Self.createOnceWritable(store, title: "After"), "no write went through after the cancelled one")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["Before", "After"])
+        #expect(store.snapshot.announcements.map(\.title) == ["Before", "After"])
+        await store.close()
+    }
+
+    @Test("a role without the TEMPORARY privilege on the database appends in a transaction of three statements")
+    func withoutTemporaryPrivilege() async throws {
+        let base = try Backend.postgres.makePlace()
+        var settings = try #require(base.settings)
+        let name = "notemp_" + PostgresTesting.uniqueTable()
+        try await base.withConnection { connection, _ in
+            try await connection.query("CREATE ROLE \(unescaped: name) LOGIN", logger: quiet)
+            try await connection.query("CREATE DATABASE \(unescaped: name)", logger: quiet)
+            try await connection.query("REVOKE TEMPORARY ON DATABASE \(unescaped: name) FROM PUBLIC", logger: quiet)
+        }
+        settings.database = name
+        var place = LogPlace(backend: .postgres, folder: base.folder, settings: settings)
+        try await place.withConnection { connection, _ in
+            try await connection.query("GRANT CREATE ON SCHEMA public TO \(unescaped: name)", logger: quiet)
+        }
+        place.settings?.user = name
+        let store = try await place.open()
+        _ = try await store.create(AnnouncementDraft(title: "Three statements"), by: "alice")
+        _ = try await store.update(id: 1, AnnouncementPatch(title: "Still three"), by: "alice")
+        let last = try await place.withConnection { try await Self.lastStatementOfHolder($0, $1.table) }
+        #expect(last == "COMMIT", "the writer's last statement: \(last)")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["Still three"])
+        await store.close()
+        try await base.withConnection { connection, _ in
+            try await connection.query("DROP DATABASE \(unescaped: name) WITH (FORCE)", logger: quiet)
+            try await connection.query("DROP ROLE \(unescaped: name)", logger: quiet)
+        }
+    }
+
+    /// Creates an announcement titled `title` through `store`, trying again every 250 ms for 5 s
+    /// while it fails (a writer connecting again); whether one went through.
+    static func createOnceWritable(_ store: EventStore, title: String) async throws -> Bool {
+        for attempt in 0..<20 {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(250)) }
+            if (try? await store.create(AnnouncementDraft(title: title), by: "alice")) != nil { return true }
+        }
+        return false
+    }
+
+    /// The last statement of the session that holds the writer role on `table`.
+    static func lastStatementOfHolder(_ connection: PostgresConnection, _ table: String) async throws -> String {
+        let rows = try await connection.query("""
+            SELECT activity.query FROM (\(unescaped: PostgresLog.roleLocks(table))) AS role
+            JOIN pg_stat_activity AS activity USING (pid) WHERE role.granted
+            """, logger: LogPlace.quiet)
+        for try await query in rows.decode(String.self) { return query }
+        return "(no session holds the writer role)"
     }
 
     @Test("an import is one transaction: a batch refused midway leaves the table empty, not a prefix that verifies; the next import fills it")

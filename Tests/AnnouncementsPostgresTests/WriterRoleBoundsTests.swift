@@ -11,7 +11,7 @@ import Testing
 /// holder that makes no progress keeps it, and that a process that lost it appends nothing.
 @Suite(.enabled(if: PostgresTesting.isAvailable, PostgresTesting.skipReason), .timeLimit(.minutes(5)))
 struct WriterRoleBoundsTests {
-    @Test("a write waits for the writer role at most the store's limit (10 s, before the database's own 24 s), then fails as locked and leaves the line; the next write takes the role")
+    @Test("a write waits for the writer role at most the store's limit (10 s, before the database's own lock_timeout, 21 s), then fails as locked and leaves the line; the next write takes the role")
     func boundedWait() async throws {
         let place = try Backend.postgres.makePlace()
         let settings = try #require(place.settings)
@@ -110,8 +110,9 @@ struct WriterRoleBoundsTests {
         defer { proxy.stop() }
         let store = try await throughProxy.open()
         _ = try await store.create(AnnouncementDraft(title: "A"), by: "alice")
-        // The next commit reaches the database; its answer does not come back.
-        proxy.freeze(afterClientSends: "COMMIT")
+        // The next append (one statement that commits) reaches the database; its answer does not
+        // come back.
+        proxy.freeze(afterClientSends: #""title":"B""#)
         let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "B"), by: "alice") }
         #expect("\(String(describing: failure))".contains("whether it was committed is unknown"), "\(String(describing: failure))")
         #expect(store.health.reason?.contains("the last write to the log failed") == true, "\(String(describing: store.health.reason))")
