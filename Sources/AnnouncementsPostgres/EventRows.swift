@@ -78,8 +78,11 @@ struct EventRows {
     /// its own takes three (`BEGIN`, the insert, `COMMIT`, postgres-nio sending each once the one
     /// before is answered). A procedure's `COMMIT` commits before its `CALL` is answered (an
     /// autocommitted statement is answered before it commits: see `PostgresLog.committed`).
-    /// Nothing follows the `COMMIT` that can fail but a cancel (`statement_timeout`), which
-    /// `PostgresLog.isRefusal(_:on:after:)` takes for an unknown outcome. Its parameters are the
+    /// Nothing follows the `COMMIT` but the answer; what can still fail there is an interrupt the
+    /// commit held off: a cancel (`statement_timeout`, 57014), which `PostgresLog.committedByProcedure`
+    /// takes for an unknown outcome, or, in a window of microseconds after a lock wait of 0.7 of
+    /// the commit timeout at commit (the `NOTIFY` queue's), its `lock_timeout`, still taken for a
+    /// refusal (see `PostgresLog.writerSession`). Its parameters are the
     /// insert's (`$1` to `$13` in its body as in the statement), then the three answers, which
     /// `appendCall` leaves out.
     static func appendProcedure(into table: String) -> String {

@@ -376,7 +376,7 @@ public final class PostgresLog: EventLog {
         let failure: LogError
         if let code = psql?.serverInfo?[.sqlState], ["55P03", "57014"].contains(code) {
             // The wait in line ended by the session's lock_timeout, by its statement_timeout
-            // (the same length, started a moment before), or by `leaveLine`'s cancel.
+            // (a little longer), or by `leaveLine`'s cancel.
             failure = LogError(.locked, path: path, message: "another process held the writer role (PostgreSQL advisory lock \(key)) and did not give it up in time: an `import`, a node whose commits take that long, or one that cannot reach the database")
         } else if error is PostgresLogFailure {
             failure = LogError(.unavailable, path: path, message: "cannot take the writer role: \(Self.describe(error))")
@@ -821,12 +821,17 @@ public final class PostgresLog: EventLog {
     /// Waits for the answer of a `CALL` of the session's append procedure (`EventRows.appendProcedure`),
     /// which commits before it answers. An error is a refusal (nothing committed) as any
     /// statement's is, but for a cancel (`statement_timeout`, 57014): one that came after the
-    /// procedure's `COMMIT` leaves the rows committed, so its outcome is unknown.
+    /// procedure's `COMMIT` leaves the rows committed, so its outcome is unknown. A session that
+    /// lost its procedure (`DISCARD TEMP`, dropped by hand: 42883) is closed, so that the next
+    /// append connects again, and makes it again.
     static func committedByProcedure(_ call: EventLoopFuture<[PostgresRow]>, on connection: PostgresConnection, upTo timeout: Duration) throws -> [PostgresRow] {
         do {
             return try wait(for: call, upTo: timeout, closing: connection)
         } catch where sqlState(of: error) == "57014" {
             throw PostgresLogFailure("\(describe(error)) (the append was cancelled, perhaps after it committed)")
+        } catch where sqlState(of: error) == "42883" {
+            closeSoon(connection)
+            throw PostgresLogFailure("the writer's session lost its append procedure (\(describe(error))); nothing was appended, and the next write connects again", isRefusal: true)
         }
     }
 
@@ -836,15 +841,17 @@ public final class PostgresLog: EventLog {
     }
 
     /// Whether a writer's new session has the append procedure, given how `appendProcedure`'s
-    /// statement went on `connection`: not when the database refused it (a role without the
-    /// `TEMPORARY` privilege on the database), logged as a warning: that session's appends then
-    /// take a transaction of three statements. Any other failure is the session's setup failing.
+    /// statement went on `connection`: not when the database refused it (most often a role
+    /// without the `TEMPORARY` privilege on the database, 42501), logged as a warning at each
+    /// session's setup: that session's appends then take a transaction of three statements. Any
+    /// other failure is the session's setup failing.
     static func madeAppendProcedure(_ outcome: Result<Void, any Error>, on connection: PostgresConnection, _ settings: PostgresSettings, logger: Logger) throws -> Bool {
         do {
             try outcome.get()
             return true
         } catch where isRefusal(error, on: connection) {
-            logger.warning("cannot create the writer's temporary procedure: each append takes three statements (BEGIN, the insert, COMMIT), not one; grant the role TEMPORARY on the database", metadata: ["log.path": "\(settings.description)", "error": "\(describe(error))"])
+            let remedy = sqlState(of: error) == "42501" ? "; grant the role TEMPORARY on the database" : ""
+            logger.warning("cannot create the writer's temporary procedure: each append takes three statements (BEGIN, the insert, COMMIT), not one\(remedy)", metadata: ["log.path": "\(settings.description)", "error": "\(describe(error))"])
             return false
         }
     }
@@ -892,7 +899,10 @@ public final class PostgresLog: EventLog {
     /// just granted the writer role), where Linux sends no keepalive and would retransmit for
     /// about 15 minutes, holding the role that long. A lock wait ends first, so that an append
     /// held up by a lock is refused as such (55P03: nothing committed), where a statement's
-    /// cancel (57014) can come after the procedure's `COMMIT` (`committedByProcedure`).
+    /// cancel (57014) can come after the procedure's `COMMIT` (`committedByProcedure`). (A
+    /// `lock_timeout` that fires in the microseconds after a lock wait of that length at commit,
+    /// the `NOTIFY` queue's, is raised after the `COMMIT` too, and still taken for a refusal: the
+    /// shared log then finds the table ending past its lines, and reads them before it appends.)
     static func writerSession(_ settings: PostgresSettings) -> [PostgresQuery] {
         func milliseconds(_ duration: Duration) -> String {
             String(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)

@@ -226,7 +226,9 @@ struct PostgresLogTests {
     func heldUpCommit() async throws {
         var place = try Backend.postgres.makePlace()
         // Long enough for the other commits on a busy machine; the held-up one waits for ever.
-        place.settings?.commitTimeout = .seconds(5)
+        // Its lock wait ends at 7 s (lock_timeout), a second before its statement's timeout
+        // (whose cancel would leave the outcome unknown: see `committedByProcedure`).
+        place.settings?.commitTimeout = .seconds(10)
         let settings = try #require(place.settings)
         let store = try await place.open(alone: true)
         _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
@@ -315,8 +317,9 @@ struct PostgresLogTests {
     @Test("an append cancelled by the statement timeout has an unknown outcome (the cancel can come after the procedure's COMMIT): its writer is told so, and the store reads the table before it appends again")
     func cancelledAppend() async throws {
         var place = try Backend.postgres.makePlace()
-        // statement_timeout 4 s, lock_timeout 3.5 s: a trigger that sleeps holds no lock.
-        place.settings?.commitTimeout = .seconds(5)
+        // statement_timeout 8 s (the store waits 10 for the answer), lock_timeout 7 s: a trigger
+        // that sleeps holds no lock.
+        place.settings?.commitTimeout = .seconds(10)
         let store = try await place.open()
         _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
         try await place.withConnection { connection, settings in
@@ -357,21 +360,29 @@ struct PostgresLogTests {
             try await connection.query("GRANT CREATE ON SCHEMA public TO \(unescaped: name)", logger: quiet)
         }
         place.settings?.user = name
-        let store = try await place.open()
-        _ = try await store.create(AnnouncementDraft(title: "Three statements"), by: "alice")
-        _ = try await store.update(id: 1, AnnouncementPatch(title: "Still three"), by: "alice")
-        let last = try await place.withConnection { try await Self.lastStatementOfHolder($0, $1.table) }
-        #expect(last == "COMMIT", "the writer's last statement: \(last)")
-        #expect(try await place.replay().model.announcements.map(\.title) == ["Still three"])
-        await store.close()
-        try await base.withConnection { connection, _ in
-            try await connection.query("DROP DATABASE \(unescaped: name) WITH (FORCE)", logger: quiet)
-            try await connection.query("DROP ROLE \(unescaped: name)", logger: quiet)
+        let dropBoth = {
+            try await base.withConnection { connection, _ in
+                try await connection.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: quiet)
+                try await connection.query("DROP ROLE IF EXISTS \(unescaped: name)", logger: quiet)
+            }
         }
+        do {
+            let store = try await place.open()
+            _ = try await store.create(AnnouncementDraft(title: "Three statements"), by: "alice")
+            _ = try await store.update(id: 1, AnnouncementPatch(title: "Still three"), by: "alice")
+            let last = try await place.withConnection { try await Self.lastStatementOfHolder($0, $1.table) }
+            #expect(last == "COMMIT", "the writer's last statement: \(last)")
+            #expect(try await place.replay().model.announcements.map(\.title) == ["Still three"])
+            await store.close()
+        } catch {
+            try await dropBoth()
+            throw error
+        }
+        try await dropBoth()
     }
 
-    /// Creates an announcement titled `title` through `store`, trying again every 250 ms for 5 s
-    /// while it fails (a writer connecting again); whether one went through.
+    /// Creates an announcement titled `title` through `store`, trying again 250 ms after each
+    /// failure (a writer connecting again), 20 times at most; whether one went through.
     static func createOnceWritable(_ store: EventStore, title: String) async throws -> Bool {
         for attempt in 0..<20 {
             if attempt > 0 { try await Task.sleep(for: .milliseconds(250)) }
