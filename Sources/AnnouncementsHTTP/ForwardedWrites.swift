@@ -3,7 +3,7 @@ import NIOCore
 
 /// Writes a node sends on to the writer role's holder together, in one request, and the holder's
 /// answers to them, in the same order (`POST /_nodes/writes`: `WriteForwarder` sends it,
-/// `ForwardedWritesMiddleware` answers it).
+/// `ForwardedWritesRoute` answers it).
 ///
 /// The body is binary: a version byte, the number of items (UInt16), then each item. A write is
 /// its method, its path with its query, its fields and its body; an answer is its status, its

@@ -136,6 +136,37 @@ extension LogPlace {
         }
     }
 
+    /// When a trigger of `addTrigger` fires.
+    enum TriggerTiming {
+        /// Before each row is inserted.
+        case beforeInsert
+        /// When the transaction that inserted a row commits (a deferred constraint trigger).
+        case atCommit
+    }
+
+    /// Adds the row trigger `name` to the log's table, firing at `timing`, whose function (its own,
+    /// named after the table and the trigger) runs `body`, plpgsql statements.
+    func addTrigger(_ name: String, _ timing: TriggerTiming, running body: String) async throws {
+        try await withConnection { connection, settings in
+            let table = settings.table, function = "\(settings.table)_\(name)"
+            try await connection.query("""
+                CREATE FUNCTION \(unescaped: function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \(unescaped: body) END $$
+                """, logger: Self.quiet)
+            let trigger = switch timing {
+            case .beforeInsert: "TRIGGER \(name) BEFORE INSERT ON \(table)"
+            case .atCommit: "CONSTRAINT TRIGGER \(name) AFTER INSERT ON \(table) DEFERRABLE INITIALLY DEFERRED"
+            }
+            try await connection.query("CREATE \(unescaped: trigger) FOR EACH ROW EXECUTE FUNCTION \(unescaped: function)()", logger: Self.quiet)
+        }
+    }
+
+    /// Drops the trigger `name` of `addTrigger` from the log's table.
+    func dropTrigger(_ name: String) async throws {
+        try await withConnection { connection, settings in
+            try await connection.query("DROP TRIGGER \(unescaped: name) ON \(unescaped: settings.table)", logger: Self.quiet)
+        }
+    }
+
     /// Ends the session that holds the writer role, as if its machine had died: the server drops it.
     func endWriterSession() async throws {
         try await withConnection { connection, settings in

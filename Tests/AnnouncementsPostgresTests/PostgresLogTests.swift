@@ -108,16 +108,7 @@ struct PostgresLogTests {
         _ = try await store.create(AnnouncementDraft(title: "Kept"), by: "alice")
         // A check run when the transaction commits, after the INSERT itself has been answered: an
         // error there rolls the rows back (as a full NOTIFY queue or a serialization failure would).
-        try await place.withConnection { connection, settings in
-            try await connection.query("""
-                CREATE FUNCTION \(unescaped: settings.table)_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN RAISE EXCEPTION 'refused at commit by the test'; END $$
-                """, logger: quiet)
-            try await connection.query("""
-                CREATE CONSTRAINT TRIGGER refuse AFTER INSERT ON \(unescaped: settings.table)
-                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_refuse()
-                """, logger: quiet)
-        }
+        try await place.addTrigger("refuse", .atCommit, running: "RAISE EXCEPTION 'refused at commit by the test';")
         await #expect(throws: StoreError.self, "answered as written, though its rows were rolled back") {
             try await store.create(AnnouncementDraft(title: "Refused"), by: "alice")
         }
@@ -125,9 +116,7 @@ struct PostgresLogTests {
         #expect(store.snapshot.announcements.map(\.title) == ["Kept"])
         #expect(store.lastSeq == 1)
         if case .unusable = store.health { Issue.record("a refusal the database made leaves the log usable") }
-        try await place.withConnection { connection, settings in
-            try await connection.query("DROP TRIGGER refuse ON \(unescaped: settings.table)", logger: quiet)
-        }
+        try await place.dropTrigger("refuse")
         _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
         #expect(try await place.replay().model.announcements.map(\.title) == ["Kept", "After"])
         await store.close()
@@ -322,22 +311,11 @@ struct PostgresLogTests {
         place.settings?.commitTimeout = .seconds(10)
         let store = try await place.open()
         _ = try await store.create(AnnouncementDraft(title: "Before"), by: "alice")
-        try await place.withConnection { connection, settings in
-            try await connection.query("""
-                CREATE FUNCTION \(unescaped: settings.table)_slow() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$
-                """, logger: quiet)
-            try await connection.query("""
-                CREATE TRIGGER slow BEFORE INSERT ON \(unescaped: settings.table)
-                FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_slow()
-                """, logger: quiet)
-        }
+        try await place.addTrigger("slow", .beforeInsert, running: "PERFORM pg_sleep(30); RETURN NEW;")
         let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Cancelled"), by: "alice") }
         let message = "\(String(describing: failure))"
         #expect(message.contains("canceling statement due to statement timeout") && message.contains("whether it was committed is unknown"), "\(message)")
-        try await place.withConnection { connection, settings in
-            try await connection.query("DROP TRIGGER slow ON \(unescaped: settings.table)", logger: quiet)
-        }
+        try await place.dropTrigger("slow")
         #expect(try await Self.createOnceWritable(store, title: "After"), "no write went through after the cancelled one")
         #expect(try await place.replay().model.announcements.map(\.title) == ["Before", "After"])
         #expect(store.snapshot.announcements.map(\.title) == ["Before", "After"])
@@ -411,22 +389,11 @@ struct PostgresLogTests {
         await store.close()
         let log = try #require(try await place.openLog() as? PostgresLog)
         // The database refuses the row of seq 45, as it would a row past a disk or quota limit.
-        try await place.withConnection { connection, settings in
-            try await connection.query("""
-                CREATE FUNCTION \(unescaped: settings.table)_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN IF NEW.seq = 45 THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$
-                """, logger: quiet)
-            try await connection.query("""
-                CREATE TRIGGER refuse BEFORE INSERT ON \(unescaped: settings.table)
-                FOR EACH ROW EXECUTE FUNCTION \(unescaped: settings.table)_refuse()
-                """, logger: quiet)
-        }
+        try await place.addTrigger("refuse", .beforeInsert, running: "IF NEW.seq = 45 THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW;")
         #expect(throws: LogError.self) { try log.importLines(of: source, batchBytes: 1024) }
         #expect(try await place.rowCount() == 0, "the batches before the refused one were rolled back with it")
         #expect(log.durableEnd == 0)
-        try await place.withConnection { connection, settings in
-            try await connection.query("DROP TRIGGER refuse ON \(unescaped: settings.table)", logger: quiet)
-        }
+        try await place.dropTrigger("refuse")
         let end = try log.importLines(of: source, batchBytes: 1024)
         log.close()
         #expect(try await place.rowCount() == 60)
