@@ -11,7 +11,9 @@
 #                                           goal at one connection by
 #   durable POSTs, 16 and 64 connections    all on node A | spread over A and B | over A, B and C
 #                                           (the connections split evenly: every node has writes
-#                                           to make all the time, as under a round-robin balancer)
+#                                           to make all the time, as under a round-robin balancer);
+#                                           the CPU each POST took, on the whole machine and in each
+#                                           node and PostgreSQL (from /proc)
 #   following                               a POST to A, then B polled (no Min-Seq) until it serves
 #                                           the new announcement: how long until it is visible there;
 #                                           and one GET on B with Min-Seq (read-your-writes)
@@ -161,24 +163,43 @@ done
 # The machine's busy CPU time so far, in clock ticks (every process: the nodes, PostgreSQL, wrk).
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
-# posts NODES CONNECTIONS: "RATE CPU": durable POSTs per second, CONNECTIONS split over the first
-# NODES nodes, summed; and the machine's CPU time per POST, in microseconds.
+# process_ticks: the CPU time so far of node A, B and C, and of this PostgreSQL's processes (its
+# postmaster and every process it started), in clock ticks: "A B C PG". A process that ended
+# between two looks counts nothing in either.
+process_ticks() {
+  local postmaster pid node=() pg=0
+  for pid in $NODES; do node+=("$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0)"); done
+  postmaster=$(head -n 1 "$PG_DIR/data/postmaster.pid" 2> /dev/null || true)
+  for pid in $postmaster $(pgrep -P "${postmaster:-0}" || true); do
+    pg=$((pg + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0)))
+  done
+  echo "${node[*]} $pg"
+}
+
+# posts NODES CONNECTIONS: "RATE CPU A B C PG": durable POSTs per second, CONNECTIONS split over
+# the first NODES nodes, summed; the machine's CPU time per POST, and that of node A, B and C and
+# of PostgreSQL, in microseconds.
 posts() {
-  local count=$1 connections=$2 pids=() node each before
+  local count=$1 connections=$2 pids=() node each before processes
   for ((node = 0; node < count; node++)); do
     each=$(((connections + node) / count))
     wrk -t1 -c"$each" -d"${SECONDS_EACH}s" -s scripts/bench-post.lua "${URLS[$node]}/announcements" > "$DIR/wrk-$node.out" &
     pids+=($!)
   done
   before=$(busy_ticks)
+  processes=$(process_ticks)
   wait "${pids[@]}"
   local ticks=$(($(busy_ticks) - before))
+  processes=$(paste -d ' ' <(tr ' ' '\n' <<< "$processes") <(process_ticks | tr ' ' '\n') | awk '{ printf "%d ", $2 - $1 }')
   for ((node = 0; node < count; node++)); do
     if grep -q 'Non-2xx' "$DIR/wrk-$node.out"; then echo "wrk got errors from node $node:" >&2; cat "$DIR/wrk-$node.out" >&2; return 1; fi
   done
   local figures
-  figures=$(cat "$DIR"/wrk-*.out | awk -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v seconds="$SECONDS_EACH" \
-    '/Requests\/sec/ { sum += $2 } END { printf "%.0f %.0f\n", sum, ticks / hz * 1e6 / (sum * seconds) }')
+  figures=$(cat "$DIR"/wrk-*.out | awk -v ticks="$ticks" -v processes="$processes" -v hz="$(getconf CLK_TCK)" -v seconds="$SECONDS_EACH" \
+    '/Requests\/sec/ { sum += $2 } END {
+      posts = sum * seconds; printf "%.0f %.0f", sum, ticks / hz * 1e6 / posts
+      n = split(processes, each, " "); for (i = 1; i <= n; i++) printf " %.0f", each[i] / hz * 1e6 / posts
+      printf "\n" }')
   # Removed before the figures are printed: the caller reads them through a process substitution
   # and starts the next run's wrk at once, whose files a later removal would take (a round of 0/s).
   rm -f "$DIR"/wrk-*.out
@@ -189,8 +210,8 @@ declare -A SUMS CPUS
 for round in $(seq "$ROUNDS"); do
   for connections in 16 64; do
     for count in 1 2 3; do
-      read -r rate cpu < <(posts "$count" "$connections")
-      echo "round $round: durable POSTs, $connections connections over $count node(s): $rate/s, $cpu µs of CPU each"
+      read -r rate cpu a b c pg < <(posts "$count" "$connections")
+      echo "round $round: durable POSTs, $connections connections over $count node(s): $rate/s, $cpu µs of CPU each (node A $a, B $b, C $c, PostgreSQL $pg)"
       SUMS[$connections.$count]=$(awk -v a="${SUMS[$connections.$count]:-0}" -v b="$rate" 'BEGIN { print a + b }')
       CPUS[$connections.$count]=$(awk -v a="${CPUS[$connections.$count]:-0}" -v b="$cpu" 'BEGIN { print a + b }')
     done

@@ -49,6 +49,13 @@ struct SearchBenchmark {
             format: "  index: %d announcements, %d words, built in %.2f s; resident memory +%.1f MB (its own count: %.1f MB) for %.0f MB of live text",
             index.count, index.wordCount, buildTime.seconds, Double(grown) / 1e6, Double(index.storedBytes) / 1e6, Double(liveText) / 1e6
         ))
+        // A write's take-in: each announcement added alone, in id order, to an index growing as
+        // a server's does (its words found, its ids added to their sets).
+        var grownIndex = SearchIndex()
+        let takeInStart = clock.now
+        for announcement in model.byId.elements(in: 0..<model.count) { grownIndex.add(announcement) }
+        let takeIn = clock.now - takeInStart
+        print(String(format: "  take-in one at a time, as writes add them: %.1f µs per announcement", takeIn.seconds * 1e6 / Double(max(1, model.count))))
         var times: [Duration] = []
         var found = 0
         var shown = 0
