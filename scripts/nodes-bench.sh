@@ -164,8 +164,8 @@ done
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
 # process_ticks: the CPU time so far of node A, B and C, and of this PostgreSQL's processes (its
-# postmaster and every process it started), in clock ticks: "A B C PG". A process that ended
-# between two looks counts nothing in either.
+# postmaster and every process it started), in clock ticks: "A B C PG". A process that ends
+# between two looks takes its time out of the second (PostgreSQL's sessions here last the run).
 process_ticks() {
   local postmaster pid node=() pg=0
   for pid in $NODES; do node+=("$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0)"); done
