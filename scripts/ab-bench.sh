@@ -10,7 +10,10 @@
 # Usage: scripts/ab-bench.sh A_BINARY B_BINARY   (release builds of `announcements`; needs wrk)
 #   e.g. cp .build/release/announcements /tmp/before; (change, swift build -c release);
 #        scripts/ab-bench.sh /tmp/before .build/release/announcements
-# Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench).
+# Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench),
+# AB_POSTGRES_URL (each side then serves `storage: postgres` on that database, on a table of its own,
+# without TLS: postgres://postgres@127.0.0.1:$PG_PORT/postgres for the throwaway PostgreSQL that
+# scripts/pg.sh's pg_start makes).
 set -euo pipefail
 shopt -s inherit_errexit
 [ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
@@ -43,6 +46,10 @@ for side in A B; do
   [ "$side" = B ] && binary=${BINARIES[1]}
   mkdir -p "$DIR/$side"
   bench_config "$DIR/$side/config.yaml"
+  if [ -n "${AB_POSTGRES_URL:-}" ]; then
+    printf 'storage: postgres\npostgres:\n  url: %s\n  table: ab_%s_%s\n  tls: disable\n' \
+      "$AB_POSTGRES_URL" "${side,,}" "$(basename "$DIR" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')" >> "$DIR/$side/config.yaml"
+  fi
   LOG_LEVEL=warning "$binary" serve --config "$DIR/$side/config.yaml" > "$DIR/$side.out" 2> "$DIR/$side.err" &
   PID[$side]=$!
   URLS[$side]=$(listening "$DIR/$side.out" "$!")
