@@ -63,16 +63,20 @@ final class WriteForwarder: Sendable {
     let maxRequestBytes: Int
     /// How long a request with writes waits for the holder's answer (`answerLimit`; longer in tests).
     let answerLimit: TimeAmount
+    /// How long a forwarded write's answer waits for this node to take it in (`catchUpLimit`;
+    /// longer in tests).
+    let catchUpLimit: Duration
     private let client = Mutex(Client.none)
     /// Which writes go in which request to the holder.
     private let batcher: Mutex<ForwardBatcher<Pending>>
     /// The holder that refused the last request with writes, if it did: said once.
     private let refusedBy = Mutex<String?>(nil)
 
-    init(store: EventStore, maxRequestBytes: Int, answerLimit: TimeAmount = WriteForwarder.answerLimit) {
+    init(store: EventStore, maxRequestBytes: Int, answerLimit: TimeAmount = WriteForwarder.answerLimit, catchUpLimit: Duration = WriteForwarder.catchUpLimit) {
         self.store = store
         self.maxRequestBytes = maxRequestBytes
         self.answerLimit = answerLimit
+        self.catchUpLimit = catchUpLimit
         batcher = Mutex(ForwardBatcher(maxInFlight: Self.maxInFlight, maxItems: ForwardedWrites.maxItems, maxBytes: ForwardedWrites.batchBytes(maxRequestBytes: maxRequestBytes)))
     }
 
@@ -146,7 +150,7 @@ final class WriteForwarder: Sendable {
         if let madeKey { headers[.idempotencyKey] = madeKey }
         if (200..<300).contains(answer.status.code) {
             store.writeCommittedByHolder()
-            if let seq = headers[.logSeq].flatMap({ Int($0) }) { _ = await store.waitUntilSeq(seq, upTo: Self.catchUpLimit, asking: false) }
+            if let seq = headers[.logSeq].flatMap({ Int($0) }) { _ = await store.waitUntilSeq(seq, upTo: catchUpLimit, asking: false) }
         }
         return .answered(Response(status: answer.status, headers: headers, body: .init(byteBuffer: answer.body)))
     }

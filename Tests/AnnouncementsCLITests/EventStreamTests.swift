@@ -176,7 +176,7 @@ final class StreamingConnection {
         #expect(beyond.stdout.isEmpty, "not even the table's header: \(beyond.stdout)")
         // Without an auditor's token the server sends the public form, which names no writer: an error at once.
         for token in [[], ["--token", "alice-secret"]] {
-            let publicOnly = try await CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 10)
+            let publicOnly = try await CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 60)
             #expect(publicOnly.status == 77, "\(publicOnly.stderr)")
             #expect(publicOnly.stderr.contains("history --follow needs an auditor's or an admin's token"), "\(publicOnly.stderr)")
             #expect(publicOnly.stdout.isEmpty, "\(publicOnly.stdout)")

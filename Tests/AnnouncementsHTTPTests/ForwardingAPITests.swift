@@ -33,7 +33,11 @@ struct ForwardingAPITests {
         try await listening(on: table, sessions: 2)
         try await buildApplication(store: a, settings: settings, logger: quiet).test(.live) { nodeA in
             // Through AsyncHTTPClient: requests sent together go on connections of their own.
-            try await buildApplication(store: b, settings: settings, logger: quiet).test(.ahc(.http)) { nodeB in
+            // Waits of minutes for A's answers and for B to take in what A wrote: A and B run on
+            // this test's cooperative pool, which a busy machine may leave unrun for longer than
+            // the 2 s and 5 s a server waits (B would then make the write itself).
+            let applicationB = buildApplication(store: b, settings: settings, logger: quiet, forwarding: (.seconds(120), .seconds(120)))
+            try await applicationB.test(.ahc(.http)) { nodeB in
                 let first = try await nodeA.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"One"}"#))
                 #expect(first.status == .created)
                 #expect(logA.holdsWriterRole)
@@ -129,12 +133,14 @@ struct ForwardingAPITests {
     @Test("a holder that commits a forwarded write and answers too late: the node makes it again with the key it was sent with, which finds the holder's commit: the first outcome, one event")
     func holderLate() async throws {
         let answered = Mutex<[String]>([])
-        try await throughStandIn({ request, a in
+        // The node waits 10 s for the answer: time for the holder's commit on a machine whose
+        // cooperative pool (which runs both) is busy, well before the node stops waiting.
+        try await throughStandIn(answerLimit: .seconds(10), { request, a in
             // The holder commits the write with the key it was sent, then answers after the node stopped waiting.
             let key = request.headers[.idempotencyKey]
             let made = try await a.create(AnnouncementDraft(title: "Two", body: nil), by: "alice", key: key)
             answered.withLock { $0.append("\(made.id) \(key ?? "none")") }
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: .seconds(15))
             return Response(status: .created)
         }) { nodes in
             let (a, b) = (nodes.a, nodes.b)
@@ -256,8 +262,9 @@ struct ForwardingAPITests {
         let connection = try PostgresLog.connection(settings, id: 3, logger: quiet)
         _ = try await connection.query("SELECT pg_notify('\(unescaped: table)', 'appended http://127.0.0.1:2 deadbeef-0000')", logger: quiet).get()
         try await connection.close().get()
-        // The next look (four a second) has seen the holder since.
-        try await Task.sleep(for: .seconds(1))
+        // B takes the notice in (on its cooperative pool, which a busy machine may leave unrun for
+        // seconds): its holder changes.
+        while b.writeHolder == "http://127.0.0.1:1", ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(b.writeHolder == nil, "not the spoofed address, and not the earlier one (the last notice named another): writes are made through B")
         #expect(b.writeHolder != "http://127.0.0.1:2")
         // A's next append names its address again, and B follows it.
