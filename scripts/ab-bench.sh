@@ -47,8 +47,8 @@ for side in A B; do
   mkdir -p "$DIR/$side"
   bench_config "$DIR/$side/config.yaml"
   if [ -n "${AB_POSTGRES_URL:-}" ]; then
-    printf 'storage: postgres\npostgres:\n  url: %s\n  table: ab_%s_%s\n  tls: disable\n' \
-      "$AB_POSTGRES_URL" "${side,,}" "$(basename "$DIR" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')" >> "$DIR/$side/config.yaml"
+    printf "storage: postgres\npostgres:\n  url: '%s'\n  table: ab_%s_%s\n  tls: disable\n" \
+      "${AB_POSTGRES_URL//\'/\'\'}" "${side,,}" "$(basename "$DIR" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')" >> "$DIR/$side/config.yaml"
   fi
   LOG_LEVEL=warning "$binary" serve --config "$DIR/$side/config.yaml" > "$DIR/$side.out" 2> "$DIR/$side.err" &
   PID[$side]=$!

@@ -79,10 +79,10 @@ struct WriterRoleBoundsTests {
         watcher.start()
         let waited = try await write.value
         // It went through, so the role came within the write's 10 s wait for it (a later one
-        // leaves the line, and the write fails): the holder lost it. Its commit after is allowed
-        // a few seconds more, for a loaded machine (the whole suite beside two busy cores: 11.4 s
-        // once, where it takes 5 to 6 s alone).
-        #expect(waited >= settings.stallLimit && waited < EventStore.roleWaitLimit + .seconds(5), "the write through the other store waited \(waited)")
+        // leaves the line, and the write fails): the holder lost it, once the write had waited the
+        // stall limit, and at the next look after it (a second apart), with a few seconds for a
+        // loaded machine's database. (Timed to the write's decision: its commit is not counted.)
+        #expect(waited >= settings.stallLimit && waited < settings.stallLimit + .seconds(4), "the write through the other store waited \(waited)")
         let reason = degraded.withLock { $0 }
         #expect(reason?.contains("announcements writer node=") == true, "\(reason ?? "health never said writes wait")")
         #expect(other.health == .ok, "\(String(describing: other.health.reason))")
