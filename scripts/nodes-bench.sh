@@ -163,16 +163,17 @@ done
 # The machine's busy CPU time so far, in clock ticks (every process: the nodes, PostgreSQL, wrk).
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
+# pid_ticks PID: that process's CPU time so far (user and system), in clock ticks; 0 once it is gone.
+pid_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2> /dev/null || echo 0; }
+
 # process_ticks: the CPU time so far of node A, B and C, and of this PostgreSQL's processes (its
 # postmaster and every process it started), in clock ticks: "A B C PG". A process that ends
 # between two looks takes its time out of the second (PostgreSQL's sessions here last the run).
 process_ticks() {
   local postmaster pid node=() pg=0
-  for pid in $NODES; do node+=("$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0)"); done
+  for pid in $NODES; do node+=("$(pid_ticks "$pid")"); done
   postmaster=$(head -n 1 "$PG_DIR/data/postmaster.pid" 2> /dev/null || true)
-  for pid in $postmaster $(pgrep -P "${postmaster:-0}" || true); do
-    pg=$((pg + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0)))
-  done
+  for pid in $postmaster $(pgrep -P "${postmaster:-0}" || true); do pg=$((pg + $(pid_ticks "$pid"))); done
   echo "${node[*]} $pg"
 }
 

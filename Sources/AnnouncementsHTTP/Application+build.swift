@@ -3,7 +3,6 @@ import AnnouncementsStore
 import Hummingbird
 import HummingbirdCore
 import Logging
-import NIOCore
 
 /// What the HTTP layer needs to know: where to listen, and how to answer.
 public struct ServerSettings: Sendable {
@@ -112,24 +111,21 @@ public func buildApplication(
     logger: Logger,
     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) -> some ApplicationProtocol {
-    buildApplication(store: store, settings: settings, logger: logger, forwarding: (WriteForwarder.answerLimit, WriteForwarder.catchUpLimit), onListening: onListening)
+    buildApplication(store: store, settings: settings, logger: logger, forwarding: WriteForwarder.Waits(), onListening: onListening)
 }
 
-/// The same, with the waits of a write sent on to the holder of a shared log's writer role
-/// (`WriteForwarder`'s `answerLimit` and `catchUpLimit`; longer in tests, whose in-process nodes
-/// a busy machine may leave unrun for seconds).
+/// The same, with the waits of a write sent on to the holder of a shared log's writer role.
 func buildApplication(
     store: EventStore,
     settings: ServerSettings,
     logger: Logger,
-    forwarding limits: (answer: TimeAmount, catchUp: Duration),
+    forwarding waits: WriteForwarder.Waits,
     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) -> some ApplicationProtocol {
     let connections = ConnectionCount(maximum: settings.connections.maxConnections)
     // Built in the background while the server starts, so that the first search need not wait.
     store.startSearchIndex()
-    let forwarder = store.isShared
-        ? WriteForwarder(store: store, maxRequestBytes: settings.maxRequestBytes, answerLimit: limits.answer, catchUpLimit: limits.catchUp) : nil
+    let forwarder = store.isShared ? WriteForwarder(store: store, maxRequestBytes: settings.maxRequestBytes, waits: waits) : nil
     var application = Application(
         router: buildRouter(store: store, settings: settings, forwarder: forwarder),
         server: HTTPServerBuilder { responder in

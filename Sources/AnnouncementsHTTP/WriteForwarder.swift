@@ -61,22 +61,25 @@ final class WriteForwarder: Sendable {
 
     let store: EventStore
     let maxRequestBytes: Int
-    /// How long a request with writes waits for the holder's answer (`answerLimit`; longer in tests).
-    let answerLimit: TimeAmount
-    /// How long a forwarded write's answer waits for this node to take it in (`catchUpLimit`;
-    /// longer in tests).
-    let catchUpLimit: Duration
+    /// How long a forwarded write waits: for the holder's answer, then for this node to take in
+    /// what it wrote (`answerLimit` and `catchUpLimit`; longer in tests, whose in-process nodes a
+    /// busy machine may leave unrun for seconds).
+    struct Waits: Sendable {
+        var answer = WriteForwarder.answerLimit
+        var catchUp = WriteForwarder.catchUpLimit
+    }
+
+    let waits: Waits
     private let client = Mutex(Client.none)
     /// Which writes go in which request to the holder.
     private let batcher: Mutex<ForwardBatcher<Pending>>
     /// The holder that refused the last request with writes, if it did: said once.
     private let refusedBy = Mutex<String?>(nil)
 
-    init(store: EventStore, maxRequestBytes: Int, answerLimit: TimeAmount = WriteForwarder.answerLimit, catchUpLimit: Duration = WriteForwarder.catchUpLimit) {
+    init(store: EventStore, maxRequestBytes: Int, waits: Waits = Waits()) {
         self.store = store
         self.maxRequestBytes = maxRequestBytes
-        self.answerLimit = answerLimit
-        self.catchUpLimit = catchUpLimit
+        self.waits = waits
         batcher = Mutex(ForwardBatcher(maxInFlight: Self.maxInFlight, maxItems: ForwardedWrites.maxItems, maxBytes: ForwardedWrites.batchBytes(maxRequestBytes: maxRequestBytes)))
     }
 
@@ -90,7 +93,7 @@ final class WriteForwarder: Sendable {
                 return nil
             case .none:
                 var configuration = HTTPClient.Configuration(
-                    timeout: .init(connect: .seconds(1), read: answerLimit),
+                    timeout: .init(connect: .seconds(1), read: waits.answer),
                     connectionPool: .init(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
                 )
                 configuration.decompression = .disabled
@@ -150,7 +153,7 @@ final class WriteForwarder: Sendable {
         if let madeKey { headers[.idempotencyKey] = madeKey }
         if (200..<300).contains(answer.status.code) {
             store.writeCommittedByHolder()
-            if let seq = headers[.logSeq].flatMap({ Int($0) }) { _ = await store.waitUntilSeq(seq, upTo: catchUpLimit, asking: false) }
+            if let seq = headers[.logSeq].flatMap({ Int($0) }) { _ = await store.waitUntilSeq(seq, upTo: waits.catchUp, asking: false) }
         }
         return .answered(Response(status: answer.status, headers: headers, body: .init(byteBuffer: answer.body)))
     }
@@ -207,7 +210,7 @@ final class WriteForwarder: Sendable {
         let answer: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            answer = try await client.execute(outgoing, timeout: answerLimit)
+            answer = try await client.execute(outgoing, timeout: waits.answer)
             bytes = try await answer.body.collect(upTo: Self.answerBytes)
         } catch {
             // Said once per holder (the writes in flight with it find it forgotten already).

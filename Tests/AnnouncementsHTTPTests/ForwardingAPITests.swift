@@ -36,7 +36,7 @@ struct ForwardingAPITests {
             // Waits of minutes for A's answers and for B to take in what A wrote: A and B run on
             // this test's cooperative pool, which a busy machine may leave unrun for longer than
             // the 2 s and 5 s a server waits (B would then make the write itself).
-            let applicationB = buildApplication(store: b, settings: settings, logger: quiet, forwarding: (.seconds(120), .seconds(120)))
+            let applicationB = buildApplication(store: b, settings: settings, logger: quiet, forwarding: WriteForwarder.Waits(answer: .seconds(120), catchUp: .seconds(120)))
             try await applicationB.test(.ahc(.http)) { nodeB in
                 let first = try await nodeA.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"One"}"#))
                 #expect(first.status == .created)
@@ -320,7 +320,7 @@ struct ForwardingAPITests {
             let address = "http://127.0.0.1:\(stuck.port ?? 0)"
             a.advertise(address)
             try await listening(on: table, sessions: 2)
-            let forwarder = WriteForwarder(store: b, maxRequestBytes: settings.maxRequestBytes, answerLimit: answerLimit)
+            let forwarder = WriteForwarder(store: b, maxRequestBytes: settings.maxRequestBytes, waits: WriteForwarder.Waits(answer: answerLimit))
             let router = buildRouter(store: b, settings: settings, forwarder: forwarder)
             // Through AsyncHTTPClient: requests sent together go on connections of their own.
             try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet).test(.ahc(.http)) { nodeB in

@@ -63,9 +63,9 @@ struct WriterRoleBoundsTests {
         // answer, seconds late, which is the test's time, not the stores'.
         let write = Task {
             defer { written.set() }
-            let sent = Date()
+            let sent = Timestamp.now()
             let made = try await other.create(AnnouncementDraft(title: "While frozen"), by: "bob")
-            return Duration.milliseconds(made.createdAt.millisecondsSince1970 - Int64((sent.timeIntervalSince1970 * 1000).rounded(.down)))
+            return Duration.milliseconds(made.createdAt.millisecondsSince1970 - sent.millisecondsSince1970)
         }
         // Past two seconds in line, the asker says writes wait, naming the holder. (Watched from a
         // thread of its own: a busy machine's cooperative pool may not run a task in that window.)
