@@ -11,6 +11,7 @@
 #   e.g. cp .build/release/announcements /tmp/before; (change, swift build -c release);
 #        scripts/ab-bench.sh /tmp/before .build/release/announcements
 # Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench),
+# AB_WORKLOADS (which to run, comma-separated; default "POST 1,POST 16,POST 64,GET 64"),
 # AB_POSTGRES_URL (each side then serves `storage: postgres` on that database, on a table of its own,
 # without TLS: postgres://postgres@127.0.0.1:$PG_PORT/postgres for the throwaway PostgreSQL that
 # scripts/pg.sh's pg_start makes).
@@ -73,7 +74,7 @@ measure() {
   echo "$rate $(awk -F, '$3 == "task-clock" { cpu = $1 } $3 == "context-switches" { sw = $1 } END { printf "%.0f %.0f", cpu, sw }' "$DIR/perf.csv") $requests"
 }
 
-WORKLOADS=("POST 1" "POST 16" "POST 64" "GET 64")
+IFS=, read -ra WORKLOADS <<< "${AB_WORKLOADS:-POST 1,POST 16,POST 64,GET 64}"
 declare -A RATE CPU SWITCHES REQUESTS
 for workload in "${WORKLOADS[@]}"; do
   for side in A B; do RATE[$side $workload]=0; CPU[$side $workload]=0; SWITCHES[$side $workload]=0; REQUESTS[$side $workload]=0; done
