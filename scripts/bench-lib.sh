@@ -1,5 +1,6 @@
 # Sourced by the benchmark scripts that start servers of their own (scripts/http-bench.sh,
-# scripts/handovers-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh, scripts/nodes-bench.sh):
+# scripts/handovers-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh, scripts/nodes-bench.sh,
+# scripts/shared-bench.sh):
 #   wrk_run ARGS…       runs wrk (pinned with taskset to the cores in WRK_PIN when set) and prints
 #                       its output; fails, printing it, when an answer was not 2xx or no request
 #                       was answered (a figure that would be measured as if it were answers)
@@ -12,6 +13,10 @@
 #                       log.jsonl beside it, the writer token bench-token (scripts/bench-post.lua
 #                       sends it). Fails, saying so, when config.yaml has no token line to replace
 #                       (every POST would then be a 401, measured as if it were a write).
+#   bench_start_both DIR BIN BENCH_BIN
+#                       starts the server BIN on a bench config (bench_config) in DIR, and the bare
+#                       Hummingbird server (`BENCH_BIN bare`) beside it; sets SERVER and BARE (their
+#                       pids, for the caller to stop) and URL and BARE_URL (where they listen)
 #   listening OUT PID   waits (10 s at most) for the `listening on URL` line in the file OUT, which
 #                       the server PID writes its stdout to; prints the URL. Returns 1, with the
 #                       server's stderr (OUT with `.err` for `.out`), when it exits or says nothing.
@@ -68,4 +73,14 @@ bench_need_perf() {
   done
   perf stat -e context-switches -- true > /dev/null 2>&1 \
     || { echo "perf cannot count here (perf_event_open refused: see /proc/sys/kernel/perf_event_paranoid)"; exit 1; }
+}
+
+bench_start_both() {
+  bench_config "$1/config.yaml"
+  LOG_LEVEL=warning "$2" serve --config "$1/config.yaml" > "$1/server.out" 2> "$1/server.err" &
+  SERVER=$!
+  LOG_LEVEL=warning "$3" bare > "$1/bare.out" 2> "$1/bare.err" &
+  BARE=$!
+  URL=$(listening "$1/server.out" "$SERVER")
+  BARE_URL=$(listening "$1/bare.out" "$BARE")
 }

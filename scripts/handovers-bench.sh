@@ -33,13 +33,7 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-bench_config "$DIR/config.yaml"
-LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2> "$DIR/server.err" &
-SERVER=$!
-LOG_LEVEL=warning "$BENCH_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &
-BARE=$!
-URL=$(listening "$DIR/server.out" "$SERVER")
-BARE_URL=$(listening "$DIR/bare.out" "$BARE")
+bench_start_both "$DIR" "$BIN" "$BENCH_BIN"
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
 # run PID CONNECTIONS URL NAME [wrk options…]: wrk for SECONDS_EACH while perf counts in PID; prints

@@ -11,6 +11,9 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let requests = Mutex<[RequestKey: RequestMetrics]>([:])
+    /// Each request's key and duration, kept by the thread that answered it until a burst of them
+    /// (or a scrape) hands them on to the metrics: a request writes nothing that every core writes.
+    private let answered = ThreadShards<(key: RequestKey, duration: Duration)>()
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
     private let health: [StoreHealth.State: Gauge]
@@ -34,7 +37,7 @@ public final class ServerMetrics: Sendable {
         case badRequest = "bad_request"
     }
 
-    private struct RequestKey: Hashable {
+    private struct RequestKey: Hashable, Sendable {
         var route: String
         var method: String
         var statusClass: Int
@@ -96,27 +99,41 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Counts a request answered with `status` after `duration`; `route` is its template
-    /// (`/announcements/{id}`; Hummingbird names an unmatched one `NotFound`).
+    /// (`/announcements/{id}`; Hummingbird names an unmatched one `NotFound`). Kept by the calling
+    /// thread, and counted with the others it answered in a burst, or at the next scrape (`sample`).
     func request(route: String?, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
         let key = RequestKey(route: route ?? "NotFound", method: Self.methods.contains(method) ? method.rawValue : "other", statusClass: status.code / 100)
+        if let burst = answered.add((key, duration)) { count(burst) }
+    }
+
+    /// Counts answered requests: one look-up of their metrics, one increment per key.
+    private func count(_ burst: [(key: RequestKey, duration: Duration)]) {
+        guard !burst.isEmpty else { return }
+        var counts: [RequestKey: Int] = [:]
+        for request in burst { counts[request.key, default: 0] += 1 }
         let metrics = requests.withLock { requests in
-            if let metrics = requests[key] { return metrics }
-            let metrics = RequestMetrics(
-                count: Counter(label: Name.requests, dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
-                duration: Timer(label: Name.duration, dimensions: [("route", key.route), ("method", key.method)], factory: factory)
-            )
-            requests[key] = metrics
-            return metrics
+            counts.keys.map { key in
+                if let metrics = requests[key] { return (key, metrics) }
+                let metrics = RequestMetrics(
+                    count: Counter(label: Name.requests, dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
+                    duration: Timer(label: Name.duration, dimensions: [("route", key.route), ("method", key.method)], factory: factory)
+                )
+                requests[key] = metrics
+                return (key, metrics)
+            }
         }
-        metrics.count.increment()
-        metrics.duration.record(duration)
+        let byKey = Dictionary(uniqueKeysWithValues: metrics)
+        for (key, count) in counts { byKey[key]?.count.increment(by: count) }
+        for request in burst { byKey[request.key]?.duration.record(request.duration) }
     }
 
     /// The methods named in labels; any other is `other`.
     private static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
-    /// Sets the gauges read from the store, and the open event streams (what a scrape reports).
+    /// Counts the requests their threads still keep, and sets the gauges read from the store and
+    /// the open event streams: what a scrape reports, every request answered before it counted.
     func sample(_ store: EventStore, openStreams: Int) {
+        count(answered.takeAll())
         let state = store.snapshot
         seq.record(state.seq)
         live.record(state.count)

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""What the threads of one server process share, per request (scripts/shared-bench.sh).
+
+Reads two records of `perf script -F tid,trace,ip,sym --show-mmap-events`, each of calls caught by
+a uprobe with their call stacks: `swift_retain` with the object it retains (`obj=`), and
+`pthread_mutex_lock` with the mutex (`mutex=`); and `perf stat -x,` counts from the same run.
+Prints per request: the retains (each an atomic read-modify-write of the object's count, except
+on no object, a tagged value or a static object, which are not written), the futex calls (a lock
+that was contended, or a thread that waits or wakes another), the contended acquisitions of
+Swift's `Mutex`, the `pthread_mutex_lock` calls, the context switches. Then what is *hot and
+shared*: the objects retained, and the mutexes locked, by one thread after another at least once
+every ten requests (each such change moves the cache line between cores; calls made in a run on
+one thread move it once). Each is named by the first frame that reaches it in this project's code
+(`Announcements…`), or else the first frame past the call. (One address may be two objects over
+the window; at that rate, one lives through it.)
+
+Usage: shared_objects.py RETAINS_TXT LOCKS_TXT STAT_CSV BINARY REQUESTS NAME
+A record may miss calls the count has (perf drops samples it cannot keep up with): the shares
+found in each record are scaled to its count. Standard library only.
+"""
+import collections
+import re
+import subprocess
+import sys
+
+
+def static_extent(binary):
+    """The highest address the binary's LOAD segments reach, relative to where it is mapped."""
+    out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True, check=True).stdout
+    end = 0
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "LOAD":
+            end = max(end, int(fields[2], 16) + int(fields[5], 16))
+    return end
+
+
+def demangle(symbols):
+    """Swift's readable names for `symbols` (as they are when swift-demangle is missing)."""
+    try:
+        out = subprocess.run(["swift-demangle", "--simplified", "--compact"], input="\n".join(symbols),
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return symbols
+    return out if len(out) == len(symbols) else symbols
+
+
+class Record:
+    """One record's calls: by address, how many, from which threads, first reached from where."""
+
+    def __init__(self, path, field, binary):
+        self.calls = 0
+        self.base = None
+        self.counts = collections.Counter()
+        # Calls on a thread other than the last call's on the same address: each moves its cache
+        # line from one core to another (when the threads run on two).
+        self.moves = collections.Counter()
+        self.last = {}
+        self.threads = collections.defaultdict(set)
+        self.sites = collections.defaultdict(collections.Counter)
+        current = None
+        with open(path, errors="replace") as lines:
+            for line in lines:
+                if "PERF_RECORD_MMAP" in line:
+                    match = re.search(r"\[(0x[0-9a-f]+)\(", line)
+                    if match and line.rstrip().endswith(binary) and self.base is None:
+                        self.base = int(match.group(1), 16)
+                elif field in line and not line.startswith(("\t", " ")):
+                    self.add(current)
+                    current = (line.split()[0], int(line.split(field)[1].split()[0]), [])
+                elif current is not None and line.strip():
+                    current[2].append(re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(None, 1)[-1]))
+        self.add(current)
+
+    def add(self, call):
+        if call is None:
+            return
+        tid, address, stack = call
+        self.calls += 1
+        self.counts[address] += 1
+        if self.last.get(address, tid) != tid:
+            self.moves[address] += 1
+        self.last[address] = tid
+        self.threads[address].add(tid)
+        own = [frame for frame in stack if "Announcements" in frame]
+        past = [frame for frame in stack[1:] if "pthread_mutex" not in frame]
+        self.sites[address][own[0] if own else (past[0] if past else "?")] += 1
+
+
+def main():
+    retains_path, locks_path, stat, binary, requests, name = sys.argv[1:7]
+    requests = int(requests)
+    stats = {}
+    for row in open(stat):
+        fields = row.strip().split(",")
+        if len(fields) > 3 and fields[0].replace(".", "").isdigit():
+            stats[re.sub(r"_(ours|bare)$", "", fields[2].split(":")[-1])] = float(fields[0])
+    retains = Record(retains_path, "obj=", binary)
+    locks = Record(locks_path, "mutex=", binary)
+    if retains.base is None:
+        sys.exit(f"{retains_path}: no mapping of {binary}: its static objects cannot be told apart")
+    extent = static_extent(binary)
+
+    def written(address):
+        """Whether a retain of `address` writes a count: a heap object, not a static one or a tag."""
+        return 0 < address < 1 << 47 and not retains.base <= address < retains.base + extent
+
+    # Each recorded call stands for this many counted.
+    per_retain = stats.get("retain", 0) / requests / max(retains.calls, 1)
+    per_lock = stats.get("pthread_mutex_lock", 0) / requests / max(locks.calls, 1)
+    writing = sum(count for address, count in retains.counts.items() if written(address))
+    print(f"{name}: {requests} requests; per request: "
+          f"{stats.get('retain', 0) / requests:.0f} swift_retain ({writing * per_retain:.0f} writing a count), "
+          f"{stats.get('pthread_mutex_lock', 0) / requests:.2f} pthread_mutex_lock, "
+          f"{stats.get('sys_enter_futex', 0) / requests:.2f} futex calls, "
+          f"{stats.get('mutex_slow', 0) / requests:.3f} contended Mutex, "
+          f"{stats.get('context-switches', 0) / requests:.2f} context switches")
+    for record, scale, kind, include in ((retains, per_retain, "objects retained", written), (locks, per_lock, "mutexes locked", lambda _: True)):
+        hot = [address for address, moves in record.moves.items() if include(address) and moves * scale >= 0.1]
+        hot.sort(key=lambda address: -record.moves[address])
+        if not hot:
+            print(f"    no {kind} hot and shared")
+            continue
+        print(f"    {len(hot)} {kind} hot and shared: {sum(record.counts[a] for a in hot) * scale:.1f} calls a request, "
+              f"{sum(record.moves[a] for a in hot) * scale:.1f} on another thread than the last:")
+        names = demangle([record.sites[address].most_common(1)[0][0] for address in hot[:6]])
+        for address, site in zip(hot[:6], names):
+            print(f"    {record.counts[address] * scale:6.2f}/req, {record.moves[address] * scale:5.2f} moving, "
+                  f"{len(record.threads[address])} threads, first reached in {site[:130]}")
+
+
+if __name__ == "__main__":
+    main()
