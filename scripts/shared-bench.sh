@@ -5,7 +5,7 @@
 # contended, a thread waiting or woken), the contended acquisitions of Swift's `Mutex`, the
 # `pthread_mutex_lock` calls and the context switches; and records the retains and the locks, with
 # the object or mutex and the call stack, to name the hot ones that two threads or more reach as
-# requests come (their cache lines move between cores). Beside it, the same for the bare Hummingbird server
+# requests come (their cache lines move between cores), and where the contended `Mutex`es are. Beside it, the same for the bare Hummingbird server
 # (`AnnouncementsBench bare`), so that what the framework shares is apart from what ours adds.
 # First it says whether `perf c2c` (cache lines shared between cores, from the CPU's memory
 # sampling) can run here. Not in `make bench`: uprobes slow the server tenfold, so its rates mean
@@ -50,14 +50,17 @@ else
   echo "perf c2c cannot run here ($(tail -n 1 "$DIR/c2c.out")): this CPU or VM offers no memory sampling; counting instead"
 fi
 
-# probe SIDE BINARY: uprobes on swift_retain (with the object) and Mutex's contended path, named
-# shared:retain_SIDE and shared:mutex_slow_SIDE (an event's name is unique across groups).
+# probe SIDE BINARY: uprobes on swift_retain (with the object), swift_allocObject's return (the
+# object made) and Mutex's contended path, named shared:retain_SIDE, shared:alloc_SIDE__return and
+# shared:mutex_slow_SIDE (an event's name is unique across groups).
 probe() {
-  local side=$1 binary=$2 retain slow
+  local side=$1 binary=$2 retain alloc slow
   retain=$(nm "$binary" | awk '$3 == "swift_retain" { address = $1 } END { print address }')
+  alloc=$(nm "$binary" | awk '$3 == "swift_allocObject" { address = $1 } END { print address }')
   slow=$(nm "$binary" | awk '$3 == "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF" { address = $1 } END { print address }')
-  [ -n "$retain" ] && [ -n "$slow" ] || { echo "$binary: no swift_retain or Mutex._lockSlow symbol (a stripped build?)"; return 1; }
+  [ -n "$retain" ] && [ -n "$alloc" ] && [ -n "$slow" ] || { echo "$binary: no swift_retain, swift_allocObject or Mutex._lockSlow symbol (a stripped build?)"; return 1; }
   perf probe -q -x "$binary" -a "shared:retain_$side=0x$retain obj=%di:u64"
+  perf probe -q -x "$binary" -a "shared:alloc_$side=0x$alloc%return ret=\$retval:u64"
   perf probe -q -x "$binary" -a "shared:mutex_slow_$side=0x$slow"
 }
 perf probe -q -d 'shared:*' 2> /dev/null || true
@@ -77,16 +80,16 @@ run() {
   perf stat -x, -e "shared:retain_$side,shared:mutex_slow_$side,shared:pthread_mutex_lock,syscalls:sys_enter_futex,context-switches" \
     -p "$pid" -o "$DIR/stat.csv" -- sleep "$SECONDS_EACH" &
   local stat=$!
-  perf record -q -g -e "shared:retain_$side" -p "$pid" -o "$DIR/retains.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
+  perf record -q -g -e "shared:retain_$side" -e "shared:alloc_${side}__return" -p "$pid" -o "$DIR/retains.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
   local record=$!
-  perf record -q -g -e shared:pthread_mutex_lock -p "$pid" -o "$DIR/locks.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
+  perf record -q -g -e shared:pthread_mutex_lock -e "shared:mutex_slow_$side" -p "$pid" -o "$DIR/locks.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
   local locks=$!
   local out requests
   out=$(wrk_run -t1 -c64 -d"${SECONDS_EACH}s" "$@" "$url") || return 1
   wait "$stat" "$record" "$locks"
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
   for kind in retains locks; do
-    perf script -i "$DIR/$kind.data" -F tid,trace,ip,sym --show-mmap-events > "$DIR/$kind.txt" 2> /dev/null
+    perf script -i "$DIR/$kind.data" -F tid,event,trace,ip,sym --show-mmap-events > "$DIR/$kind.txt" 2> /dev/null
   done
   python3 scripts/shared_objects.py "$DIR/retains.txt" "$DIR/locks.txt" "$DIR/stat.csv" "$(realpath "$binary")" "$requests" "$name"
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """What the threads of one server process share, per request (scripts/shared-bench.sh).
 
-Reads two records of `perf script -F tid,trace,ip,sym --show-mmap-events`, each of calls caught by
-a uprobe with their call stacks: `swift_retain` with the object it retains (`obj=`), and
-`pthread_mutex_lock` with the mutex (`mutex=`); and `perf stat -x,` counts from the same run.
+Reads two records of `perf script -F tid,event,trace,ip,sym --show-mmap-events`, each of calls caught by
+a uprobe with their call stacks: `swift_retain` with the object it retains (`obj=`), beside
+`swift_allocObject`'s returns (`ret=`: from then on, that address is a new object), and
+`pthread_mutex_lock` with the mutex (`mutex=`) beside `Mutex`'s contended path (`mutex_slow`: where
+it is reached names the contended lock); and `perf stat -x,` counts from the same run.
 Prints per request: the retains (each an atomic read-modify-write of the object's count, except
 on no object, a tagged value or a static object, which are not written), the futex calls (a lock
 that was contended, or a thread that waits or wakes another), the contended acquisitions of
@@ -11,8 +13,9 @@ Swift's `Mutex`, the `pthread_mutex_lock` calls, the context switches. Then what
 shared*: the objects retained, and the mutexes locked, by one thread after another at least once
 every ten requests (each such change moves the cache line between cores; calls made in a run on
 one thread move it once). Each is named by the first frame that reaches it in this project's code
-(`Announcements…`), or else the first frame past the call. (One address may be two objects over
-the window; at that rate, one lives through it.)
+(`Announcements…`), or else the first frame past the call. A request's own objects, made on one
+thread and handed to another, move too, once or twice each; a shared one, such as an event loop or
+a cached response, moves on every request for as long as it lives.
 
 Usage: shared_objects.py RETAINS_TXT LOCKS_TXT STAT_CSV BINARY REQUESTS NAME
 A record may miss calls the count has (perf drops samples it cannot keep up with): the shares
@@ -50,6 +53,10 @@ class Record:
 
     def __init__(self, path, field, binary):
         self.calls = 0
+        # How many objects were made at each address so far: an object is (address, generation);
+        # and where each was made (none: before the record began).
+        self.generation = collections.Counter()
+        self.made = {}
         self.base = None
         self.counts = collections.Counter()
         # Calls on a thread other than the last call's on the same address: each moves its cache
@@ -58,33 +65,74 @@ class Record:
         self.last = {}
         self.threads = collections.defaultdict(set)
         self.sites = collections.defaultdict(collections.Counter)
-        current = None
+        # Where Swift's Mutex was found locked (its contended path), by site.
+        self.contended = collections.Counter()
+        current = made = contended = None
         with open(path, errors="replace") as lines:
             for line in lines:
                 if "PERF_RECORD_MMAP" in line:
                     match = re.search(r"\[(0x[0-9a-f]+)\(", line)
                     if match and line.rstrip().endswith(binary) and self.base is None:
                         self.base = int(match.group(1), 16)
-                elif field in line and not line.startswith(("\t", " ")):
+                elif "mutex_slow" in line and not line.startswith("\t"):
                     self.add(current)
+                    self.contend(contended)
+                    current = made = None
+                    contended = []
+                elif field in line and not line.startswith("\t"):
+                    self.add(current)
+                    self.contend(contended)
+                    contended = None
                     current = (line.split()[0], int(line.split(field)[1].split()[0]), [])
-                elif current is not None and line.strip():
-                    current[2].append(re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(None, 1)[-1]))
+                elif "ret=" in line and not line.startswith("\t"):
+                    self.add(current)
+                    self.contend(contended)
+                    current = contended = None
+                    address = int(line.split("ret=")[1].split()[0])
+                    self.generation[address] += 1
+                    made = (address, self.generation[address])
+                    self.made[made] = []
+                elif line.strip() and (current is not None or made is not None or contended is not None):
+                    frame = re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(None, 1)[-1])
+                    if current is not None:
+                        current[2].append(frame)
+                    elif contended is not None:
+                        contended.append(frame)
+                    else:
+                        self.made[made].append(frame)
         self.add(current)
+        self.contend(contended)
+
+    def contend(self, stack):
+        """A contended `Mutex` reached through `stack`: counted by where this project's code took it."""
+        if stack:
+            self.contended[self.site([stack[0]] + [frame for frame in stack[1:] if "Synchronization" not in frame])] += 1
 
     def add(self, call):
         if call is None:
             return
         tid, address, stack = call
+        address = (address, self.generation[address])
         self.calls += 1
         self.counts[address] += 1
         if self.last.get(address, tid) != tid:
             self.moves[address] += 1
         self.last[address] = tid
         self.threads[address].add(tid)
+        self.sites[address][self.site(stack)] += 1
+
+    @staticmethod
+    def site(stack):
+        """Where a call stack reaches its call: its first frame in this project's code, or else its
+        first frame past the call itself."""
         own = [frame for frame in stack if "Announcements" in frame]
         past = [frame for frame in stack[1:] if "pthread_mutex" not in frame]
-        self.sites[address][own[0] if own else (past[0] if past else "?")] += 1
+        return own[0] if own else (past[0] if past else "?")
+
+    def maker(self, key):
+        """Where the object `key` was made, or None when it was made before the record began."""
+        stack = self.made.get(key)
+        return None if stack is None else self.site(stack)
 
 
 def main():
@@ -101,8 +149,9 @@ def main():
         sys.exit(f"{retains_path}: no mapping of {binary}: its static objects cannot be told apart")
     extent = static_extent(binary)
 
-    def written(address):
-        """Whether a retain of `address` writes a count: a heap object, not a static one or a tag."""
+    def written(key):
+        """Whether a retain of `key`'s object writes a count: a heap object, not a static one or a tag."""
+        address = key[0]
         return 0 < address < 1 << 47 and not retains.base <= address < retains.base + extent
 
     # Each recorded call stands for this many counted.
@@ -124,9 +173,19 @@ def main():
         print(f"    {len(hot)} {kind} hot and shared: {sum(record.counts[a] for a in hot) * scale:.1f} calls a request, "
               f"{sum(record.moves[a] for a in hot) * scale:.1f} on another thread than the last:")
         names = demangle([record.sites[address].most_common(1)[0][0] for address in hot[:6]])
-        for address, site in zip(hot[:6], names):
+        makers = demangle([record.maker(address) or "" for address in hot[:6]])
+        for address, site, maker in zip(hot[:6], names, makers):
+            made = f"made in {maker[:110]}" if record.maker(address) is not None else "made before the record"
             print(f"    {record.counts[address] * scale:6.2f}/req, {record.moves[address] * scale:5.2f} moving, "
-                  f"{len(record.threads[address])} threads, first reached in {site[:130]}")
+                  f"{len(record.threads[address])} threads, first reached in {site[:110]}"
+                  + (f"; {made}" if kind == "objects retained" else ""))
+
+
+    if locks.contended:
+        scale = stats.get("mutex_slow", 0) / requests / sum(locks.contended.values())
+        top = locks.contended.most_common(4)
+        print("    contended Mutex, by where: " + "; ".join(
+            f"{count * scale:.3f}/req in {site[:90]}" for (_, count), site in zip(top, demangle([site for site, _ in top]))))
 
 
 if __name__ == "__main__":
