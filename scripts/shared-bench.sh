@@ -14,8 +14,9 @@
 # Workloads, 64 connections each: GET /health, the v2 list of 10, one announcement, a durable POST
 # (scripts/bench-post.json); the bare server's /health and POST echo.
 #
-# Usage: scripts/shared-bench.sh   (as root, for the uprobes; after `swift build -c release`;
-#   needs perf, wrk, readelf and python3; swift-demangle makes the names readable)
+# Usage: scripts/shared-bench.sh   (as root, for the uprobes; after `make release` and
+#   `swift build -c release --static-swift-stdlib`, whose binaries hold the Swift runtime's
+#   symbols; needs perf, wrk, readelf and python3; swift-demangle makes the names readable)
 # Environment: SHARED_SECONDS (each run, default 2), SHARED_SERVER (the server's binary, default
 #   .build/release/announcements: another build's, to compare), BENCH_DIR (temporary folders, default .bench),
 #   SHARED_KEEP (set: its folder is kept, with the last run's perf files).
@@ -35,9 +36,10 @@ PATH=$PATH:$(dirname "$(command -v swift 2> /dev/null || echo /opt/swift/usr/bin
 
 mkdir -p "${BENCH_DIR:-.bench}"
 DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/shared-XXXXXX")
-SERVER= BARE=
+SERVER= BARE= PERF_JOBS=
 stop_all() {
-  for pid in $SERVER $BARE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  # perf's jobs first: a probe cannot be removed while one records it.
+  for pid in $PERF_JOBS $SERVER $BARE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
   perf probe -q -d 'shared:*' 2> /dev/null || true
   [ -n "${SHARED_KEEP:-}" ] || rm -rf "$DIR"
 }
@@ -58,7 +60,10 @@ probe() {
   retain=$(nm "$binary" | awk '$3 == "swift_retain" { address = $1 } END { print address }')
   alloc=$(nm "$binary" | awk '$3 == "swift_allocObject" { address = $1 } END { print address }')
   slow=$(nm "$binary" | awk '$3 == "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF" { address = $1 } END { print address }')
-  [ -n "$retain" ] && [ -n "$alloc" ] && [ -n "$slow" ] || { echo "$binary: no swift_retain, swift_allocObject or Mutex._lockSlow symbol (a stripped build?)"; return 1; }
+  [ -n "$retain" ] && [ -n "$alloc" ] && [ -n "$slow" ] || {
+    echo "$binary holds no swift_retain, swift_allocObject or Mutex._lockSlow of its own: build it with --static-swift-stdlib (make release does), not stripped"
+    return 1
+  }
   perf probe -q -x "$binary" -a "shared:retain_$side=0x$retain obj=%di:u64"
   perf probe -q -x "$binary" -a "shared:alloc_$side=0x$alloc%return ret=\$retval:u64"
   perf probe -q -x "$binary" -a "shared:mutex_slow_$side=0x$slow"
@@ -79,17 +84,19 @@ run() {
   shift 5
   perf stat -x, -e "shared:retain_$side,shared:mutex_slow_$side,shared:pthread_mutex_lock,syscalls:sys_enter_futex,context-switches" \
     -p "$pid" -o "$DIR/stat.csv" -- sleep "$SECONDS_EACH" &
-  local stat=$!
+  PERF_JOBS=$!
   perf record -q -g -e "shared:retain_$side" -e "shared:alloc_${side}__return" -p "$pid" -o "$DIR/retains.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
-  local record=$!
+  PERF_JOBS="$PERF_JOBS $!"
   perf record -q -g -e shared:pthread_mutex_lock -e "shared:mutex_slow_$side" -p "$pid" -o "$DIR/locks.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
-  local locks=$!
+  PERF_JOBS="$PERF_JOBS $!"
   local out requests
   out=$(wrk_run -t1 -c64 -d"${SECONDS_EACH}s" "$@" "$url") || return 1
-  wait "$stat" "$record" "$locks"
+  for pid in $PERF_JOBS; do wait "$pid" || { echo "perf failed (job $pid); SHARED_KEEP=1 keeps its files" >&2; return 1; }; done
+  PERF_JOBS=
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
   for kind in retains locks; do
-    perf script -i "$DIR/$kind.data" -F tid,event,trace,ip,sym --show-mmap-events > "$DIR/$kind.txt" 2> /dev/null
+    perf script -i "$DIR/$kind.data" -F tid,event,trace,ip,sym --show-mmap-events > "$DIR/$kind.txt" 2> "$DIR/$kind.err" \
+      || { echo "perf script failed on $kind.data: $(tail -n 3 "$DIR/$kind.err")" >&2; return 1; }
   done
   python3 scripts/shared_objects.py "$DIR/retains.txt" "$DIR/locks.txt" "$DIR/stat.csv" "$(realpath "$binary")" "$requests" "$name"
 }

@@ -12,8 +12,9 @@ that was contended, or a thread that waits or wakes another), the contended acqu
 Swift's `Mutex`, the `pthread_mutex_lock` calls, the context switches. Then what is *hot and
 shared*: the objects retained, and the mutexes locked, by one thread after another at least once
 every ten requests (each such change moves the cache line between cores; calls made in a run on
-one thread move it once). Each is named by the first frame that reaches it in this project's code
-(`Announcements…`), or else the first frame past the call. A request's own objects, made on one
+one thread move it once). Each is named by where calls to it come from most often ("first reached
+in"): the first frame of their stack in this project's code (`Announcements…`), or else the first
+frame past the call. A request's own objects, made on one
 thread and handed to another, move too, once or twice each; a shared one, such as an event loop or
 a cached response, moves on every request for as long as it lives.
 
@@ -27,15 +28,18 @@ import subprocess
 import sys
 
 
-def static_extent(binary):
-    """The highest address the binary's LOAD segments reach, relative to where it is mapped."""
+def layout(binary):
+    """The binary's LOAD segments: the page of the executable one's address (where perf's mapping of
+    the binary starts, from the load base) and the highest address any reaches."""
     out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True, check=True).stdout
-    end = 0
+    text, end = None, 0
     for line in out.splitlines():
         fields = line.split()
         if fields and fields[0] == "LOAD":
             end = max(end, int(fields[2], 16) + int(fields[5], 16))
-    return end
+            if "E" in fields[6:-1] and text is None:
+                text = int(fields[2], 16) & ~0xFFF
+    return text or 0, end
 
 
 def demangle(symbols):
@@ -147,12 +151,13 @@ def main():
     locks = Record(locks_path, "mutex=", binary)
     if retains.base is None:
         sys.exit(f"{retains_path}: no mapping of {binary}: its static objects cannot be told apart")
-    extent = static_extent(binary)
+    text, extent = layout(binary)
+    base = retains.base - text
 
     def written(key):
         """Whether a retain of `key`'s object writes a count: a heap object, not a static one or a tag."""
         address = key[0]
-        return 0 < address < 1 << 47 and not retains.base <= address < retains.base + extent
+        return 0 < address < 1 << 47 and not base <= address < base + extent
 
     # Each recorded call stands for this many counted.
     per_retain = stats.get("retain", 0) / requests / max(retains.calls, 1)

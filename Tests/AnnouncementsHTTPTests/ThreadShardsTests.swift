@@ -1,4 +1,7 @@
 import Dispatch
+import Foundation
+import HTTPTypes
+import Prometheus
 import Synchronization
 import Testing
 @testable import AnnouncementsHTTP
@@ -13,7 +16,7 @@ import Testing
         let threads = 8, each = 1_000
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for value in (thread * each)..<((thread + 1) * each) {
-                if let burst = shards.add(value) { bursts.withLock { $0.append(burst) } }
+                shards.add(value) { burst in bursts.withLock { $0.append(burst) } }
             }
         }
         let handedOn = bursts.withLock { $0 }
@@ -30,19 +33,62 @@ import Testing
     @Test("one thread's values stay in its shard until a burst fills it; takeAll hands them on at once")
     func burstsOnOneThread() {
         let shards = ThreadShards<Int>(count: 4, burst: 3)
-        #expect(shards.add(1) == nil)
-        #expect(shards.add(2) == nil)
-        #expect(shards.add(3) == [1, 2, 3])
-        #expect(shards.add(4) == nil)
+        var handedOn: [[Int]] = []
+        for value in 1...4 { shards.add(value) { handedOn.append($0) } }
+        #expect(handedOn == [[1, 2, 3]])
         #expect(shards.takeAll() == [4])
-        #expect(shards.add(5) == nil, "emptied by takeAll: a burst starts over")
+        for value in 5...6 { shards.add(value) { handedOn.append($0) } }
+        #expect(handedOn == [[1, 2, 3]], "emptied by takeAll: a burst starts over")
+        #expect(shards.takeAll() == [5, 6])
+    }
+
+    @Test("the shards are a power of two, at least one")
+    func shardCount() {
+        #expect([0, 1, 2, 3, 5, 63, 64, 65].map { ThreadShards<Int>(count: $0).count } == [1, 1, 2, 4, 8, 64, 64, 128])
+    }
+
+    @Test("a thread's identity is its own: the same on one thread, another on a thread alive beside it")
+    func threadIdentity() {
+        let here = ThreadShards<Int>.threadID
+        #expect(ThreadShards<Int>.threadID == here)
+        let there = Mutex<UInt?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            there.withLock { $0 = ThreadShards<Int>.threadID }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(there.withLock { $0 } != nil)
+        #expect(there.withLock { $0 } != here)
+    }
+
+    @Test("requests answered on many threads, more than a burst each: once their threads' shards are counted (as a scrape does first), every one is in its route's count and duration, once")
+    func metricsOfManyThreads() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let threads = 8, each = 150
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for request in 0..<each {
+                metrics.request(route: "/announcements", method: .get, status: request % 10 == 0 ? .notFound : .ok, duration: .microseconds(100))
+            }
+        }
+        metrics.countAnswered()
+        let text = registry.emitToString()
+        func sample(_ name: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+        }
+        #expect(sample(#"http_requests_total{route="/announcements",method="GET",status="2xx"}"#) == Double(threads * each * 9 / 10), "\(text)")
+        #expect(sample(#"http_requests_total{route="/announcements",method="GET",status="4xx"}"#) == Double(threads * each / 10))
+        #expect(sample(#"http_request_duration_seconds_count{route="/announcements",method="GET"}"#) == Double(threads * each))
     }
 
     @Test("threads' identities (addresses a stack apart, whose low bits are alike) spread over the shards")
     func spread() {
         let count = 64
-        // Linux places each thread's control block at the top of its stack: 8 MiB apart by default.
-        let ids = (0..<16).map { UInt(0x7F00_0000_0000) + UInt($0) * (8 << 20) + 0x6C0 }
+        // Linux places each thread's control block at the top of its stack: 8 MiB and a guard page
+        // apart by default.
+        let ids = (0..<16).map { UInt(0x7F00_0000_0000) + UInt($0) * ((8 << 20) + 4096) + 0x6C0 }
         let indices = ids.map { ThreadShards<Int>.index(ofThread: $0, among: count) }
         #expect(indices.allSatisfy { (0..<count).contains($0) })
         #expect(Set(indices).count >= 12, "16 threads on \(Set(indices).count) shards: \(indices)")

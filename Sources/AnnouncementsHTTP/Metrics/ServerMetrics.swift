@@ -12,7 +12,8 @@ public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let requests = Mutex<[RequestKey: RequestMetrics]>([:])
     /// Each request's key and duration, kept by the thread that answered it until a burst of them
-    /// (or a scrape) hands them on to the metrics: a request writes nothing that every core writes.
+    /// (or a scrape, `sample`) hands them on to the metrics: a request writes no metric that every
+    /// core writes.
     private let answered = ThreadShards<(key: RequestKey, duration: Duration)>()
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
@@ -103,16 +104,16 @@ public final class ServerMetrics: Sendable {
     /// thread, and counted with the others it answered in a burst, or at the next scrape (`sample`).
     func request(route: String?, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
         let key = RequestKey(route: route ?? "NotFound", method: Self.methods.contains(method) ? method.rawValue : "other", statusClass: status.code / 100)
-        if let burst = answered.add((key, duration)) { count(burst) }
+        answered.add((key, duration)) { burst in count(burst) }
     }
 
-    /// Counts answered requests: one look-up of their metrics, one increment per key.
-    private func count(_ burst: [(key: RequestKey, duration: Duration)]) {
-        guard !burst.isEmpty else { return }
-        var counts: [RequestKey: Int] = [:]
-        for request in burst { counts[request.key, default: 0] += 1 }
+    /// Counts answered requests: one look-up of their metrics, then each key's count and durations.
+    private func count(_ answered: [(key: RequestKey, duration: Duration)]) {
+        guard !answered.isEmpty else { return }
+        var durations: [RequestKey: [Duration]] = [:]
+        for request in answered { durations[request.key, default: []].append(request.duration) }
         let metrics = requests.withLock { requests in
-            counts.keys.map { key in
+            durations.keys.map { key in
                 if let metrics = requests[key] { return (key, metrics) }
                 let metrics = RequestMetrics(
                     count: Counter(label: Name.requests, dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
@@ -122,9 +123,16 @@ public final class ServerMetrics: Sendable {
                 return (key, metrics)
             }
         }
-        let byKey = Dictionary(uniqueKeysWithValues: metrics)
-        for (key, count) in counts { byKey[key]?.count.increment(by: count) }
-        for request in burst { byKey[request.key]?.duration.record(request.duration) }
+        for (key, metrics) in metrics {
+            let times = durations[key] ?? []
+            metrics.count.increment(by: times.count)
+            for duration in times { metrics.duration.record(duration) }
+        }
+    }
+
+    /// Counts the requests their threads still keep (each one's burst being counted first).
+    func countAnswered() {
+        count(answered.takeAll())
     }
 
     /// The methods named in labels; any other is `other`.
@@ -133,7 +141,7 @@ public final class ServerMetrics: Sendable {
     /// Counts the requests their threads still keep, and sets the gauges read from the store and
     /// the open event streams: what a scrape reports, every request answered before it counted.
     func sample(_ store: EventStore, openStreams: Int) {
-        count(answered.takeAll())
+        countAnswered()
         let state = store.snapshot
         seq.record(state.seq)
         live.record(state.count)

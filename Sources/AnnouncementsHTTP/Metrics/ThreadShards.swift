@@ -2,22 +2,26 @@
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 import Synchronization
 
 /// Values that many threads add, kept by the thread that adds them and handed on in bursts: what
 /// every request records (its count and duration) without a lock, a counter or a histogram that
-/// every core writes to for every request. Each thread adds to a shard of its own (chosen by its
-/// identity; two threads may share one, which is correct, only slower), under a lock no other
-/// thread takes but to empty it; every `burst` values, the adder gets the shard's values to hand
-/// on itself, so that the shared metrics are written in runs from one core, not line by line from
-/// all of them. `takeAll` empties every shard (before a scrape, which then counts every value
-/// added before it).
+/// every core writes to for every request. Each thread adds to a shard of its own, chosen by its
+/// identity (two threads may share one, which is correct, only slower), whose lock is otherwise
+/// taken only to empty it; every `burst` values, the thread hands the shard's values on itself,
+/// under that lock, so that the shared metrics are written in runs from one core, not line by line
+/// from all of them. `takeAll` empties every shard, each once any burst it is handing on is done:
+/// before a scrape, which then counts every value added before it.
 final class ThreadShards<Value: Sendable>: Sendable {
-    /// One thread's values, padded so that two shards' locks never share a cache line.
+    /// One thread's values, padded so that two shards' locks never share a cache line (of 64 or
+    /// 128 bytes).
     private final class Shard: Sendable {
         let values = Mutex<[Value]>([])
-        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     }
 
     private let shards: [Shard]
@@ -26,19 +30,24 @@ final class ThreadShards<Value: Sendable>: Sendable {
 
     /// `count` shards (rounded up to a power of two), each handing on every `burst` values.
     init(count: Int = 64, burst: Int = 64) {
-        let count = 1 << (Int.bitWidth - max(count - 1, 1).leadingZeroBitCount)
+        let count = count <= 1 ? 1 : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
         shards = (0..<count).map { _ in Shard() }
         self.burst = max(burst, 1)
     }
 
-    /// Adds `value` to the calling thread's shard; returns the shard's values, `value` last, when
-    /// they reach `burst` (the caller hands them on), nil otherwise.
-    func add(_ value: Value) -> [Value]? {
+    /// The number of shards.
+    var count: Int { shards.count }
+
+    /// Adds `value` to the calling thread's shard; when the shard holds `burst` values (`value`
+    /// last), hands them to `handOn` before it returns, holding the shard's lock (a `takeAll`
+    /// meanwhile waits for them), and empties it.
+    func add(_ value: Value, handOn: ([Value]) -> Void) {
         shards[Self.index(ofThread: Self.threadID, among: shards.count)].values.withLock { values in
+            if values.isEmpty { values.reserveCapacity(burst) }
             values.append(value)
-            guard values.count >= burst else { return nil }
-            defer { values = [] }
-            return values
+            guard values.count >= burst else { return }
+            handOn(values)
+            values.removeAll(keepingCapacity: true)
         }
     }
 
@@ -46,18 +55,19 @@ final class ThreadShards<Value: Sendable>: Sendable {
     func takeAll() -> [Value] {
         shards.flatMap { shard in
             shard.values.withLock { values in
-                defer { values = [] }
+                defer { values.removeAll(keepingCapacity: true) }
                 return values
             }
         }
     }
 
-    /// The calling thread's identity.
-    private static var threadID: UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
+    /// The calling thread's identity (an address on every platform but Linux with glibc, where
+    /// `pthread_t` is an integer holding one).
+    static var threadID: UInt {
+        #if os(Linux) && canImport(Glibc)
         UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())
         #endif
     }
 
