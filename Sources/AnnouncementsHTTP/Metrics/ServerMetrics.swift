@@ -7,7 +7,10 @@ import Synchronization
 /// status class, with its duration; and, when scraped, the log's seq and size, the live
 /// announcements, the event-stream subscribers, the store's health, the newest snapshot's seq and
 /// how long start-up took. Labels come from fixed sets (route templates, never paths or ids; known
-/// methods; health states), so their number stays bounded whatever clients send. The executable chooses where they go (`MetricsSystem.bootstrap`).
+/// methods; health states), so their number stays bounded whatever clients send. The executable
+/// chooses where they go (`MetricsSystem.bootstrap`). Requests reach the metrics in bursts, from
+/// the thread that answered them, and all of them at each scrape (`sample`): a backend that is not
+/// scraped through `GET /metrics` sees up to 63 requests a thread late.
 public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let requests = Mutex<[RequestKey: RequestMetrics]>([:])
