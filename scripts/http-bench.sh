@@ -90,18 +90,12 @@ trap 'exit 130' INT TERM  # so that the EXIT trap stops the servers on Ctrl-C to
 
 
 # The shipped seed, a writer token, and a fresh log in the temporary folder.
-bench_config "$DIR/config.yaml"
-LOG_LEVEL=warning "$BIN" serve --config "$DIR/config.yaml" > "$DIR/server.out" 2> "$DIR/server.err" &
-SERVER=$!
-LOG_LEVEL=warning "$BENCH_BIN" bare > "$DIR/bare.out" 2> "$DIR/bare.err" &
-BARE=$!
+bench_start_both "$DIR" "$BIN" "$BENCH_BIN"
 # The same server without metrics, on a log of its own.
 mkdir -p "$DIR/plain"
 { sed -e 's|^log: .*|log: log.jsonl|' "$DIR/config.yaml"; printf 'metrics:\n  enabled: false\n'; } > "$DIR/plain/config.yaml"
 LOG_LEVEL=warning "$BIN" serve --config "$DIR/plain/config.yaml" > "$DIR/plain.out" 2> "$DIR/plain.err" &
 PLAIN=$!
-URL=$(listening "$DIR/server.out" "$SERVER")
-BARE_URL=$(listening "$DIR/bare.out" "$BARE")
 PLAIN_URL=$(listening "$DIR/plain.out" "$PLAIN")
 
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json

@@ -28,7 +28,7 @@ source scripts/bench-lib.sh
 BIN=${SHARED_SERVER:-.build/release/announcements}
 BENCH_BIN=.build/release/AnnouncementsBench
 SECONDS_EACH=${SHARED_SECONDS:-2}
-for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
+for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'make release' and 'swift build -c release --static-swift-stdlib' first"; exit 1; }; done
 [ "$(id -u)" = 0 ] || { echo "uprobes need root: run it as root"; exit 1; }
 command -v readelf > /dev/null || { echo "readelf is missing: apt-get install binutils"; exit 1; }
 bench_need_perf
@@ -57,10 +57,14 @@ fi
 # shared:mutex_slow_SIDE (an event's name is unique across groups).
 probe() {
   local side=$1 binary=$2 retain alloc slow
-  retain=$(nm "$binary" | awk '$3 == "swift_retain" { address = $1 } END { print address }')
-  alloc=$(nm "$binary" | awk '$3 == "swift_allocObject" { address = $1 } END { print address }')
-  slow=$(nm "$binary" | awk '$3 == "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF" { address = $1 } END { print address }')
-  [ -n "$retain" ] && [ -n "$alloc" ] && [ -n "$slow" ] || {
+  # One read of the symbols (a release binary holds some 300,000): the three addresses, "-" for one
+  # it does not define.
+  read -r retain alloc slow < <(nm "$binary" | awk '
+    $3 == "swift_retain" { at["retain"] = $1 }
+    $3 == "swift_allocObject" { at["alloc"] = $1 }
+    $3 == "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF" { at["slow"] = $1 }
+    END { printf "%s %s %s\n", at["retain"] ? at["retain"] : "-", at["alloc"] ? at["alloc"] : "-", at["slow"] ? at["slow"] : "-" }')
+  [ "$retain" != - ] && [ "$alloc" != - ] && [ "$slow" != - ] || {
     echo "$binary holds no swift_retain, swift_allocObject or Mutex._lockSlow of its own: build it with --static-swift-stdlib (make release does), not stripped"
     return 1
   }
@@ -91,7 +95,7 @@ run() {
   PERF_JOBS="$PERF_JOBS $!"
   local out requests
   out=$(wrk_run -t1 -c64 -d"${SECONDS_EACH}s" "$@" "$url") || return 1
-  for pid in $PERF_JOBS; do wait "$pid" || { echo "perf failed (job $pid); SHARED_KEEP=1 keeps its files" >&2; return 1; }; done
+  for job in $PERF_JOBS; do wait "$job" || { echo "perf failed (job $job); SHARED_KEEP=1 keeps its files" >&2; return 1; }; done
   PERF_JOBS=
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
   for kind in retains locks; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What the threads of one server process share, per request (scripts/shared-bench.sh).
 
-Reads two records of `perf script -F tid,event,trace,ip,sym --show-mmap-events`, each of calls caught by
-a uprobe with their call stacks: `swift_retain` with the object it retains (`obj=`), beside
+Reads two records of `perf script -F tid,event,trace,ip,sym --show-mmap-events`, each of calls
+caught by a uprobe with their call stacks: `swift_retain` with the object it retains (`obj=`), beside
 `swift_allocObject`'s returns (`ret=`: from then on, that address is a new object), and
 `pthread_mutex_lock` with the mutex (`mutex=`) beside `Mutex`'s contended path (`mutex_slow`: where
 it is reached names the contended lock); and `perf stat -x,` counts from the same run.
@@ -14,9 +14,9 @@ shared*: the objects retained, and the mutexes locked, by one thread after anoth
 every ten requests (each such change moves the cache line between cores; calls made in a run on
 one thread move it once). Each is named by where calls to it come from most often ("first reached
 in"): the first frame of their stack in this project's code (`Announcements…`), or else the first
-frame past the call. A request's own objects, made on one
-thread and handed to another, move too, once or twice each; a shared one, such as an event loop or
-a cached response, moves on every request for as long as it lives.
+frame past the call. A request's own objects, made on one thread and handed to another, move too,
+once or twice each; a shared one, such as an event loop or a cached response, moves on every
+request for as long as it lives.
 
 Usage: shared_objects.py RETAINS_TXT LOCKS_TXT STAT_CSV BINARY REQUESTS NAME
 A record may miss calls the count has (perf drops samples it cannot keep up with): the shares
@@ -52,78 +52,73 @@ def demangle(symbols):
     return out if len(out) == len(symbols) else symbols
 
 
+def calls(path):
+    """The events of a `perf script` text, in order: (its header line, its call stack's frames
+    without their offsets). A header is any line not starting with a tab (a call's, from its
+    thread's id, right-aligned; a mapping's); its frames follow, each on a line starting with one."""
+    header, frames = None, []
+    with open(path, errors="replace") as lines:
+        for line in lines:
+            if line.startswith("\t"):
+                if line.strip():
+                    frames.append(re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(None, 1)[-1]))
+                continue
+            if header is not None:
+                yield header, frames
+            header, frames = (line if line.strip() else None), []
+    if header is not None:
+        yield header, frames
+
+
 class Record:
-    """One record's calls: by address, how many, from which threads, first reached from where."""
+    """One record's calls: by object (its address, and how many were made there before it), how
+    many, on which threads, how often on another thread than the last, from where; where each
+    object was made; where `Mutex` was found locked."""
 
     def __init__(self, path, field, binary):
         self.calls = 0
-        # How many objects were made at each address so far: an object is (address, generation);
-        # and where each was made (none: before the record began).
+        self.base = None
+        # How many objects were made at each address so far, and where each was made (none: before
+        # the record began).
         self.generation = collections.Counter()
         self.made = {}
-        self.base = None
         self.counts = collections.Counter()
-        # Calls on a thread other than the last call's on the same address: each moves its cache
-        # line from one core to another (when the threads run on two).
         self.moves = collections.Counter()
         self.last = {}
         self.threads = collections.defaultdict(set)
         self.sites = collections.defaultdict(collections.Counter)
         # Where Swift's Mutex was found locked (its contended path), by site.
         self.contended = collections.Counter()
-        current = made = contended = None
-        with open(path, errors="replace") as lines:
-            for line in lines:
-                if "PERF_RECORD_MMAP" in line:
-                    match = re.search(r"\[(0x[0-9a-f]+)\(", line)
-                    if match and line.rstrip().endswith(binary) and self.base is None:
-                        self.base = int(match.group(1), 16)
-                elif "mutex_slow" in line and not line.startswith("\t"):
-                    self.add(current)
-                    self.contend(contended)
-                    current = made = None
-                    contended = []
-                elif field in line and not line.startswith("\t"):
-                    self.add(current)
-                    self.contend(contended)
-                    contended = None
-                    current = (line.split()[0], int(line.split(field)[1].split()[0]), [])
-                elif "ret=" in line and not line.startswith("\t"):
-                    self.add(current)
-                    self.contend(contended)
-                    current = contended = None
-                    address = int(line.split("ret=")[1].split()[0])
-                    self.generation[address] += 1
-                    made = (address, self.generation[address])
-                    self.made[made] = []
-                elif line.strip() and (current is not None or made is not None or contended is not None):
-                    frame = re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(None, 1)[-1])
-                    if current is not None:
-                        current[2].append(frame)
-                    elif contended is not None:
-                        contended.append(frame)
-                    else:
-                        self.made[made].append(frame)
-        self.add(current)
-        self.contend(contended)
+        for header, stack in calls(path):
+            if "PERF_RECORD_MMAP" in header:
+                match = re.search(r"\[(0x[0-9a-f]+)\(", header)
+                if match and header.rstrip().endswith(binary) and self.base is None:
+                    self.base = int(match.group(1), 16)
+            elif "mutex_slow" in header:
+                self.contend(stack)
+            elif field in header:
+                self.add(header.split()[0], int(header.split(field)[1].split()[0]), stack)
+            elif "ret=" in header:
+                address = int(header.split("ret=")[1].split()[0])
+                self.generation[address] += 1
+                self.made[(address, self.generation[address])] = stack
 
     def contend(self, stack):
         """A contended `Mutex` reached through `stack`: counted by where this project's code took it."""
         if stack:
             self.contended[self.site([stack[0]] + [frame for frame in stack[1:] if "Synchronization" not in frame])] += 1
 
-    def add(self, call):
-        if call is None:
-            return
-        tid, address, stack = call
-        address = (address, self.generation[address])
+    def add(self, tid, address, stack):
+        """A call on thread `tid` on the object at `address` (the last made there), through `stack`:
+        on another thread than the last call on it, it moves the object's cache line between cores."""
+        key = (address, self.generation[address])
         self.calls += 1
-        self.counts[address] += 1
-        if self.last.get(address, tid) != tid:
-            self.moves[address] += 1
-        self.last[address] = tid
-        self.threads[address].add(tid)
-        self.sites[address][self.site(stack)] += 1
+        self.counts[key] += 1
+        if self.last.get(key, tid) != tid:
+            self.moves[key] += 1
+        self.last[key] = tid
+        self.threads[key].add(tid)
+        self.sites[key][self.site(stack)] += 1
 
     @staticmethod
     def site(stack):
@@ -177,14 +172,14 @@ def main():
             continue
         print(f"    {len(hot)} {kind} hot and shared: {sum(record.counts[a] for a in hot) * scale:.1f} calls a request, "
               f"{sum(record.moves[a] for a in hot) * scale:.1f} on another thread than the last:")
-        names = demangle([record.sites[address].most_common(1)[0][0] for address in hot[:6]])
-        makers = demangle([record.maker(address) or "" for address in hot[:6]])
-        for address, site, maker in zip(hot[:6], names, makers):
-            made = f"made in {maker[:110]}" if record.maker(address) is not None else "made before the record"
+        shown = hot[:6]
+        names = demangle([record.sites[address].most_common(1)[0][0] for address in shown])
+        makers = [record.maker(address) for address in shown]
+        for address, site, maker, readable in zip(shown, names, makers, demangle([maker or "" for maker in makers])):
+            made = f"; made in {readable[:110]}" if maker is not None else "; made before the record"
             print(f"    {record.counts[address] * scale:6.2f}/req, {record.moves[address] * scale:5.2f} moving, "
                   f"{len(record.threads[address])} threads, first reached in {site[:110]}"
-                  + (f"; {made}" if kind == "objects retained" else ""))
-
+                  + (made if kind == "objects retained" else ""))
 
     if locks.contended:
         scale = stats.get("mutex_slow", 0) / requests / sum(locks.contended.values())

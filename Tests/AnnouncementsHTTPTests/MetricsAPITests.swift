@@ -55,6 +55,23 @@ import Testing
         text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
     }
 
+    @Test("requests answered on many threads, more than a burst each: once their threads' shards are counted (as a scrape does first), every one is in its route's count and duration, once")
+    func metricsOfManyThreads() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let threads = 8, each = 150
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for request in 0..<each {
+                metrics.request(route: "/announcements", method: .get, status: request % 10 == 0 ? .notFound : .ok, duration: .microseconds(100))
+            }
+        }
+        metrics.countAnswered()
+        let text = registry.emitToString()
+        #expect(sample(text, #"http_requests_total{route="/announcements",method="GET",status="2xx"}"#) == Double(threads * each * 9 / 10), "\(text)")
+        #expect(sample(text, #"http_requests_total{route="/announcements",method="GET",status="4xx"}"#) == Double(threads * each / 10))
+        #expect(sample(text, #"http_request_duration_seconds_count{route="/announcements",method="GET"}"#) == Double(threads * each))
+    }
+
     @Test("after a known sequence of requests, /metrics counts them by route template, method and status class, and the store's work")
     func countsRequests() async throws {
         try await withMetricsServer { client, _ in

@@ -1,7 +1,5 @@
 import Dispatch
 import Foundation
-import HTTPTypes
-import Prometheus
 import Synchronization
 import Testing
 @testable import AnnouncementsHTTP
@@ -61,26 +59,6 @@ import Testing
         done.wait()
         #expect(there.withLock { $0 } != nil)
         #expect(there.withLock { $0 } != here)
-    }
-
-    @Test("requests answered on many threads, more than a burst each: once their threads' shards are counted (as a scrape does first), every one is in its route's count and duration, once")
-    func metricsOfManyThreads() {
-        let registry = PrometheusCollectorRegistry()
-        let metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        let threads = 8, each = 150
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            for request in 0..<each {
-                metrics.request(route: "/announcements", method: .get, status: request % 10 == 0 ? .notFound : .ok, duration: .microseconds(100))
-            }
-        }
-        metrics.countAnswered()
-        let text = registry.emitToString()
-        func sample(_ name: String) -> Double? {
-            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
-        }
-        #expect(sample(#"http_requests_total{route="/announcements",method="GET",status="2xx"}"#) == Double(threads * each * 9 / 10), "\(text)")
-        #expect(sample(#"http_requests_total{route="/announcements",method="GET",status="4xx"}"#) == Double(threads * each / 10))
-        #expect(sample(#"http_request_duration_seconds_count{route="/announcements",method="GET"}"#) == Double(threads * each))
     }
 
     @Test("threads' identities (addresses a stack apart, whose low bits are alike) spread over the shards")

@@ -115,19 +115,18 @@ public final class ServerMetrics: Sendable {
         guard !answered.isEmpty else { return }
         var durations: [RequestKey: [Duration]] = [:]
         for request in answered { durations[request.key, default: []].append(request.duration) }
-        let metrics = requests.withLock { requests in
-            durations.keys.map { key in
-                if let metrics = requests[key] { return (key, metrics) }
+        let counted = requests.withLock { requests in
+            durations.map { key, times in
+                if let metrics = requests[key] { return (metrics, times) }
                 let metrics = RequestMetrics(
                     count: Counter(label: Name.requests, dimensions: [("route", key.route), ("method", key.method), ("status", "\(key.statusClass)xx")], factory: factory),
                     duration: Timer(label: Name.duration, dimensions: [("route", key.route), ("method", key.method)], factory: factory)
                 )
                 requests[key] = metrics
-                return (key, metrics)
+                return (metrics, times)
             }
         }
-        for (key, metrics) in metrics {
-            let times = durations[key] ?? []
+        for (metrics, times) in counted {
             metrics.count.increment(by: times.count)
             for duration in times { metrics.duration.record(duration) }
         }

@@ -51,11 +51,12 @@ final class ThreadShards<Value: Sendable>: Sendable {
         }
     }
 
-    /// Every shard's values, each shard emptied.
+    /// Every shard's values, each shard emptied (its storage goes with them: the next `add` to it
+    /// makes room for a burst again).
     func takeAll() -> [Value] {
         shards.flatMap { shard in
             shard.values.withLock { values in
-                defer { values.removeAll(keepingCapacity: true) }
+                defer { values = [] }
                 return values
             }
         }
