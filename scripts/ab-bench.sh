@@ -3,15 +3,17 @@
 # (alternating rounds, A B then B A, so that the machine's drift falls on both sides). Each build
 # serves a fresh log of the shipped config (with the bench's token) in a folder of its own; wrk
 # (one thread) runs durable POSTs of scripts/bench-post.json at 1, 16 and 64 connections and
-# GET /announcements/2 at 64, against one server at a time, while `perf stat` counts the server's
-# CPU time and context switches (the hand-overs between its threads). Prints each workload's means
-# (requests a second, and per request: µs of server CPU and switches) and the ratios B/A.
+# GET /announcements/2 at 64 (and, when asked, the v2 list of 10, LIST, and /health, HEALTH),
+# against one server at a time, while `perf stat` counts the server's CPU time and context
+# switches (the hand-overs between its threads). Prints each workload's means (requests a second,
+# and per request: µs of server CPU and switches) and the ratios B/A.
 #
 # Usage: scripts/ab-bench.sh A_BINARY B_BINARY   (release builds of `announcements`; needs wrk)
 #   e.g. cp .build/release/announcements /tmp/before; (change, swift build -c release);
 #        scripts/ab-bench.sh /tmp/before .build/release/announcements
 # Environment: AB_ROUNDS (default 4), AB_SECONDS (each run, default 5), BENCH_DIR (default .bench),
-# AB_WORKLOADS (which to run, comma-separated; default "POST 1,POST 16,POST 64,GET 64"),
+# AB_WORKLOADS (which to run, comma-separated; default "POST 1,POST 16,POST 64,GET 64"; also
+# "LIST 64", "HEALTH 64"),
 # AB_POSTGRES_URL (each side then serves `storage: postgres` on that database, on a table of its own,
 # without TLS: postgres://postgres@127.0.0.1:$PG_PORT/postgres for the throwaway PostgreSQL that
 # scripts/pg.sh's pg_start makes).
@@ -87,11 +89,12 @@ for round in $(seq "$ROUNDS"); do
   for workload in "${WORKLOADS[@]}"; do
     read -r method connections <<< "$workload"
     for side in $order; do
-      if [ "$method" = POST ]; then
-        figures=$(measure "$side" "$connections" /announcements -s scripts/bench-post.lua)
-      else
-        figures=$(measure "$side" "$connections" /announcements/2)
-      fi
+      case $method in
+        POST) figures=$(measure "$side" "$connections" /announcements -s scripts/bench-post.lua) ;;
+        LIST) figures=$(measure "$side" "$connections" /announcements -H 'Accept-Version: 2.0') ;;
+        HEALTH) figures=$(measure "$side" "$connections" /health) ;;
+        *) figures=$(measure "$side" "$connections" /announcements/2) ;;
+      esac
       read -r rate cpu switches requests <<< "$figures"
       RATE[$side $workload]=$((RATE[$side $workload] + rate))
       CPU[$side $workload]=$((CPU[$side $workload] + cpu))

@@ -19,7 +19,9 @@
 #   symbols; needs perf, wrk, readelf and python3; swift-demangle makes the names readable)
 # Environment: SHARED_SECONDS (each run, default 2), SHARED_SERVER (the server's binary, default
 #   .build/release/announcements: another build's, to compare), BENCH_DIR (temporary folders, default .bench),
-#   SHARED_KEEP (set: its folder is kept, with the last run's perf files).
+#   SHARED_KEEP (set: its folder is kept, with the last run's perf files), SHARED_TOP (how many hot
+#   objects and mutexes each run names, default 6), SHARED_ONLY (an extended regular expression:
+#   only the workloads whose names match it run, e.g. '^GET /ann' for the list and one announcement).
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
@@ -86,6 +88,7 @@ bench_seed "$URL"
 run() {
   local pid=$1 side=$2 binary=$3 url=$4 name=$5
   shift 5
+  [[ -z "${SHARED_ONLY:-}" || "$name" =~ $SHARED_ONLY ]] || return 0
   perf stat -x, -e "shared:retain_$side,shared:mutex_slow_$side,shared:pthread_mutex_lock,syscalls:sys_enter_futex,context-switches" \
     -p "$pid" -o "$DIR/stat.csv" -- sleep "$SECONDS_EACH" &
   PERF_JOBS=$!
@@ -102,7 +105,7 @@ run() {
     perf script -i "$DIR/$kind.data" -F tid,event,trace,ip,sym --show-mmap-events > "$DIR/$kind.txt" 2> "$DIR/$kind.err" \
       || { echo "perf script failed on $kind.data: $(tail -n 3 "$DIR/$kind.err")" >&2; return 1; }
   done
-  python3 scripts/shared_objects.py "$DIR/retains.txt" "$DIR/locks.txt" "$DIR/stat.csv" "$(realpath "$binary")" "$requests" "$name"
+  python3 scripts/shared_objects.py "$DIR/retains.txt" "$DIR/locks.txt" "$DIR/stat.csv" "$(realpath "$binary")" "$requests" "$name" "${SHARED_TOP:-6}"
 }
 
 # A warm-up of each, so that threads started on first use are running when the counts begin.

@@ -18,7 +18,8 @@ frame past the call. A request's own objects, made on one thread and handed to a
 once or twice each; a shared one, such as an event loop or a cached response, moves on every
 request for as long as it lives.
 
-Usage: shared_objects.py RETAINS_TXT LOCKS_TXT STAT_CSV BINARY REQUESTS NAME
+Usage: shared_objects.py RETAINS_TXT LOCKS_TXT STAT_CSV BINARY REQUESTS NAME [TOP]
+(TOP: how many hot objects and mutexes to name, each kind; 6 unless given)
 A record may miss calls the count has (perf drops samples it cannot keep up with): the shares
 found in each record are scaled to its count. Standard library only.
 """
@@ -136,6 +137,7 @@ class Record:
 
 def main():
     retains_path, locks_path, stat, binary, requests, name = sys.argv[1:7]
+    top = int(sys.argv[7]) if len(sys.argv) > 7 else 6
     requests = int(requests)
     stats = {}
     for row in open(stat):
@@ -172,7 +174,7 @@ def main():
             continue
         print(f"    {len(hot)} {kind} hot and shared: {sum(record.counts[a] for a in hot) * scale:.1f} calls a request, "
               f"{sum(record.moves[a] for a in hot) * scale:.1f} on another thread than the last:")
-        shown = hot[:6]
+        shown = hot[:top]
         names = demangle([record.sites[address].most_common(1)[0][0] for address in shown])
         makers = [record.maker(address) for address in shown]
         for address, site, maker, readable in zip(shown, names, makers, demangle([maker or "" for maker in makers])):
@@ -183,9 +185,9 @@ def main():
 
     if locks.contended:
         scale = stats.get("mutex_slow", 0) / requests / sum(locks.contended.values())
-        top = locks.contended.most_common(4)
+        sites = locks.contended.most_common(4)
         print("    contended Mutex, by where: " + "; ".join(
-            f"{count * scale:.3f}/req in {site[:90]}" for (_, count), site in zip(top, demangle([site for site, _ in top]))))
+            f"{count * scale:.3f}/req in {site[:90]}" for (_, count), site in zip(sites, demangle([site for site, _ in sites]))))
 
 
 if __name__ == "__main__":

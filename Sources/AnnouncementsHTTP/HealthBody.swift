@@ -1,25 +1,29 @@
 import AnnouncementsDomain
 import AnnouncementsStore
 import NIOCore
-import Synchronization
 
-/// `/health`'s JSON, made once per state: the head's hex and the JSON are written when the head
-/// or the health changes, not for each of the thousands of checks a load balancer makes between.
+/// `/health`'s JSON, made once per state and thread: the head's hex and the JSON are written when
+/// the head or the health changes, not for each of the thousands of checks a load balancer makes
+/// between; each thread keeps its own (`ThreadSlots`), so that a check takes no lock and writes
+/// no count that another core's checks take and write too.
 final class HealthBody: Sendable {
-    private struct Cached {
+    private struct Kept {
+        var seq: Int
         var health: StoreHealth
-        var head: LogHead?
         var body: ByteBuffer
     }
 
-    private let cached = Mutex<Cached?>(nil)
+    private let kept = ThreadSlots<Kept?> { nil }
 
-    /// The body for `health` and `head`.
-    func body(_ health: StoreHealth, _ head: LogHead?) -> ByteBuffer {
-        if let cached = cached.withLock({ $0 }), cached.health == health, cached.head == head { return cached.body }
-        let body = ByteBuffer(bytes: Self.encode(health, head))
-        cached.withLock { $0 = Cached(health: health, head: head, body: body) }
-        return body
+    /// The body for `health` at log position `seq`; `head` (the log's head at `seq` or later) is
+    /// read only when this thread keeps no body for both.
+    func body(_ health: StoreHealth, seq: Int, head: () -> LogHead?) -> ByteBuffer {
+        let body = kept.withCallersSlot { kept in kept.flatMap { $0.seq == seq && $0.health == health ? $0.body : nil } }
+        if let body { return body }
+        let head = head()
+        let made = ByteBuffer(bytes: Self.encode(health, head))
+        kept.withCallersSlot { $0 = Kept(seq: head?.seq ?? 0, health: health, body: made) }
+        return made
     }
 
     /// `{"status":"ok","seq":6,"head":"6:<sha256>"}`; while writes cannot succeed,

@@ -39,7 +39,7 @@ struct ReadRoutes: Sendable {
     /// kept by a cache (a proxy that kept a 200 would hide the next 503).
     private func health() -> Response {
         let health = store.health
-        var response = Response.json(healthBody.body(health, store.head), status: health.isOK ? .ok : .serviceUnavailable)
+        var response = Response.json(healthBody.body(health, seq: store.seq) { store.head }, status: health.isOK ? .ok : .serviceUnavailable)
         response.headers[.cacheControl] = "no-store"
         return response
     }
@@ -57,14 +57,18 @@ struct ReadRoutes: Sendable {
         if let point {
             return try await list(asOf: point, request, path: path, query, version, media)
         }
-        let snapshot = store.snapshot
         let key = RepresentationCache.PageKey(version: version, media: media, query: query)
-        let (body, extent, plainTag) = try cache.page(
-            key, seq: snapshot.seq, coding: ContentCoding.preferred(by: request),
-            tag: { Self.listTag(version, state: "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))", query, media) }
-        ) { () throws(APIError) in
-            try Self.encodeList(snapshot, query, version, media)
-        }
+        let coding = ContentCoding.preferred(by: request)
+        // This thread's copy when it has one of the current state (no lock another core takes).
+        let (body, extent, plainTag) = try cache.threadsPage(key, seq: store.seq, coding: coding) ?? {
+            let snapshot = store.snapshot
+            return try cache.page(
+                key, seq: snapshot.seq, coding: coding,
+                tag: { Self.listTag(version, state: "\(snapshot.seq)-\(store.lineTag(of: snapshot.seq))", query, media) }
+            ) { () throws(APIError) in
+                try Self.encodeList(snapshot, query, version, media)
+            }
+        }()
         return try page(request, path: path, body, extent, plainTag: plainTag, query, version, media)
     }
 
@@ -108,13 +112,19 @@ struct ReadRoutes: Sendable {
         if let point {
             return try await item(id, asOf: point, request, version, media)
         }
-        guard let announcement = store.snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
-        let (body, plainTag) = try cache.item(
-            announcement, media: media, detailed: version == .v3, coding: ContentCoding.preferred(by: request),
-            tag: { AnnouncementTag.etag(announcement, media, version, line: store.lineTag(of: announcement.revision)) }
-        ) { () throws(APIError) in
-            try Self.encode(announcement, media, version)
-        }
+        let coding = ContentCoding.preferred(by: request)
+        let key = RepresentationCache.ItemKey(id: id, media: media, detailed: version == .v3)
+        // This thread's copy when it has one of the current state (see `list`).
+        let (body, plainTag) = try cache.threadsItem(key, seq: store.seq, coding: coding) ?? {
+            let snapshot = store.snapshot
+            guard let announcement = snapshot.announcement(id: id) else { throw StoreError.notFound(id: id) }
+            return try cache.item(
+                announcement, seq: snapshot.seq, media: media, detailed: key.detailed, coding: coding,
+                tag: { AnnouncementTag.etag(announcement, media, version, line: store.lineTag(of: announcement.revision)) }
+            ) { () throws(APIError) in
+                try Self.encode(announcement, media, version)
+            }
+        }()
         let etag = ContentCoding.tagged(plainTag, body.coding)
         return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
     }

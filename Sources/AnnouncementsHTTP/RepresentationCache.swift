@@ -10,6 +10,14 @@ import Synchronization
 /// writes to others. Both are bounded, in entries and in bytes (pages of large announcements are
 /// large: a client asking for many of them must not fill the memory); when full they start over,
 /// and a representation larger than the whole budget is served without being kept.
+///
+/// Each thread also keeps its own copies of what it served at the current log position, in
+/// buffers of its own (`ThreadSlots`), which it finds without the shared lock, the published state
+/// or the shared buffers (`threadsPage`, `threadsItem`: the caller checks them against the store's
+/// seq first). A representation served from the shared entries has its buffer's count written by
+/// every core that sends it, on every request; a thread's copy, by that thread and the event loop
+/// that writes it out. The copies are bounded per thread (`copyLimit` entries, `copyByteLimit`
+/// bytes; larger ones are served from the shared entries) and start over at the next log position.
 final class RepresentationCache: Sendable {
     struct PageKey: Hashable {
         var version: APIVersion
@@ -97,14 +105,88 @@ final class RepresentationCache: Sendable {
     private let byteLimit: Int
     private let compressor: Compressor
 
+    /// What a thread keeps of what it served: by key and content coding.
+    private enum CopyKey: Hashable {
+        case page(PageKey, ContentCoding?)
+        case item(ItemKey, ContentCoding?)
+    }
+
+    /// A representation in buffers of one thread's own: the body, its page's extent (a page's),
+    /// its plain ETag.
+    private struct Copy: Sendable {
+        var body: CodedBody
+        var extent: PageExtent?
+        var tag: String
+    }
+
+    /// A thread's copies, all made at log position `seq`.
+    private struct Copies {
+        var seq = -1
+        var kept = Bounded<CopyKey, Copy>()
+    }
+
+    private let copies: ThreadSlots<Copies>
+    /// The copies a thread keeps, at most, and the bytes.
+    let copyLimit: Int
+    let copyByteLimit: Int
+
     /// The bytes the cached pages count against their budget (for tests).
     var pageBytes: Int { state.withLock { $0.pages.bytes } }
 
     /// At most `limit` pages and `limit` announcements, each kind at most `byteLimit` bytes.
-    init(limit: Int = 4096, byteLimit: Int = 64 << 20, compressor: Compressor = .zlib) {
+    /// Each thread keeps at most `copyLimit` copies of `copyByteLimit` bytes in all, in one of
+    /// `threadSlots` slots.
+    init(limit: Int = 4096, byteLimit: Int = 64 << 20, copyLimit: Int = 256, copyByteLimit: Int = 1 << 20, threadSlots: Int = 64, compressor: Compressor = .zlib) {
         self.limit = limit
         self.byteLimit = byteLimit
+        self.copyLimit = copyLimit
+        self.copyByteLimit = copyByteLimit
         self.compressor = compressor
+        copies = ThreadSlots(count: threadSlots) { Copies() }
+    }
+
+    /// The page for `key` at log position `seq` in `coding`, as the calling thread kept it when it
+    /// served it last at that position; nil when it did not (then `page` serves it, and keeps it).
+    func threadsPage(_ key: PageKey, seq: Int, coding: ContentCoding?) -> (CodedBody, PageExtent, tag: String)? {
+        guard let copy = copy(.page(key, coding), seq: seq), let extent = copy.extent else { return nil }
+        return (copy.body, extent, copy.tag)
+    }
+
+    /// The announcement `key` at log position `seq` in `coding`, as the calling thread kept it (see
+    /// `threadsPage`; `item` serves and keeps it).
+    func threadsItem(_ key: ItemKey, seq: Int, coding: ContentCoding?) -> (CodedBody, tag: String)? {
+        copy(.item(key, coding), seq: seq).map { ($0.body, $0.tag) }
+    }
+
+    private func copy(_ key: CopyKey, seq: Int) -> Copy? {
+        copies.withCallersSlot { $0.seq == seq ? $0.kept.entries[key] : nil }
+    }
+
+    /// Keeps a copy of `body` and `tag`, in buffers of their own, as the calling thread's for `key`
+    /// at `seq` (a thread serving an older position than its copies' keeps none).
+    private func keepCopy(_ key: CopyKey, seq: Int, _ body: CodedBody, _ extent: PageExtent?, _ tag: String) {
+        let size = body.bytes.readableBytes + tag.utf8.count
+        guard size <= copyByteLimit else { return }
+        var bytes = ByteBufferAllocator().buffer(capacity: body.bytes.readableBytes)
+        bytes.writeImmutableBuffer(body.bytes)
+        let copy = Copy(body: CodedBody(bytes: bytes, coding: body.coding), extent: extent, tag: Self.ownCopy(of: tag))
+        let (limit, byteLimit) = (copyLimit, copyByteLimit)
+        copies.withCallersSlot { copies in
+            if copies.seq != seq {
+                guard seq > copies.seq else { return }
+                copies = Copies(seq: seq)
+            }
+            copies.kept.store(key, copy, size: size, limit: limit, byteLimit: byteLimit) { (copy, size) }
+        }
+    }
+
+    /// `string` in storage of its own (one longer than a small string's 15 bytes is otherwise
+    /// shared by its copies, its count written by each thread that takes one).
+    private static func ownCopy(of string: String) -> String {
+        let utf8 = Array(string.utf8)
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            buffer.initialize(fromContentsOf: utf8)
+        }
     }
 
     /// The page for `key` at log position `seq` for a client that takes `coding`, encoded by
@@ -116,7 +198,10 @@ final class RepresentationCache: Sendable {
         encode: () throws(Failure) -> (ByteBuffer, PageExtent)
     ) throws(Failure) -> (CodedBody, PageExtent, tag: String) {
         let cached = state.withLock { $0.seq == seq ? $0.pages.entries[key] : nil }
-        if let cached, let body = cached.entry.body(coding) { return (body, cached.extent, cached.tag) }
+        if let cached, let body = cached.entry.body(coding) {
+            keepCopy(.page(key, coding), seq: seq, body, cached.extent, cached.tag)
+            return (body, cached.extent, cached.tag)
+        }
         // Cached but not in this coding yet: compress the cached bytes, without encoding again.
         let (plain, extent, plainTag) = if let cached { (cached.entry.plain, cached.extent, cached.tag) } else {
             try { () throws(Failure) in let (plain, extent) = try encode(); return (plain, extent, tag()) }()
@@ -136,20 +221,25 @@ final class RepresentationCache: Sendable {
             let (kept, size) = page(from: state.pages.entries[key]?.entry)
             state.pages.store(key, kept, size: size, limit: limit, byteLimit: byteLimit, rebuild: { page(from: nil) })
         }
+        keepCopy(.page(key, coding), seq: seq, body, extent, plainTag)
         return (body, extent, plainTag)
     }
 
     /// The announcement's representation at its revision for a client that takes `coding`,
     /// encoded by `encode` and compressed if it is not cached (a failure is not kept), with its
-    /// plain ETag, made by `tag` once per revision (it reads the line's tag from the store).
+    /// plain ETag, made by `tag` once per revision (it reads the line's tag from the store); kept
+    /// as the calling thread's copy for log position `seq`, the state `announcement` is from.
     func item<Failure: Error>(
-        _ announcement: Announcement, media: MediaType, detailed: Bool, coding: ContentCoding?,
+        _ announcement: Announcement, seq: Int, media: MediaType, detailed: Bool, coding: ContentCoding?,
         tag: () -> String,
         encode: () throws(Failure) -> ByteBuffer
     ) throws(Failure) -> (CodedBody, tag: String) {
         let key = ItemKey(id: announcement.id, media: media, detailed: detailed)
         let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0 : nil }
-        if let cached, let body = cached.entry.body(coding) { return (body, cached.tag) }
+        if let cached, let body = cached.entry.body(coding) {
+            keepCopy(.item(key, coding), seq: seq, body, nil, cached.tag)
+            return (body, cached.tag)
+        }
         let (plain, plainTag) = if let cached { (cached.entry.plain, cached.tag) } else {
             try { () throws(Failure) in (try encode(), tag()) }()
         }
@@ -165,6 +255,7 @@ final class RepresentationCache: Sendable {
             let (value, size) = item(from: kept?.revision == announcement.revision ? kept?.entry : nil)
             state.items.store(key, value, size: size, limit: limit, byteLimit: byteLimit, rebuild: { item(from: nil) })
         }
+        keepCopy(.item(key, coding), seq: seq, body, nil, plainTag)
         return (body, plainTag)
     }
 }

@@ -119,7 +119,7 @@ import Testing
         var announcement = Announcement(id: 7, title: "Long", body: String(repeating: "<p>Words</p>", count: 200), revision: 1, createdBy: "alice", createdAt: .init(millisecondsSince1970: 0), updatedAt: .init(millisecondsSince1970: 0))
         var tags = 0
         func item(_ coding: ContentCoding? = .gzip) -> CodedBody {
-            let (body, tag) = cache.item(announcement, media: .json, detailed: false, coding: coding, tag: { tags += 1; return "\"7-\(announcement.revision)-tag\"" }) { ReadRoutes.encode(announcement, .v1) }
+            let (body, tag) = cache.item(announcement, seq: 1, media: .json, detailed: false, coding: coding, tag: { tags += 1; return "\"7-\(announcement.revision)-tag\"" }) { ReadRoutes.encode(announcement, .v1) }
             #expect(tag == "\"7-\(announcement.revision)-tag\"")
             return body
         }
@@ -167,10 +167,10 @@ import Testing
         let items = Mutex(0)
         for id in [1, 2, 3, 4, 1] {
             announcement.id = id
-            _ = itemCache.item(announcement, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
+            _ = itemCache.item(announcement, seq: 1, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
         }
         #expect(items.withLock { $0 } == 5, "the fourth announcement made the items start over, so the first was encoded again")
-        _ = itemCache.item(announcement, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
+        _ = itemCache.item(announcement, seq: 1, media: .json, detailed: false, coding: nil, tag: { "\"tag\"" }) { items.withLock { $0 += 1 }; return ReadRoutes.encode(announcement, .v1) }
         #expect(items.withLock { $0 } == 5)
     }
 

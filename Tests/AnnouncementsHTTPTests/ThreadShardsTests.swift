@@ -39,37 +39,4 @@ import Testing
         #expect(handedOn == [[1, 2, 3]], "emptied by takeAll: a burst starts over")
         #expect(shards.takeAll() == [5, 6])
     }
-
-    @Test("the shards are a power of two, at least one")
-    func shardCount() {
-        #expect([0, 1, 2, 3, 5, 63, 64, 65].map { ThreadShards<Int>(count: $0).count } == [1, 1, 2, 4, 8, 64, 64, 128])
-    }
-
-    @Test("a thread's identity is its own: the same on one thread, another on a thread alive beside it")
-    func threadIdentity() {
-        let here = ThreadShards<Int>.threadID
-        #expect(ThreadShards<Int>.threadID == here)
-        let there = Mutex<UInt?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            there.withLock { $0 = ThreadShards<Int>.threadID }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        #expect(there.withLock { $0 } != nil)
-        #expect(there.withLock { $0 } != here)
-    }
-
-    @Test("threads' identities (addresses a stack apart, whose low bits are alike) spread over the shards")
-    func spread() {
-        let count = 64
-        // Linux places each thread's control block at the top of its stack: 8 MiB and a guard page
-        // apart by default.
-        let ids = (0..<16).map { UInt(0x7F00_0000_0000) + UInt($0) * ((8 << 20) + 4096) + 0x6C0 }
-        let indices = ids.map { ThreadShards<Int>.index(ofThread: $0, among: count) }
-        #expect(indices.allSatisfy { (0..<count).contains($0) })
-        #expect(Set(indices).count >= 12, "16 threads on \(Set(indices).count) shards: \(indices)")
-        #expect(ThreadShards<Int>.index(ofThread: 12345, among: 1) == 0)
-    }
 }

@@ -368,21 +368,25 @@ import Testing
         #expect(try LogReader(path: path).verify().isSound)
     }
 
-    @Test("the store's head is its last durable line and its hash, the head verify finds in the log, also after reopening")
+    @Test("the store's head is its last durable line and its hash, the head verify finds in the log, also after reopening; its seq moves with it")
     func head() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
         var store = try await EventStore.open(path: path, logger: quiet)
         #expect(store.head == nil, "an empty log has no head")
+        #expect(store.seq == 0)
         _ = try await store.create(AnnouncementDraft(title: "A"), by: "a")
+        #expect(store.seq == 1, "the published seq, read without the state's lock, moves with the state")
         _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")
         _ = try await store.update(id: 1, AnnouncementPatch(title: "B"), by: "a")  // changes nothing, appends nothing
+        #expect(store.seq == 2 && store.snapshot.seq == 2)
         let head = try #require(store.head)
         #expect(head == LogHead(seq: 2, hash: LineHash(link: Array(try lines(of: path)[1].utf8))))
         #expect(try LogReader(path: path).verify().head == head)
         await store.close()
         store = try await EventStore.open(path: path, logger: quiet)
         #expect(store.head == head)
+        #expect(store.seq == 2, "and from the log replayed")
         await store.close()
     }
 

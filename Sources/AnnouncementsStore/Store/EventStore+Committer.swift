@@ -236,6 +236,7 @@ extension EventStore {
         published.withLock { published in
             swap(&published.model, &replaced)
             published.head = head
+            publishedSeq.store(published.model.seq, ordering: .releasing)
         }
         if !changed.isEmpty {
             search.publish(seq: model.seq) {

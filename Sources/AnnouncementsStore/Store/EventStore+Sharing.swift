@@ -121,7 +121,10 @@ extension EventStore {
         } catch {
             followFailures.increment()
             let isNew = followFailure.withLock { failure in
-                defer { failure = error }
+                defer {
+                    failure = error
+                    isFollowFailing.store(true, ordering: .releasing)
+                }
                 return failure?.message != error.message
             }
             if isNew {
@@ -173,7 +176,10 @@ extension EventStore {
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))
         let wasFailing = followFailure.withLock { failure in
-            defer { failure = nil }
+            defer {
+                if failure != nil { isFollowFailing.store(false, ordering: .releasing) }
+                failure = nil
+            }
             return failure != nil
         }
         if wasFailing {

@@ -26,6 +26,9 @@ public final class EventStore: Sendable {
     let rules: ValidationRules
     let logger: Logger
     let published: Mutex<Published>
+    /// The published state's seq, set under `published`'s lock: what a reader with a copy of a
+    /// representation made at some seq checks it against, without taking that lock or the state.
+    let publishedSeq: Atomic<Int>
     /// Where each durable event's line is (see EventStore+Audit.swift).
     let index: Mutex<EventIndex>
     /// Where the lines are kept; durable lines are read back from it.
@@ -69,6 +72,9 @@ public final class EventStore: Sendable {
     let followFailures: Counter
     /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.
     let followFailure = Mutex<LogError?>(nil)
+    /// Whether `followFailure` holds one, set under its lock: what a health check reads (on every
+    /// core, with no lock) before it takes that lock.
+    let isFollowFailing = Atomic<Bool>(false)
     /// Erasures run here, one at a time (see EventStore+Erasure.swift); `erasures` counts them.
     let erasureQueue = DispatchQueue(label: "announcements.erasures")
     let erasures = Atomic<Int>(0)
@@ -284,6 +290,7 @@ public final class EventStore: Sendable {
         self.rules = rules
         self.logger = logger
         self.published = Mutex(Published(model: replay.model, head: replay.lastHash.map { LogHead(seq: replay.model.seq, hash: $0) }))
+        self.publishedSeq = Atomic(replay.model.seq)
         self.index = Mutex(replay.index)
         self.loadedSearchIndex = Mutex(replay.search)
         self.log = log
@@ -297,6 +304,13 @@ public final class EventStore: Sendable {
     /// The current state: an immutable value that later writes do not change.
     public var snapshot: ReadModel {
         published.withLock { $0.model }
+    }
+
+    /// The current state's seq (`snapshot.seq`), read without the state's lock: a state at least
+    /// this new is what `snapshot` returns next. What a reader that keeps representations by seq
+    /// checks them against, on every core at once, with no write of its own.
+    public var seq: Int {
+        publishedSeq.load(ordering: .acquiring)
     }
 
     /// The seq the newest snapshot beside the log covers: 0 for none (none written yet, or deleted
@@ -318,7 +332,7 @@ public final class EventStore: Sendable {
     public var health: StoreHealth {
         let health = syncer.health
         guard case .ok = health else { return health }
-        if let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
+        if isFollowFailing.load(ordering: .acquiring), let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
         if log.isShared, let block = log.writeBlock { return .blocked(block) }
         return .ok
     }

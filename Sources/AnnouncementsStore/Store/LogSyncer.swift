@@ -20,6 +20,10 @@ final class LogSyncer: Sendable {
 
     private let log: any EventLog
     private let state: Mutex<SyncQueue>
+    /// Whether `state.health` is `.ok`, set under the state's lock whenever a change there changes
+    /// it (see `update`): what a health check reads on every core, where the lock is the one the
+    /// syncer and the committer take for every write.
+    private let isOK: Atomic<Bool>
     private let queue = DispatchQueue(label: "announcements.sync")
     /// Called after each sync, failed or not (the committer's pipeline hears of it).
     private let synced: @Sendable () -> Void
@@ -32,7 +36,9 @@ final class LogSyncer: Sendable {
     init(log: any EventLog, metrics: StoreMetrics, synced: @escaping @Sendable () -> Void) {
         self.log = log
         self.metrics = metrics
-        self.state = Mutex(SyncQueue(path: log.path, durableEnd: log.durableEnd))
+        let state = SyncQueue(path: log.path, durableEnd: log.durableEnd)
+        self.isOK = Atomic(state.health.isOK)
+        self.state = Mutex(state)
         self.synced = synced
     }
 
@@ -49,7 +55,7 @@ final class LogSyncer: Sendable {
     /// lines are durable or failed, without calling `synced`. Only for a caller that would
     /// otherwise just wait for this sync (see `EventStore.drain`).
     func append(_ lines: [UInt8], count: Int, inline: Bool = false) throws(Failure) {
-        guard try state.withLock({ state throws(Failure) in try state.hand(lines, count: count) }) else { return }
+        guard try update({ state throws(Failure) in try state.hand(lines, count: count) }) else { return }
         if inline {
             run(notifying: false)
         } else {
@@ -63,25 +69,36 @@ final class LogSyncer: Sendable {
     }
 
     /// Whether writes can succeed: the last write and sync did (or none was made), or why not.
-    /// A lock the syncer takes once per sync anyway; nothing is added to its path.
+    /// While they can, nothing but `isOK` is read: no lock.
     var health: StoreHealth {
-        state.withLock { $0.health }
+        isOK.load(ordering: .acquiring) ? .ok : state.withLock { $0.health }
+    }
+
+    /// Changes the state by `body`, under its lock, and `isOK` with it.
+    private func update<Result, Thrown: Error>(_ body: (inout SyncQueue) throws(Thrown) -> Result) throws(Thrown) -> Result {
+        try state.withLock { state throws(Thrown) in
+            defer {
+                let ok = state.health.isOK
+                if isOK.load(ordering: .relaxed) != ok { isOK.store(ok, ordering: .releasing) }
+            }
+            return try body(&state)
+        }
     }
 
     /// The cause of the last failure is gone (see `SyncQueue.writable`).
     func writable() {
-        state.withLock { $0.writable() }
+        update { $0.writable() }
     }
 
     /// Takes lines again after `failure`, from where it cut the file back.
     func resume(after failure: Failure) {
-        state.withLock { $0.resume(after: failure) }
+        update { $0.resume(after: failure) }
     }
 
     /// Moves on to `end`, past lines another process appended to a shared log (nothing is
     /// handed over meanwhile: the committer takes them in between its batches).
     func advance(to end: Int64) {
-        state.withLock { $0.advance(to: end) }
+        update { $0.advance(to: end) }
     }
 
     /// Waits until the loop has ended (nothing is handed over, or a failure stopped it). An inline
@@ -92,14 +109,14 @@ final class LogSyncer: Sendable {
 
     /// Waits for the loop to end, then closes the log (releasing its lock); takes no lines after.
     func close() {
-        state.withLock { $0.close() }
+        update { $0.close() }
         waitUntilStopped()
         log.close()
     }
 
     /// Writes and syncs until nothing is handed over; with `notifying`, calls `synced` after each sync.
     private func run(notifying: Bool) {
-        while let append = state.withLock({ $0.next() }) {
+        while let append = update({ $0.next() }) {
             let began = ContinuousClock.now
             do throws(LogError) {
                 let end = try append.bytes.withBytes { lines throws(LogError) in try log.appendDurably(lines, at: append.start) }
@@ -107,12 +124,12 @@ final class LogSyncer: Sendable {
                 metrics.linesPerSync.record(append.count)
                 metrics.appended.increment(by: append.count)
                 syncs.add(1, ordering: .relaxed)
-                state.withLock { $0.appended(upTo: end) }
+                update { $0.appended(upTo: end) }
             } catch {
                 // Read here, on the queue that appends: the log's own flag is not shared.
                 let isUnusable = log.isUnusable
                 metrics.writeFailures.increment()
-                state.withLock { $0.failed(append, with: error, unusable: isUnusable) }
+                update { $0.failed(append, with: error, unusable: isUnusable) }
             }
             syncsEnded.add(1, ordering: .relaxed)
             if notifying { synced() }
