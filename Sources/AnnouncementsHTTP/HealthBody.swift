@@ -13,7 +13,7 @@ final class HealthBody: Sendable {
         var body: ByteBuffer
     }
 
-    private let kept = ThreadSlots<Kept?> { nil }
+    private let kept = ThreadSlots<Kept?> { _ in nil }
 
     /// The body for `health` at log position `seq`; `head` (the log's head at `seq` or later) is
     /// read only when this thread keeps no body for both.

@@ -15,9 +15,11 @@ import Synchronization
 /// buffers of its own (`ThreadSlots`), which it finds without the shared lock, the published state
 /// or the shared buffers (`threadsPage`, `threadsItem`: the caller checks them against the store's
 /// seq first). A representation served from the shared entries has its buffer's count written by
-/// every core that sends it, on every request; a thread's copy, by that thread and the event loop
-/// that writes it out. The copies are bounded per thread (`copyLimit` entries, `copyByteLimit`
-/// bytes; larger ones are served from the shared entries) and start over at the next log position.
+/// every core that sends it, on every request; a thread's copy, by that thread and the event loops
+/// of the connections it answers (two threads whose identities hash to one slot share it: correct,
+/// only slower). The copies are bounded per slot (`copyLimit` entries, `copyByteLimit` bytes of
+/// buffers' capacity; larger ones are served from the shared entries) and start over at the next
+/// log position.
 final class RepresentationCache: Sendable {
     struct PageKey: Hashable {
         var version: APIVersion
@@ -142,7 +144,7 @@ final class RepresentationCache: Sendable {
         self.copyLimit = copyLimit
         self.copyByteLimit = copyByteLimit
         self.compressor = compressor
-        copies = ThreadSlots(count: threadSlots) { Copies() }
+        copies = ThreadSlots(count: threadSlots) { _ in Copies() }
     }
 
     /// The page for `key` at log position `seq` in `coding`, as the calling thread kept it when it
@@ -165,10 +167,12 @@ final class RepresentationCache: Sendable {
     /// Keeps a copy of `body` and `tag`, in buffers of their own, as the calling thread's for `key`
     /// at `seq` (a thread serving an older position than its copies' keeps none).
     private func keepCopy(_ key: CopyKey, seq: Int, _ body: CodedBody, _ extent: PageExtent?, _ tag: String) {
-        let size = body.bytes.readableBytes + tag.utf8.count
-        guard size <= copyByteLimit else { return }
+        guard body.bytes.readableBytes + tag.utf8.count <= copyByteLimit,
+              copies.withCallersSlot({ $0.seq <= seq }) else { return }
         var bytes = ByteBufferAllocator().buffer(capacity: body.bytes.readableBytes)
         bytes.writeImmutableBuffer(body.bytes)
+        // The memory it holds: the buffer's capacity (the allocator may round it up), and the tag's.
+        let size = bytes.capacity + tag.utf8.count
         let copy = Copy(body: CodedBody(bytes: bytes, coding: body.coding), extent: extent, tag: Self.ownCopy(of: tag))
         let (limit, byteLimit) = (copyLimit, copyByteLimit)
         copies.withCallersSlot { copies in

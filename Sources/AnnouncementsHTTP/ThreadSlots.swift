@@ -27,10 +27,11 @@ final class ThreadSlots<State>: Sendable {
 
     private let slots: [Slot]
 
-    /// `count` slots (rounded up to a power of two), each starting as `initial` makes it.
-    init(count: Int = 64, _ initial: () -> State) {
+    /// `count` slots (rounded up to a power of two), each starting as `initial` makes it for its
+    /// index.
+    init(count: Int = 64, _ initial: (_ slot: Int) -> State) {
         let count = count <= 1 ? 1 : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
-        slots = (0..<count).map { _ in Slot(initial()) }
+        slots = (0..<count).map { Slot(initial($0)) }
     }
 
     /// The number of slots.

@@ -6,21 +6,22 @@ import Testing
 
 /// A state per thread (`ThreadSlots`): found again by the thread that wrote it, visited by `forEach`.
 @Suite struct ThreadSlotsTests {
-    @Test("what a thread writes to its slot it finds there again; forEach visits every slot once")
+    @Test("what a thread writes to its slot it finds there again; each slot starts as made for its index; forEach visits every slot once")
     func callersSlot() {
-        let slots = ThreadSlots<[Int]>(count: 4) { [] }
-        slots.withCallersSlot { $0.append(1) }
-        slots.withCallersSlot { $0.append(2) }
-        #expect(slots.withCallersSlot { $0 } == [1, 2])
+        let slots = ThreadSlots<[Int]>(count: 4) { [$0] }
+        slots.withCallersSlot { $0.append(10) }
+        slots.withCallersSlot { $0.append(20) }
+        let mine = slots.withCallersSlot { $0 }
+        #expect(mine.dropFirst() == [10, 20])
         var visited: [[Int]] = []
         slots.forEach { visited.append($0) }
-        #expect(visited.count == 4)
-        #expect(visited.filter { !$0.isEmpty } == [[1, 2]])
+        #expect(visited.map(\.first) == [0, 1, 2, 3], "each slot made for its index, visited in order")
+        #expect(visited.filter { $0.count > 1 } == [mine])
     }
 
     @Test("the slots are a power of two, at least one")
     func slotCount() {
-        #expect([0, 1, 2, 3, 5, 63, 64, 65].map { ThreadSlots<Int>(count: $0) { 0 }.count } == [1, 1, 2, 4, 8, 64, 64, 128])
+        #expect([0, 1, 2, 3, 5, 63, 64, 65].map { ThreadSlots<Int>(count: $0) { $0 }.count } == [1, 1, 2, 4, 8, 64, 64, 128])
     }
 
     @Test("a thread's identity is its own: the same on one thread, another on a thread alive beside it")

@@ -13,7 +13,7 @@ final class ThreadShards<Value: Sendable>: Sendable {
 
     /// `count` shards (rounded up to a power of two), each handing on every `burst` values.
     init(count: Int = 64, burst: Int = 64) {
-        shards = ThreadSlots(count: count) { [] }
+        shards = ThreadSlots(count: count) { _ in [] }
         self.burst = max(burst, 1)
     }
 
@@ -33,8 +33,8 @@ final class ThreadShards<Value: Sendable>: Sendable {
         }
     }
 
-    /// Every shard's values, each shard emptied (its storage goes with them: the next `add` to it
-    /// makes room for a burst again).
+    /// Every shard's values, each shard emptied (its storage freed: the next `add` to it makes
+    /// room for a burst again).
     func takeAll() -> [Value] {
         var all: [Value] = []
         shards.forEach { values in
