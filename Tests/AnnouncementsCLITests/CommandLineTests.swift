@@ -443,7 +443,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         let lines = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n")
         let access = lines.filter { $0.contains(" GET ") }
         #expect(access.count == 2, "\(lines)")
-        let shape = #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info announcements: GET "\/health" 200 \d+\.\d{3}ms .*request\.id=[0-9a-f]{6}-1/#
+        let shape = #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info announcements: GET "\/health" 200 \d+\.\d{3}ms .*request\.id=[0-9a-f]{6}-[0-9a-f]+/#
         #expect(access.first.map { $0.wholeMatch(of: shape) != nil } == true, "\(access)")
         #expect(access.last?.contains(#"GET "/announcements/99" 404"#) == true, "\(access)")
     }
