@@ -55,8 +55,8 @@
 # that varies:
 #   - a list's ETag ("list-2.0-6-06bd1cb1-…", "list-2.0-asof-8-1cf5df14-…"): the eight hex digits
 #     after the seq (the start of that line's hash: salted, so it varies) -> <tag>;
-#   - `X-Request-ID: bf5164-3`: the six hex digits the process draws at start-up -> <id>; the
-#     counter after the dash is compared (each block's server is fresh);
+#   - `X-Request-ID: bf5164-4c`: the six hex digits the process draws at start-up and the number
+#     after the dash (each thread of the server counts its own) -> <id>;
 #   - libcurl's "(Failed to connect to HOST port N after 0 ms: …)": the milliseconds it tried
 #     for -> <ms> (2 on a busy machine, where the document shows 0);
 #   - a log line's `snapshot.seconds=0.006751157`: how long writing the snapshot took -> <seconds>;
@@ -152,7 +152,7 @@ normalize() {
     fi | awk '/^$/ { blank++; next } { for (; blank > 0; blank--) print ""; print }' > "$file.normal"
     examples_mask "$file.normal" \
         -e 's/("list-[0-9]\.[0-9]-(asof-)?[0-9]+-)[0-9a-f]{8}-/\1<tag>-/g' \
-        -e 's/^(X-Request-ID: )[0-9a-f]{6}-/\1<id>-/' \
+        -e 's/^(X-Request-ID: )[0-9a-f]{6}-[0-9a-f]+/\1<id>/' \
         -e 's/( port [0-9]+ after )[0-9]+( ms: )/\1<ms>\2/' \
         -e 's/( snapshot\.seconds=)[0-9][0-9.e+-]*/\1<seconds>/' \
         -e 's/^(announcements_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/'
