@@ -30,20 +30,12 @@ enum AnnouncementTag {
         // Most requests send none: nothing to split.
         guard !fields.isEmpty else { return [] }
         let header = fields.joined(separator: ", ")
-        let members = header.split(separator: ",", omittingEmptySubsequences: false).map(trimmingWhitespace)
+        let members = header.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
         if members == ["*"] { return nil }
         if members.contains("*") {
             throw APIError(.badRequest, "\(name) is either * alone or a list of entity tags, not both (\"\(VisibleText.escaped(header))\"): send * by itself to match any revision")
         }
         return members.filter { !$0.isEmpty }
-    }
-
-    /// `member` without the spaces and tabs around it (a list's optional whitespace, RFC 9110 5.6.1).
-    private static func trimmingWhitespace(_ member: Substring) -> String {
-        var member = member
-        while member.first == " " || member.first == "\t" { member.removeFirst() }
-        while member.last == " " || member.last == "\t" { member.removeLast() }
-        return String(member)
     }
 
     /// The revision the request's `If-Match` names for announcement `id`, and the tag of its line:

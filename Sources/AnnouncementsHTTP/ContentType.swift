@@ -22,12 +22,12 @@ struct ContentType: Sendable, Hashable {
             return
         }
         var parts = text.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
-        guard let essence = parts.next().map(Self.trimmed) else { return nil }
+        guard let essence = parts.next().map(\.trimmingSpaces) else { return nil }
         let halves = essence.split(separator: "/", omittingEmptySubsequences: false)
         guard halves.count == 2, halves.allSatisfy({ !$0.isEmpty && $0.allSatisfy(Self.isTokenCharacter) }) else { return nil }
         self.essence = essence.lowercased()
         parameters = [:]
-        while let parameter = parts.next().map(Self.trimmed) {
+        while let parameter = parts.next().map(\.trimmingSpaces) {
             guard let equals = parameter.firstIndex(of: "=") else { return nil }
             let name = parameter[..<equals]
             var value = parameter[parameter.index(after: equals)...]
@@ -35,13 +35,6 @@ struct ContentType: Sendable, Hashable {
             guard !name.isEmpty, name.allSatisfy(Self.isTokenCharacter) else { return nil }
             parameters[name.lowercased()] = String(value)
         }
-    }
-
-    /// `text` without the spaces and tabs around it.
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return text[first...last]
     }
 
     /// The characters of an RFC 9110 token.

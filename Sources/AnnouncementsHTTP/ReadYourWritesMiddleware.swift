@@ -23,7 +23,7 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(.badRequest, "Min-Seq must be a whole number of 0 or more (the Log-Seq a write answered with), not \"\(value)\"")
         }
         if await !store.waitUntilSeq(seq, upTo: wait) {
-            let lastSeq = store.snapshot.seq
+            let lastSeq = store.seq
             guard store.isShared else {
                 // No other process appends to this log: that seq will never come.
                 var error = APIError(

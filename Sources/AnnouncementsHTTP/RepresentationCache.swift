@@ -187,25 +187,31 @@ final class RepresentationCache: Sendable {
     /// `string` in storage of its own (one longer than a small string's 15 bytes is otherwise
     /// shared by its copies, its count written by each thread that takes one).
     private static func ownCopy(of string: String) -> String {
-        let utf8 = Array(string.utf8)
-        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
-            buffer.initialize(fromContentsOf: utf8)
-        }
+        String(unsafeUninitializedCapacity: string.utf8.count) { $0.initialize(fromContentsOf: string.utf8) }
     }
 
     /// The page for `key` at log position `seq` for a client that takes `coding`, encoded by
     /// `encode` and compressed if it is not cached (a failure is not kept), with its plain ETag,
-    /// made by `tag` once per page and position (not per request: it has seven parts).
+    /// made by `tag` once per page and position (not per request: it has seven parts); kept as
+    /// the calling thread's copy too.
     func page<Failure: Error>(
         _ key: PageKey, seq: Int, coding: ContentCoding?,
         tag: () -> String,
         encode: () throws(Failure) -> (ByteBuffer, PageExtent)
     ) throws(Failure) -> (CodedBody, PageExtent, tag: String) {
+        let served = try sharedPage(key, seq: seq, coding: coding, tag: tag, encode: encode)
+        keepCopy(.page(key, coding), seq: seq, served.0, served.1, served.tag)
+        return served
+    }
+
+    /// `page`, from and into the shared entries.
+    private func sharedPage<Failure: Error>(
+        _ key: PageKey, seq: Int, coding: ContentCoding?,
+        tag: () -> String,
+        encode: () throws(Failure) -> (ByteBuffer, PageExtent)
+    ) throws(Failure) -> (CodedBody, PageExtent, tag: String) {
         let cached = state.withLock { $0.seq == seq ? $0.pages.entries[key] : nil }
-        if let cached, let body = cached.entry.body(coding) {
-            keepCopy(.page(key, coding), seq: seq, body, cached.extent, cached.tag)
-            return (body, cached.extent, cached.tag)
-        }
+        if let cached, let body = cached.entry.body(coding) { return (body, cached.extent, cached.tag) }
         // Cached but not in this coding yet: compress the cached bytes, without encoding again.
         let (plain, extent, plainTag) = if let cached { (cached.entry.plain, cached.extent, cached.tag) } else {
             try { () throws(Failure) in let (plain, extent) = try encode(); return (plain, extent, tag()) }()
@@ -225,7 +231,6 @@ final class RepresentationCache: Sendable {
             let (kept, size) = page(from: state.pages.entries[key]?.entry)
             state.pages.store(key, kept, size: size, limit: limit, byteLimit: byteLimit, rebuild: { page(from: nil) })
         }
-        keepCopy(.page(key, coding), seq: seq, body, extent, plainTag)
         return (body, extent, plainTag)
     }
 
@@ -239,11 +244,19 @@ final class RepresentationCache: Sendable {
         encode: () throws(Failure) -> ByteBuffer
     ) throws(Failure) -> (CodedBody, tag: String) {
         let key = ItemKey(id: announcement.id, media: media, detailed: detailed)
+        let served = try sharedItem(announcement, key, coding: coding, tag: tag, encode: encode)
+        keepCopy(.item(key, coding), seq: seq, served.0, nil, served.tag)
+        return served
+    }
+
+    /// `item`, from and into the shared entries.
+    private func sharedItem<Failure: Error>(
+        _ announcement: Announcement, _ key: ItemKey, coding: ContentCoding?,
+        tag: () -> String,
+        encode: () throws(Failure) -> ByteBuffer
+    ) throws(Failure) -> (CodedBody, tag: String) {
         let cached = state.withLock { $0.items.entries[key] }.flatMap { $0.revision == announcement.revision ? $0 : nil }
-        if let cached, let body = cached.entry.body(coding) {
-            keepCopy(.item(key, coding), seq: seq, body, nil, cached.tag)
-            return (body, cached.tag)
-        }
+        if let cached, let body = cached.entry.body(coding) { return (body, cached.tag) }
         let (plain, plainTag) = if let cached { (cached.entry.plain, cached.tag) } else {
             try { () throws(Failure) in (try encode(), tag()) }()
         }
@@ -259,7 +272,6 @@ final class RepresentationCache: Sendable {
             let (value, size) = item(from: kept?.revision == announcement.revision ? kept?.entry : nil)
             state.items.store(key, value, size: size, limit: limit, byteLimit: byteLimit, rebuild: { item(from: nil) })
         }
-        keepCopy(.item(key, coding), seq: seq, body, nil, plainTag)
         return (body, plainTag)
     }
 }

@@ -40,12 +40,3 @@ struct WeightedChoices: Sendable, Hashable {
         return value <= 1000 ? value : nil
     }
 }
-
-private extension Substring {
-    /// Without the spaces and tabs around it.
-    var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return self[first...last]
-    }
-}

@@ -112,9 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
             await store.close()
             throw Self.failure(error, host: settings.host, port: settings.port)
         }
-        logger.info("stopped serving; closing the log", metadata: ["event.seq": "\(store.snapshot.seq)"])
+        logger.info("stopped serving; closing the log", metadata: ["event.seq": "\(store.seq)"])
         await store.close()
-        logger.info("writes drained, log closed and its lock released", metadata: ["log.path": "\(store.path)", "event.seq": "\(store.snapshot.seq)"])
+        logger.info("writes drained, log closed and its lock released", metadata: ["log.path": "\(store.path)", "event.seq": "\(store.seq)"])
     }
 
     /// Why no token may write, and what to set: the variable a writer's token waits for, when one

@@ -63,12 +63,12 @@ extension EventStore {
     /// sent on to the holder: the notice of its commit is on its way), not asked for at once.
     public func waitUntilSeq(_ seq: Int, upTo timeout: Duration, asking: Bool = true) async -> Bool {
         // The published state, not the index: the index runs ahead of it for a moment.
-        if snapshot.seq >= seq { return true }
+        if self.seq >= seq { return true }
         guard log.isShared else { return false }
         // Ask for the lines now rather than at the log's next notice.
         if asking { logChanged(.appended) }
-        await followers.wait(after: seq - 1, until: .now + timeout) { self.snapshot.seq }
-        return snapshot.seq >= seq
+        await followers.wait(after: seq - 1, until: .now + timeout) { self.seq }
+        return self.seq >= seq
     }
 
     /// Takes the writer role of a shared log, and takes in what others appended before it got it.
@@ -121,10 +121,7 @@ extension EventStore {
         } catch {
             followFailures.increment()
             let isNew = followFailure.withLock { failure in
-                defer {
-                    failure = error
-                    isFollowFailing.store(true, ordering: .releasing)
-                }
+                defer { failure = error }
                 return failure?.message != error.message
             }
             if isNew {
@@ -176,10 +173,7 @@ extension EventStore {
         syncer.advance(to: start + Int64(bytes.count))
         log.tookIn(upTo: start + Int64(bytes.count))
         let wasFailing = followFailure.withLock { failure in
-            defer {
-                if failure != nil { isFollowFailing.store(false, ordering: .releasing) }
-                failure = nil
-            }
+            defer { failure = nil }
             return failure != nil
         }
         if wasFailing {

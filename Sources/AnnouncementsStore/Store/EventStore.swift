@@ -70,11 +70,9 @@ public final class EventStore: Sendable {
     let snapshotter: Snapshotter?
     /// Counts the looks at other nodes' lines that failed (`catchUp`).
     let followFailures: Counter
-    /// Why the lines other processes appended to a shared log cannot be taken in, while they cannot.
-    let followFailure = Mutex<LogError?>(nil)
-    /// Whether `followFailure` holds one, set under its lock: what a health check reads (on every
-    /// core, with no lock) before it takes that lock.
-    let isFollowFailing = Atomic<Bool>(false)
+    /// Why the lines other processes appended to a shared log cannot be taken in, while they
+    /// cannot; flagged while it holds one (what a health check reads first, with no lock).
+    let followFailure = FlaggedMutex<LogError?>(nil) { $0 != nil }
     /// Erasures run here, one at a time (see EventStore+Erasure.swift); `erasures` counts them.
     let erasureQueue = DispatchQueue(label: "announcements.erasures")
     let erasures = Atomic<Int>(0)
@@ -332,7 +330,7 @@ public final class EventStore: Sendable {
     public var health: StoreHealth {
         let health = syncer.health
         guard case .ok = health else { return health }
-        if isFollowFailing.load(ordering: .acquiring), let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
+        if followFailure.flag, let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
         if log.isShared, let block = log.writeBlock { return .blocked(block) }
         return .ok
     }

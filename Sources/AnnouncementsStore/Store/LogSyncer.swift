@@ -19,11 +19,9 @@ final class LogSyncer: Sendable {
     typealias Failure = SyncQueue.Failure
 
     private let log: any EventLog
-    private let state: Mutex<SyncQueue>
-    /// Whether `state.health` is `.ok`, set under the state's lock whenever a change there changes
-    /// it (see `update`): what a health check reads on every core, where the lock is the one the
-    /// syncer and the committer take for every write.
-    private let isOK: Atomic<Bool>
+    /// The queue, flagged while its health is `.ok`: what a health check reads on every core,
+    /// where the lock is the one the syncer and the committer take for every write.
+    private let state: FlaggedMutex<SyncQueue>
     private let queue = DispatchQueue(label: "announcements.sync")
     /// Called after each sync, failed or not (the committer's pipeline hears of it).
     private let synced: @Sendable () -> Void
@@ -36,9 +34,7 @@ final class LogSyncer: Sendable {
     init(log: any EventLog, metrics: StoreMetrics, synced: @escaping @Sendable () -> Void) {
         self.log = log
         self.metrics = metrics
-        let state = SyncQueue(path: log.path, durableEnd: log.durableEnd)
-        self.isOK = Atomic(state.health.isOK)
-        self.state = Mutex(state)
+        self.state = FlaggedMutex(SyncQueue(path: log.path, durableEnd: log.durableEnd)) { $0.health.isOK }
         self.synced = synced
     }
 
@@ -55,7 +51,7 @@ final class LogSyncer: Sendable {
     /// lines are durable or failed, without calling `synced`. Only for a caller that would
     /// otherwise just wait for this sync (see `EventStore.drain`).
     func append(_ lines: [UInt8], count: Int, inline: Bool = false) throws(Failure) {
-        guard try update({ state throws(Failure) in try state.hand(lines, count: count) }) else { return }
+        guard try state.withLock({ state throws(Failure) in try state.hand(lines, count: count) }) else { return }
         if inline {
             run(notifying: false)
         } else {
@@ -69,36 +65,25 @@ final class LogSyncer: Sendable {
     }
 
     /// Whether writes can succeed: the last write and sync did (or none was made), or why not.
-    /// While they can, nothing but `isOK` is read: no lock.
+    /// While they can, nothing but the state's flag is read: no lock.
     var health: StoreHealth {
-        isOK.load(ordering: .acquiring) ? .ok : state.withLock { $0.health }
-    }
-
-    /// Changes the state by `body`, under its lock, and `isOK` with it.
-    private func update<Result, Thrown: Error>(_ body: (inout SyncQueue) throws(Thrown) -> Result) throws(Thrown) -> Result {
-        try state.withLock { state throws(Thrown) in
-            defer {
-                let ok = state.health.isOK
-                if isOK.load(ordering: .relaxed) != ok { isOK.store(ok, ordering: .releasing) }
-            }
-            return try body(&state)
-        }
+        state.flag ? .ok : state.withLock { $0.health }
     }
 
     /// The cause of the last failure is gone (see `SyncQueue.writable`).
     func writable() {
-        update { $0.writable() }
+        state.withLock { $0.writable() }
     }
 
     /// Takes lines again after `failure`, from where it cut the file back.
     func resume(after failure: Failure) {
-        update { $0.resume(after: failure) }
+        state.withLock { $0.resume(after: failure) }
     }
 
     /// Moves on to `end`, past lines another process appended to a shared log (nothing is
     /// handed over meanwhile: the committer takes them in between its batches).
     func advance(to end: Int64) {
-        update { $0.advance(to: end) }
+        state.withLock { $0.advance(to: end) }
     }
 
     /// Waits until the loop has ended (nothing is handed over, or a failure stopped it). An inline
@@ -109,14 +94,14 @@ final class LogSyncer: Sendable {
 
     /// Waits for the loop to end, then closes the log (releasing its lock); takes no lines after.
     func close() {
-        update { $0.close() }
+        state.withLock { $0.close() }
         waitUntilStopped()
         log.close()
     }
 
     /// Writes and syncs until nothing is handed over; with `notifying`, calls `synced` after each sync.
     private func run(notifying: Bool) {
-        while let append = update({ $0.next() }) {
+        while let append = state.withLock({ $0.next() }) {
             let began = ContinuousClock.now
             do throws(LogError) {
                 let end = try append.bytes.withBytes { lines throws(LogError) in try log.appendDurably(lines, at: append.start) }
@@ -124,12 +109,12 @@ final class LogSyncer: Sendable {
                 metrics.linesPerSync.record(append.count)
                 metrics.appended.increment(by: append.count)
                 syncs.add(1, ordering: .relaxed)
-                update { $0.appended(upTo: end) }
+                state.withLock { $0.appended(upTo: end) }
             } catch {
                 // Read here, on the queue that appends: the log's own flag is not shared.
                 let isUnusable = log.isUnusable
                 metrics.writeFailures.increment()
-                update { $0.failed(append, with: error, unusable: isUnusable) }
+                state.withLock { $0.failed(append, with: error, unusable: isUnusable) }
             }
             syncsEnded.add(1, ordering: .relaxed)
             if notifying { synced() }
