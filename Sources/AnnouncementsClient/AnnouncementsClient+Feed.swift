@@ -21,7 +21,8 @@ extension AnnouncementsClient {
     /// sequence is iterated. When the connection drops it reconnects with `Last-Event-ID`, so no
     /// event is missed or repeated: after `retryDelay` (or the delay the server last sent as
     /// `retry:`, or the `Retry-After` of a busy server's 503; at least 0.1 s), doubled after each
-    /// attempt that failed in a row, at most a minute (or a longer `retryDelay` or `retry:`, at
+    /// attempt that failed in a row (one that brought no event or page and was open less than
+    /// `Reconnection.steady`), at most a minute (or a longer `retryDelay` or `retry:`, at
     /// most five minutes), less a random part of it so that many clients do not come back at
     /// once. `idleTimeout` is how long a connection may stay silent before it is taken for dead:
     /// longer than the server's `feed_heartbeat_seconds` (and never shorter than the client's
@@ -43,8 +44,9 @@ extension AnnouncementsClient {
     /// server waits), never the rest of the log. Each connection from a position above 0 sends it
     /// as `Min-Seq` too, so that a node behind the one that streamed before waits for it (on
     /// several PostgreSQL nodes a position beyond the log is then a 503, retried, not
-    /// `positionBeyondLog`). Once it ended with an error, `next()` is nil; tasks that share an
-    /// iterator take turns.
+    /// `positionBeyondLog`). Once it ended with an error, `next()` is nil; tasks that iterate it
+    /// (one iterator or several) take turns, and one whose task is cancelled gets nil while the
+    /// others go on.
     ///
     /// It ends when the iterating task is cancelled, or with a `ClientError` that no reconnection
     /// can mend: a refusal (401, 403, 404, 406…), `positionBeyondLog` when the server's log ends
@@ -54,9 +56,8 @@ extension AnnouncementsClient {
     public func events(
         after seq: Int = 0, retryDelay: Duration = .seconds(1), idleTimeout: Duration = .seconds(45),
         pollInterval: Duration? = AnnouncementsClient.defaultPollInterval
-    ) -> AsyncThrowingStream<FeedEvent, any Error> {
-        let reader = FeedReader(client: self, after: seq, retryDelay: retryDelay, idleTimeout: idleTimeout, pollInterval: pollInterval)
-        return AsyncThrowingStream { try await reader.next() }
+    ) -> FeedEvents {
+        FeedEvents(reader: FeedReader(client: self, after: seq, retryDelay: retryDelay, idleTimeout: idleTimeout, pollInterval: pollInterval))
     }
 
     /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy,

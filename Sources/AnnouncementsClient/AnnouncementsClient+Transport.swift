@@ -32,6 +32,15 @@ extension AnnouncementsClient {
             }
         }
 
+        /// Throws unless this is the API's answer to a delete: a 204 with `Log-Seq`. A 2xx with
+        /// something else is someone else's (a captive portal's page, a proxy's), and the delete
+        /// may never have reached the server: not a success to report.
+        func checkDeleted() throws(ClientError) {
+            guard status == 204, header("Log-Seq").flatMap(Int.init) != nil else {
+                throw .unexpectedJSON(field: "(the answer)", detail: "\(origin): a delete is answered 204 with Log-Seq; this is not the API's answer, and the announcement may not be deleted")
+            }
+        }
+
         /// What answered, in words: a body that is not JSON is most often someone else's (a
         /// captive portal's login page, a proxy's error page), which its Content-Type tells.
         private var origin: String {
@@ -238,6 +247,8 @@ extension AnnouncementsClient {
             // Only a representation is remembered: not an error answer taken as `accepting`.
             if (200..<300).contains(code), let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received
+        case 300..<400:
+            throw ClientError(redirect: response.statusCode, location: response.value(forHTTPHeaderField: "Location"))
         default:
             throw ClientError(status: response.statusCode, body: data)
         }
@@ -245,6 +256,15 @@ extension AnnouncementsClient {
 }
 
 extension ClientError {
+    /// A redirect, which the client does not follow (`RedirectRefusal`): its status, with a
+    /// message naming where it points, for the app (or its user) to configure that address.
+    init(redirect status: Int, location: String?) {
+        let message = location.map {
+            "the server redirects to \($0); the client follows no redirect (it would send the token and the request there): use that address as the server's"
+        } ?? "the server answered a redirect without a Location; the client follows no redirect"
+        self = .status(code: status, message: message, fieldErrors: [])
+    }
+
     /// The error an error response stands for; `fallback` is the message when the body has none
     /// (it is not this API's), else the status's own words.
     init(status: Int, body data: Data, fallback: String? = nil) {

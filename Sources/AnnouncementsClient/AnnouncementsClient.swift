@@ -86,7 +86,8 @@ public final class AnnouncementsClient: Sendable {
         // The client does its own conditional requests: a URL cache would answer 304s itself.
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: sessionConfiguration)
+        // No redirect is followed (it would take the token and the body elsewhere): see `RedirectRefusal`.
+        session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
@@ -189,7 +190,7 @@ public final class AnnouncementsClient: Sendable {
 
     /// Deletes an announcement.
     public func delete(id: Int, ifMatch: String? = nil, idempotencyKey: String? = nil) async throws(ClientError) {
-        _ = try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch, key: idempotencyKey)
+        try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch, key: idempotencyKey).checkDeleted()
     }
 
     private func list<Item: Decodable>(

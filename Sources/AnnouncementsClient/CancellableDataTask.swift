@@ -68,7 +68,11 @@ final class CancellableDataTask: Sendable {
                 if call.state.withLock({ $0.start(task) }) {
                     task.resume()
                 } else {
-                    answer.resume(throwing: URLError(.cancelled))
+                    // Cancelled before it started: the data task is ended, not dropped (a session
+                    // keeps a task it made, its request and this handler, until it completes), and
+                    // its completion answers `URLError(.cancelled)`. Here no lock of the Swift
+                    // task is held.
+                    task.cancel()
                 }
             }
         } onCancel: {

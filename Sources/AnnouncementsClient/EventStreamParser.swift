@@ -4,8 +4,9 @@ import Foundation
 /// end with CR, LF or CRLF (also split between two chunks); a blank line ends an event; `id:`,
 /// `event:`, `data:` (several are joined with LF) and `retry:` fields, a single space after the
 /// colon dropped, a line without a colon a field with an empty value, other fields ignored;
-/// comment lines (`:`) are heartbeats. An event is delivered when it has data and an `id:` (its
-/// seq). An event that grows past `maxEventBytes` without ending is an error, not memory.
+/// comment lines (`:`) are heartbeats; a byte order mark at the stream's start is dropped. An
+/// event is delivered when it has data and an `id:` (its seq). An event that grows past
+/// `maxEventBytes` without ending is an error, not memory.
 struct EventStreamParser {
     /// The most bytes one event may take before the blank line that ends it: far above any line of
     /// this API's log (a body is at most a few MB of JSON).
@@ -19,6 +20,9 @@ struct EventStreamParser {
     /// The line being read, and whether the last line ended with a CR (an LF next belongs to it).
     private var line: [UInt8] = []
     private var endedWithCR = false
+    /// How many of the stream's first bytes matched a UTF-8 byte order mark so far (a mark is
+    /// dropped); nil once past it.
+    private var byteOrderMark: Int? = 0
     /// The event being read.
     private var id: Int?
     private var type = ""
@@ -36,7 +40,17 @@ struct EventStreamParser {
         var events: [FeedEvent] = []
         let tooLarge = chunk.withUnsafeBytes { bytes in
             var index = 0
-            if endedWithCR, bytes.first == Self.lf { index = 1 }
+            while let matched = byteOrderMark, index < bytes.count {
+                guard bytes[index] == Self.bom[matched] else {
+                    // Not a mark after all: the bytes taken for one are the line's.
+                    line.append(contentsOf: Self.bom[..<matched])
+                    byteOrderMark = nil
+                    break
+                }
+                index += 1
+                byteOrderMark = matched + 1 == Self.bom.count ? nil : matched + 1
+            }
+            if endedWithCR, index < bytes.count, bytes[index] == Self.lf { index += 1 }
             endedWithCR = false
             while index < bytes.count {
                 var end = index
@@ -62,6 +76,7 @@ struct EventStreamParser {
         return events
     }
 
+    private static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
     private static let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), colon = UInt8(ascii: ":"), space = UInt8(ascii: " ")
 
     /// Takes in the line just read; returns the event a blank line completes.

@@ -154,7 +154,8 @@ actor FeedReader {
         } catch {
             throw FeedRefusal(error: error)
         }
-        reconnection.opened()
+        reconnection.received()
+        reconnection.worked()
         take(page)
         // A page cut short (past the server's byte limit per page) is followed at once.
         caughtUp = pending.isEmpty || received.header("Log-Seq").flatMap(Int.init).map { last >= $0 } == true
@@ -170,8 +171,12 @@ actor FeedReader {
             try? await Task.sleep(for: reconnection.next())
             return
         }
-        reconnection.opened()
+        reconnection.received()
+        let before = last
         take(try parser.feed(chunk))
+        // Only events make the connection one that worked: a stream that opens (its first comment)
+        // and ends, again and again, is waited for longer each time.
+        if last > before { reconnection.worked() }
         if let asked = parser.retry { reconnection.delay = min(asked, EventStreamParser.longestRetry) }
     }
 

@@ -30,8 +30,8 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let state = Mutex(State())
-    /// The status, `Retry-After` and body so far of a response that did not open a stream.
-    private let refusal = Mutex<(status: Int, retryAfter: Duration?, body: Data)?>(nil)
+    /// The status, `Retry-After`, `Location` and body so far of a response that did not open a stream.
+    private let refusal = Mutex<(status: Int, retryAfter: Duration?, location: String?, body: Data)?>(nil)
     /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
     private static let refusalLimit = 64 << 10
     private let session = Mutex<URLSession?>(nil)
@@ -111,7 +111,7 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             // Read its body (the API's error says why) before finishing.
             let retryAfter = AnnouncementsClient.retryAfter(http.value(forHTTPHeaderField: "Retry-After"), atMost: EventStreamParser.longestRetry)
-            refusal.withLock { $0 = (http.statusCode, retryAfter, Data()) }
+            refusal.withLock { $0 = (http.statusCode, retryAfter, http.value(forHTTPHeaderField: "Location"), Data()) }
         } else if let http = response as? HTTPURLResponse,
                   http.value(forHTTPHeaderField: "Content-Type")?.lowercased().hasPrefix("text/event-stream") != true {
             let type = http.value(forHTTPHeaderField: "Content-Type") ?? "none"
@@ -149,10 +149,20 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
         waiter?.resume(returning: data)
     }
 
+    /// No redirect is followed (as `RedirectRefusal` says): it ends the stream as a refusal.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let refused = refusal.withLock({ $0 }) {
             let fallback = "GET /events did not open an event stream; check that the URL is this API's"
-            let error = ClientError(status: refused.status, body: refused.body, fallback: fallback)
+            let error = (300..<400).contains(refused.status)
+                ? ClientError(redirect: refused.status, location: refused.location)
+                : ClientError(status: refused.status, body: refused.body, fallback: fallback)
             finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter)))
         } else if let error = error as? URLError, let url = task.originalRequest?.url {
             finish(.failure(FeedRefusal(error: .unreachable(url: url, underlying: error))))

@@ -4,30 +4,42 @@ struct FeedRefusal: Error {
     var retryAfter: Duration?
 }
 
-/// The waits between the feed's connections: `delay` (at least `shortest`) after one that opened
-/// a stream, doubled after each that failed in a row, at most `longest` (or a longer `delay`, at
-/// most `EventStreamParser.longestRetry`), with a random part taken off (at most half).
+/// The waits between the feed's connections: `delay` (at least `shortest`) after one that worked,
+/// doubled after each that failed in a row, at most `longest` (or a longer `delay`, at most
+/// `EventStreamParser.longestRetry`), with a random part taken off (at most half). A connection
+/// worked when it brought events (or a page), or stayed open `steady` (an idle stream a proxy
+/// cut): one that opened and ended at once, as a server in trouble does, counts as failed.
 struct Reconnection {
     var delay: Duration
     private var failures = 0
-    /// Whether the connection since the last wait opened a stream.
+    /// Whether the connection since the last wait opened a stream (sent anything).
     private(set) var streamed = false
+    /// When it did.
+    private var openedAt: ContinuousClock.Instant?
     static let longest: Duration = .seconds(60)
     static let shortest: Duration = .milliseconds(100)
+    static let steady: Duration = .seconds(10)
 
     init(delay: Duration) {
         self.delay = delay
     }
 
-    /// The connection opened a stream: the next wait is `delay` again.
-    mutating func opened() {
-        failures = 0
+    /// The connection sent something: it opened a stream.
+    mutating func received(at now: ContinuousClock.Instant = .now) {
         streamed = true
+        if openedAt == nil { openedAt = now }
+    }
+
+    /// The connection brought events or a page: the next wait is `delay` again.
+    mutating func worked() {
+        failures = 0
     }
 
     /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
-    mutating func next(atLeast asked: Duration? = nil) -> Duration {
+    mutating func next(atLeast asked: Duration? = nil, now: ContinuousClock.Instant = .now) -> Duration {
+        if let openedAt, now - openedAt >= Self.steady { failures = 0 }
         streamed = false
+        openedAt = nil
         let ceiling = max(min(delay, EventStreamParser.longestRetry), Self.longest)
         let base = min(max(delay, Self.shortest), ceiling)
         let doubled = base * (1 << min(failures, 16))

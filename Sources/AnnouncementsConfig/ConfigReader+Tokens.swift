@@ -10,13 +10,17 @@ extension ConfigReader {
             throw error(node, key: "tokens", "expected a mapping from a token's name to the token, found \(node.kindDescription)")
         }
         var tokens: [Configuration.Token] = []
+        // The names and secrets seen so far, to refuse a repeat in constant time (a config may
+        // hold as many tokens as its size allows: a scan of the list for each would be quadratic).
+        var names: Set<String> = []
+        var owners: [String: String] = [:]
         for (keyNode, value) in pairs {
             let name = try string(keyNode, key: "tokens")
             let key = "tokens.\(name)"
             if let problem = ValidationRules.problem(writer: name) { throw error(keyNode, key: key, "a token's name \(problem)") }
             guard name != "<<" else { throw error(keyNode, key: key, "YAML merge keys (`<<`) are not supported: write each token out") }
             guard name != "seed" else { throw error(keyNode, key: key, "`seed` is reserved for seed data; choose another name") }
-            guard !tokens.contains(where: { $0.name == name }) else { throw error(keyNode, key: key, "appears twice") }
+            guard names.insert(name).inserted else { throw error(keyNode, key: key, "appears twice") }
             var role = Role.editor
             var specNode = value
             var specKey = key
@@ -31,8 +35,9 @@ extension ConfigReader {
             }
             let (secret, source) = try secret(specNode, key: specKey, environment: environment)
             let token = Configuration.Token(name: name, role: role, token: secret, source: source)
-            if let secret = token.token, let other = tokens.first(where: { $0.token == secret }) {
-                throw error(specNode, key: specKey, "has the same token as `\(other.name)`: each name needs its own")
+            if let secret = token.token {
+                if let other = owners[secret] { throw error(specNode, key: specKey, "has the same token as `\(other)`: each name needs its own") }
+                owners[secret] = name
             }
             tokens.append(token)
         }

@@ -88,7 +88,7 @@ import FoundationNetworking
         #expect(fromBackup.stdout.hasPrefix(#"{"seq":\#(seq),"#))
     }
 
-    @Test("export writes a new file with every line, says how many bytes it wrote and its head as verify prints it; a copy that does not verify is refused and not left")
+    @Test("export writes a new file with every line, says how many bytes it wrote and its head as verify prints it; a copy that does not verify is refused, never given its name, and not left")
     func export() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -97,6 +97,10 @@ import FoundationNetworking
         let nowhere = try await CLI.run(["export", "--to", "config.yaml/copy.jsonl"], in: folder)
         #expect(nowhere.status == 73, "\(nowhere.stderr)")
         #expect(nowhere.stderr == "error: config.yaml/copy.jsonl: cannot create the folder config.yaml: Not a directory\n", "\(nowhere.stderr)")
+        let folderNamed = try await CLI.run(["export", "--to", "outdir/"], in: folder)
+        #expect(folderNamed.status == 73, "\(folderNamed.stderr)")
+        #expect(folderNamed.stderr == "error: outdir/ names a folder: name the file to write in it, like outdir/announcements.jsonl\n", "\(folderNamed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/outdir"), "nothing is made for it")
         let deeper = try await CLI.run(["export", "--to", "new/folders/copy.jsonl"], in: folder)
         #expect(deeper.status == 0, "\(deeper.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder + "/new/folders/copy.jsonl"))
@@ -114,8 +118,10 @@ import FoundationNetworking
         // overwrites the lines sees it): the copy would hold the erased texts, and import refuses it.
         let erased = #"{"seq":6,"type":"erased","id":1,"at":"2099-01-01T00:00:00.000Z","by":"root","data":{"reason":"personal data"}}"#
         try Data((String(decoding: copy, as: UTF8.self) + erased + "\n").utf8).write(to: URL(fileURLWithPath: log))
+        let names = try FolderNames(watching: folder)
         let interrupted = try await CLI.run(["export", "--to", "interrupted.jsonl"], in: folder)
         #expect(interrupted.status == 65, "\(interrupted.stdout) \(interrupted.stderr)")
+        #expect(!names.made().contains("interrupted.jsonl"), "a copy that does not verify is never given its name, even for a moment: \(names.made())")
         #expect(interrupted.stdout.contains("announcement 1 is erased here, but line"), "\(interrupted.stdout)")
         #expect(interrupted.stderr.contains("copying again, in case an erasure was overwriting a line while it was read"))
         #expect(interrupted.stderr.contains("error: events/announcements.jsonl: the copy does not verify"), "\(interrupted.stderr)")
@@ -206,6 +212,12 @@ import FoundationNetworking
         #expect(imported.stdout.hasPrefix("imported 5 events ("), "\(imported.stdout)")
         #expect(FileManager.default.contents(atPath: folder + "/copy.jsonl") == FileManager.default.contents(atPath: log))
         #expect(!FileManager.default.fileExists(atPath: folder + "/copy.jsonl.importing"))
+        // The destination itself, however it is spelled, is a usage error, not a lock held by another.
+        for spelling in ["events/announcements.jsonl", "./events/announcements.jsonl", "events/../events/announcements.jsonl"] {
+            let itself = try await CLI.run(["import", "--log", spelling, "--from", "events/announcements.jsonl"], in: folder)
+            #expect(itself.status == 64, "\(spelling): \(itself.stderr)")
+            #expect(itself.stderr == "error: events/announcements.jsonl is the destination log itself\n", "\(spelling): \(itself.stderr)")
+        }
 
         let server = try await ServerProcess(in: folder)
         let busy = try await CLI.run(["import", "--log", "other.jsonl", "--from", "events/announcements.jsonl"], in: folder)
@@ -213,5 +225,25 @@ import FoundationNetworking
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr == "error: events/announcements.jsonl: another process is writing to this log (it holds the write lock): stop it, then try again\n")
         #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")
+    }
+
+    @Test("import refuses an empty log whose head record says it held lines (emptied, not new), as start-up does, and takes it once the record is moved aside")
+    func importIntoEmptiedLog() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: log, toPath: folder + "/source.jsonl")
+        #expect(FileManager.default.fileExists(atPath: log + ".head"))
+        try Data().write(to: URL(fileURLWithPath: log))
+        let refused = try await CLI.run(["import", "--from", "source.jsonl"], in: folder)
+        #expect(refused.status == 74, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("the log is empty, but events/announcements.jsonl.head records that it held 5 lines"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("move the record out of the way first (mv events/announcements.jsonl.head"), "\(refused.stderr)")
+        #expect(FileManager.default.contents(atPath: log) == Data(), "the log is left as it was")
+        let opened = try await CLI.run(["init"], in: folder)
+        #expect(opened.status == 74 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses it too: \(opened.stderr)")
+        try FileManager.default.moveItem(atPath: log + ".head", toPath: log + ".head.set-aside")
+        let imported = try await CLI.run(["import", "--from", "source.jsonl"], in: folder)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(FileManager.default.contents(atPath: log) == FileManager.default.contents(atPath: folder + "/source.jsonl"))
     }
 }

@@ -92,6 +92,8 @@ import Testing
         (["show", "1", "--server", "ftp://example.com"], Int32(64), "error: --server takes an http:// or https:// URL"),
         (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body", "a", "--body-file", "b"], Int32(64), "Error: Use --body or --body-file, not both."),
         (["edit", "1", "--server", "http://127.0.0.1:1"], Int32(64), "Error: Nothing to change"),
+        (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body-file", "/nonexistent/body.html"], Int32(66), "error: /nonexistent/body.html: cannot read the body file: no such file\n"),
+        (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body-file", "/"], Int32(66), "error: /: cannot read the body file: it is a folder\n"),
         (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: the timeout must be more than 0 seconds and at most 3600; got 0.0"),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {

@@ -39,5 +39,17 @@ import Testing
         #expect(verify.stdout.contains("warning: log.jsonl:1: data.body "), "\(verify.stdout)")
         let backup = try await CLI.run(["backup", "saved"], in: folder)
         #expect(backup.status == 0, "\(backup.stdout)\(backup.stderr)")
+        // With --log and --config, the log is --log's and the rules the config's; with --log
+        // alone, the defaults (no config is read); a --config that does not load is an error.
+        try FileManager.default.moveItem(atPath: folder + "/config.yaml", toPath: folder + "/small.yaml")
+        let both = try await CLI.run(["verify", "--config", "small.yaml", "--log", "log.jsonl"], in: folder)
+        #expect(both.status == 0 && both.stdout.contains("warning: log.jsonl:1: data.body "), "\(both.stdout)\(both.stderr)")
+        let logAlone = try await CLI.run(["verify", "--log", "log.jsonl"], in: folder)
+        #expect(logAlone.status == 0 && !logAlone.stdout.contains("warning:"), "\(logAlone.stdout)\(logAlone.stderr)")
+        try "port: [\n".write(toFile: folder + "/broken.yaml", atomically: true, encoding: .utf8)
+        for command in ["verify", "upgrade"] {
+            let broken = try await CLI.run([command, "--config", "broken.yaml", "--log", "log.jsonl"], in: folder)
+            #expect(broken.status == 78 && broken.stderr.hasPrefix("error: broken.yaml:"), "\(command): \(broken.stderr)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 @testable import AnnouncementsClient
 import Foundation
+import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,6 +23,28 @@ struct CancellationTests {
             }
             fakeHeldReads.withLock { $0 = 0 }
         }
+    }
+
+    @Test("a request made by a task already cancelled ends as a cancellation and leaves nothing in its session: the session can finish", .timeLimit(.minutes(1)))
+    func cancelledBeforeStarting() async throws {
+        let delegate = InvalidationWatch()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
+        let outcome = Task { () -> URLError.Code? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await CancellableDataTask.data(for: request, on: session)
+                return nil
+            } catch {
+                return (error as? URLError)?.code
+            }
+        }
+        #expect(await outcome.value == .cancelled)
+        // A session invalidated this way waits for every task it holds to complete.
+        session.finishTasksAndInvalidate()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !delegate.invalidated.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(delegate.invalidated.withLock { $0 }, "the session still held the request's data task")
     }
 
     @Test(
@@ -73,5 +96,14 @@ struct CancellationTests {
         #expect(started && cancelledTask == nil, "nothing to cancel after its end")
         started = state.start(task)
         #expect(!started)
+    }
+}
+
+/// Says when its session became invalid: once every task it made has completed.
+final class InvalidationWatch: NSObject, URLSessionDelegate, Sendable {
+    let invalidated = Mutex(false)
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        invalidated.withLock { $0 = true }
     }
 }

@@ -334,7 +334,36 @@ import Testing
         #expect(cache.entry(for: "k2") == nil && cache.keptBytes == 700, "too large to keep, and the older answer for it is gone too")
     }
 
-    @Test("the feed's reconnection waits double while attempts fail, at most a minute, never below a Retry-After, and start again once a stream opens")
+    @Test("a delete answered with anything but the API's 204 with Log-Seq (a captive portal's 200 page) is an error, not a success")
+    func deleteAnsweredBySomeoneElse() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout)
+            await #expect { try await client.delete(id: 8) } throws: { error in
+                guard case .unexpectedJSON(_, let detail)? = error as? ClientError else { return false }
+                return detail.contains("(200, Content-Type: text/html)") && detail.contains("a delete is answered 204 with Log-Seq")
+            }
+        }
+    }
+
+    @Test("a redirect is not followed (it would take the token elsewhere, and drop or change a write): the caller gets its status and where it points", arguments: [301, 302, 307, 308])
+    func redirectRefused(status: Int) async throws {
+        try await withRedirectingServer(status: .init(code: status)) { url in
+            let client = AnnouncementsClient(baseURL: url, token: "secret-token", timeout: testTimeout, writeRetries: 0)
+            func isRedirect(_ error: any Error, to path: String) -> Bool {
+                guard case .status(let code, let message, _)? = error as? ClientError else { return false }
+                return code == status && message.contains("redirects to /elsewhere\(path)")
+            }
+            await #expect { try await client.announcement(id: 1) } throws: { isRedirect($0, to: "/announcements/1") }
+            await #expect { try await client.create(title: "Moved", body: "<p>x</p>") } throws: { isRedirect($0, to: "/announcements") }
+            for pollInterval in [nil, Duration.seconds(1)] {
+                var feed = client.events(after: 0, retryDelay: .milliseconds(100), pollInterval: pollInterval).makeAsyncIterator()
+                await #expect { try await feed.next() } throws: { isRedirect($0, to: "/events") }
+            }
+            #expect(fakeRedirectsFollowed.withLock { $0 } == [], "nothing, and no token, went where the redirects point")
+        }
+    }
+
+    @Test("the feed's reconnection waits double while attempts fail, at most a minute, never below a Retry-After, and start again once a connection brings events or stays open")
     func reconnectionBackoff() {
         var reconnection = Reconnection(delay: .seconds(1))
         var waits: [Duration] = []
@@ -344,8 +373,22 @@ import Testing
             #expect(wait <= full && wait >= full / 2, "wait \(index): \(wait)")
         }
         #expect(reconnection.next(atLeast: .seconds(200)) == .seconds(200), "a server's Retry-After is kept")
-        reconnection.opened()
-        #expect(reconnection.next() <= .seconds(1))
+        reconnection.received()
+        reconnection.worked()
+        #expect(reconnection.next() <= .seconds(1), "a connection that brought events starts the waits again")
+
+        // A stream that opens and ends at once (a server in trouble) is a failure: the waits go on
+        // doubling. One that stayed open `steady` (an idle stream a proxy cut) worked.
+        var troubled = Reconnection(delay: .seconds(1))
+        for _ in 0..<3 {
+            troubled.received()
+            _ = troubled.next()
+        }
+        troubled.received()
+        #expect(troubled.next() >= .seconds(4), "still doubling after streams that opened and brought nothing")
+        let opened = ContinuousClock.now
+        troubled.received(at: opened)
+        #expect(troubled.next(now: opened + Reconnection.steady) <= .seconds(1), "a stream open that long worked")
 
         // A delay of zero (`retry: 0` from a server) still waits, and still backs off.
         var eager = Reconnection(delay: .zero)
@@ -470,6 +513,30 @@ import Testing
         }
     }
 
+    @Test("events(after:) waits longer after each stream that opens and ends without an event (a server in trouble), not the first delay each time", .timeLimit(.minutes(2)))
+    func troubledStreamBacksOff() async throws {
+        fakeTroubledConnections.withLock { $0 = [] }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("troubled"), timeout: testTimeout)
+            let feed = Task {
+                for try await _ in client.events(after: 0, retryDelay: .milliseconds(100), pollInterval: nil) {}
+            }
+            defer { feed.cancel() }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while fakeTroubledConnections.withLock({ $0.count }) < 6, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            let came = fakeTroubledConnections.withLock { $0 }
+            try #require(came.count >= 6, "\(came.count) connections in a minute")
+            // A connection comes at least the client's wait after the one before it ended (later
+            // on a busy machine, never sooner): each wait at least half of 0.1 s doubled per
+            // failure (the random part takes off at most half). At the first delay each time,
+            // the fifth would come about 0.1 s after the fourth, not 0.8 s.
+            for index in 1..<6 {
+                let least = Duration.milliseconds(50) * (1 << (index - 1))
+                #expect(came[index] - came[index - 1] >= least, "wait \(index): \(came[index] - came[index - 1]), at least \(least)")
+            }
+        }
+    }
+
     @Test("eventPage(after:limit:) reads a page of the feed, each line exactly as stored for an auditor, in its public form for anyone else")
     func eventPage() async throws {
         try await withServer { url in
@@ -530,6 +597,22 @@ import Testing
         var halves = EventStreamParser()
         let bytes = Data(text.utf8), middle = bytes.count / 2 + 1
         #expect(try halves.feed(bytes[..<middle]) + halves.feed(bytes[middle...]) == expected, "in two chunks")
+    }
+
+    @Test("the event-stream parser drops one byte order mark at the stream's start (split between chunks too), and only there")
+    func eventStreamByteOrderMark() throws {
+        let bytes = Data([0xEF, 0xBB, 0xBF]) + Data("id: 1\ndata: x\n\n".utf8)
+        let expected = [FeedEvent(seq: 1, type: "message", line: "x")]
+        for split in 0...bytes.count {
+            var parser = EventStreamParser()
+            #expect(try parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) == expected, "split at \(split)")
+        }
+        // A mark anywhere else is part of its line: here of a field's name, so an unknown field.
+        var later = EventStreamParser()
+        #expect(try later.feed(Data("id: 1\ndata: x\n\n".utf8) + Data([0xEF, 0xBB, 0xBF]) + Data("id: 2\ndata: y\n\n".utf8)) == expected)
+        // Bytes that begin like a mark and are not one stay the line's.
+        var almost = EventStreamParser()
+        #expect(try almost.feed(Data([0xEF, 0xBB]) + Data(": comment\nid: 1\ndata: x\n\n".utf8)) == expected)
     }
 
     @Test("the event-stream parser takes CR, LF and CRLF line ends (a CRLF split between chunks too), joins data lines, and reads retry:", arguments: ["\n", "\r", "\r\n"])

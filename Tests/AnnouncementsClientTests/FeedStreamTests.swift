@@ -86,13 +86,18 @@ import Testing
         try await withServer(seed: (1...2).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
             let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
             // Caught up: the first task waits for an event, holding the turn; the second for its turn.
-            let reader = FeedReader(client: client, after: 2, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
-            let holder = Task { try await reader.next() }
+            // Through the sequence `events` returns, each task with its own iterator of it.
+            let feed = client.events(after: 2, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            let holder = Task {
+                var events = feed.makeAsyncIterator()
+                return try await events.next()
+            }
             try await Task.sleep(for: .milliseconds(300))
             let waiterEnded = Mutex(false)
             let waiter = Task {
                 defer { waiterEnded.withLock { $0 = true } }
-                return try await reader.next()
+                var events = feed.makeAsyncIterator()
+                return try await events.next()
             }
             try await Task.sleep(for: .milliseconds(300))
             waiter.cancel()
@@ -105,7 +110,8 @@ import Testing
             #expect(try await waiter.value == nil)
             // A task that shares the feed still gets the next event.
             _ = try await client.create(title: "After", body: nil)
-            #expect(try await reader.next()?.seq == 3)
+            var events = feed.makeAsyncIterator()
+            #expect(try await events.next()?.seq == 3)
         }
     }
 

@@ -188,6 +188,16 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         let blocks = (1...last + 1).map { "id: \($0)\nevent: created\ndata: {\"seq\":\($0)}\n\n" }
         return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: blocks.joined())))
     }
+    // A delete answered as a captive portal answers anything: a 200 page, not the API's 204.
+    router.delete("announcements/:id") { _, _ in
+        Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>log in to the network</html>")))
+    }
+    // A server in trouble: each stream opens (its first comment) and ends at once, with no event.
+    // Records when each connection came.
+    router.get("troubled/events") { _, _ in
+        fakeTroubledConnections.withLock { $0.append(.now) }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: ": following the log after 0\n\n: error: the log cannot be read\n\n")))
+    }
     // What a captive portal answers for any URL: a 200 page, not the API.
     router.get("portal/events") { _, _ in
         Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>log in to the network</html>")))
@@ -202,6 +212,34 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
     try await app.test(.live) { client in try await test(try baseURL(client)) }
 }
+
+/// A server that answers every request of the API with a redirect (`status`) to the same path
+/// under `/elsewhere` on itself, and records each request that reaches `/elsewhere` ("METHOD PATH
+/// AUTHORIZATION" in `fakeRedirectsFollowed`, emptied first): for the client's refusal to follow one.
+func withRedirectingServer(status: HTTPResponse.Status, _ test: @Sendable (URL) async throws -> Void) async throws {
+    fakeRedirectsFollowed.withLock { $0 = [] }
+    let router = Router()
+    let redirect: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        Response(status: status, headers: [.location: "/elsewhere" + request.uri.path, .contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>moved</html>")))
+    }
+    router.get("announcements/:id", use: redirect)
+    router.post("announcements", use: redirect)
+    router.get("events", use: redirect)
+    let record: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        fakeRedirectsFollowed.withLock { $0.append("\(request.method) \(request.uri.path) \(request.headers[.authorization] ?? "-")") }
+        return json(#"{"id":1,"title":"Elsewhere","body":null}"#)
+    }
+    router.get("elsewhere/**", use: record)
+    router.post("elsewhere/**", use: record)
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
+    try await app.test(.live) { client in try await test(try baseURL(client)) }
+}
+
+/// Each request that reached where `withRedirectingServer`'s redirects point.
+let fakeRedirectsFollowed = Mutex<[String]>([])
+
+/// When each stream `troubled/events` opened came.
+let fakeTroubledConnections = Mutex<[ContinuousClock.Instant]>([])
 
 /// Each page request of the feed read in pages: "AFTER MIN-SEQ".
 let fakePages = Mutex<[String]>([])

@@ -63,6 +63,22 @@ enum Nesting: String, CaseIterable, CustomTestStringConvertible {
         #expect(elapsed < .seconds(10), "took \(elapsed)")
     }
 
+    @Test("20,000 tokens are read in well under ten seconds (time that grows with their count, not its square), and a repeat among them is still found")
+    func manyTokens() throws {
+        let count = 20_000
+        let text = "tokens:\n" + (0..<count).map { "  writer\($0): secret-token-\($0)\n" }.joined()
+        let clock = ContinuousClock()
+        var configuration: Configuration?
+        let elapsed = try clock.measure { configuration = try parse(text) }
+        #expect(configuration?.tokens.count == count)
+        #expect(configuration?.tokens.last?.name == "writer\(count - 1)")
+        // Each repeat is still found (a name, a secret), the last among thousands.
+        #expect(error(parsing: text + "  writer7: another-token\n")?.hasSuffix("tokens.writer7: appears twice") == true)
+        #expect(error(parsing: text + "  late: secret-token-7\n")?.hasSuffix("has the same token as `writer7`: each name needs its own") == true)
+        // A scan of the list for each token took minutes here; the sets, a second or so in a debug build.
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
+    }
+
     @Test("an alias cannot put a value deeper than the limit")
     func aliasDepth() {
         let text = "a: &a " + String(repeating: "[", count: 62) + String(repeating: "]", count: 62) + "\nb: [[[*a]]]\n"

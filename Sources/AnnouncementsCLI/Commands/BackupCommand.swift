@@ -166,6 +166,12 @@ struct FileIdentity: Equatable {
         self.init(status)
     }
 
+    /// Whether the paths name one file (links followed); false when either is missing.
+    static func sameFile(_ one: String, _ other: String) -> Bool {
+        guard let one = FileIdentity(path: one), let other = FileIdentity(path: other) else { return false }
+        return one.device == other.device && one.inode == other.inode
+    }
+
     private init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)

@@ -31,10 +31,12 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
-            let configuration = options.log == nil ? try options.configuration() : Configuration()
+            let configuration = options.log == nil || options.config != nil ? try options.configuration() : Configuration()
             let destination = try options.source(configuration)
             let name = LogLines.name(of: destination)
-            if case .file(let path) = destination, path == from {
+            // The same file under another spelling (`./log`, a link) too: its locks would take it
+            // for another process's.
+            if case .file(let path) = destination, path == from || FileIdentity.sameFile(path, from) {
                 throw CLIError(.usage, "\(from) is the destination log itself")
             }
             do throws(LogError) {

@@ -94,9 +94,10 @@ struct LogOptions: ParsableArguments {
     }
 
     /// The log, and the rules its lines are checked against (for a command that reads it, and
-    /// needs no other setting): with --log alone no config is read, and the rules are the defaults.
+    /// needs no other setting): with --log alone no config is read, and the rules are the
+    /// defaults; with --config too, the rules are that config's (it must load), the log --log's.
     func sourceAndRules() throws(CLIError) -> (source: Source, rules: ValidationRules) {
-        if let log { return (.file(log), ValidationRules()) }
+        if let log, config == nil { return (.file(log), ValidationRules()) }
         let configuration = try configuration()
         return (try source(configuration), configuration.rules)
     }

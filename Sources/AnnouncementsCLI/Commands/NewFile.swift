@@ -15,9 +15,15 @@ import Darwin
 enum NewFile {
     /// Creates a file at `path` (and the folders it is in, as `backup` makes its folder), has
     /// `fill` write it, and syncs it; when anything fails, the file is removed: no part of it is
-    /// left behind (the folders it made stay, empty). A file that cannot be created is named as
-    /// the user named it.
-    static func create<Result>(_ path: String, _ fill: (FileWriter) async throws(LogError) -> Result) async throws(CLIError) -> Result {
+    /// left behind (the folders it made stay, empty). A file `keep` refuses, from what `fill`
+    /// returned (a copy that does not verify), is removed before it is ever named. A file that
+    /// cannot be created is named as the user named it.
+    static func create<Result>(
+        _ path: String, keepingIf keep: (Result) -> Bool = { _ in true }, _ fill: (FileWriter) async throws(LogError) -> Result
+    ) async throws(CLIError) -> Result {
+        guard !path.hasSuffix("/") else {
+            throw CLIError(.cantCreate, "\(path) names a folder: name the file to write in it, like \(path)announcements.jsonl")
+        }
         let partial = path + ".partial"
         guard access(path, F_OK) != 0 else { throw exists(path) }
         guard access(partial, F_OK) != 0 else {
@@ -34,7 +40,11 @@ enum NewFile {
         do throws(LogError) {
             let result = try await fill(file)
             try file.finish()
-            try name(partial, path)
+            if keep(result) {
+                try name(partial, path)
+            } else {
+                unlink(partial)
+            }
             return result
         } catch {
             unlink(partial)

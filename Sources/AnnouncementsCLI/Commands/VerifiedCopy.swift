@@ -18,7 +18,7 @@ enum VerifiedCopy {
     static let attempts = 3
 
     /// Copies `source` to the new file `target` until the copy verifies, at most `attempts` times;
-    /// returns its report and size. A copy that does not verify is removed.
+    /// returns its report and size. A copy that does not verify is removed, never named `target`.
     static func make(of source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (report: VerifyReport, bytes: Int64) {
         let name = LogLines.name(of: source)
         var attempt = 1
@@ -29,7 +29,6 @@ enum VerifiedCopy {
                 if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
                 return (report, bytes)
             }
-            unlink(target)
             // The same problems twice: the log has them, no erasure was under way.
             let problems = report.problems.map(\.description)
             guard attempt < attempts, problems != previous else {
@@ -42,9 +41,10 @@ enum VerifiedCopy {
         }
     }
 
-    /// Copies the complete lines of `source` to a new file `target`, checking them as `verify` does.
+    /// Copies the complete lines of `source` to a new file `target`, checking them as `verify`
+    /// does; the file is named `target` only when they verify.
     private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64) {
-        try await NewFile.create(target) { file throws(LogError) in
+        try await NewFile.create(target, keepingIf: { $0.0.isSound }) { file throws(LogError) in
             var verification = LogVerification(path: LogLines.name(of: source), rules: rules)
             let tail = try await LogLines.read(source, computesHashes: true) { line throws(LogError) in
                 verification.check(line)

@@ -24,7 +24,12 @@ struct BodyOptions: ParsableArguments {
             data = FileManager.default.contents(atPath: bodyFile)
         }
         guard let data else {
-            let reason = FileManager.default.fileExists(atPath: bodyFile) ? "it cannot be read (check its permissions)" : "no such file"
+            var isFolder: ObjCBool = false
+            let reason = switch FileManager.default.fileExists(atPath: bodyFile, isDirectory: &isFolder) {
+            case false: "no such file"
+            case true where isFolder.boolValue: "it is a folder"
+            case true: "it cannot be read (check its permissions)"
+            }
             throw CLIError(.noInput, "\(bodyFile): cannot read the body file: \(reason)")
         }
         guard let text = String(data: data, encoding: .utf8) else {

@@ -13,12 +13,18 @@ extension FileLog {
     /// file beside it (`<log>.importing`, with the log's owner and permissions) in durable batches
     /// of `batchBytes`, checked by `check` (given the copy's path), and only then renamed over the
     /// log. An import cut short (a failure, a kill, a crash) leaves the log empty, never a part of
-    /// `source` that could pass for the whole; the next open of the log removes the leftover.
+    /// `source` that could pass for the whole; the next open of the log removes the leftover. A log
+    /// emptied since it held lines (a head record or a snapshot beside it says so) is refused.
     /// Returns the number of bytes imported.
     public func importLines(of source: String, batchBytes: Int = 4 << 20, check: (_ copy: String) throws(LogError) -> Void) throws(LogError) -> Int64 {
         guard durableEnd == 0 else {
             throw LogError(.unusable, path: path, message: "the log is not empty (\(durableEnd) bytes): import only into an empty log")
         }
+        // An empty log with records beside it that say it held lines (its head, a snapshot's tag)
+        // was emptied, not made: those lines were acknowledged, start-up refuses it, and an import
+        // would only hide that. Checked as start-up checks them, with the same remedies.
+        try Snapshot.checkTag(besideLog: path)
+        try HeadRecord.check(Replay(), logPath: path)
         // The file itself (a log named through a symlink keeps its link: the copy replaces the target).
         let target = FileIO.resolved(path)
         let copyPath = target + ".importing"
