@@ -246,7 +246,7 @@ def reading(driver, server):
     check(driver.find_element(By.TAG_NAME, "h1").text == "Seeded announcement 07", "a click opens the announcement")
     frame = driver.find_element(By.CSS_SELECTOR, "iframe.body")
     check("Seeded text number 7, about lunch." in frame_text(driver, frame), "its HTML body is rendered", frame_text(driver, frame))
-    check(frame.get_attribute("sandbox") == "allow-same-origin", "the body is in a frame sandboxed without scripts", frame.get_attribute("sandbox"))
+    check(frame.get_attribute("sandbox") == "allow-same-origin allow-top-navigation-by-user-activation allow-popups allow-popups-to-escape-sandbox", "the body is in a frame sandboxed without scripts", frame.get_attribute("sandbox"))
     driver.back()
     check(wait(driver, lambda d: d.current_url.rstrip("/") == server.url and d.find_elements(By.ID, "board")), "back returns to the board", driver.current_url)
     driver.forward()
@@ -287,11 +287,18 @@ def signing_in_and_out(driver, server):
     check(wait(driver, lambda d: "not one this server knows" in d.find_element(By.ID, "token-error").text), "a wrong token is refused, in words")
     check(sign_in(driver, server, "editor"), "an editor signs in")
     cookie = driver.get_cookie("announcements_session") or {}
-    check(cookie.get("httpOnly") is True and cookie.get("sameSite") == "Strict", "the token is kept in an HttpOnly, SameSite=Strict cookie", cookie)
+    check(cookie.get("httpOnly") is True and cookie.get("sameSite") == "Lax", "the token is kept in an HttpOnly, SameSite=Lax cookie", cookie)
     check(TOKENS["editor"] not in driver.execute_script("return document.cookie"), "page scripts cannot read the token")
     check(TOKENS["editor"] not in driver.current_url, "the token is in no URL")
+    driver.get(server.url + "/a/1/edit")
+    check(wait(driver, lambda d: d.find_elements(By.ID, "title")), "a signed-in page (the edit form)", driver.current_url)
+    driver.get(server.url + "/")
     sign_out(driver)
     check(driver.get_cookie("announcements_session") is None, "signing out removes the cookie")
+    driver.back()
+    time.sleep(0.5)
+    driver.back()
+    check(wait(driver, lambda d: "/sign-in" in d.current_url or not d.find_elements(By.ID, "title")), "Back after signing out does not show the signed-in page again", driver.current_url)
     driver.get(server.url + "/new")
     check(wait(driver, lambda d: "/sign-in?next=" in d.current_url), "a page that needs a token sends to the sign-in page", driver.current_url)
     driver.find_element(By.ID, "token").send_keys(TOKENS["editor"])
@@ -496,6 +503,29 @@ XSS_VECTORS = [
     ("svg-animate", '<svg><animate onbegin="{run}" attributeName=x dur=1s></svg>'),
     ("details-ontoggle", '<details open ontoggle="{run}"><summary>x</summary></details>'),
 ]
+
+
+def body_links(driver, server):
+    """A link in an announcement's text opens on a click: in the whole window, or in a new one
+    when it asks (inside the frame it could open nothing: no page may be framed)."""
+    id_ = server.create("Links inside", '<p><a id="same" href="/a/1">the first</a> and <a id="apart" href="/a/2" target="_blank">the second, apart</a></p>')["id"]
+    driver.get(server.url + f"/a/{id_}")
+    main = driver.current_window_handle
+    driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, "iframe.body"))
+    driver.find_element(By.ID, "apart").click()
+    driver.switch_to.default_content()
+    opened = wait(driver, lambda d: len(d.window_handles) == 2)
+    check(opened, "a link that asks for a new window opens one", driver.window_handles)
+    if opened:
+        driver.switch_to.window([handle for handle in driver.window_handles if handle != main][0])
+        check(wait(driver, lambda d: d.current_url.endswith("/a/2")), "with the page it names", driver.current_url)
+        driver.close()
+        driver.switch_to.window(main)
+    driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, "iframe.body"))
+    driver.find_element(By.ID, "same").click()
+    driver.switch_to.default_content()
+    check(wait(driver, lambda d: d.current_url.endswith("/a/1")), "a link in the text opens its page in the whole window", driver.current_url)
+    check(wait(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text == "Seeded announcement 01"), "the page it names, not an error in the frame", driver.page_source[:300])
 
 
 def vector(name, html, hit):
@@ -744,6 +774,7 @@ def main():
         first_view_bytes(driver, server)
         for step in (reading, searching, signing_in_and_out, posting, editing_and_deleting, controls_follow_roles, live_updates, auditing):
             timed(step, driver, server)
+        timed(body_links, driver, server)
         timed(xss, driver, server, elsewhere)
         timed(csp_and_csrf, driver, server, elsewhere)
         timed(keyboard, driver, server)

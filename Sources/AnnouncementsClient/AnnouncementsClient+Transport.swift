@@ -32,12 +32,12 @@ extension AnnouncementsClient {
             }
         }
 
-        /// Throws unless this is the API's answer to a delete: a 204 with `Log-Seq`. A 2xx with
-        /// something else is someone else's (a captive portal's page, a proxy's), and the delete
-        /// may never have reached the server: not a success to report.
+        /// Throws unless this is the API's answer to a delete: a 204 (every version's; `Log-Seq`
+        /// came in 1.20.0). Another 2xx is someone else's (a captive portal's page, a proxy's),
+        /// and the delete may never have reached the server: not a success to report.
         func checkDeleted() throws(ClientError) {
-            guard status == 204, header("Log-Seq").flatMap(Int.init) != nil else {
-                throw .unexpectedJSON(field: "(the answer)", detail: "\(origin): a delete is answered 204 with Log-Seq; this is not the API's answer, and the announcement may not be deleted")
+            guard status == 204 else {
+                throw .unexpectedJSON(field: "(the answer)", detail: "\(origin): a delete is answered 204; this is not the API's answer, and the announcement may not be deleted")
             }
         }
 
@@ -247,8 +247,8 @@ extension AnnouncementsClient {
             // Only a representation is remembered: not an error answer taken as `accepting`.
             if (200..<300).contains(code), let cacheKey, let etag = received.header("ETag") { cache.remember(received, etag: etag, for: cacheKey) }
             return received
-        case 300..<400:
-            throw ClientError(redirect: response.statusCode, location: response.value(forHTTPHeaderField: "Location"))
+        case 300..<400 where response.statusCode != 304:
+            throw ClientError(redirect: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), from: url, base: configuration.baseURL)
         default:
             throw ClientError(status: response.statusCode, body: data)
         }
@@ -257,12 +257,25 @@ extension AnnouncementsClient {
 
 extension ClientError {
     /// A redirect, which the client does not follow (`RedirectRefusal`): its status, with a
-    /// message naming where it points, for the app (or its user) to configure that address.
-    init(redirect status: Int, location: String?) {
-        let message = location.map {
-            "the server redirects to \($0); the client follows no redirect (it would send the token and the request there): use that address as the server's"
-        } ?? "the server answered a redirect without a Location; the client follows no redirect"
-        self = .status(code: status, message: message, fieldErrors: [])
+    /// message naming where it points (resolved against `url`, the request's), and, when it
+    /// points to the same path under another address (http to https, another host), that
+    /// address, to configure in place of `base`.
+    init(redirect status: Int, location: String?, from url: URL, base: URL) {
+        guard let location, let target = URL(string: location, relativeTo: url)?.absoluteURL else {
+            self = .status(code: status, message: "the server answered a redirect without a valid Location; the client follows no redirect", fieldErrors: [])
+            return
+        }
+        // Compared without their queries (a proxy may keep or drop them).
+        func address(_ url: URL) -> String { String(url.absoluteString.prefix { $0 != "?" && $0 != "#" }) }
+        let asked = address(url), pointed = address(target), root = address(base).hasSuffix("/") ? String(address(base).dropLast()) : address(base)
+        let path = asked.hasPrefix(root) ? String(asked.dropFirst(root.count)) : nil
+        let suggested = path.flatMap { path in !path.isEmpty && pointed.hasSuffix(path) ? String(pointed.dropLast(path.count)) : nil }
+        let advice = suggested.map { "use \($0) as the server's address" } ?? "use the address it points to as the server's"
+        self = .status(
+            code: status,
+            message: "the server redirects to \(target.absoluteString); the client follows no redirect (it would send the token and the request there): \(advice)",
+            fieldErrors: []
+        )
     }
 
     /// The error an error response stands for; `fallback` is the message when the body has none

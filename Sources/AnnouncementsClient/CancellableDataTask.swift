@@ -18,11 +18,17 @@ final class CancellableDataTask: Sendable {
         case starting
         case running(URLSessionDataTask)
         case cancelled
+        /// Cancelled before its data task started: answered already, by the awaiting call.
+        case answered
         case finished
 
-        /// The data task is made: whether to start it (not when cancelled first).
+        /// The data task is made: whether to start it (not when cancelled first: then the call
+        /// answers at once, and the data task's end answers nothing).
         mutating func start(_ task: URLSessionDataTask) -> Bool {
-            guard case .starting = self else { return false }
+            guard case .starting = self else {
+                if case .cancelled = self { self = .answered }
+                return false
+            }
             self = .running(task)
             return true
         }
@@ -36,14 +42,16 @@ final class CancellableDataTask: Sendable {
             case .starting:
                 self = .cancelled
                 return nil
-            case .cancelled, .finished:
+            case .cancelled, .answered, .finished:
                 return nil
             }
         }
 
-        /// The data task told its end.
-        mutating func finish() {
-            self = .finished
+        /// The data task told its end: whether its answer is still owed.
+        mutating func finish() -> Bool {
+            defer { self = .finished }
+            if case .answered = self { return false }
+            return true
         }
     }
 
@@ -58,7 +66,7 @@ final class CancellableDataTask: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (answer: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
-                    call.state.withLock { $0.finish() }
+                    guard call.state.withLock({ $0.finish() }) else { return }
                     if error == nil, let response {
                         answer.resume(returning: (data ?? Data(), response))
                     } else {
@@ -68,10 +76,11 @@ final class CancellableDataTask: Sendable {
                 if call.state.withLock({ $0.start(task) }) {
                     task.resume()
                 } else {
-                    // Cancelled before it started: the data task is ended, not dropped (a session
-                    // keeps a task it made, its request and this handler, until it completes), and
-                    // its completion answers `URLError(.cancelled)`. Here no lock of the Swift
-                    // task is held.
+                    // Cancelled before it started: answered here (a data task that never loads,
+                    // as one for a URL no protocol takes, may never tell its end), and the data
+                    // task is ended, not dropped: a session keeps a task it made, its request and
+                    // this handler, until it completes. Here no lock of the Swift task is held.
+                    answer.resume(throwing: URLError(.cancelled))
                     task.cancel()
                 }
             }

@@ -88,7 +88,8 @@ actor FeedReader {
                     end()
                     throw refusal.error
                 }
-                try? await Task.sleep(for: reconnection.next(atLeast: refusal.retryAfter))
+                // A cancelled task's request is not a failed attempt (the loop ends it).
+                if !Task.isCancelled { try? await Task.sleep(for: reconnection.next(atLeast: refusal.retryAfter)) }
             } catch {
                 end()
                 throw error
@@ -168,7 +169,8 @@ actor FeedReader {
         let stream = self.stream ?? connect()
         guard let chunk = try await stream.next() else {
             closeStream()
-            try? await Task.sleep(for: reconnection.next())
+            // Ended by its reader's cancellation: not a failed attempt (the next reader connects again).
+            if !Task.isCancelled { try? await Task.sleep(for: reconnection.next()) }
             return
         }
         reconnection.received()
@@ -195,7 +197,7 @@ actor FeedReader {
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
         let idle = idleTimeout.components
         request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
-        let stream = FeedStream(request)
+        let stream = FeedStream(request, base: configuration.baseURL)
         self.stream = stream
         parser = EventStreamParser()
         return stream

@@ -35,9 +35,12 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
     /// More of a refusal's body than this is not read: an API error is a few hundred bytes.
     private static let refusalLimit = 64 << 10
     private let session = Mutex<URLSession?>(nil)
+    /// The client's base URL, for the address a redirect suggests.
+    private let base: URL
 
-    /// Opens the connection for `request`.
-    init(_ request: URLRequest) {
+    /// Opens the connection for `request`, a request of the client whose base URL is `base`.
+    init(_ request: URLRequest, base: URL) {
+        self.base = base
         super.init()
         let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
         self.session.withLock { $0 = session }
@@ -160,8 +163,8 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let refused = refusal.withLock({ $0 }) {
             let fallback = "GET /events did not open an event stream; check that the URL is this API's"
-            let error = (300..<400).contains(refused.status)
-                ? ClientError(redirect: refused.status, location: refused.location)
+            let error = (300..<400).contains(refused.status) && refused.status != 304
+                ? ClientError(redirect: refused.status, location: refused.location, from: task.originalRequest?.url ?? base, base: base)
                 : ClientError(status: refused.status, body: refused.body, fallback: fallback)
             finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter)))
         } else if let error = error as? URLError, let url = task.originalRequest?.url {

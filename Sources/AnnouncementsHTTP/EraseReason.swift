@@ -6,6 +6,9 @@ import Hummingbird
 enum EraseReason {
     static func read(_ request: Request, _ context: AnnouncementsRequestContext, maxBytes: Int) async throws -> String {
         let buffer = try await JSONBody.collect(request, maxBytes: maxBytes, what: #"the erasure's reason, {"reason": "…"},"#)
+        if let problem = buffer.withUnsafeReadableBytes(JSONSyntax.problem) {
+            throw APIError(.badRequest, "the request body is not valid JSON (\(problem)): send the reason as a JSON object like {\"reason\": \"…\"}")
+        }
         let data = Data(buffer: buffer)
         let object: [String: Any]
         do {

@@ -27,14 +27,17 @@ struct EventStream: Sendable {
     /// This stream's place among those allowed, held while its response lives.
     let slot: StreamSlots.Slot
 
+    /// Whether the request asks for the stream: `Accept` names `text/event-stream` with a weight
+    /// above 0 (`;q=0` refuses it, RFC 9110 12.4.2).
     static func isRequested(by request: Request) -> Bool {
-        request.headers[.accept]?.lowercased().contains("text/event-stream") == true
+        guard let accept = request.headers[.accept] else { return false }
+        return WeightedChoices(accept).choices.contains { $0.value == "text/event-stream" && $0.weight > 0 }
     }
 
     /// The stream: never kept by a cache, and never held back by a proxy that buffers answers
     /// (`X-Accel-Buffering: no`: nginx's default `proxy_buffering on` held every event back).
     func response() -> Response {
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .xAccelBuffering: "no", .vary: "Authorization"]
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .xAccelBuffering: "no", .vary: "Accept, Authorization, Last-Event-ID"]
         return Response(status: .ok, headers: headers, body: ResponseBody { [slot] writer in
             // Its place is what the metrics count as an open stream.
             defer { slot.release() }

@@ -1,11 +1,13 @@
+import AnnouncementsDomain
 import Hummingbird
 import NIOCore
 import NIOHTTP1
 
 /// A write's JSON body, checked before it is read: `Content-Type: application/json` in UTF-8
 /// (or, for a PATCH, `application/merge-patch+json`, RFC 7396, whose rules it follows: a field
-/// left out stays, `null` clears) (else 415) and at most `maxBytes` (else 413). The one place both
-/// checks live.
+/// left out stays, `null` clears) (else 415), not encoded (a `Content-Encoding` other than
+/// `identity` is a 415 that says so, with `Accept-Encoding: identity`, RFC 9110 15.5.16) and at
+/// most `maxBytes` (else 413). The one place these checks live.
 enum JSONBody {
     /// The body's bytes; `what` names what to send (`the announcement`, `the erasure's reason`).
     static func collect(_ request: Request, maxBytes: Int, what: String) async throws -> ByteBuffer {
@@ -15,6 +17,14 @@ enum JSONBody {
         }
         if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
             throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: \(type.essence) with charset=utf-8 or no charset, not \(charset)")
+        }
+        let codings = request.headers[values: .contentEncoding].flatMap { $0.split(separator: ",") }.map { $0.trimmingSpaces.lowercased() }
+        if let coding = codings.first(where: { $0 != "identity" }) {
+            throw APIError(
+                .unsupportedMediaType,
+                "send \(what) as it is, without Content-Encoding (\(VisibleText.escaped(coding)) is not taken for a request body)",
+                headers: [.acceptEncoding: "identity"]
+            )
         }
         return try await RequestBody.collect(request, maxBytes: maxBytes, what: what)
     }

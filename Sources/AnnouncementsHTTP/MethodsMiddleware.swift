@@ -10,8 +10,9 @@ struct MethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         switch request.method {
         case .head:
-            // Routed to the GET handler (`autoGenerateHeadEndpoints`); errors too lose their body.
-            return try await next(request, context).createHeadResponse()
+            // Routed to the GET handler (`autoGenerateHeadEndpoints`, or a HEAD route of its own);
+            // errors too lose their body.
+            return try await next(request, context).headKeepingLength()
         case .options:
             guard let allowed = routes.allowedMethods(for: request.uri.path) else { return try await next(request, context) }
             return Response(status: .noContent, headers: [.allow: allowed.joined(separator: ", ")])

@@ -69,7 +69,9 @@ struct WriteRoutes: Sendable {
         let created = try await store.create(draft, by: writer, key: key)
         context.logger.debug("created announcement \(created.id)", metadata: ["writer": "\(writer)", "event.id": "\(created.id)"])
         var response = representation(created, media, version, status: .created)
-        response.headers[.location] = "/announcements/\(created.id)"
+        // Under the path's version prefix, if any: a client that cannot set headers follows it
+        // to the representation its ETag names.
+        response.headers[.location] = "\(forced.map { "/" + $0.pathPrefix } ?? "")/announcements/\(created.id)"
         return response
     }
 
@@ -180,13 +182,15 @@ struct WriteRoutes: Sendable {
         return key
     }
 
-    /// The revision the request's `If-Match` names and its line's tag (see
-    /// `AnnouncementTag.expected`); nils without one, or for `*`.
+    /// The revision the write may change and its line's tag: the one `If-Match` names (see
+    /// `AnnouncementTag.expected`), else, with an `If-None-Match` that lets it through, the current
+    /// one (`AnnouncementTag.unchanged`: a 412 when it names it, or is `*`); nils without either
+    /// header, or for `If-Match: *`. RFC 9110 13.2.2's order: `If-Match` first, then `If-None-Match`.
     private func expected(_ request: Request, id: Int) throws(APIError) -> (revision: Int?, line: LineTag?) {
-        let expected = try AnnouncementTag.expected(ifMatch: request, id: id) {
-            store.snapshot.announcement(id: id).map { ($0.revision, store.lineTag(of: $0.revision)) }
-        }
-        return (expected?.revision, expected?.line)
+        let current = { store.snapshot.announcement(id: id).map { ($0.revision, store.lineTag(of: $0.revision)) } }
+        let expected = try AnnouncementTag.expected(ifMatch: request, id: id, current: current)
+        let unchanged = try AnnouncementTag.unchanged(ifNoneMatch: request, id: id, current: current)
+        return (expected?.revision ?? unchanged?.revision, expected?.line ?? unchanged?.line)
     }
 
     /// The request's body as a JSON object, checking its type and size.

@@ -227,23 +227,34 @@ import FoundationNetworking
         #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")
     }
 
-    @Test("import refuses an empty log whose head record says it held lines (emptied, not new), as start-up does, and takes it once the record is moved aside")
+    @Test("import into an empty log whose head record says it held lines (emptied, not new) takes a source that holds them (a restore) and refuses any other, as start-up would, leaving the log as it was")
     func importIntoEmptiedLog() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.copyItem(atPath: log, toPath: folder + "/source.jsonl")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: log))
+        try whole.write(to: URL(fileURLWithPath: folder + "/backup.jsonl"))
+        // The first three lines: a log that lacks the recorded fifth.
+        let lines = whole.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        try Data(lines.prefix(3).joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: folder + "/older.jsonl"))
         #expect(FileManager.default.fileExists(atPath: log + ".head"))
         try Data().write(to: URL(fileURLWithPath: log))
-        let refused = try await CLI.run(["import", "--from", "source.jsonl"], in: folder)
+        let refused = try await CLI.run(["import", "--from", "older.jsonl"], in: folder)
         #expect(refused.status == 74, "\(refused.stdout) \(refused.stderr)")
-        #expect(refused.stderr.contains("the log is empty, but events/announcements.jsonl.head records that it held 5 lines"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("the log ends at seq 3, but events/announcements.jsonl.head records that it held 5 lines"), "\(refused.stderr)")
         #expect(refused.stderr.contains("move the record out of the way first (mv events/announcements.jsonl.head"), "\(refused.stderr)")
         #expect(FileManager.default.contents(atPath: log) == Data(), "the log is left as it was")
         let opened = try await CLI.run(["init"], in: folder)
-        #expect(opened.status == 74 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses it too: \(opened.stderr)")
-        try FileManager.default.moveItem(atPath: log + ".head", toPath: log + ".head.set-aside")
-        let imported = try await CLI.run(["import", "--from", "source.jsonl"], in: folder)
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(FileManager.default.contents(atPath: log) == FileManager.default.contents(atPath: folder + "/source.jsonl"))
+        #expect(opened.status == 74 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses the emptied log too: \(opened.stderr)")
+        // A log file gone (not emptied) with its record beside it: refused the same, and not made.
+        try FileManager.default.removeItem(atPath: log)
+        let gone = try await CLI.run(["import", "--from", "older.jsonl"], in: folder)
+        #expect(gone.status == 74, "\(gone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: log), "no empty log is left behind")
+        // A backup that holds the recorded line restores it.
+        let restored = try await CLI.run(["import", "--from", "backup.jsonl"], in: folder)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(FileManager.default.contents(atPath: log) == whole)
+        let reopened = try await CLI.run(["init"], in: folder)
+        #expect(reopened.status == 0, "start-up takes the restored log: \(reopened.stderr)")
     }
 }

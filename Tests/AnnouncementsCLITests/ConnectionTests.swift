@@ -326,6 +326,30 @@ import Glibc
         #expect(!log.contains("Sneaked in"), "a body cut short is never written")
     }
 
+    @Test("a request that says Expect: 100-continue hears 100 Continue at once, and its body, sent then, is written; the connection goes on")
+    func expectContinue() async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  editor: s3cret\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let post = #"{"title":"Sent after 100 Continue"}"#
+        #expect(connection.send("POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\nExpect: 100-continue\r\n\r\n"))
+        let interim = await connection.readResponse(seconds: 10)
+        #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
+        #expect(connection.send(post))
+        let created = await connection.readResponse(seconds: 10)
+        #expect(created.hasPrefix("HTTP/1.1 201"), "\(created)")
+        #expect(connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(await connection.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"))
+        // Refused before its body: the 401 at once after the 100; the body sent anyway is dropped.
+        #expect(connection.send("POST /announcements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\nExpect: 100-continue\r\n\r\n"))
+        var refused = await connection.readResponse(seconds: 10)
+        // (The 100 and the 401 may come in one read or two.)
+        if refused.hasPrefix("HTTP/1.1 100"), !refused.contains("HTTP/1.1 401") { refused += await connection.readResponse(seconds: 10) }
+        #expect(refused.hasPrefix("HTTP/1.1 100 Continue\r\n") && refused.contains("HTTP/1.1 401"), "\(refused)")
+    }
+
     @Test("an HTTP/1.0 request with Connection: keep-alive is told so, and its connection serves the next request")
     func http10KeepAlive() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")

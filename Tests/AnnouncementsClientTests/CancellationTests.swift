@@ -72,7 +72,7 @@ struct CancellationTests {
         }
     }
 
-    @Test("a request's state: cancelled before its data task starts, the task is not started; cancelled while it runs, that task is cancelled once; after its end, nothing is cancelled")
+    @Test("a request's state: cancelled before its data task starts, the task is not started and its end answers nothing; cancelled while it runs, that task is cancelled once and its end answers; after its end, nothing is cancelled")
     func transitions() {
         let task = URLSession.shared.dataTask(with: URLRequest(url: URL(fileURLWithPath: "/")))
         var state = CancellableDataTask.State.starting
@@ -81,6 +81,8 @@ struct CancellationTests {
         #expect(cancelledTask == nil && !started, "not started once cancelled")
         cancelledTask = state.cancel()
         #expect(cancelledTask == nil)
+        var owed = state.finish()
+        #expect(!owed, "answered when it was not started: its data task's end answers nothing")
 
         state = .starting
         started = state.start(task)
@@ -89,9 +91,13 @@ struct CancellationTests {
         cancelledTask = state.cancel()
         #expect(cancelledTask == nil, "cancelled once")
 
+        owed = state.finish()
+        #expect(owed, "a data task cancelled as it ran answers at its end")
+
         state = .starting
         started = state.start(task)
-        state.finish()
+        owed = state.finish()
+        #expect(owed, "a data task that ran answers at its end")
         cancelledTask = state.cancel()
         #expect(started && cancelledTask == nil, "nothing to cancel after its end")
         started = state.start(task)

@@ -102,11 +102,15 @@ import Testing
                 (#"{"reason":7}"#, .badRequest, "field `reason` must be a string"),
                 (#"["reason"]"#, .badRequest, #"the request body must be a JSON object like {"reason": "…"}"#),
                 (#"{"reason":"#, .badRequest, "the request body is not valid JSON"),
+                // RFC 8259 only, as every write's body: a trailing comma, a comment, a lone surrogate.
+                (#"{"reason":"x",}"#, .badRequest, "the request body is not valid JSON (invalid JSON at column"),
+                (#"{"reason":"x"} // why"#, .badRequest, "the request body is not valid JSON (invalid JSON at column"),
+                (#"{"reason":"\ud800"}"#, .badRequest, "the request body is not valid JSON (invalid JSON at column"),
             ]
             for (text, status, message) in cases {
                 try await client.execute(uri: "/announcements/1/erase", method: .post, headers: Self.admin, body: body(text)) { response in
                     #expect(response.status == status, "\(text)")
-                    #expect(response.object["message"] as? String == message, "\(text)")
+                    #expect((response.object["message"] as? String)?.hasPrefix(message) == true, "\(text): \(response.object)")
                 }
             }
             var plain = Self.admin

@@ -31,6 +31,31 @@ import Testing
         }
     }
 
+    @Test("HEAD of the event stream says what its GET says, and no Content-Length: its GET has none")
+    func headOfStream() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/events", method: .head, headers: [.accept: "text/event-stream"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true, "\(response.headers)")
+                #expect(response.headers[.contentLength] == nil, "\(response.headers)")
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+    }
+
+    @Test("the event stream is what Accept asks for with a weight above 0 (text/event-stream;q=0 gets the page); it varies by Accept, Authorization and Last-Event-ID")
+    func streamNegotiation() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/events?after=3", method: .get, headers: [.accept: "application/json, text/event-stream;q=0"]) { response in
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("application/json") == true, "\(response.headers)")
+            }
+            try await client.execute(uri: "/events", method: .head, headers: [.accept: "text/event-stream;q=0.5"]) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+                #expect(response.headers[.vary] == "Accept, Authorization, Last-Event-ID")
+            }
+        }
+    }
+
     @Test("OPTIONS answers 204 with the resource's Allow; an unknown path is 404")
     func options() async throws {
         try await withServer { client, _ in

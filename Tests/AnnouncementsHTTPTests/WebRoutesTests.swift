@@ -58,19 +58,19 @@ import Testing
         #expect(!policy.contains("unsafe") && !policy.contains("*") && !policy.contains("data:"))
     }
 
-    @Test("signing in sets an HttpOnly, SameSite=Strict cookie (Secure behind TLS), only for a configured token, and only from this site's pages")
+    @Test("signing in sets an HttpOnly, SameSite=Lax cookie (Secure behind TLS), only for a configured token, and only from this site's pages; signing out expires it and clears what the browser kept")
     func signIn() async throws {
         try await withServer { client, _ in
             var headers = Self.form
             headers[.origin] = Self.origin
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=%2Fnew")) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/new")
-                #expect(response.headers[.setCookie] == "\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Strict")
+                #expect(response.headers[.setCookie] == "\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Lax")
             }
             headers[.xForwardedProto] = "https"
             try await client.execute(uri: "/sign-in", method: .post, headers: headers, body: body("token=alice-secret&next=https%3A%2F%2Fevil.example")) { response in
                 #expect(response.headers[.location] == "/", "a sign-in never sends anyone elsewhere")
-                #expect(response.headers[.setCookie] == "__Host-\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Strict; Secure")
+                #expect(response.headers[.setCookie] == "__Host-\(WebSession.cookieName)=alice-secret; Path=/; HttpOnly; SameSite=Lax; Secure")
             }
             // A browser drops tabs and line breaks from a URL and reads \ as /: each of these is `//evil.example`.
             for next in ["/%09/evil.example", "/%0A/evil.example", "/%5Cevil.example", "/%2F/evil.example", "%2F%2Fevil.example"] {
@@ -91,7 +91,47 @@ import Testing
             }
             try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret")) { response in
                 #expect(response.status == .seeOther && response.headers[.setCookie]?.contains("Max-Age=0") == true)
+                #expect(response.headers[.clearSiteData] == "\"cache\"", "the pages the browser kept while signed in go too")
             }
+        }
+    }
+
+    @Test("a page shown to a signed-in reader is kept by no cache (Back after sign-out must not show it); one shown to anyone, private and revalidated")
+    func signedInPagesNotStored() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/a/1", method: .get, headers: [.cookie: "\(WebSession.cookieName)=alice-secret"]) { response in
+                #expect(response.status == .ok && response.headers[.cacheControl] == "no-store")
+            }
+            try await client.execute(uri: "/a/1", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.cacheControl] == "private, no-cache")
+            }
+        }
+    }
+
+    @Test("a page that needs signing in sends there and back to itself, its query too (a past board, a search)")
+    func signInComesBackWithQuery() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/?asOf=2026-01-01T00:00:00Z", method: .get) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location]?.hasPrefix("/sign-in?next=%2F%3FasOf%3D2026-01-01T00") == true, "\(response.headers[.location] ?? "none")")
+            }
+        }
+    }
+
+    @Test("a browser's form post that says Sec-Fetch-Site: same-origin is this site's, whatever Origin a proxy's Host rewrite makes it seem")
+    func sameOriginBehindProxy() async throws {
+        try await withServer { client, store in
+            var headers = Self.post("alice-secret", origin: "http://board.intranet:8080")
+            headers[.secFetchSite] = "same-origin"
+            try await client.execute(uri: "/new", method: .post, headers: headers, body: body("title=Behind+a+proxy&body=&key=proxy-1")) { response in
+                #expect(response.status == .seeOther, "\(String(buffer: response.body))")
+            }
+            #expect(store.snapshot.count == reference.count + 1)
+            headers[.secFetchSite] = "same-site"
+            try await client.execute(uri: "/new", method: .post, headers: headers, body: body("title=From+a+sibling&body=&key=proxy-2")) { response in
+                #expect(response.status == .forbidden, "a sibling subdomain's page is not this site's")
+            }
+            #expect(store.snapshot.count == reference.count + 1)
         }
     }
 
@@ -181,7 +221,7 @@ import Testing
         }
     }
 
-    @Test("an admin erases from a page, with a reason it must give")
+    @Test("an admin erases from a page, with a reason it must give; the form sent twice ends on the history, as once")
     func erase() async throws {
         try await withServer { client, store in
             try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=+")) { response in
@@ -193,6 +233,12 @@ import Testing
                 #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")
             }
             #expect(store.snapshot.erased[3] != nil)
+            let seq = store.snapshot.seq
+            // The form sent again (a double click, a reload): done already, to the history again, nothing more written.
+            try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=personal+data")) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")
+            }
+            #expect(store.snapshot.seq == seq)
             try await client.execute(uri: "/a/3/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=ada-secret"]) { response in
                 #expect(String(buffer: response.body).contains("Reason: personal data"))
             }

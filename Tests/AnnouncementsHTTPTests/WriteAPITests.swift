@@ -171,6 +171,25 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("a body with a Content-Encoding (other than identity) is a 415 saying so, with Accept-Encoding: identity, and writes nothing")
+    func encodedBody() async throws {
+        try await withServer { client, store in
+            for coding in ["gzip", "identity, gzip", "br"] {
+                var headers = alice
+                headers[.contentEncoding] = coding
+                try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"Looks plain"}"#)) { response in
+                    #expect(response.status == .unsupportedMediaType, "\(coding)")
+                    #expect(response.headers[.acceptEncoding] == "identity")
+                    #expect((response.object["message"] as? String)?.contains("without Content-Encoding") == true, "\(response.object)")
+                }
+            }
+            #expect(store.snapshot.seq == 6)
+            var identity = alice
+            identity[.contentEncoding] = "identity"
+            try await client.execute(uri: "/announcements", method: .post, headers: identity, body: body(#"{"title":"Plain"}"#)) { #expect($0.status == .created) }
+        }
+    }
+
     @Test("a null title is a 422 naming the field on PUT and PATCH too, and appends nothing", arguments: [HTTPRequest.Method.put, .patch])
     func nullTitle(method: HTTPRequest.Method) async throws {
         try await withServer { client, store in
@@ -203,18 +222,62 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("a POST under a version prefix answers a Location under it, where its ETag names the representation")
+    func locationUnderPrefix() async throws {
+        try await withServer { client, _ in
+            let etag = try await client.execute(uri: "/v3/announcements", method: .post, headers: alice, body: body(#"{"title":"Prefixed"}"#)) { response in
+                #expect(response.status == .created && response.headers[.location] == "/v3/announcements/7", "\(response.headers)")
+                return response.headers[.eTag] ?? ""
+            }
+            try await client.execute(uri: "/v3/announcements/7", method: .get, headers: [.ifNoneMatch: etag]) { #expect($0.status == .notModified) }
+            try await client.execute(uri: "/announcements", method: .post, headers: alice, body: body(#"{"title":"Plain"}"#)) { response in
+                #expect(response.headers[.location] == "/announcements/8")
+            }
+        }
+    }
+
+    @Test("If-None-Match on a write: * (it exists) or a tag of the current revision, weak or strong, in any representation, is a 412 that writes nothing; another tag lets it through")
+    func ifNoneMatchOnWrites() async throws {
+        try await withServer { client, store in
+            let etag = try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] ?? "" }
+            let xml = try await client.execute(uri: "/announcements/1", method: .get, headers: [.accept: "application/xml"]) { $0.headers[.eTag] ?? "" }
+            for method in [HTTPRequest.Method.patch, .put, .delete] {
+                for header in ["*", etag, "W/" + etag, xml, #""other", "# + etag] {
+                    var headers = alice
+                    headers[.ifNoneMatch] = header
+                    let payload = method == .delete ? nil : body(#"{"title":"Overwritten"}"#)
+                    try await client.execute(uri: "/announcements/1", method: method, headers: headers, body: payload) { response in
+                        #expect(response.status == .preconditionFailed, "\(method) \(header)")
+                        #expect((response.object["message"] as? String)?.hasPrefix("If-None-Match ") == true, "\(response.object)")
+                    }
+                }
+            }
+            #expect(store.snapshot.seq == 6, "nothing was written")
+            var headers = alice
+            headers[.ifNoneMatch] = #""1-1-00000000""#
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: headers, body: body(#"{"title":"Changed"}"#)) { #expect($0.status == .ok) }
+            headers[.ifNoneMatch] = "*"
+            try await client.execute(uri: "/announcements/99", method: .put, headers: headers, body: body(#"{"title":"Nowhere"}"#)) { response in
+                #expect(response.status == .notFound, "no announcement to change: the write's own answer")
+            }
+            #expect(store.snapshot.seq == 7)
+        }
+    }
+
     @Test("`*` stands alone in If-Match and If-None-Match: a list holding it is a 400 that writes nothing, never a match", arguments: [
         #""bogus", *"#, "*,", ", *", #"*, "1-1-00000000""#,
     ])
     func wildcardInList(header: String) async throws {
         try await withServer { client, store in
-            for method in [HTTPRequest.Method.patch, .put, .delete] {
-                var headers = alice
-                headers[.ifMatch] = header
-                let payload = method == .delete ? nil : body(#"{"title":"Overwritten"}"#)
-                try await client.execute(uri: "/announcements/1", method: method, headers: headers, body: payload) { response in
-                    #expect(response.status == .badRequest, "\(method)")
-                    #expect((response.object["message"] as? String)?.hasPrefix("If-Match is either * alone or a list of entity tags, not both") == true, "\(response.object)")
+            for name in [HTTPField.Name.ifMatch, .ifNoneMatch] {
+                for method in [HTTPRequest.Method.patch, .put, .delete] {
+                    var headers = alice
+                    headers[name] = header
+                    let payload = method == .delete ? nil : body(#"{"title":"Overwritten"}"#)
+                    try await client.execute(uri: "/announcements/1", method: method, headers: headers, body: payload) { response in
+                        #expect(response.status == .badRequest, "\(name) \(method)")
+                        #expect((response.object["message"] as? String)?.hasPrefix("\(name) is either * alone or a list of entity tags, not both") == true, "\(response.object)")
+                    }
                 }
             }
             try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifNoneMatch: header]) { response in

@@ -38,20 +38,23 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: path + ".importing"))
     }
 
-    @Test("an import whose copy fails its check leaves the log empty and nothing beside it; a non-empty log is refused")
+    @Test("an import whose copy fails its check leaves the log as it was (empty, or missing when the import made it) and nothing beside it; a non-empty log is refused")
     func failedOrRefused() throws {
         let folder = TemporaryFolder()
         let source = folder.file("source.jsonl"), path = folder.file("log.jsonl")
         try write(Self.lines, to: source)
-        do {
-            let log = try FileLog(path: path)
-            defer { log.close() }
-            #expect(throws: LogError.self) {
-                try log.importLines(of: source) { _ throws(LogError) in throw LogError(.invalidLine, path: path, message: "does not verify") }
+        for existed in [false, true] {
+            if existed { #expect(FileManager.default.createFile(atPath: path, contents: Data())) }
+            do {
+                let log = try FileLog(path: path)
+                defer { log.close() }
+                #expect(throws: LogError.self) {
+                    try log.importLines(of: source) { _ throws(LogError) in throw LogError(.invalidLine, path: path, message: "does not verify") }
+                }
             }
+            #expect(existed ? FileManager.default.contents(atPath: path)?.isEmpty == true : !FileManager.default.fileExists(atPath: path), "existed: \(existed)")
+            #expect(!FileManager.default.fileExists(atPath: path + ".importing"))
         }
-        #expect(FileManager.default.contents(atPath: path)?.isEmpty == true)
-        #expect(!FileManager.default.fileExists(atPath: path + ".importing"))
 
         try write(Self.lines, to: path)
         let full = try FileLog(path: path)

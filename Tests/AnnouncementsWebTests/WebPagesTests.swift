@@ -24,14 +24,21 @@ import Testing
         #expect(!html.contains("<script>") && html.contains("<script type=\"module\" src=\"/assets/app."), "no inline script, only the module")
     }
 
+    @Test("the editor takes a title as long as the server does (255), not shorter")
+    func editorTitleLimit() {
+        let html = WebPages.compiled.render(EditorPage.edit(chrome: .signedOut, Self.hostile, key: "k"))
+        #expect(html.contains("required maxlength=\"\(ValidationRules.maxTitleLength)\"") && ValidationRules.maxTitleLength == 255)
+    }
+
     @Test("an announcement's body goes into its sandboxed frame's srcdoc, escaped into the attribute: nothing of it reaches the page")
     func bodyInSandboxedFrame() throws {
         let html = WebPages.compiled.render(AnnouncementPage(chrome: .signedOut, announcement: Self.hostile, seq: 9))
-        let frame = try #require(html.range(of: "<iframe class=\"body\" sandbox=\"allow-same-origin\""))
+        let frame = try #require(html.range(of: "<iframe class=\"body\" sandbox=\"allow-same-origin allow-top-navigation-by-user-activation allow-popups allow-popups-to-escape-sandbox\""), "a sandbox without allow-scripts, whose links a click opens in the window")
         let srcdoc = try #require(html.range(of: "srcdoc=\"", range: frame.upperBound..<html.endIndex))
         let end = try #require(html.range(of: "\"", range: srcdoc.upperBound..<html.endIndex))
         let attribute = String(html[srcdoc.upperBound..<end.lowerBound])
         #expect(attribute.hasPrefix("&lt;!doctype html&gt;"))
+        #expect(attribute.contains("&lt;base target=&quot;_top&quot;&gt;"), "its links open in the whole window")
         #expect(attribute.contains("&lt;p onclick=&quot;x()&quot;&gt;Hi&lt;/p&gt;&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"))
         #expect(!html.contains("alert(2)</script>"))
     }

@@ -50,6 +50,7 @@ extension OpenAPIDocument {
                     content:
                       application/json: { schema: \#(suffix == "V3" ? ##"{ $ref: "#/components/schemas/AnnouncementV3" }"## : suffix.isEmpty ? ##"{ anyOf: [{ $ref: "#/components/schemas/Announcement" }, { $ref: "#/components/schemas/AnnouncementV3" }] }"## : ##"{ $ref: "#/components/schemas/Announcement" }"##) }
                       application/xml: { schema: { type: string } }
+                      text/xml: { schema: { type: string } }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }
@@ -108,6 +109,7 @@ extension OpenAPIDocument {
                     content:
                       application/json: { schema: \#(schema) }
                       application/xml: { schema: { type: string } }
+                      text/xml: { schema: { type: string } }
                   "304": { $ref: "#/components/responses/NotModified" }
                   "400": { $ref: "#/components/responses/BadRequest" }
                   "401": { $ref: "#/components/responses/Unauthorized" }
@@ -153,6 +155,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Id"
                   - $ref: "#/components/parameters/AcceptVersion"
                   - $ref: "#/components/parameters/IfMatch"
+                  - $ref: "#/components/parameters/WriteIfNoneMatch"
                   - $ref: "#/components/parameters/IdempotencyKey"
                 requestBody:
                   required: true
@@ -181,6 +184,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Id"
                   - $ref: "#/components/parameters/AcceptVersion"
                   - $ref: "#/components/parameters/IfMatch"
+                  - $ref: "#/components/parameters/WriteIfNoneMatch"
                   - $ref: "#/components/parameters/IdempotencyKey"
                 requestBody:
                   required: true
@@ -210,6 +214,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Id"
                   - $ref: "#/components/parameters/AcceptVersion"
                   - $ref: "#/components/parameters/IfMatch"
+                  - $ref: "#/components/parameters/WriteIfNoneMatch"
                   - $ref: "#/components/parameters/IdempotencyKey"
                 responses:
                   "204":

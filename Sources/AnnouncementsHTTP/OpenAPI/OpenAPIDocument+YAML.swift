@@ -191,6 +191,15 @@ paths:
       in: header
       description: The announcement's ETag (or a list of them); the write fails with 412 if none is current. `*` matches any current revision, alone; a list holding it among tags is a 400.
       schema: { type: string }
+    WriteIfNoneMatch:
+      name: If-None-Match
+      in: header
+      description: |
+        ETags (or `*`) of what the write must not change: a 412 that writes nothing when one is a
+        tag of the announcement's current revision (weakly compared: `W/` ignored; any
+        representation's tag), or when it is `*` and the announcement exists. `*` alone; a list
+        holding it among tags is a 400.
+      schema: { type: string }
     IdempotencyKey:
       name: Idempotency-Key
       in: header
@@ -375,7 +384,7 @@ paths:
         needs: { type: array, items: { type: string, enum: [author, editor, auditor, admin] }, description: "A 403: the roles that may do this." }
         role: { type: string, enum: [author, editor, auditor, admin], description: "A 403: the token's role." }
   responses:
-    NoQuery: { description: "A query parameter: this takes none (the message names it).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
+    NoQuery: { description: "A query parameter: this takes none (the message names it).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Unauthorized:
       description: No token where one is needed, or a token that is not a configured one (on the announcements' and the feed's routes, wherever it is sent).
@@ -385,7 +394,7 @@ paths:
     Gone: { description: "The announcement was erased: its texts and past states are gone. A read of it answers it, and so does a write that repeats (same Idempotency-Key, same writer, same action) a write of it, whatever its texts: nothing was written. (Another write naming it is a 404, as for a deleted one.)", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotFound: { description: No such announcement., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotAcceptable: { description: "An unsupported Accept-Version or Accept (lists the supported versions), or XML asked for a value XML 1.0 cannot carry (the message names the announcement, field and character).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
-    PreconditionFailed: { description: A stale If-Match; nothing was written., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    PreconditionFailed: { description: "A stale If-Match, or an If-None-Match that names the current revision (or is * for one that exists); nothing was written.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     LengthRequired: { description: "The request has neither Content-Length nor Transfer-Encoding: chunked, so its body cannot be told from the connection's end; nothing was written.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     TooLarge: { description: The request body is over the limit., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     UnsupportedMedia: { description: The request body is not JSON., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
@@ -422,6 +431,7 @@ paths:
                   content:
                     application/json: { schema: \#(schema) }
                     application/xml: { schema: { type: string } }
+                    text/xml: { schema: { type: string } }
             """#
         }.joined()
     }

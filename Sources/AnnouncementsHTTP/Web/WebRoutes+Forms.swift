@@ -30,7 +30,7 @@ extension WebRoutes {
 
     private func signOut(_ request: Request) throws -> Response {
         try WebSession.requireSameOrigin(request)
-        return .seeOther("/", setCookie: WebSession.signOut(request))
+        return .signedOut(request)
     }
 
     private func create(_ request: Request) async throws -> Response {
@@ -124,7 +124,13 @@ extension WebRoutes {
             page.reasonError = "The reason " + problem
             return .page(pages.render(page), request, status: .unprocessableContent)
         }
-        _ = try await store.erase(id: id, by: caller.name, reason: reason)
+        do throws(StoreError) {
+            _ = try await store.erase(id: id, by: caller.name, reason: reason)
+        } catch {
+            // Erased already: the form sent twice (a double click, a reload), or by an admin
+            // before this one. What was asked for is done; the history says by whom.
+            guard case .erased = error else { throw error }
+        }
         return .seeOther("/a/\(id)/history")
     }
 

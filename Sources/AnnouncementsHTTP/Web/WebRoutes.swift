@@ -144,10 +144,12 @@ struct WebRoutes: Sendable {
         return APIError.forbidden(needs: permission, role: caller.role, "you are signed in as `\(caller.name)`, whose role is \(caller.role)")
     }
 
-    /// A 401 whose page offers to sign in and come back to this one.
+    /// A 401 whose page offers to sign in and come back to this one (its query too: a past board,
+    /// a search).
     func signIn(_ request: Request, _ message: String) -> APIError {
         var error = APIError(.unauthorized, message)
-        error.details = [.init("signIn", .string("/sign-in?next=" + QueryText.encoded(request.uri.path)))]
+        let here = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        error.details = [.init("signIn", .string("/sign-in?next=" + QueryText.encoded(here)))]
         return error
     }
 

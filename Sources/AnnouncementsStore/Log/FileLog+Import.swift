@@ -14,17 +14,13 @@ extension FileLog {
     /// of `batchBytes`, checked by `check` (given the copy's path), and only then renamed over the
     /// log. An import cut short (a failure, a kill, a crash) leaves the log empty, never a part of
     /// `source` that could pass for the whole; the next open of the log removes the leftover. A log
-    /// emptied since it held lines (a head record or a snapshot beside it says so) is refused.
+    /// emptied since it held lines (a head record or a snapshot beside it says so) takes only a
+    /// source that holds them (`checkRecords`).
     /// Returns the number of bytes imported.
     public func importLines(of source: String, batchBytes: Int = 4 << 20, check: (_ copy: String) throws(LogError) -> Void) throws(LogError) -> Int64 {
         guard durableEnd == 0 else {
             throw LogError(.unusable, path: path, message: "the log is not empty (\(durableEnd) bytes): import only into an empty log")
         }
-        // An empty log with records beside it that say it held lines (its head, a snapshot's tag)
-        // was emptied, not made: those lines were acknowledged, start-up refuses it, and an import
-        // would only hide that. Checked as start-up checks them, with the same remedies.
-        try Snapshot.checkTag(besideLog: path)
-        try HeadRecord.check(Replay(), logPath: path)
         // The file itself (a log named through a symlink keeps its link: the copy replaces the target).
         let target = FileIO.resolved(path)
         let copyPath = target + ".importing"
@@ -36,9 +32,12 @@ extension FileLog {
             let copy = try FileLog(path: copyPath)
             defer { copy.close() }
             end = try copy.append(linesOf: source, batchBytes: batchBytes)
+            try checkRecords(holdBy: copyPath)
             try check(copyPath)
         } catch {
             unlink(copyPath)
+            // Left as it was: a log this import made (its file was missing) goes too.
+            if created { unlink(path) }
             throw error
         }
         guard rename(copyPath, target) == 0 else {
@@ -49,5 +48,15 @@ extension FileLog {
         }
         Self.syncFolder(Self.folder(of: target))
         return end
+    }
+
+    /// Throws unless the copy at `copy` holds the lines the records beside this log say it held
+    /// (its head, a snapshot's tag): an empty log beside them was emptied, not made, and those
+    /// lines were acknowledged. A restore from a backup that holds them is taken; any other log
+    /// is refused, as start-up would refuse it, with start-up's remedies.
+    private func checkRecords(holdBy copy: String) throws(LogError) {
+        try Snapshot.checkTag(besideLog: path, linesIn: copy)
+        guard try HeadRecord.read(besideLog: path) != nil else { return }
+        try HeadRecord.check(try LogReader(path: copy).replay(indexing: true), logPath: path, linesIn: copy)
     }
 }

@@ -72,7 +72,8 @@ public enum HeadRecord {
 
     /// Throws unless the log at `logPath`, whose state `replay` is (indexed), holds the head
     /// recorded beside it (when there is one): its line of the recorded seq, with the recorded hash.
-    static func check(_ replay: Replay, logPath: String) throws(LogError) {
+    /// With `logFile`, the lines are that file's (`replay` its state): one that is to become the log.
+    static func check(_ replay: Replay, logPath: String, linesIn logFile: String? = nil) throws(LogError) {
         guard let recorded = try read(besideLog: logPath) else { return }
         let path = path(forLog: logPath)
         let remedy = """
@@ -86,7 +87,7 @@ public enum HeadRecord {
         }
         // (Replay indexes every line it applies: a line the index lacks is not one this log holds.)
         let line = try replay.index.span(recorded.seq...recorded.seq).map { span throws(LogError) in
-            try ReadOnlyFile(path: logPath).bytes(from: span.offset, count: span.count - 1)
+            try ReadOnlyFile(path: logFile ?? logPath).bytes(from: span.offset, count: span.count - 1)
         }
         guard let line, LineHash(link: line) == recorded.hash else {
             throw LogError(.damaged, path: logPath, line: recorded.seq, message: "line \(recorded.seq) is not the line \(path) records (head \(recorded)): it was changed, or the log rewritten or replaced, since" + remedy)

@@ -44,9 +44,10 @@ extension Snapshot {
     }
 
     /// For a start-up that does not use snapshots: throws `SnapshotProblem.refusal` when the
-    /// snapshot beside the log (its header's tag) covers lines the log no longer holds. A file
-    /// that is not a snapshot this version reads says nothing of the log, and is left alone.
-    static func checkTag(besideLog logPath: String) throws(LogError) {
+    /// snapshot beside the log (its header's tag) covers lines the log no longer holds (or, with
+    /// `logFile`, lines that file, to become the log, does not hold). A file that is not a
+    /// snapshot this version reads says nothing of the log, and is left alone.
+    static func checkTag(besideLog logPath: String, linesIn logFile: String? = nil) throws(LogError) {
         let path = SnapshotFile.path(forLog: logPath)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
@@ -54,7 +55,7 @@ extension Snapshot {
         var info = stat()
         guard fstat(fd, &info) == 0, let header = try? SnapshotFile.Header(reading: fd, size: Int64(info.st_size), path: path) else { return }
         do throws(SnapshotProblem) {
-            try check(header.tag, inLog: logPath)
+            try check(header.tag, inLog: logFile ?? logPath)
         } catch {
             if let refusal = error.refusal(logPath: logPath) { throw refusal }
         }

@@ -32,6 +32,9 @@ public struct EditorPage: WebPage {
     public var cancel: String
     public var srcdoc: String
     public let frameHead = BodyFrame.head
+    /// The longest title the form takes: the server's (a browser counts UTF-16 units, which a
+    /// title of many emoji passes before the server's characters do: its 422 says so).
+    public let titleLimit = ValidationRules.maxTitleLength
 
     /// The empty form for a new announcement.
     public static func new(chrome: PageChrome, key: String) -> EditorPage {
