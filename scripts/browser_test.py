@@ -298,7 +298,7 @@ def signing_in_and_out(driver, server):
     driver.back()
     time.sleep(0.5)
     driver.back()
-    check(wait(driver, lambda d: "/sign-in" in d.current_url or not d.find_elements(By.ID, "title")), "Back after signing out does not show the signed-in page again", driver.current_url)
+    check(wait(driver, lambda d: d.current_url.endswith("/sign-in?next=%2Fa%2F1%2Fedit")), "Back after signing out does not show the signed-in page again: it asks to sign in", driver.current_url)
     driver.get(server.url + "/new")
     check(wait(driver, lambda d: "/sign-in?next=" in d.current_url), "a page that needs a token sends to the sign-in page", driver.current_url)
     driver.find_element(By.ID, "token").send_keys(TOKENS["editor"])

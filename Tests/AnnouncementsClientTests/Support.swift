@@ -188,6 +188,8 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         let blocks = (1...last + 1).map { "id: \($0)\nevent: created\ndata: {\"seq\":\($0)}\n\n" }
         return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: blocks.joined())))
     }
+    // A delete answered 204 without Log-Seq, as servers before 1.20.0 answer it.
+    router.delete(":mode/announcements/:id") { _, _ in Response(status: .noContent) }
     // A delete answered as a captive portal answers anything: a 200 page, not the API's 204.
     router.delete("announcements/:id") { _, _ in
         Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>log in to the network</html>")))

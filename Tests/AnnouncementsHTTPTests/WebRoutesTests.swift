@@ -58,7 +58,7 @@ import Testing
         #expect(!policy.contains("unsafe") && !policy.contains("*") && !policy.contains("data:"))
     }
 
-    @Test("signing in sets an HttpOnly, SameSite=Lax cookie (Secure behind TLS), only for a configured token, and only from this site's pages; signing out expires it and clears what the browser kept")
+    @Test("signing in sets an HttpOnly, SameSite=Lax cookie (Secure behind TLS), only for a configured token, and only from this site's pages; signing out expires it")
     func signIn() async throws {
         try await withServer { client, _ in
             var headers = Self.form
@@ -91,7 +91,6 @@ import Testing
             }
             try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret")) { response in
                 #expect(response.status == .seeOther && response.headers[.setCookie]?.contains("Max-Age=0") == true)
-                #expect(response.headers[.clearSiteData] == "\"cache\"", "the pages the browser kept while signed in go too")
             }
         }
     }
@@ -101,6 +100,7 @@ import Testing
         try await withServer { client, _ in
             try await client.execute(uri: "/a/1", method: .get, headers: [.cookie: "\(WebSession.cookieName)=alice-secret"]) { response in
                 #expect(response.status == .ok && response.headers[.cacheControl] == "no-store")
+                #expect(response.headers[.crossOriginOpenerPolicy] == "same-origin", "no other site's window keeps a handle on it")
             }
             try await client.execute(uri: "/a/1", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.cacheControl] == "private, no-cache")
@@ -121,7 +121,7 @@ import Testing
     @Test("a browser's form post that says Sec-Fetch-Site: same-origin is this site's, whatever Origin a proxy's Host rewrite makes it seem")
     func sameOriginBehindProxy() async throws {
         try await withServer { client, store in
-            var headers = Self.post("alice-secret", origin: "http://board.intranet:8080")
+            var headers = Self.post("alice-secret", origin: "https://board.intranet")
             headers[.secFetchSite] = "same-origin"
             try await client.execute(uri: "/new", method: .post, headers: headers, body: body("title=Behind+a+proxy&body=&key=proxy-1")) { response in
                 #expect(response.status == .seeOther, "\(String(buffer: response.body))")

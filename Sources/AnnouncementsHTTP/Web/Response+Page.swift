@@ -7,13 +7,18 @@ extension Response {
     /// A web page: HTML, compressed when the client takes it, under the pages' policy
     /// (`SecurityHeaders.pagePolicy`). A page depends on who is signed in: no shared cache keeps it,
     /// and one shown to a signed-in reader is kept by no cache at all (an auditor's history, after
-    /// sign-out, must not come back with the Back button on a shared machine).
+    /// sign-out, must not come back with the Back button on a shared machine: browsers also drop
+    /// such a page from their back-forward cache once the session cookie changes). No other site's
+    /// window keeps a handle on a page (`Cross-Origin-Opener-Policy: same-origin`): one that opened
+    /// it, or that a link in a body opened, learns nothing of it (not even its count of frames,
+    /// which differs between readers).
     static func page(_ html: String, _ request: Request, status: HTTPResponse.Status = .ok) -> Response {
         let body = CodedBody(ByteBuffer(string: html), compressedWith: ContentCoding.preferred(by: request))
         var response = Response.coded(body, contentType: "text/html; charset=utf-8", status: status)
         response.headers[.contentSecurityPolicy] = SecurityHeaders.pagePolicy
         response.headers[.cacheControl] = WebSession.token(in: request) == nil ? "private, no-cache" : "no-store"
         response.headers[.vary] = "Cookie, Accept-Encoding"
+        response.headers[.crossOriginOpenerPolicy] = "same-origin"
         response.headers[.referrerPolicy] = "same-origin"
         return response
     }
@@ -25,14 +30,6 @@ extension Response {
         return response
     }
 
-    /// The answer to signing out: the cookie expired, and the browser told to drop what it kept
-    /// of this site (`Clear-Site-Data: "cache"`: pages it may still hold from before, and its
-    /// back-forward cache).
-    static func signedOut(_ request: Request) -> Response {
-        var response = seeOther("/", setCookie: WebSession.signOut(request))
-        response.headers[.clearSiteData] = "\"cache\""
-        return response
-    }
 
     /// An asset, kept for good by any cache (its path names its bytes).
     static func asset(_ asset: WebAsset, _ request: Request) -> Response {
@@ -46,5 +43,5 @@ extension Response {
 
 extension HTTPField.Name {
     static let referrerPolicy = Self("Referrer-Policy")!
-    static let clearSiteData = Self("Clear-Site-Data")!
+    static let crossOriginOpenerPolicy = Self("Cross-Origin-Opener-Policy")!
 }

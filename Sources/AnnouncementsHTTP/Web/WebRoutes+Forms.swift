@@ -30,7 +30,7 @@ extension WebRoutes {
 
     private func signOut(_ request: Request) throws -> Response {
         try WebSession.requireSameOrigin(request)
-        return .signedOut(request)
+        return .seeOther("/", setCookie: WebSession.signOut(request))
     }
 
     private func create(_ request: Request) async throws -> Response {

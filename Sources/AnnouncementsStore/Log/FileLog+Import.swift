@@ -36,8 +36,9 @@ extension FileLog {
             try check(copyPath)
         } catch {
             unlink(copyPath)
-            // Left as it was: a log this import made (its file was missing) goes too.
-            if created { unlink(path) }
+            // Left as it was: a log this import made (its file was missing) goes too; the file,
+            // not a link that names it.
+            if created { unlink(target) }
             throw error
         }
         guard rename(copyPath, target) == 0 else {

@@ -32,8 +32,9 @@ public struct EditorPage: WebPage {
     public var cancel: String
     public var srcdoc: String
     public let frameHead = BodyFrame.head
-    /// The longest title the form takes: the server's (a browser counts UTF-16 units, which a
-    /// title of many emoji passes before the server's characters do: its 422 says so).
+    /// The longest title the form takes: the server's count (a browser counts UTF-16 units, never
+    /// fewer than the server's characters: a title of many emoji the API takes may be too long
+    /// for the form).
     public let titleLimit = ValidationRules.maxTitleLength
 
     /// The empty form for a new announcement.
