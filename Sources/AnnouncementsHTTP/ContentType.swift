@@ -28,6 +28,8 @@ struct ContentType: Sendable, Hashable {
         self.essence = essence.lowercased()
         parameters = [:]
         while let parameter = parts.next().map(\.trimmingSpaces) {
+            // An empty one (`application/json;`) is allowed, and means nothing (RFC 9110 5.6.6).
+            if parameter.isEmpty { continue }
             guard let equals = parameter.firstIndex(of: "=") else { return nil }
             let name = parameter[..<equals]
             var value = parameter[parameter.index(after: equals)...]

@@ -27,8 +27,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPResponseError {
             if error.status == .notFound, let allowed = routes.allowedMethods(for: request.uri.path) {
                 let allow = allowed.joined(separator: ", ")
-                return try APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow])
-                    .response(from: request, context: context)
+                // Through `answer`, as every refusal: on a web client's path (a browser's GET of
+                // /sign-out), a page.
+                return try answer(APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow]), request, context)
             }
             if error.status == .notFound, let web, request.method == .get || request.method == .head, MediaType.asksForPage(request) {
                 // A person who typed or followed a wrong address: a page with the way back (an

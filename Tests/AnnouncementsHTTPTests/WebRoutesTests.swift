@@ -108,6 +108,16 @@ import Testing
         }
     }
 
+    @Test("a browser's GET of a path that takes only a post (/sign-out) is a 405 page with Allow, not the API's error")
+    func methodNotAllowedPage() async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/sign-out", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "POST, OPTIONS", "\(response.headers)")
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            }
+        }
+    }
+
     @Test("a page that needs signing in sends there and back to itself, its query too (a past board, a search)")
     func signInComesBackWithQuery() async throws {
         try await withServer { client, _ in

@@ -11,6 +11,13 @@ import Testing
 
 let alice: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json"]
 
+/// `alice`'s headers, with `field` set to `value`.
+func alice(with field: HTTPField.Name, _ value: String) -> HTTPFields {
+    var headers = alice
+    headers[field] = value
+    return headers
+}
+
 func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
 @Suite struct WriteAPITests {
@@ -171,13 +178,23 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("Content-Type may hold empty parameters (application/json;), as RFC 9110 allows; a parameter without a value is still a 415")
+    func emptyContentTypeParameters() async throws {
+        try await withServer { client, store in
+            for type in ["application/json;", "application/json; ; charset=utf-8", "application/json ;"] {
+                try await client.execute(uri: "/announcements", method: .post, headers: alice(with: .contentType, type), body: body(#"{"title":"Typed"}"#)) { #expect($0.status == .created, "\(type)") }
+            }
+            #expect(store.snapshot.seq == 9)
+            let valueless = alice(with: .contentType, "application/json; charset")
+            try await client.execute(uri: "/announcements", method: .post, headers: valueless, body: body(#"{"title":"Typed"}"#)) { #expect($0.status == .unsupportedMediaType) }
+        }
+    }
+
     @Test("a body with a Content-Encoding (other than identity) is a 415 saying so, with Accept-Encoding: identity, and writes nothing")
     func encodedBody() async throws {
         try await withServer { client, store in
             for coding in ["gzip", "identity, gzip", "br"] {
-                var headers = alice
-                headers[.contentEncoding] = coding
-                try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"Looks plain"}"#)) { response in
+                try await client.execute(uri: "/announcements", method: .post, headers: alice(with: .contentEncoding, coding), body: body(#"{"title":"Looks plain"}"#)) { response in
                     #expect(response.status == .unsupportedMediaType, "\(coding)")
                     #expect(response.headers[.acceptEncoding] == "identity")
                     #expect((response.object["message"] as? String)?.contains("without Content-Encoding") == true, "\(response.object)")
