@@ -18,7 +18,7 @@ enum JSONBody {
         if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
             throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: \(type.essence) with charset=utf-8 or no charset, not \(charset)")
         }
-        let codings = request.headers[values: .contentEncoding].flatMap { $0.split(separator: ",") }.map { $0.trimmingSpaces.lowercased() }
+        let codings = request.headers[values: .contentEncoding].flatMap { $0.split(separator: ",") }.map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
         if let coding = codings.first(where: { $0 != "identity" }) {
             throw APIError(
                 .unsupportedMediaType,
