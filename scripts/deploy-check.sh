@@ -24,6 +24,21 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/announcements-deploy-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
+# The Dockerfile copies every folder the manifest names (a target's custom path), or its build
+# fails as the manifest loads (nothing here runs Docker: the check reads both files).
+copied=$(sed -n 's/^COPY \([^ ]*\) .*/\1/p' deploy/Dockerfile)
+for path in $(sed -n 's/.*path: "\([^"]*\)".*/\1/p' Package.swift); do
+  found=
+  for source in $copied; do
+    case "$path/" in "$source"/*) found=1 ;; esac
+  done
+  if [ -z "$found" ]; then
+    echo "deploy-check: deploy/Dockerfile does not copy $path, which Package.swift names: its build would fail"
+    exit 1
+  fi
+done
+echo "ok: deploy/Dockerfile copies every folder Package.swift names"
+
 # The unit, through systemd-analyze verify.
 if ! command -v systemd-analyze >/dev/null; then
   echo "skipped: systemd-analyze is not installed (Debian package systemd)"

@@ -55,22 +55,30 @@ enum AnnouncementTag {
     }
 
     /// The revision a write's `If-None-Match` lets it change, for announcement `id` whose current
-    /// revision and line `current` gives (nil: none): nil without the header, or when there is no
-    /// announcement to change (the write's own 404 says so); the current one when no tag of the
-    /// list is a tag of it (weakly compared, RFC 9110 13.1.2: `W/` ignored), for the store to check
-    /// it has not changed since. A 412 when the list names it, or is `*` and it exists: the write
-    /// was asked not to change what is there. A list holding `*` is a 400 (see `members`).
-    static func unchanged(ifNoneMatch request: Request, id: Int, current: () -> (revision: Int, line: LineTag)?) throws(APIError) -> (revision: Int, line: LineTag)? {
+    /// revision and line `current` gives (nil: none this node has seen): nil without the header;
+    /// the current one when no tag of the list is a tag of it (weakly compared, RFC 9110 13.1.2:
+    /// `W/` ignored), for the store to check it has not changed since. A 412 when the list names
+    /// it, or is `*` and it exists: the write was asked not to change what is there. Where this
+    /// node has not seen it and the list is `*` or names a revision of it, `unseen`: the store,
+    /// deciding on the state the write is committed on, answers 404 where it does not exist there
+    /// either, and 412 where it does (another node made it, and this one has not taken it in yet:
+    /// which of its revisions is current is not known here). A list that names none of its
+    /// revisions lets the write through. A list holding `*` is a 400 (see `members`).
+    static func unchanged(ifNoneMatch request: Request, id: Int, current: () -> (revision: Int, line: LineTag)?) throws(APIError) -> (revision: Int, line: LineTag?)? {
         guard request.headers[.ifNoneMatch] != nil else { return nil }
         let tags = try tags(ifNoneMatch: request)
-        guard let current = current() else { return nil }
         let named = tags.map { $0.compactMap { revision(named: $0, id: id) } }
+        guard let current = current() else { return named?.isEmpty == true ? nil : (unseen, nil) }
         if let named, !named.contains(where: { $0.revision == current.revision && $0.line == current.line }) { return current }
         throw APIError(
             .preconditionFailed,
             "If-None-Match \(named == nil ? "is *, and announcement \(id) exists (it is at revision \(current.revision))" : "names announcement \(id)'s current revision \(current.revision)"): the write was asked not to change it, and nothing was changed"
         )
     }
+
+    /// The revision an `If-None-Match` expects of an announcement this node has not seen: none
+    /// that a revision is (see `unchanged`).
+    static let unseen = -1
 
     /// The revision and line a strong tag of announcement `id` names; nil for any other tag.
     private static func revision(named tag: String, id: Int) -> (revision: Int, line: LineTag?)? {

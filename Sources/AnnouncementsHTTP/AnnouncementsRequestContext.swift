@@ -9,10 +9,13 @@ public struct AnnouncementsRequestContext: RequestContext, RemoteAddressRequestC
     public let remoteAddress: SocketAddress?
     /// The request's id (`X-Request-ID`), once `RequestLogMiddleware` has given it one.
     public internal(set) var requestID = ""
+    /// Completed when the connection closes: what an event stream watches for its client leaving.
+    let connectionClosed: EventLoopFuture<Void>?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        connectionClosed = source.channel.closeFuture
     }
 }
 

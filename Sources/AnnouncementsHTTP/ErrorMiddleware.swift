@@ -79,6 +79,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             APIError(.conflict, "\(error)")
         case .unsupported:
             APIError(.notImplemented, "\(error)")
+        case .revisionMismatch(let id, AnnouncementTag.unseen, let current):
+            APIError(.preconditionFailed, "If-None-Match: announcement \(id) exists (it is at revision \(current)), made through another node that this one had not heard from yet: nothing was changed; fetch it for its ETag and retry")
         case .revisionMismatch(let id, let expected, let current) where expected <= 0:
             APIError(.preconditionFailed, "If-Match names no revision of announcement \(id) (it is at revision \(current)): fetch it again for its ETag and send that back as it came (If-Match compares strongly: a weak W/ tag never matches)")
         case .revisionMismatch(let id, _, let current):

@@ -26,6 +26,9 @@ struct EventStream: Sendable {
     let frames: Frames
     /// This stream's place among those allowed, held while its response lives.
     let slot: StreamSlots.Slot
+    /// The connection's closing: a stream whose client left ends (and gives back its place) at
+    /// once, not at its next write.
+    let closure: ConnectionClosure
 
     /// Whether the request asks for the stream: `Accept` names `text/event-stream` with a weight
     /// above 0 (`;q=0` refuses it, RFC 9110 12.4.2).
@@ -44,23 +47,20 @@ struct EventStream: Sendable {
             var last = after
             // Tell the client at once that the stream is open, before any event.
             try await writer.write(ByteBuffer(string: ": following the log after \(last)\n\n"))
-            following: while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                // Counted before the read: lines read while an erasure runs are framed as from before it.
-                let erasures = store.erasureCount
-                let read = try await store.followerLines(after: last)
-                if !read.lines.isEmpty {
-                    let framed: ByteBuffer
-                    do throws(APIError) {
-                        framed = try frames.framed(read.lines, after: last, form: form, erasures: erasures)
-                    } catch {
-                        // The answer has begun: say why in a comment, and end the stream.
-                        try await writer.write(ByteBuffer(string: ": error: \(error.message)\n\n"))
-                        break following
-                    }
-                    try await writer.write(framed)
-                    last += read.lines.count
+            following: while !Task.isCancelled, !Task.isShuttingDownGracefully, !closure.isClosed {
+                let page: FramedPage?
+                do {
+                    page = try await nextPage(after: last)
+                } catch let error as APIError {
+                    // The answer has begun: say why in a comment, and end the stream.
+                    try await writer.write(ByteBuffer(string: ": error: \(error.message)\n\n"))
+                    break following
+                }
+                if let page {
+                    try await writer.write(page.framed)
+                    last += page.count
                     // Caught up: let new events gather before reading again (see followerPause).
-                    guard let pause = read.pause else { continue }
+                    guard let pause = page.pause else { continue }
                     try? await Task.sleep(for: pause)
                     continue
                 }
@@ -78,9 +78,27 @@ struct EventStream: Sendable {
         case events, heartbeat, stop
     }
 
-    /// Waits for events after `seq`, at most a heartbeat's time; `stop` when the server shuts down.
+    /// The events after a seq, framed: how many, and the pause the store asks for after them.
+    private struct FramedPage {
+        var framed: ByteBuffer
+        var count: Int
+        var pause: Duration?
+    }
+
+    /// The events after `seq`, framed; nil when there are none yet. The lines read (slices of a
+    /// page of the log, megabytes) are let go before the frames are written, however slowly.
+    private func nextPage(after seq: Int) async throws -> FramedPage? {
+        // Counted before the read: lines read while an erasure runs are framed as from before it.
+        let erasures = store.erasureCount
+        let read = try await store.followerLines(after: seq)
+        guard !read.lines.isEmpty else { return nil }
+        return FramedPage(framed: try frames.framed(read.lines, after: seq, form: form, erasures: erasures), count: read.lines.count, pause: read.pause)
+    }
+
+    /// Waits for events after `seq`, at most a heartbeat's time; `stop` when the server shuts down
+    /// or the connection closes.
     private func next(after seq: Int) async -> Wake {
-        let (store, heartbeat) = (self.store, self.heartbeat)
+        let (store, heartbeat, closure) = (self.store, self.heartbeat, self.closure)
         let wake = try? await cancelWhenGracefulShutdown { () async throws -> Wake in
             try await withThrowingTaskGroup(of: Wake.self) { group in
                 group.addTask {
@@ -90,6 +108,10 @@ struct EventStream: Sendable {
                 group.addTask {
                     try await Task.sleep(for: heartbeat)
                     return .heartbeat
+                }
+                group.addTask {
+                    await closure.wait()
+                    return .stop
                 }
                 let first = try await group.next() ?? .stop
                 group.cancelAll()

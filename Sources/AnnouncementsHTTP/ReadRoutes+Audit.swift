@@ -46,7 +46,7 @@ extension ReadRoutes {
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
     /// `Accept: text/event-stream`, a stream of them that follows the log (see `EventStream`).
-    func events(_ request: Request) async throws -> Response {
+    func events(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let form = FeedForm(for: try access.reader(request))
         let parameters = request.uri.queryParameters
         // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
@@ -61,7 +61,8 @@ extension ReadRoutes {
         }
         if EventStream.isRequested(by: request) {
             guard let slot = streams.take() else { throw APIError.tooManyStreams(streams.maximum) }
-            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, slot: slot).response()
+            let closure = ConnectionClosure(context.connectionClosed)
+            return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, slot: slot, closure: closure).response()
         }
         try Self.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)

@@ -30,11 +30,11 @@ struct ReadRoutes: Sendable {
             group.get("announcements/:id") { request, context in try await item(request, context, forced: version) }
             group.get("announcements/:id/history") { request, context in try await history(request, context, forced: version) }
         }
-        router.get("events") { request, _ in try await events(request) }
+        router.get("events") { request, context in try await events(request, context) }
         // The router's own HEAD (`autoGenerateHeadEndpoints`) would say `Content-Length: 0` for
         // the stream, which its GET never does (RFC 9110 9.3.2: a HEAD's headers are the GET's):
         // this one keeps its lack of a length (`MethodsMiddleware` drops the body).
-        router.head("events") { request, _ in try await events(request) }
+        router.head("events") { request, context in try await events(request, context) }
     }
 
     // MARK: - Handlers

@@ -129,6 +129,10 @@ public final class PostgresLog: EventLog {
         state.withLock { $0.role.writeBlock(at: .now) }.map { LogError(.locked, path: path, message: $0) }
     }
 
+    public func writeCommittedByHolder() {
+        state.withLock { $0.role.writeCommittedByHolder() }
+    }
+
     /// Where writes through this process go instead: the address the last append of another
     /// process named (`appended ADDRESS NODE`), while this one does not hold the role.
     public var writeHolder: String? {
@@ -168,7 +172,10 @@ public final class PostgresLog: EventLog {
             confirm(holderName)
         }
 
-        /// A look saw the role held by the session named `holderName` (nil: by nobody else).
+        /// A look saw the role held by the session named `holderName` (nil: by nobody else). Only a
+    /// session of this process's own database account has its name read: any account may take an
+    /// advisory lock, notify, and name its session as it likes, and writes (with their clients'
+    /// tokens) go to the address a confirmed holder's notice named.
         mutating func confirm(_ holderName: String?) {
             self.holderName = holderName
             guard let named, let holderName, holderName.contains("node=\(named.tag) ") else {
@@ -618,7 +625,8 @@ public final class PostgresLog: EventLog {
                    coalesce((SELECT array_agg(pid) FROM role WHERE NOT granted AND pid <> \(ticket.pid)), '{}'::int[]),
                    EXISTS (SELECT 1 FROM role WHERE granted AND pid = \(ticket.pid)),
                    (SELECT role.pid FROM role WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1),
-                   (SELECT coalesce(a.application_name, 'pid ' || role.pid) FROM role LEFT JOIN pg_stat_activity a ON a.pid = role.pid
+                   (SELECT coalesce(a.application_name, 'pid ' || role.pid) FROM role
+                    LEFT JOIN pg_stat_activity a ON a.pid = role.pid AND a.usename = session_user
                     WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1)
             """
         do {
@@ -643,6 +651,7 @@ public final class PostgresLog: EventLog {
             }
         } catch {
             logger.debug("cannot look at the log's end", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
+            state.withLock { $0.role.lookFailed(Self.describe(error), at: .now) }
         }
     }
 

@@ -93,6 +93,13 @@ struct WriterRole<Request> {
     /// Why the last try for the role failed, while none has succeeded since and no look has found
     /// the role moved since (free, or held by another session than the one that kept it then).
     private(set) var takeFailure: LogError?
+    /// Since when the table has not been read (the last look that succeeded, or the first that
+    /// failed), and why the last look failed (nil: the last one succeeded): a node that cannot read
+    /// the table takes in nothing, and would serve what it has as if it were current. (A look
+    /// that hangs fails only at the commit timeout: the time counts from the last good one.)
+    private(set) var lookFailure: (since: ContinuousClock.Instant, reason: String)?
+    /// When the last look succeeded.
+    private var lastGoodLook: ContinuousClock.Instant?
     /// The session that held the role when the last try failed, as the first look after the
     /// failure sees it (`.unknown` until then).
     private var failedUnder = Seen.unknown
@@ -221,6 +228,13 @@ struct WriterRole<Request> {
         writerLost = true
     }
 
+    /// A write this process sent on to the role's holder was committed: writes through it succeed,
+    /// and its own failed try for the role (which it may not make again for as long as the holder
+    /// keeps the role) no longer blocks them.
+    mutating func writeCommittedByHolder() {
+        takeFailure = nil
+    }
+
     /// How long a holder keeps the role once taken, however soon another asks for it: writes that
     /// come meanwhile go into its batches rather than each costing a handoff. (One with nothing to
     /// write holds the asker up that long at most.)
@@ -287,6 +301,8 @@ struct WriterRole<Request> {
     /// session (not given up and taken again meanwhile: the look may have seen the gap between),
     /// but not by the server's account, whose session is gone.
     mutating func looked(_ ticket: LookTicket, sessionHolds: Bool, waiting: [Int32], holder: Holder?, end: Int64, at now: ContinuousClock.Instant) -> Bool {
+        lookFailure = nil
+        lastGoodLook = now
         var since: [Int32: ContinuousClock.Instant] = [:]
         for pid in waiting { since[pid] = waitingSince[pid] ?? now }
         waitingSince = since
@@ -309,6 +325,11 @@ struct WriterRole<Request> {
         return lost
     }
 
+    /// A look at the table failed (the database could not be reached, or did not answer in time).
+    mutating func lookFailed(_ reason: String, at now: ContinuousClock.Instant) {
+        lookFailure = (lookFailure?.since ?? lastGoodLook ?? now, reason)
+    }
+
     /// How long the role's queue has stood still with some session in it: from when the first in
     /// line began to wait (this process's own request from when it was sent, another's from the
     /// first look that saw it), or from the last progress the looks saw, whichever is later.
@@ -320,11 +341,16 @@ struct WriterRole<Request> {
         return now - start
     }
 
-    /// Why writes cannot be made through this process now, or nil: the role's queue has stood
-    /// still for `blockedAfter` (its holder neither gives it up nor appends), or the last try for
-    /// the role failed and no look has seen it move since.
+    /// Why writes cannot be made through this process now, or nil: the looks at the table have
+    /// failed for `blockedAfter`, the role's queue has stood still for `blockedAfter` (its holder
+    /// neither gives it up nor appends), or the last try for the role failed and no look has seen
+    /// it move since.
     func writeBlock(at now: ContinuousClock.Instant) -> String? {
         guard isShared, !isClosed else { return nil }
+        if let lookFailure, now - lookFailure.since >= Self.blockedAfter {
+            let seconds = (now - lookFailure.since).components.seconds
+            return "this node has not been able to read the log's table for \(seconds) s (\(lookFailure.reason)): it takes in nothing other nodes append, and its writes cannot be made"
+        }
         if let wait = longestWait(at: now), wait >= Self.blockedAfter {
             let tenths = wait.components.seconds * 10 + wait.components.attoseconds / 100_000_000_000_000_000
             let holder = otherHolder.map { " (\($0.name))" } ?? ""

@@ -90,19 +90,13 @@ import Glibc
     @Test("an event stream whose client stops reading is closed once it has been left unread for the idle timeout")
     func unreadStream() async throws {
         #if os(Linux)
-        // An auditor's stream carries the whole lines (anyone else's, their public form: a few bytes).
-        let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n", extra: "tokens:\n  audrey: {token: audrey-secret, role: auditor}\n")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         // More events than the socket buffers of a client that reads nothing hold: 6 MB (Linux
         // grows a connection's send buffer up to net.ipv4.tcp_wmem's last figure, 4 MB by default).
-        let store = try await EventStore.open(path: folder + "/events/announcements.jsonl", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let body = String(repeating: "<p>x</p>", count: 12_500)
-        for index in 0..<60 { _ = try await store.create(AnnouncementDraft(title: "Big \(index)", body: body), by: "alice") }
-        await store.close()
-        let server = try await ServerProcess(in: folder)
+        let (folder, server) = try await Self.serverOfLargeEvents(megabytes: 6, idleTimeout: 2)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         defer { server.stop() }
         let reader = try RawConnection(port: server.port, receiveBuffer: 4096)
-        #expect(reader.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer audrey-secret\r\n\r\n"))
+        #expect(reader.send(Self.auditorsStreamRequest))
         // Read nothing, and watch the server's end of the connection: it closes it (leaving the
         // established state) while its output waits, unread. Reading would let the stream go on.
         let deadline = Date().addingTimeInterval(60)
@@ -115,6 +109,87 @@ import Glibc
         #else
         print("watching the server's end of a connection reads /proc/net/tcp, which only Linux has: skipped")
         #endif
+    }
+
+    @Test("a client that reads a long answer slowly, but reads, is not cut as unread, however long it takes")
+    func slowReaderKept() async throws {
+        #if os(Linux)
+        // 12 MB of events: the first page (8 MB) is more than the socket buffers hold.
+        let (folder, server) = try await Self.serverOfLargeEvents(megabytes: 12, idleTimeout: 3)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        defer { server.stop() }
+        // About 1 MB a second, for more than twice the idle timeout: the server's output stays
+        // unsent (its channel unwritable) for longer than the idle timeout, and shrinks all along
+        // (the server sees it shrink each time its socket takes more: a third of its send buffer,
+        // which Linux grows to 4 MB, freed). Read on a thread of its own, which keeps its pace
+        // however busy the cooperative pool is. Whether the server closed the connection is read
+        // from its end of it (what it sent before closing would still reach this reader): a state
+        // other than established. (A read of /proc/net/tcp while many sockets come and go can miss
+        // an entry: a connection not found is looked for again.)
+        let port = server.port
+        let (started, received, closing) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, Int, String?), Never>) in
+            Thread {
+                guard let reader = try? RawConnection(port: port, receiveBuffer: 4096), reader.send(Self.auditorsStreamRequest) else {
+                    return continuation.resume(returning: (false, 0, nil))
+                }
+                // The stream's first bytes (a busy machine takes seconds to read and frame the page).
+                var received = 0
+                let opening = Date()
+                while received < 100_000, Date().timeIntervalSince(opening) < 60 {
+                    let (bytes, closed) = reader.arrived()
+                    if closed { break }
+                    received += bytes.count
+                    if bytes.isEmpty { usleep(10_000) }
+                }
+                guard received >= 100_000 else { return continuation.resume(returning: (false, received, nil)) }
+                received = 0
+                var closing: String?
+                let start = Date()
+                while Date().timeIntervalSince(start) < 7, closing == nil {
+                    if Double(received) > Date().timeIntervalSince(start) * 1_000_000 {
+                        usleep(20_000)
+                    } else {
+                        let (bytes, closed) = reader.arrived()
+                        received += bytes.count
+                        if closed { closing = "closed" }
+                        if bytes.isEmpty { usleep(2_000) }
+                    }
+                    if let state = try? Self.tcpState(localPort: port, remotePort: reader.localPort), state != Self.established { closing = state }
+                }
+                continuation.resume(returning: (true, received, closing))
+            }.start()
+        }
+        #expect(started, "the stream's first 100 KB came within a minute (\(received) bytes)")
+        #expect(closing == nil, "the server kept the connection of a client that reads (\(received) bytes read; its end: \(closing ?? ""))")
+        #expect(!started || received > 1_000_000 && received < 9_000_000, "\(received) bytes read at the reader's pace")
+        #else
+        print("watching the server's end of a connection reads /proc/net/tcp, which only Linux has: skipped")
+        #endif
+    }
+
+    static let streamRequest = "GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+    static let auditorsStreamRequest = "GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer audrey-secret\r\n\r\n"
+
+    /// Asks for the event stream on `connection`: what came until the stream's opening comment
+    /// (waiting 10 s at most).
+    static func openStream(on connection: RawConnection) async -> String {
+        #expect(connection.send(streamRequest))
+        var text = ""
+        let opened = Date().addingTimeInterval(10)
+        while !text.contains("following the log"), Date() < opened { text += String(decoding: await connection.read() ?? [], as: UTF8.self) }
+        return text
+    }
+
+    /// A server with `idleTimeout`, on a log of `megabytes` of announcements of 100 KB, and the
+    /// folder it runs in. An auditor's stream (`audrey-secret`) carries their whole lines (anyone
+    /// else's, their public form: a few bytes).
+    static func serverOfLargeEvents(megabytes: Int, idleTimeout: Int) async throws -> (folder: String, server: ServerProcess) {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: \(idleTimeout)\n", extra: "tokens:\n  audrey: {token: audrey-secret, role: auditor}\n")
+        let store = try await EventStore.open(path: folder + "/events/announcements.jsonl", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let body = String(repeating: "<p>x</p>", count: 12_500)
+        for index in 0..<(megabytes * 10) { _ = try await store.create(AnnouncementDraft(title: "Big \(index)", body: body), by: "alice") }
+        await store.close()
+        return (folder, try await ServerProcess(in: folder))
     }
 
     /// The TCP state of the socket from `localPort` to `remotePort` on 127.0.0.1, as /proc/net/tcp
@@ -348,6 +423,76 @@ import Glibc
         // (The 100 and the 401 may come in one read or two.)
         if refused.hasPrefix("HTTP/1.1 100"), !refused.contains("HTTP/1.1 401") { refused += await connection.readResponse(seconds: 10) }
         #expect(refused.hasPrefix("HTTP/1.1 100 Continue\r\n") && refused.contains("HTTP/1.1 401"), "\(refused)")
+    }
+
+    @Test("a request pipelined behind another that says Expect: 100-continue hears 100 Continue right after the answer before it, and its body is written")
+    func expectContinuePipelined() async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  editor: s3cret\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let post = #"{"title":"Pipelined"}"#
+        #expect(connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\nPOST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\nExpect: 100-continue\r\n\r\n"))
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !text.contains("100 Continue"), Date() < deadline { text += String(decoding: await connection.read() ?? [], as: UTF8.self) }
+        let health = text.range(of: "HTTP/1.1 200"), interim = text.range(of: "HTTP/1.1 100 Continue\r\n")
+        #expect(health != nil && interim != nil && health!.lowerBound < interim!.lowerBound, "\(text)")
+        #expect(connection.send(post))
+        let created = await connection.readResponse(seconds: 10)
+        #expect(created.hasPrefix("HTTP/1.1 201"), "\(created)")
+    }
+
+    @Test("a request pipelined behind an event stream that says Expect: 100-continue hears no 100 Continue inside the stream: the stream's chunks stay framed")
+    func expectContinueBehindStream() async throws {
+        // The base config's heartbeat: every second.
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  editor: s3cret\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let text = await Self.openStream(on: connection)
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.contains("transfer-encoding: chunked"), "\(text)")
+        #expect(connection.send("POST /announcements HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"))
+        // Two heartbeats' time: each must come as a chunk (its size line, then the comment).
+        let (rest, _) = await connection.readUntilClosed(seconds: 2.5)
+        #expect(!rest.contains("100 Continue"), "\(rest)")
+        #expect(rest.contains("\r\n: heartbeat\n\n\r\n"), "the heartbeats are chunks: \(rest)")
+    }
+
+    @Test("a client that leaves an event stream (closing its socket, or only its sending side) gives its place back at once, not at the next heartbeat: a stream past the limit is taken right after", arguments: [false, true])
+    func leftStreamGivesBackItsPlace(halfClose: Bool) async throws {
+        // One stream allowed (half of two connections), heartbeats a minute apart.
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\nseed:\n  - title: One\nfeed_heartbeat_seconds: 60\nhttp:\n  max_connections: 2\n  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let request = Self.streamRequest
+        var first: RawConnection? = try RawConnection(port: server.port)
+        let text = try await Self.openStream(on: #require(first))
+        #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
+        // While it is open, a second stream is refused.
+        do {
+            let refused = try RawConnection(port: server.port)
+            #expect(refused.send(request))
+            let answer = await refused.readResponse(seconds: 10)
+            #expect(answer.hasPrefix("HTTP/1.1 503") && answer.contains("as many event streams open as it allows"), "\(answer)")
+        }
+        // The client leaves: it closes the socket, or only its sending side (and reads no more).
+        if halfClose { first?.closeSending() } else { first = nil }
+        // Its place comes back within seconds (the heartbeat, which used to find it gone, is a minute away).
+        let deadline = Date().addingTimeInterval(10)
+        var taken = ""
+        while Date() < deadline {
+            let next = try RawConnection(port: server.port)
+            #expect(next.send(request))
+            taken = await next.readUntilClosed(seconds: 0.5).text
+            if taken.hasPrefix("HTTP/1.1 200") { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(taken.hasPrefix("HTTP/1.1 200"), "\(taken)")
+        withExtendedLifetime(first) {}
     }
 
     @Test("an HTTP/1.0 request with Connection: keep-alive is told so, and its connection serves the next request")

@@ -37,6 +37,11 @@ final class RawConnection {
 
     deinit { close(fd) }
 
+    /// Closes this side for sending (a FIN), keeping the socket open to read.
+    func closeSending() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// The connection's port on this side.
     var localPort: Int {
         var address = sockaddr_in()

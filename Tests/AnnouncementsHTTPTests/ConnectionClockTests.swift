@@ -36,12 +36,30 @@ import Testing
         var clock = ConnectionClock(limits: limits, openedAt: at(0))
         clock.requestBegan(at: at(1))
         clock.requestEnded(at: at(1))
-        clock.writabilityChanged(isWritable: false, at: at(5))
-        clock.writabilityChanged(isWritable: false, at: at(30))
+        clock.writabilityChanged(isWritable: false, waiting: 100_000, at: at(5))
+        clock.writabilityChanged(isWritable: false, waiting: 90_000, at: at(30))
         #expect(clock.deadline == at(65))
         #expect(clock.expiry(at: at(65)) == .unread)
-        clock.writabilityChanged(isWritable: true, at: at(64))
+        clock.writabilityChanged(isWritable: true, waiting: 0, at: at(64))
         #expect(clock.deadline == nil)
+    }
+
+    @Test("a client that reads its response slowly is not cut as unread: the limit starts again each time the output waiting has shrunk")
+    func slowReader() {
+        var clock = ConnectionClock(limits: limits, openedAt: at(0))
+        clock.requestBegan(at: at(1))
+        clock.requestEnded(at: at(1))
+        clock.writabilityChanged(isWritable: false, waiting: 8_000_000, at: at(5))
+        #expect(clock.expiry(at: at(65)) == .unread)
+        let kept = clock.outputWaiting(7_000_000, at: at(65))
+        #expect(kept, "it read a megabyte: kept")
+        #expect(clock.expiry(at: at(65)) == nil && clock.deadline == at(125))
+        let keptAgain = clock.outputWaiting(7_000_000, at: at(125))
+        #expect(!keptAgain, "nothing read in a whole period: cut")
+        #expect(clock.expiry(at: at(125)) == .unread)
+        clock.writabilityChanged(isWritable: true, waiting: 0, at: at(126))
+        let keptWritable = clock.outputWaiting(0, at: at(127))
+        #expect(!keptWritable, "nothing unread to look at")
     }
 
     @Test("a graceful stop bounds everything by the grace period, a response in progress too")

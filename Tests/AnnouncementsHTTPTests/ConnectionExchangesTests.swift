@@ -36,6 +36,60 @@ import Testing
         #expect(exchanges.responseEnd() == .close)
     }
 
+    @Test("100 Continue goes to an HTTP/1.1 request at once when nothing is owed before it; a pipelined one hears it when the responses before it have ended, unless its body came meanwhile")
+    func continues() {
+        var exchanges = ConnectionExchanges()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        #expect(exchanges.expectsContinue(version: .http1_1) == true)
+        exchanges.requestEnd()
+        _ = exchanges.responseHead(status: 200, hasLength: false)
+        // A second request read while the first one's stream goes out: its 100 waits.
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        #expect(exchanges.expectsContinue(version: .http1_1) == false)
+        #expect(exchanges.continueDue() == nil, "the stream has not ended")
+        #expect(exchanges.responseEnd() == .keepOpen)
+        #expect(exchanges.continueDue() == .http1_1, "the stream ended: its turn, its body still to come")
+        #expect(exchanges.continueDue() == nil, "once")
+        exchanges.requestEnd()
+        #expect(exchanges.responseHead(status: 201, hasLength: true) == .send(version: .http1_1, connection: nil))
+        #expect(exchanges.responseEnd() == .keepOpen)
+        // Behind another response, with its body sent before the client heard anything: no 100.
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        _ = exchanges.responseHead(status: 200, hasLength: true)
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        #expect(exchanges.expectsContinue(version: .http1_1) == false)
+        exchanges.requestEnd()
+        #expect(exchanges.responseEnd() == .keepOpen)
+        #expect(exchanges.continueDue() == nil, "its body came already")
+        _ = exchanges.responseHead(status: 201, hasLength: true)
+        _ = exchanges.responseEnd()
+        exchanges.requestHead(version: .http1_0, keepAlive: true, isHead: false)
+        #expect(exchanges.expectsContinue(version: .http1_0) == false, "an HTTP/1.0 request's expectation is ignored (RFC 9110 10.1.1)")
+    }
+
+    @Test("a client that closes its side while a stream goes out has left; while a response with a length or none goes out, it may still read")
+    func inputClosedDuringStream() {
+        var exchanges = ConnectionExchanges()
+        #expect(!exchanges.closesOnInputClosed())
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        #expect(!exchanges.closesOnInputClosed(), "a request being answered: its client may half-close and wait")
+        _ = exchanges.responseHead(status: 200, hasLength: false)
+        #expect(exchanges.closesOnInputClosed())
+        _ = exchanges.responseEnd()
+        #expect(!exchanges.closesOnInputClosed())
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: true)
+        exchanges.requestEnd()
+        _ = exchanges.responseHead(status: 200, hasLength: false)
+        #expect(!exchanges.closesOnInputClosed(), "a HEAD's answer has no body")
+        _ = exchanges.responseEnd()
+        exchanges.requestHead(version: .http1_1, keepAlive: true, isHead: false)
+        exchanges.requestEnd()
+        _ = exchanges.responseHead(status: 200, hasLength: true)
+        #expect(!exchanges.closesOnInputClosed())
+    }
+
     @Test("a parse failure with nothing owed is answered at once")
     func failureBetweenRequests() {
         var exchanges = ConnectionExchanges()

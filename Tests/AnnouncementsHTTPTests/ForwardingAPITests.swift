@@ -246,17 +246,7 @@ struct ForwardingAPITests {
     @Test("a notice that names an address from a session that does not hold the writer role is not followed: writes go to the holder's own address")
     func spoofedNotice() async throws {
         let table = uniqueTable()
-        let (a, logA) = try await openNode(table)
-        let (b, _) = try await openNode(table)
-        a.advertise("http://127.0.0.1:1")
-        // B hears the notices once its listener has connected (a notice sent before is not
-        // heard): A appends until B names A's address.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while b.writeHolder == nil, ContinuousClock.now < deadline {
-            _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
-            try await Task.sleep(for: .milliseconds(300))
-        }
-        #expect(b.writeHolder == "http://127.0.0.1:1" && logA.holdsWriterRole)
+        let (a, b, deadline) = try await nodesFollowingA(table)
         // Another session (any account may notify) names another address, under another tag.
         let settings = try postgresSettings(table)
         let connection = try PostgresLog.connection(settings, id: 3, logger: quiet)
@@ -271,6 +261,59 @@ struct ForwardingAPITests {
         _ = try await a.create(AnnouncementDraft(title: "Two", body: nil), by: "alice")
         while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(b.writeHolder == "http://127.0.0.1:1")
+        await a.close()
+        await b.close()
+    }
+
+    @Test("a session of another database account that takes the writer role and names itself a node is not followed; one of the nodes' own account is (the check that tells them apart)")
+    func impostorOfAnotherAccount() async throws {
+        let table = uniqueTable()
+        let (a, b, deadline) = try await nodesFollowingA(table)
+        let settings = try postgresSettings(table)
+        let account = "intruder_" + table
+        let admin = try PostgresLog.connection(settings, id: 4, logger: quiet)
+        do {
+            _ = try await admin.query("CREATE ROLE \(unescaped: account) LOGIN", logger: quiet).get()
+        } catch {
+            // A PostgreSQL of the tester's own (ANNOUNCEMENTS_TEST_POSTGRES_URL) whose user may not make roles.
+            print("ForwardingAPITests.impostorOfAnotherAccount: skipped, the test's PostgreSQL user cannot create a role (\(String(reflecting: error)))")
+            try await admin.close().get()
+            await a.close()
+            await b.close()
+            return
+        }
+        // The role goes with the test, whatever becomes of it.
+        let dropRole = { _ = try await admin.query("DROP ROLE IF EXISTS \(unescaped: account)", logger: quiet).get() }
+        do {
+            for (user, address) in [(account, "http://127.0.0.1:2"), (settings.user, "http://127.0.0.1:3")] {
+                var impostorSettings = settings
+                impostorSettings.user = user
+                let impostor = try PostgresLog.connection(impostorSettings, id: 5, logger: quiet)
+                _ = try await impostor.query("SET application_name = 'announcements writer node=deadbeef x'", logger: quiet).get()
+                // It waits in line for the role: A, seeing a session wait, gives it up.
+                _ = try await impostor.query("SELECT pg_advisory_lock(\(PostgresLog.lockKey(table)))", logger: quiet).get()
+                _ = try await impostor.query("SELECT pg_notify('\(unescaped: table)', 'appended \(unescaped: address) deadbeef-0000')", logger: quiet).get()
+                // B hears the notice (its holder changes from A's address), then looks at who holds
+                // the role (every 250 ms): a second is four looks.
+                while b.writeHolder == "http://127.0.0.1:1", ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                if user == account {
+                    try await Task.sleep(for: .seconds(1))
+                    #expect(b.writeHolder == nil, "another account's session is not taken for a node: writes are made through B")
+                } else {
+                    while b.writeHolder == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                    #expect(b.writeHolder == address, "a session of the nodes' own account that names a node's tag is taken for that node")
+                }
+                try await impostor.close().get()
+                // A takes the role back with its next write, and names its address again.
+                _ = try await a.create(AnnouncementDraft(title: "Back", body: nil), by: "alice")
+                while b.writeHolder != "http://127.0.0.1:1", ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            }
+        } catch {
+            try? await dropRole()
+            throw error
+        }
+        try await dropRole()
+        try await admin.close().get()
         await a.close()
         await b.close()
     }
@@ -362,6 +405,23 @@ struct ForwardingAPITests {
         var postgres = try PostgresSettings(url: ProcessInfo.processInfo.environment["ANNOUNCEMENTS_TEST_POSTGRES_URL"] ?? "", table: table)
         postgres.tls = .disable
         return postgres
+    }
+
+    /// Nodes A and B on `table`, A holding the writer role and advertising
+    /// `http://127.0.0.1:1`, B following that address; and a deadline for what the test waits on.
+    private func nodesFollowingA(_ table: String) async throws -> (a: EventStore, b: EventStore, deadline: ContinuousClock.Instant) {
+        let (a, logA) = try await openNode(table)
+        let (b, _) = try await openNode(table)
+        a.advertise("http://127.0.0.1:1")
+        // B hears the notices once its listener has connected (a notice sent before is not
+        // heard): A appends until B names A's address.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while b.writeHolder == nil, ContinuousClock.now < deadline {
+            _ = try await a.create(AnnouncementDraft(title: "One", body: nil), by: "alice")
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(b.writeHolder == "http://127.0.0.1:1" && logA.holdsWriterRole)
+        return (a, b, deadline)
     }
 
     private func openNode(_ table: String) async throws -> (EventStore, PostgresLog) {

@@ -231,6 +231,21 @@ import Testing
         }
     }
 
+    @Test("a past board's time moved by the reader's time zone out of the years 0000 to 9999 is a 400 page, and the server goes on")
+    func pastBoardAtTheEdgeOfTime() async throws {
+        try await withServer { client, _ in
+            let auditor: HTTPFields = [.cookie: "\(WebSession.cookieName)=audrey-secret"]
+            for query in ["at=0000-01-01T00:00&tz=-1", "at=9999-12-31T23:59&tz=1"] {
+                try await client.execute(uri: "/?\(query)", method: .get, headers: auditor) { response in
+                    #expect(response.status == .badRequest, "\(query)")
+                    #expect(String(buffer: response.body).contains("falls outside the years 0000 to 9999"), "\(query)")
+                }
+            }
+            try await client.execute(uri: "/?at=0000-01-01T00:00&tz=1", method: .get, headers: auditor) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("an admin erases from a page, with a reason it must give; the form sent twice ends on the history, as once")
     func erase() async throws {
         try await withServer { client, store in

@@ -281,6 +281,27 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         }
     }
 
+    @Test("If-None-Match on an announcement this node has not seen (another node made it) is decided by the store on the state it commits on: a 412 where it exists there, saying so")
+    func ifNoneMatchUnseen() async throws {
+        for (header, expected) in [("*", AnnouncementTag.unseen), (#""1-3-00000000""#, AnnouncementTag.unseen), (#""2-3-00000000", "other""#, nil)] {
+            let head = HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/announcements/1", headerFields: [.ifNoneMatch: header])
+            let unchanged = try AnnouncementTag.unchanged(ifNoneMatch: Request(head: head, body: .init(buffer: ByteBuffer())), id: 1, current: { nil })
+            // A list that names no revision of announcement 1 lets the write through, whatever its revision.
+            #expect(unchanged?.revision == expected && unchanged?.line == nil, "\(header)")
+        }
+        try await withServer { _, store in
+            let refused = await #expect(throws: StoreError.self) {
+                try await store.update(id: 1, AnnouncementPatch(title: "Overwritten"), by: "alice", expectedRevision: AnnouncementTag.unseen)
+            }
+            let answer = try #require(refused.map(ErrorMiddleware<AnnouncementsRequestContext>.apiError))
+            #expect(answer.status == .preconditionFailed && answer.message.hasPrefix("If-None-Match: announcement 1 exists"), "\(answer.message)")
+            await #expect(throws: StoreError.notFound(id: 99)) {
+                try await store.update(id: 99, AnnouncementPatch(title: "Nowhere"), by: "alice", expectedRevision: AnnouncementTag.unseen)
+            }
+            #expect(store.snapshot.seq == 6, "nothing was written")
+        }
+    }
+
     @Test("`*` stands alone in If-Match and If-None-Match: a list holding it is a 400 that writes nothing, never a match", arguments: [
         #""bogus", *"#, "*,", ", *", #"*, "1-1-00000000""#,
     ])

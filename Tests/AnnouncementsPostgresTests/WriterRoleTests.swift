@@ -159,6 +159,36 @@ struct WriterRoleTests {
         #expect(role.writeBlock(at: Self.at(16.5)) == nil, "a take that succeeds clears the failure")
     }
 
+    @Test("looks at the table that fail for two seconds say writes cannot be made (the node takes nothing in), until one succeeds")
+    func failingLooks() {
+        var role = Self.shared()
+        role.lookFailed("connection refused", at: Self.at(10))
+        #expect(role.writeBlock(at: Self.at(11)) == nil, "one failed look is a blip")
+        role.lookFailed("connection refused", at: Self.at(11.5))
+        let block = role.writeBlock(at: Self.at(12.5))
+        #expect(block?.contains("has not been able to read the log's table for 2 s (connection refused)") == true, "\(block ?? "nil")")
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.a, end: 5, at: Self.at(13))
+        #expect(role.writeBlock(at: Self.at(13)) == nil)
+        // A look that hung until its timeout: the table has not been read since the last good look.
+        role.lookFailed("timed out", at: Self.at(37))
+        #expect(role.writeBlock(at: Self.at(37))?.contains("for 24 s (timed out)") == true)
+        var alone = Role(isShared: false, durableEnd: 7, writerPID: 10, stallLimit: .seconds(5), lockTimeout: .seconds(24))
+        alone.lookFailed("connection refused", at: Self.at(10))
+        #expect(alone.writeBlock(at: Self.at(20)) == nil, "a log alone is not blocked by its looks")
+    }
+
+    @Test("a failed take, while the same session keeps the role, no longer blocks writes once one sent on to that holder is committed")
+    func failureClearedByHolderCommit() {
+        var role = Self.shared()
+        role.asked(1, at: Self.at(0))
+        role.takeFailed(LogError(.locked, path: "p", message: "held elsewhere"))
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.a, end: 5, at: Self.at(1))
+        _ = role.looked(role.lookTicket, sessionHolds: false, waiting: [], holder: Self.a, end: 6, at: Self.at(2))
+        #expect(role.writeBlock(at: Self.at(2))?.contains("held elsewhere") == true, "the holder kept the role: the looks alone do not clear it")
+        role.writeCommittedByHolder()
+        #expect(role.writeBlock(at: Self.at(3)) == nil)
+    }
+
     @Test("writes count as blocked once the role's queue has stood still two seconds with someone in it (another session, as the looks saw it, or this process's own request), naming the holder")
     func blockedQueue() {
         var role = Self.shared()

@@ -284,6 +284,13 @@ import Testing
         #expect(history.count == 3)
         #expect(history.prefix(2).allSatisfy { $0.contains(#""sealed":""#) })
         #expect(feed[0].contains("Canteen menu"), "other announcements' lines are as stored")
+        // The history with its events (the web client's audit page) is read the same way.
+        let events = try #require(try await store.history(id: 2))
+        #expect(events.map { String(decoding: $0.line, as: UTF8.self) } == history)
+        #expect(events.map(\.event.type) == [.created, .edited, .erased])
+        for (_, event) in events.prefix(2) {
+            guard case .sealed = event.change else { Issue.record("served with its texts: \(event.change)"); continue }
+        }
 
         // The overwrite, once it can run, writes exactly what was served.
         try FileManager.default.removeItem(atPath: journal)

@@ -43,6 +43,15 @@ import Darwin
         #expect(after?.mode == 0o600 && after?.user == before?.user && after?.group == before?.group, "\(String(describing: after))")
     }
 
+    @Test("a log the store makes is readable by its owner only, whatever the umask leaves")
+    func newLogIsPrivate() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, rules: ValidationRules(), seed: [AnnouncementDraft(title: "Private")], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        await store.close()
+        #expect(Self.info(path)?.mode == 0o600, "\(String(describing: Self.info(path)))")
+    }
+
     @Test("upgrade of a log named through a symlink rewrites the file it names and keeps the link")
     func upgradeThroughSymlink() throws {
         let folder = TemporaryFolder()

@@ -54,6 +54,22 @@ import Testing
         ])
     }
 
+    @Test("a title of invisible characters is blank; one character with endless combining marks is held to the title's bytes")
+    func invisibleAndOverlongTitles() {
+        let rules = ValidationRules()
+        for invisible in ["\u{200B}", "\u{200B}\u{FEFF}", " \u{AD}\u{2060} ", "\u{3164}", "\u{200D}\u{200C}"] {
+            #expect(rules.problems(title: invisible).map(\.message) == ["must not be blank"], "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(ValidationRules.problem(reason: invisible) == "must not be blank")
+        }
+        #expect(rules.problems(title: "\u{200B}Fire drill").isEmpty, "a visible title may hold them")
+        let stacked = "a" + String(repeating: "\u{301}", count: 100_000)
+        #expect(stacked.count == 1)
+        #expect(rules.problems(title: stacked).map(\.message) == ["must be at most 1020 bytes in UTF-8 (it has 200001)"])
+        #expect(ValidationRules.problem(reason: stacked) == "must be at most 1000 characters and 4000 bytes")
+        #expect(rules.problems(title: String(repeating: "😀", count: 255)).isEmpty, "255 characters of four bytes each fit")
+        #expect(rules.problems(title: String(repeating: "é", count: 256)).map(\.message) == ["must be at most 255 characters (it has 256)"])
+    }
+
     /// Texts with one character at every position of the first 20, among fillers whose bytes look
     /// like what the scan looks for: `£` and NBSP (C2 A3, C2 A0), `…` (E2), fullwidth `！` and the
     /// replacement character (EF BC 81, EF BF BD), an emoji (F0 9F 98 80), and a backslash before

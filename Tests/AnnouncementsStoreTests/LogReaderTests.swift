@@ -79,13 +79,32 @@ import Testing
         var texts = sampleEvents.map { String(decoding: $0.encodedLine(), as: UTF8.self) }
         texts[line - 1] = text
         try write(texts, to: path)
-        #expect {
-            try LogReader(path: path).replay()
-        } throws: { error in
-            guard let error = error as? LogError else { return false }
-            return error.kind == .invalidLine && error.line == line && error.description.hasPrefix("\(path):\(line): ")
-                && error.message.contains(message)
+        // Indexed (as a server replays) too: a seq out of order is refused before the index,
+        // which takes seqs only in order, sees it.
+        for indexing in [false, true] {
+            #expect {
+                try LogReader(path: path).replay(indexing: indexing)
+            } throws: { error in
+                guard let error = error as? LogError else { return false }
+                return error.kind == .invalidLine && error.line == line && error.description.hasPrefix("\(path):\(line): ")
+                    && error.message.contains(message)
+            }
         }
+    }
+
+    @Test("whether a file still holds a line at its place: what a copy checks once it has read the log")
+    func holdsLine() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try write(["first", "second"], to: path)
+        #expect(LogReader.holds(Array("second".utf8)[...], at: 6, in: path))
+        #expect(!LogReader.holds(Array("secund".utf8)[...], at: 6, in: path))
+        #expect(!LogReader.holds(Array("first".utf8)[...], at: 6, in: path))
+        try write(["first"], to: path)  // cut back
+        #expect(!LogReader.holds(Array("second".utf8)[...], at: 6, in: path))
+        try write(["first", "second"], to: path, trailingNewline: false)  // its newline not written
+        #expect(!LogReader.holds(Array("second".utf8)[...], at: 6, in: path))
+        #expect(!LogReader.holds(Array("second".utf8)[...], at: 6, in: folder.file("none")))
     }
 
     @Test("reports the bytes after the last newline as a torn line instead of applying them")

@@ -8,6 +8,12 @@ import Testing
         #expect(SearchWords.words("ΚΑΛΗΜΈΡΑ Привет Ёлка") == ["καλημερα", "привет", "елка"])
         #expect(SearchWords.words("東京 オフィス") == ["東京", "オフィス"])
         #expect(SearchWords.words("— … !!! ") == [])
+        // Invisible format characters inside a word do not split it; a zero-width space does.
+        #expect(SearchWords.words("Ankün\u{AD}digung Ankündigung wo\u{200D}rd\u{2060}s \u{FEFF}bom") == ["ankundigung", "ankundigung", "words", "bom"])
+        #expect(SearchWords.words("東京\u{200B}オフィス") == ["東京", "オフィス"])
+        #expect(SearchWords.words(HTMLText.plain("<p>Ankün&shy;digung</p>")) == ["ankundigung"], "&shy; is a soft hyphen, not a word")
+        // A final sigma is a sigma: the word in capitals and in small letters is one.
+        #expect(SearchWords.words("ΟΔΟΣ οδος") == ["οδοσ", "οδοσ"])
         #expect(SearchWords.words(String(repeating: "a", count: 100)) == [String(repeating: "a", count: SearchWords.maxBytes)])
     }
 

@@ -150,6 +150,35 @@ import Testing
         await store.close()
     }
 
+    @Test("upgrade refuses a log that start-up refuses as cut back, and leaves it, its head record and its snapshot as they were")
+    func upgradeRefusesCutBackLog() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try await storeLog(path, events: 57, snapshots: snapshotsAtClose)
+        let record = HeadRecord.path(forLog: path), snapshot = SnapshotFile.path(forLog: path)
+        try write(Array(try lines(of: path).prefix(40)), to: path)
+        let before = try [path, record, snapshot].map(contents)
+        #expect {
+            try LogUpgrade.upgrade(path: path, rules: ValidationRules())
+        } throws: { error in
+            guard let error = error as? LogError else { return false }
+            return error.kind == .damaged
+        }
+        #expect(try [path, record, snapshot].map(contents) == before, "nothing changed")
+    }
+
+    @Test("a log whose lines cannot be synced to disk as it opens is refused, naming it: nothing is recorded of lines that may not last")
+    func syncAtOpen() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try await storeLog(path, events: 3)
+        let failure = await #expect(throws: StoreError.self) {
+            try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: .withFailingSync { true })
+        }
+        guard case .log(let error)? = failure else { return }
+        #expect(error.message.contains("cannot sync the log's lines to disk as it opens") && error.path == path, "\(error)")
+    }
+
     @Test("the last line changed in place: the chain cannot tell (no line after it), the head record can")
     func lastLineChanged() async throws {
         let folder = TemporaryFolder()

@@ -31,6 +31,26 @@ import Testing
         #expect(Timestamp(rfc3339: text) == nil)
     }
 
+    @Test("an instant outside the years 0000 to 9999 is written with an expanded, signed year, never a trap")
+    func writesExpandedYears() {
+        let day: Int64 = 86_400_000
+        #expect(Timestamp(millisecondsSince1970: Timestamp.days(fromCivil: 0, 1, 1) * day - 60_000).description == "-0001-12-31T23:59:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: Timestamp.days(fromCivil: 10_000, 1, 1) * day).description == "+10000-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: Timestamp.days(fromCivil: 300_000, 1, 1) * day).description == "+300000-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: .max).description == "+292278994-08-17T07:12:55.807Z")
+        #expect(Timestamp(millisecondsSince1970: .min).description == "-292275055-05-16T16:47:04.192Z")
+    }
+
+    @Test("a time moved by a time zone's minutes stays within the years the log writes, or is nil")
+    func addingMinutes() throws {
+        let first = try #require(Timestamp(rfc3339: "0000-01-01T00:00:00Z"))
+        #expect(first.adding(minutes: -1) == nil)
+        #expect(first.adding(minutes: 1)?.description == "0000-01-01T00:01:00.000Z")
+        let last = try #require(Timestamp(rfc3339: "9999-12-31T23:59:00Z"))
+        #expect(last.adding(minutes: 1) == nil)
+        #expect(t0.adding(minutes: -60)?.description == "2026-11-21T08:30:00.000Z")
+    }
+
     @Test("every time it parses, it can write: the first and last instants of the years 0000 to 9999 round trip")
     func edges() throws {
         for text in ["0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "0000-01-01T00:01:00+00:01", "9999-12-31T22:59:59.999-01:00"] {

@@ -91,6 +91,22 @@ import Testing
         #expect(erased.entries[0].textsErased && erased.entries[0].titleDiff == nil)
         #expect(erased.entries[1].reason == "personal data")
         #expect(!erased.canErase, "what is erased is not offered again")
+        // Lines an erasure has not overwritten yet hold their texts: the page shows none of them.
+        let unsealed = HistoryPage(chrome: PageChrome(name: "ada", role: .admin), id: 2, events: [events[0], events[1]] + [
+            Event(seq: 9, id: 2, at: at(300), by: "ada", change: .erased(reason: "personal data")),
+        ])
+        #expect(unsealed.entries.map(\.what) == ["Posted", "Changed", "Erased"])
+        #expect(unsealed.entries.allSatisfy { $0.titleDiff == nil && $0.bodyDiff == nil })
+        #expect(unsealed.entries.prefix(2).allSatisfy { $0.textsErased })
+        let unsealedHTML = WebPages.compiled.render(unsealed)
+        #expect(!unsealedHTML.contains("Lunch") && !unsealedHTML.contains("noon"), "\(unsealedHTML)")
+        // A title that changed only its normalization (é as e and a combining accent) is a change shown.
+        let nfd = HistoryPage(chrome: PageChrome(name: "audrey", role: .auditor), id: 2, events: [
+            Event(seq: 3, id: 2, at: at(0), by: "alice", change: .created(AnnouncementDraft(title: "Caf\u{E9}", body: nil))),
+            Event(seq: 4, id: 2, at: at(60), by: "alice", change: .edited(AnnouncementPatch(title: "Cafe\u{301}"))),
+        ])
+        #expect(nfd.entries[1].titleDiff?.parts.filter(\.removed).map(\.text) == ["Caf\u{E9}"])
+        #expect(nfd.entries[1].titleDiff?.parts.filter(\.added).map(\.text) == ["Cafe\u{301}"])
         let html = WebPages.compiled.render(page)
         #expect(html.contains("<del>noon</del>") && html.contains("<ins>one</ins>"))
     }

@@ -19,12 +19,14 @@ enum LogLines {
     static func read(
         _ source: LogOptions.Source,
         computesHashes: Bool = false,
+        syncsFirst: Bool = false,
         _ body: (inout LogLine) throws(LogError) -> LogReader.Next
     ) async throws(LogError) -> Int? {
         switch source {
         case .file(let path):
             var reader = LogReader(path: path)
             reader.computesHashes = computesHashes
+            reader.syncsFirst = syncsFirst
             return try reader.read(progress: Output.progress(label: "reading"), body).tail?.bytes.count
         case .postgres(let settings):
             _ = try await PostgresLog.readLines(settings, computesHashes: computesHashes, logger: Logger(label: "announcements"), body)

@@ -64,7 +64,7 @@ enum NewFile {
             }
         }
         unlink(partial)
-        FileLog.syncFolder(FileLog.folder(of: path))
+        try FileLog.syncFolder(of: path, after: "the copy is made")
     }
 
     private static func exists(_ path: String) -> CLIError {

@@ -24,7 +24,16 @@ enum VerifiedCopy {
         var attempt = 1
         var previous: [String]?
         while true {
-            let (report, tail, bytes) = try await copy(source, to: target, rules: rules)
+            let (report, tail, bytes, held) = try await copy(source, to: target, rules: rules)
+            if !held {
+                // Not a problem of the log's: a write undone (cut back) while the copy read it.
+                guard attempt < attempts else {
+                    throw CLIError(.tempFail, "\(name): the log's last lines changed while they were copied (\(attempts) times): a server cut back writes that failed; check its disk and retry")
+                }
+                Output.note("\(name): the log's last lines changed while they were copied (a write that failed was cut back); copying again")
+                attempt += 1
+                continue
+            }
             if report.isSound {
                 if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
                 return (report, bytes)
@@ -42,16 +51,22 @@ enum VerifiedCopy {
     }
 
     /// Copies the complete lines of `source` to a new file `target`, checking them as `verify`
-    /// does; the file is named `target` only when they verify.
-    private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64) {
-        try await NewFile.create(target, keepingIf: { $0.0.isSound }) { file throws(LogError) in
+    /// does; the file is named `target` only when they verify and, for a file, when the log still
+    /// holds the last of them once they are copied (`held`). A file's lines are synced to disk
+    /// before they are read: the copy holds only lines the log keeps through a power loss.
+    private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64, held: Bool) {
+        try await NewFile.create(target, keepingIf: { $0.0.isSound && $0.held }) { file throws(LogError) in
             var verification = LogVerification(path: LogLines.name(of: source), rules: rules)
-            let tail = try await LogLines.read(source, computesHashes: true) { line throws(LogError) in
+            var last: (offset: Int64, bytes: ArraySlice<UInt8>)?
+            let tail = try await LogLines.read(source, computesHashes: true, syncsFirst: true) { line throws(LogError) in
                 verification.check(line)
                 try file.append(line: line.bytes)
+                last = (line.offset, line.bytes)
                 return .continue
             }
-            return (verification.report(tail: tail), tail, file.size)
+            var held = true
+            if case .file(let path) = source, let last { held = LogReader.holds(last.bytes, at: last.offset, in: path) }
+            return (verification.report(tail: tail), tail, file.size, held)
         }
     }
 }

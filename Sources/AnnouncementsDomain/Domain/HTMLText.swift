@@ -81,7 +81,7 @@ public enum HTMLText {
 
     /// The named character references bodies use most; any other name is left as written.
     private static let namedReferences: [String: String] = [
-        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ",
+        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "shy": "\u{AD}",
         "ldquo": "\u{201C}", "rdquo": "\u{201D}", "lsquo": "\u{2018}", "rsquo": "\u{2019}", "laquo": "«", "raquo": "»",
         "hellip": "…", "mdash": "—", "ndash": "–", "bull": "•", "middot": "·", "copy": "©", "reg": "®", "trade": "™",
         "euro": "€", "pound": "£", "yen": "¥", "cent": "¢", "sect": "§", "deg": "°", "times": "×", "divide": "÷",

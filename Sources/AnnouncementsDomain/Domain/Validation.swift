@@ -1,10 +1,15 @@
-/// The rules every announcement obeys, checked before anything is written: a title is not blank,
-/// holds no control character or noncharacter and is at most 255 characters long; a body holds no
+/// The rules every announcement obeys, checked before anything is written: a title is not blank
+/// (nor only invisible characters), holds no control character or noncharacter and is at most 255
+/// characters and 1,020 bytes long; a body holds no
 /// control character but tab, line feed and carriage return, no noncharacter, and is at most
 /// `maxBodyBytes` long (see `ForbiddenCharacters`).
 public struct ValidationRules: Sendable, Hashable {
     /// The longest title, in characters.
     public static let maxTitleLength = 255
+    /// The longest title in UTF-8 bytes: four for each of `maxTitleLength` code points (a title
+    /// of that many characters of one code point each always fits). A character (a grapheme
+    /// cluster) has no length limit of its own: a letter with 100,000 combining accents is one.
+    public static let maxTitleBytes = 4 * maxTitleLength
     /// The default limit on a body, in UTF-8 bytes (1 MiB).
     public static let defaultMaxBodyBytes = 1 << 20
     /// The most `maxBodyBytes` may be configured to (16 MiB): a write's request is held whole,
@@ -20,14 +25,18 @@ public struct ValidationRules: Sendable, Hashable {
 
     /// The problems with a title, or an empty list when it is acceptable.
     public func problems(title: String) -> [FieldProblem] {
-        if title.allSatisfy(\.isWhitespace) {
+        if Self.isBlank(title) {
             return [FieldProblem(field: "title", message: title.isEmpty ? "must not be empty" : "must not be blank")]
         }
         if let place = ForbiddenCharacters.first(inTitle: title) {
             return [FieldProblem(field: "title", message: ForbiddenCharacters.message(for: place, inBody: false))]
         }
+        let bytes = title.utf8.count
+        if bytes > Self.maxTitleBytes {
+            return [FieldProblem(field: "title", message: "must be at most \(Self.maxTitleBytes) bytes in UTF-8 (it has \(bytes))")]
+        }
         // UTF-8 length bounds the character count from above: count characters only when needed.
-        if title.utf8.count > Self.maxTitleLength, title.count > Self.maxTitleLength {
+        if bytes > Self.maxTitleLength, title.count > Self.maxTitleLength {
             return [FieldProblem(field: "title", message: "must be at most \(Self.maxTitleLength) characters (it has \(title.count))")]
         }
         return []
@@ -81,10 +90,16 @@ extension ValidationRules {
     /// What is wrong with an erasure's reason, or nil: like a title, not blank, at most
     /// `maxReasonLength` characters, no control character or noncharacter.
     public static func problem(reason: String) -> String? {
-        if reason.allSatisfy(\.isWhitespace) { return "must not be blank" }
-        if reason.count > maxReasonLength { return "must be at most \(maxReasonLength) characters" }
+        if isBlank(reason) { return "must not be blank" }
+        if reason.utf8.count > 4 * maxReasonLength || reason.count > maxReasonLength { return "must be at most \(maxReasonLength) characters and \(4 * maxReasonLength) bytes" }
         if let place = ForbiddenCharacters.first(inTitle: reason) { return ForbiddenCharacters.message(for: place, inBody: false) }
         return nil
+    }
+
+    /// Whether `text` shows nothing: empty, or only whitespace and characters that are invisible
+    /// by default (zero-width spaces and joiners, soft hyphens, byte order marks, fillers).
+    public static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.properties.isWhitespace || $0.properties.isDefaultIgnorableCodePoint }
     }
 
     /// What is wrong with a writer's name (an event's `by`: a token's name, or an operator's), or

@@ -11,11 +11,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }
 
-    /// RFC 3339 in UTC with exactly three fraction digits, the form the log stores.
+    /// RFC 3339 in UTC with exactly three fraction digits, the form the log stores. An instant
+    /// outside the years 0000 to 9999 (which no parsed time is, but arithmetic on one can be)
+    /// gets ISO 8601's expanded year, with its sign (`-0001`, `+10000`), rather than a wrong text.
     public var description: String {
         let ms = millisecondsSince1970
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let msOfDay = ms - days * 86_400_000
+        let remainder = ms % 86_400_000
+        let days = ms / 86_400_000 - (remainder < 0 ? 1 : 0)
+        let msOfDay = remainder < 0 ? remainder + 86_400_000 : remainder
         let (year, month, day) = Self.civil(fromDays: days)
         var bytes = [UInt8]()
         bytes.reserveCapacity(24)
@@ -29,7 +32,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
                 divisor /= 10
             }
         }
-        put(year, digits: 4); bytes.append(UInt8(ascii: "-"))
+        if (0...9999).contains(year) {
+            put(year, digits: 4)
+        } else {
+            bytes.append(UInt8(ascii: year < 0 ? "-" : "+"))
+            let digits = String(year.magnitude).utf8
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 4 - digits.count)))
+            bytes.append(contentsOf: digits)
+        }
+        bytes.append(UInt8(ascii: "-"))
         put(month, digits: 2); bytes.append(UInt8(ascii: "-"))
         put(day, digits: 2); bytes.append(UInt8(ascii: "T"))
         put(msOfDay / 3_600_000, digits: 2); bytes.append(UInt8(ascii: ":"))

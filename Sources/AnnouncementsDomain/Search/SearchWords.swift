@@ -3,7 +3,8 @@
 /// A word is kept to its first `maxBytes` bytes.
 ///
 /// Folding is Unicode's lowercase mapping after taking off a letter's diacritics
-/// (`DiacriticFolding`) and dropping combining marks. Scripts written without spaces (Chinese,
+/// (`DiacriticFolding`) and dropping combining marks and invisible format characters (a soft
+/// hyphen inside a word does not split it); a final sigma is a sigma. Scripts written without spaces (Chinese,
 /// Japanese) make one word of a run, found by its start (the last word of a query is a prefix).
 ///
 /// It reads UTF-8 bytes: ASCII, nearly all of most texts, takes a table lookup per byte; only
@@ -55,12 +56,19 @@ public enum SearchWords {
                     }
                     let properties = scalar.properties
                     if properties.generalCategory.isMark { continue }  // a combining mark: part of the word, dropped
+                    // An invisible format character (a soft hyphen, a zero-width joiner, a word
+                    // joiner, a byte order mark) is part of the word and dropped too; a zero-width
+                    // space is where a word ends, in scripts written without spaces.
+                    if properties.generalCategory == .format, value != 0x200B { continue }
                     guard properties.isAlphabetic || properties.numericType != nil else {
                         flush()
                         continue
                     }
                     let base = DiacriticFolding.base(of: value).flatMap(Unicode.Scalar.init) ?? scalar
-                    for folded in base.properties.lowercaseMapping.unicodeScalars where !folded.properties.generalCategory.isMark {
+                    for lowered in base.properties.lowercaseMapping.unicodeScalars where !lowered.properties.generalCategory.isMark {
+                        // Greek's final sigma (ς) is the sigma (σ) that ends a word: ΟΔΟΣ and οδος
+                        // are one word.
+                        let folded = lowered == "\u{3C2}" ? "\u{3C3}" : lowered
                         let utf8 = folded.utf8
                         guard length + utf8.count <= maxBytes else { break }
                         for byte in utf8 { append(byte) }

@@ -8,8 +8,11 @@ import NIOCore
 /// - Read: a request's first byte came `readTimeout` ago and its end has not (slowloris heads,
 ///   stalled uploads).
 /// - Unread: the client has left what it was sent unread for `idleTimeout` (a response, or an event
-///   stream, whose client stopped reading). Event streams are otherwise exempt from the idle
-///   timeout: a response in progress is not idle.
+///   stream, whose client stopped reading): the output waiting to be sent has not shrunk in that
+///   time. A client that reads a large answer slowly, but reads, is not cut. (The first look
+///   may see a shrink that came as the channel turned unwritable: a client that never reads is
+///   cut within twice the limit.) Event streams are
+///   otherwise exempt from the idle timeout: a response in progress is not idle.
 /// - Shutdown: a graceful stop began `shutdownGrace` ago and the connection is still open.
 struct ConnectionClock {
     /// Why a connection was closed.
@@ -36,8 +39,11 @@ struct ConnectionClock {
     private(set) var readingSince: NIODeadline?
     /// Requests whose response has not ended.
     private(set) var responsesOwed = 0
-    /// Since when the client has left output unread (the channel is not writable).
+    /// Since when the client has left output unread (the channel is not writable, and the output
+    /// waiting has not shrunk).
     private var unreadSince: NIODeadline?
+    /// The output waiting to be sent when it was last looked at (`outputWaiting`), while unread.
+    private var unreadBytes: Int?
     /// When a graceful stop began.
     private var stoppingSince: NIODeadline?
 
@@ -76,9 +82,26 @@ struct ConnectionClock {
         if responsesOwed == 0, readingSince == nil { idleSince = now }
     }
 
-    /// The channel became writable again (`true`), or its unsent output passed its bound (`false`).
-    mutating func writabilityChanged(isWritable: Bool, at now: NIODeadline) {
-        unreadSince = isWritable ? nil : (unreadSince ?? now)
+    /// The channel became writable again (`true`), or its unsent output (`waiting` bytes) passed
+    /// its bound (`false`).
+    mutating func writabilityChanged(isWritable: Bool, waiting: Int, at now: NIODeadline) {
+        if isWritable {
+            unreadSince = nil
+            unreadBytes = nil
+        } else if unreadSince == nil {
+            unreadSince = now
+            unreadBytes = waiting
+        }
+    }
+
+    /// The unsent output is `waiting` bytes, looked at when the unread limit ran out: when it has
+    /// shrunk since the last look, the client reads (slowly), and the limit starts again from
+    /// `now`. Returns whether it did: a connection to keep.
+    mutating func outputWaiting(_ waiting: Int, at now: NIODeadline) -> Bool {
+        guard unreadSince != nil, let before = unreadBytes, waiting < before else { return false }
+        unreadSince = now
+        unreadBytes = waiting
+        return true
     }
 
     /// A graceful stop began.

@@ -8,6 +8,12 @@ import NIOHTTP1
 ///   `Connection: close` when the client did not ask to keep it (or a parse failure closes it),
 ///   and for HTTP/1.0 `Connection: keep-alive` when it did and the response has a length (a
 ///   response without one ends when the connection closes, so it closes it).
+/// - A request that says `Expect: 100-continue` hears `100 Continue` once it is the first owed:
+///   at once when nothing is owed before it, else as soon as the responses before it have ended
+///   (while its body has not come): written while an earlier response goes out, the interim head
+///   would break that one's framing.
+/// - A client that closes its side while a response without a length (an event stream) goes
+///   out has left: the connection closes, and the stream learns it at once, not at its next write.
 /// - When the parser fails (a bad chunk size, an unknown transfer coding, bytes that are not
 ///   HTTP), the client gets a JSON error and then the connection closes, whatever was under way:
 ///   nothing owed, the rejection goes out at once; a request whose body was cut off by the failure
@@ -20,6 +26,8 @@ struct ConnectionExchanges {
         var keepAlive: Bool
         /// A HEAD request's response has no body, whatever its headers say.
         var isHead: Bool
+        /// It said `Expect: 100-continue`, and waits behind earlier responses for its `100`.
+        var awaitsContinue = false
     }
 
     private(set) var owed: [Owed] = []
@@ -30,6 +38,8 @@ struct ConnectionExchanges {
     /// The parser failed: the connection closes once what is owed is answered, and no later
     /// response (the framework's own answer to the failure) goes out.
     private(set) var parserFailed = false
+    /// A response with a body and no length (an event stream) is going out.
+    private(set) var streaming = false
 
     // MARK: - Requests
 
@@ -40,6 +50,30 @@ struct ConnectionExchanges {
 
     mutating func requestEnd() {
         readingBody = false
+    }
+
+    /// The request whose head was just read (`requestHead`) says `Expect: 100-continue`: whether
+    /// it hears `100 Continue` now (nothing is owed before it). One that responses are owed before
+    /// hears it when they have ended (`continueDue`). An HTTP/1.0 request's expectation is
+    /// ignored (RFC 9110 10.1.1).
+    mutating func expectsContinue(version: HTTPVersion) -> Bool {
+        guard version == .http1_1, !parserFailed, !owed.isEmpty else { return false }
+        if owed.count == 1 { return true }
+        owed[owed.count - 1].awaitsContinue = true
+        return false
+    }
+
+    /// The version of a `100 Continue` due now, after a response's end (`responseEnd`): the first
+    /// owed request waits for one, and its body has not come yet (it is the one being read).
+    mutating func continueDue() -> HTTPVersion? {
+        guard let first = owed.first, first.awaitsContinue else { return nil }
+        owed[0].awaitsContinue = false
+        return owed.count == 1 && readingBody && !parserFailed ? first.version : nil
+    }
+
+    /// Whether the connection closes when its client closes its side: while a stream goes out.
+    func closesOnInputClosed() -> Bool {
+        streaming
     }
 
     /// What to do when the parser fails.
@@ -79,6 +113,7 @@ struct ConnectionExchanges {
     mutating func responseHead(status: Int, hasLength: Bool) -> ResponseHead {
         guard var request = owed.first else { return parserFailed ? .drop : .send(version: .http1_1, connection: nil) }
         let bodiless = request.isHead || status < 200 || status == 204 || status == 304
+        if status >= 200 { streaming = !hasLength && !bodiless }
         // An HTTP/1.0 response without a length ends when the connection closes.
         if request.version == .http1_0, !hasLength, !bodiless { request.keepAlive = false }
         // The last answer before a parse failure closes the connection says so (unless the
@@ -105,6 +140,7 @@ struct ConnectionExchanges {
     }
 
     mutating func responseEnd() -> ResponseEnd {
+        streaming = false
         guard !owed.isEmpty else { return parserFailed ? .drop : .keepOpen }
         let request = owed.removeFirst()
         if !request.keepAlive {

@@ -73,6 +73,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             clock.requestBegan(at: .now())
             exchanges.requestHead(version: head.version, keepAlive: head.isKeepAlive, isHead: head.method == .HEAD)
+            if Self.expectsContinue(head), exchanges.expectsContinue(version: head.version) {
+                writeContinue(head.version, context: context)
+            }
         case .body:
             break
         case .end:
@@ -175,6 +178,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 promise?.fail(ChannelError.ioOnClosedChannel)
             case .keepOpen:
                 context.write(data, promise: promise)
+                if let version = exchanges.continueDue() { writeContinue(version, context: context) }
             case .close:
                 let written = context.writeAndFlush(data)
                 written.cascade(to: promise)
@@ -187,7 +191,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        clock.writabilityChanged(isWritable: context.channel.isWritable, at: .now())
+        clock.writabilityChanged(isWritable: context.channel.isWritable, waiting: Self.outputWaiting(context), at: .now())
         schedule(context)
         context.fireChannelWritabilityChanged()
     }
@@ -197,7 +201,31 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             clock.stopping(at: .now())
             schedule(context)
         }
+        if let event = event as? ChannelEvent, event == .inputClosed, exchanges.closesOnInputClosed() {
+            logger.debug("closing a connection", metadata: ["connection.reason": "its client left a stream"])
+            context.close(promise: nil)
+            return
+        }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Writes `100 Continue`: not a request's answer, an interim head, sent past this handler's
+    /// own `write`.
+    private func writeContinue(_ version: HTTPVersion, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
+    }
+
+    /// The bytes written to the channel and not yet taken by the kernel (0 where it cannot say).
+    private static func outputWaiting(_ context: ChannelHandlerContext) -> Int {
+        (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+    }
+
+    /// Whether `head` says `Expect: 100-continue` (RFC 9110 10.1.1: a client that does holds its
+    /// body until it hears `100 Continue` or a final status, or a wait of its own passes: curl's
+    /// is a second, for bodies past 1 MiB). A request refused before its body is read (a 401, a
+    /// 413) is answered as any other, its body, if sent, read and dropped as any other's.
+    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
+        head.headers["expect"].contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" }
     }
 
     // MARK: - The timer
@@ -213,6 +241,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             timer = nil
             timerDeadline = nil
             if let expiry = clock.expiry(at: .now()) {
+                // A client that reads, however slowly, has not left its response unread.
+                if expiry == .unread, clock.outputWaiting(Self.outputWaiting(context), at: .now()) {
+                    schedule(context)
+                    return
+                }
                 logger.debug("closing a connection", metadata: ["connection.reason": "\(expiry)"])
                 metrics?.connectionCut(expiry.cut)
                 context.close(promise: nil)

@@ -47,7 +47,6 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withEncoderConfiguration: .init(),
                 withDecoderLimitConfiguration: decoderLimits
             )
-            try pipeline.addHandler(ExpectContinueHandler())
             try pipeline.addHandler(connection)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))

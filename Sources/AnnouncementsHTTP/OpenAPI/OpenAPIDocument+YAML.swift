@@ -65,7 +65,9 @@ paths:
           description: |
             Up, but writes cannot succeed (reads still work): the last write or sync failed (until
             the next one succeeds), or the log is unusable after a failed write that could not be
-            undone (until the server restarts). `status` is `degraded` and `reason` says why.
+            undone (until the server restarts); with several nodes on one PostgreSQL log, also while
+            writes wait for the writer role, and while the node cannot take in what the others
+            appended. `status` is `degraded` and `reason` says why.
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Health" }
@@ -118,7 +120,7 @@ paths:
         With `Accept: text/event-stream`, a Server-Sent Events stream instead: every stored event
         after `after` (or after the `Last-Event-ID` header), then each new one as it is appended,
         as `id: <seq>`, `event: <type>`, `data: <the line or its public form>`; a comment line
-        every 15 seconds.
+        every `feed_heartbeat_seconds` (15 by default).
 
         A position (`after` or `Last-Event-ID`) beyond the log's last seq is a 409 naming that
         seq, in both forms, before any stream starts: the log was most likely restored from an

@@ -118,7 +118,7 @@ extension WebRoutes {
         let id = try AnnouncementTag.id(request, context)
         let form = try await FormBody.read(request, maxBytes: 64 * 1024)
         let reason = form["reason"] ?? ""
-        if let problem = reason.allSatisfy(\.isWhitespace) ? "is required" : ValidationRules.problem(reason: reason) {
+        if let problem = ValidationRules.isBlank(reason) ? "is required" : ValidationRules.problem(reason: reason) {
             var page = ConfirmPage.erase(chrome: chrome(caller), id: id, title: store.snapshot.announcement(id: id)?.title)
             page.reasonValue = reason
             page.reasonError = "The reason " + problem

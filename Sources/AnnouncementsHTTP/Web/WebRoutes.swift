@@ -191,7 +191,10 @@ struct WebRoutes: Sendable {
         guard offset <= 24 * 60, let time = Timestamp(rfc3339: seconds + "Z") else {
             throw APIError(.badRequest, "the board's time must be a date and time like 2026-11-21T09:30, not \"\(VisibleText.escaped(local))\"")
         }
-        return Timestamp(millisecondsSince1970: time.millisecondsSince1970 + Int64(offset) * 60_000)
+        guard let utc = time.adding(minutes: offset) else {
+            throw APIError(.badRequest, "the board's time \"\(VisibleText.escaped(local))\" with `tz` \(offset) falls outside the years 0000 to 9999")
+        }
+        return utc
     }
 
     /// The announcements erased since `time` that were live then, with who erased each, when and why.

@@ -90,6 +90,10 @@ public protocol EventLog: AnyObject, Sendable {
     /// Gives up the writer role (between appends), so that another process waiting for it gets it.
     func yieldWriterRole()
 
+    /// A write through this process was committed by the writer role's holder: writes through it
+    /// succeed, whatever became of its own last try for the role (`writeBlock` no longer says so).
+    func writeCommittedByHolder()
+
     /// Where writes through this process go instead, on a shared log: the address another process
     /// that holds the writer role advertised (`advertise`) with its last append, while this one
     /// does not hold the role; nil when it does, when nobody holds it, or when none is known.
@@ -155,6 +159,7 @@ extension EventLog {
     public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { nil }
     public var writeBlock: LogError? { nil }
     public func yieldWriterRole() {}
+    public func writeCommittedByHolder() {}
     public var writeHolder: String? { nil }
     public func advertise(_ address: String) {}
     public func forgetWriteHolder(_ address: String) -> Bool { false }

@@ -47,7 +47,7 @@ extension FileLog {
             let hint = code == EBUSY || code == EXDEV ? " (is the log a file mounted on its own? import into a log in a mounted folder instead)" : ""
             throw LogError.system(.writeFailed, path: path, "cannot put the imported log in place\(hint); the log is left empty", errno: code)
         }
-        Self.syncFolder(Self.folder(of: target))
+        try Self.syncFolder(of: target, after: "the log is imported")
         return end
     }
 

@@ -52,10 +52,20 @@ public final class FileLog: EventLog, @unchecked Sendable {
             throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.error)
         }
         created = access(path, F_OK) != 0
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Readable by its owner only: it holds every text, erased ones until they are overwritten.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
         try FileIO.lockOrClose(fd, LOCK_EX, path: path, whenHeld: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
         (self.length, self.identity) = try FileIO.sizeAndIdentityOrClose(fd, path: path)
+        // Lines a killed writer wrote and never synced are read as the log's own: sync them before
+        // anything (a head record, a snapshot, an answer) is made of them, so that a power loss
+        // after this start cannot take them back.
+        if length > 0, operations.sync(fd) != 0 {
+            let code = errno
+            flock(fd, LOCK_UN)
+            FileIO.close(fd)
+            throw LogError.system(.unreadable, path: path, "cannot sync the log's lines to disk as it opens", errno: code)
+        }
         do throws(LogError) {
             self.reader = try ReadOnlyFile(path: path)
         } catch {
@@ -269,12 +279,25 @@ public final class FileLog: EventLog, @unchecked Sendable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// Makes a new directory entry durable.
-    package static func syncFolder(_ folder: String) {
+    /// Makes a new directory entry durable: 0, or the errno of a folder that could not be synced.
+    /// As PostgreSQL's `fsync_fname` does, a folder that cannot be opened for reading (EACCES) or
+    /// synced on its file system (EINVAL, EBADF) is taken as synced: there is nothing more to do.
+    @discardableResult
+    package static func syncFolder(_ folder: String) -> Int32 {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        FileIO.fullSync(fd)
-        FileIO.close(fd)
+        guard fd >= 0 else { return errno == EACCES ? 0 : errno }
+        defer { FileIO.close(fd) }
+        guard FileIO.fullSync(fd) == 0 else { return errno == EINVAL || errno == EBADF ? 0 : errno }
+        return 0
+    }
+
+    /// `syncFolder`, where a name must be durable before the caller says it is done: throws
+    /// naming `path` and what was `done` when the folder cannot be synced.
+    package static func syncFolder(of path: String, after done: String) throws(LogError) {
+        let code = syncFolder(folder(of: path))
+        guard code == 0 else {
+            throw LogError(.writeFailed, path: path, message: "\(done), but its folder cannot be synced to make that durable: \(String(cString: strerror(code)))")
+        }
     }
 }
 

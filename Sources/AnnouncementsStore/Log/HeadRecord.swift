@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,9 @@ import Darwin
 /// the record proves that acknowledged lines were there, and serving the log would give their seqs
 /// to new events.
 public enum HeadRecord {
+    /// Held while a record is written (by any store of this process).
+    private static let writing = Mutex(())
+
     /// `<log>.head`.
     public static func path(forLog logPath: String) -> String {
         logPath + ".head"
@@ -50,14 +54,18 @@ public enum HeadRecord {
             }
             return
         }
-        let partial = path + ".partial"
-        try FileIO.create(partial, with: Array("\(head)\n".utf8), exclusive: false, what: "the head record", like: logPath)
-        guard rename(partial, path) == 0 else {
-            let code = errno
-            unlink(partial)
-            throw LogError.system(.writeFailed, path: path, "cannot move the head record into place", errno: code)
+        // One write at a time: the store's opening thread and its snapshot worker may each record
+        // a head at once, and two writers of one partial file could rename it half written.
+        try writing.withLock { _ throws(LogError) in
+            let partial = path + ".partial"
+            try FileIO.create(partial, with: Array("\(head)\n".utf8), exclusive: false, what: "the head record", like: logPath)
+            guard rename(partial, path) == 0 else {
+                let code = errno
+                unlink(partial)
+                throw LogError.system(.writeFailed, path: path, "cannot move the head record into place", errno: code)
+            }
+            try FileLog.syncFolder(of: path, after: "the head record is written")
         }
-        FileLog.syncFolder(FileLog.folder(of: path))
     }
 
     /// `write`, for a store: a record that cannot be written is a warning (the one there, if any,

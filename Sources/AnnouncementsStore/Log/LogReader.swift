@@ -23,6 +23,10 @@ public struct LogReader: Sendable {
     public var path: String
     /// Whether to compute each line's SHA-256 (for `verify`); off for a plain replay.
     public var computesHashes: Bool
+    /// Whether to sync the file's data to disk before reading it: a copy that is to be a backup
+    /// then holds no line a writer had written and not yet synced, which a power loss could take
+    /// back from the log (the read fails where the sync does).
+    public var syncsFirst = false
     /// How many bytes of the file each chunk covers.
     var chunkSize: Int
     /// Where reading starts: 0, or just past a line's newline (the end of what a snapshot covers),
@@ -33,6 +37,15 @@ public struct LogReader: Sendable {
         self.path = path
         self.computesHashes = computesHashes
         self.chunkSize = 4 << 20
+    }
+
+    /// Whether the file at `path` still holds `line` (without its newline) at `offset`, with its
+    /// newline: what a copy checks after reading, so that it keeps no line a writer undid while
+    /// it read (an append that failed, cut back off the log).
+    public static func holds(_ line: ArraySlice<UInt8>, at offset: Int64, in path: String) -> Bool {
+        guard let file = try? ReadOnlyFile(path: path), file.size >= offset + Int64(line.count) + 1,
+              let bytes = try? file.bytes(from: offset, count: line.count + 1) else { return false }
+        return bytes.last == UInt8(ascii: "\n") && bytes.dropLast().elementsEqual(line)
     }
 
     /// What `read` saw besides the lines it delivered.
@@ -60,6 +73,10 @@ public struct LogReader: Sendable {
     ) throws(LogError) -> Summary {
         let file = try ReadOnlyFile(path: path)
         let size = file.size
+        // (A file system that cannot sync, read-only media, has nothing unsynced to lose.)
+        if syncsFirst, FileOperations.system.sync(file.fd) != 0, errno != EINVAL, errno != EROFS {
+            throw LogError.system(.unreadable, path: path, "cannot sync the log's lines to disk before reading them", errno: errno)
+        }
         let linesEnd = try file.endOfLastLine(before: size)
         let tail = linesEnd < size ? (linesEnd, try file.bytes(from: linesEnd, count: Int(size - linesEnd))) : nil
 

@@ -15,8 +15,9 @@ import Darwin
 /// (a log is never rewritten only to be read). The log must verify sound before; the new
 /// file must verify sound and replay to the same announcements after; only then does it replace
 /// the old one (written beside it, synced, renamed over it). Holds the log's write lock throughout:
-/// no server may run on it. The snapshot beside it is deleted (it is tagged with the old chain), and
-/// the head recorded beside it (`HeadRecord`) replaced by the new head.
+/// no server may run on it. It refuses a log that start-up refuses as cut back or replaced (by its
+/// head record or its snapshot). The snapshot beside it is deleted (it is tagged with the old
+/// chain), and the head recorded beside it (`HeadRecord`) replaced by the new head.
 public enum LogUpgrade {
     /// What an upgrade did.
     public struct Outcome: Sendable {
@@ -38,7 +39,13 @@ public enum LogUpgrade {
         guard before.partialTail == nil else {
             throw LogError(.invalidLine, path: path, message: "the log ends with a line torn by a crash: start the server once (or run `announcements init`), which moves it aside, then upgrade")
         }
-        let oldModel = try LogReader(path: path).replay().model
+        // What start-up refuses, upgrade refuses too: a log that no longer holds the head recorded
+        // beside it, or that a snapshot beside it says held more, lost acknowledged lines, and
+        // rewriting it would bury the proof (the record, the snapshot that may be their only copy).
+        try Snapshot.checkTag(besideLog: path)
+        let oldReplay = try LogReader(path: path).replay(indexing: true)
+        try HeadRecord.check(oldReplay, logPath: path)
+        let oldModel = oldReplay.model
 
         // Written as it is read, in large writes: the log is never held whole in memory. Beside the
         // file the log names (a symlink stays one).
@@ -85,18 +92,29 @@ public enum LogUpgrade {
             unlink(partial)
             throw LogError(.invalidLine, path: path, message: "the upgraded log did not verify, or did not replay to the same announcements: the log is left as it was (please report this)")
         }
+        // The snapshot and the head record name the old chain, which start-up would take the new
+        // log for a rewrite of: both go before the new log takes the old one's name, and the new
+        // head is recorded after. Stopped anywhere between, the folder holds a log that start-up
+        // takes (the old one or the new, without a record for a moment), never a log beside the
+        // record of the other.
+        for record in [SnapshotFile.path(forLog: path), HeadRecord.path(forLog: path)] {
+            guard unlink(record) == 0 || errno == ENOENT else {
+                let code = errno
+                unlink(partial)
+                throw LogError.system(.writeFailed, path: record, "cannot remove the record of the old chain before upgrading the log; the log is left as it was", errno: code)
+            }
+        }
+        try FileLog.syncFolder(of: path, after: "the old chain's snapshot and head record are removed")
         guard rename(partial, target) == 0 else {
             let code = errno
             unlink(partial)
-            throw LogError.system(.writeFailed, path: path, "cannot replace the log with the upgraded one", errno: code)
+            throw LogError.system(.writeFailed, path: path, "cannot replace the log with the upgraded one; the log is left as it was (its head record is recorded again when a server next starts on it)", errno: code)
         }
-        FileLog.syncFolder(FileLog.folder(of: target))
-        unlink(SnapshotFile.path(forLog: path))
-        // The old head is no longer in the log: a start-up would refuse it as a rewritten log.
+        try FileLog.syncFolder(of: target, after: "the log is upgraded")
         do throws(LogError) {
             try HeadRecord.write(after.head, besideLog: path)
         } catch {
-            throw LogError(.writeFailed, path: path, message: "the log is upgraded (its new head is \(after.head?.description ?? "-")), but the head recorded beside it cannot be replaced (\(error)): delete \(HeadRecord.path(forLog: path)) before a server starts on the log")
+            throw LogError(.writeFailed, path: path, message: "the log is upgraded (its new head is \(after.head?.description ?? "-")), but its head cannot be recorded beside it (\(error)): a server records it when it starts")
         }
         return Outcome(rewritten: rewritten, events: after.events, oldHead: before.head, newHead: after.head)
     }

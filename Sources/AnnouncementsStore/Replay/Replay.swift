@@ -94,18 +94,22 @@ extension Replay {
         if chainCheck != .off {
             try follow(line: line, prev: event.prev, format: event.format, link: link, path: path)
         }
-        if indexing {
-            // A line's `prev` is the link of the line before it: what that line's tag is made of.
-            if let prev = event.prev { index.learn(prev, of: event.seq - 1) }
-            index.add(seq: event.seq, id: event.id, offset: offset, length: count, link: nil)
-            if let key = event.key { keys[key] = event.seq }
-        }
-        if case .sealed = event.change { sealed.insert(event.id) }
+        let (seq, id, prev, key) = (event.seq, event.id, event.prev, event.key)
+        let isSealed = if case .sealed = event.change { true } else { false }
+        // Applied first: a line that does not apply (a seq out of order) is refused by the fold's
+        // own check, with its message, before the index (which takes seqs only in order) sees it.
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {
             throw LogError(.invalidLine, path: path, line: line, message: error.message)
         }
+        if indexing {
+            // A line's `prev` is the link of the line before it: what that line's tag is made of.
+            if let prev { index.learn(prev, of: seq - 1) }
+            index.add(seq: seq, id: id, offset: offset, length: count, link: nil)
+            if let key { keys[key] = seq }
+        }
+        if isSealed { sealed.insert(id) }
     }
 
     /// Follows line `line` along the chain (see `chainCheck`).

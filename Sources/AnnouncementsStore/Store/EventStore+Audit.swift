@@ -66,11 +66,12 @@ extension EventStore {
         try await reading { () throws(StoreError) in try self.readHistory(id: id) }
     }
 
+    /// Sealed where an erasure waits for its overwrite, as `historyLines(id:)`.
     private func readHistory(id: Int) throws(StoreError) -> [(line: ArraySlice<UInt8>, event: Event)]? {
-        try historySpans(id: id)?.map { span throws(StoreError) in
-            let line = try line(at: span)
-            return (line, try parse(line, at: span.offset))
-        }
+        guard let spans = historySpans(id: id) else { return nil }
+        let waiting = erasuresWaitingForSeals()
+        let lines = try sealedView(of: spans.map { span throws(StoreError) in try line(at: span) }, waiting: waiting)
+        return try zip(spans, lines).map { span, line throws(StoreError) in (line, try parse(line, at: span.offset)) }
     }
 
     private func historySpans(id: Int) -> [(offset: Int64, count: Int)]? {

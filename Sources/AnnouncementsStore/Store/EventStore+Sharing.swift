@@ -37,7 +37,10 @@ extension EventStore {
     /// node succeed, whatever became of the last one it made itself, and `health` says so (a node
     /// whose writes all go to the holder makes none of its own that would clear a failure). Not
     /// once the log is unusable.
-    public func writeCommittedByHolder() { syncer.writable() }
+    public func writeCommittedByHolder() {
+        log.writeCommittedByHolder()
+        syncer.writable()
+    }
 
     /// Passes on what a shared log says to the committer (starting it when it is not running).
     func logChanged(_ change: LogChange) {

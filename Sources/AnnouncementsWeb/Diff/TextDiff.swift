@@ -45,9 +45,9 @@ public struct TextDiff: Sendable, Hashable {
         }
         // What both texts start and end with needs no search: most edits change a few words.
         var prefix = 0
-        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        while prefix < a.count, prefix < b.count, Self.same(a[prefix], b[prefix]) { prefix += 1 }
         var suffix = 0
-        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+        while suffix < a.count - prefix, suffix < b.count - prefix, Self.same(a[a.count - 1 - suffix], b[b.count - 1 - suffix]) { suffix += 1 }
         for word in a[..<prefix] { append(.kept, word) }
         let middleA = Array(a[prefix..<(a.count - suffix)])
         let middleB = Array(b[prefix..<(b.count - suffix)])
@@ -86,6 +86,13 @@ public struct TextDiff: Sendable, Hashable {
         return tokens
     }
 
+    /// Whether two words are the same bytes: the log records a change byte for byte, and a word
+    /// that changed only its Unicode normalization (é as e and a combining accent) is a change
+    /// shown (`==` would take the two spellings for one).
+    static func same(_ a: Substring, _ b: Substring) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
+    }
+
     /// The edits that turn `a` into `b` with the fewest removals and additions (Myers, "An O(ND)
     /// Difference Algorithm", 1986): each is removed (an index in `a`), added (in `b`) or kept (in
     /// `a`). Nil past `maxEdits`.
@@ -100,7 +107,7 @@ public struct TextDiff: Sendable, Hashable {
             for k in stride(from: -d, through: d, by: 2) {
                 var x = k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1
                 var y = x - k
-                while x < n, y < m, a[x] == b[y] {
+                while x < n, y < m, same(a[x], b[y]) {
                     x += 1
                     y += 1
                 }

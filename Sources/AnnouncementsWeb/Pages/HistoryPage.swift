@@ -44,7 +44,9 @@ public struct HistoryPage: WebPage {
                 (title, html, live) = (draft.title, body, true)
             case .edited(let patch):
                 entry.what = "Changed"
-                if let newTitle = patch.title, newTitle != title {
+                // Compared byte for byte, as the store records an edit: a title that changed
+                // only its Unicode normalization shows what changed.
+                if let newTitle = patch.title, !newTitle.utf8.elementsEqual(title.utf8) {
                     entry.titleDiff = TextDiff(from: title, to: newTitle)
                     title = newTitle
                 }
@@ -67,6 +69,15 @@ public struct HistoryPage: WebPage {
                 if type == .created { live = true }
             }
             return entry
+        }
+        // An erased announcement's texts are never shown, even from lines its erasure has not
+        // overwritten yet (the store serves those sealed; this page does not rely on it alone).
+        if erased {
+            for index in entries.indices where entries[index].titleDiff != nil || entries[index].bodyDiff != nil {
+                entries[index].titleDiff = nil
+                entries[index].bodyDiff = nil
+                entries[index].textsErased = true
+            }
         }
         currentTitle = live && !erased && !title.isEmpty ? title : nil
         self.live = live && !erased
