@@ -495,6 +495,29 @@ import Glibc
         withExtendedLifetime(first) {}
     }
 
+    @Test("an HTTP/1.1 request without a Host field, or with two, is a 400 that closes the connection, after the answer owed before it; HTTP/1.0 needs none", arguments: ["", "Host: a\r\nHost: b\r\n"])
+    func hostRequired(host: String) async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  editor: s3cret\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let post = #"{"title":"Without a host"}"#
+        let connection = try RawConnection(port: server.port)
+        // A good request, then the one without a host (pipelined): the first is answered, then the 400.
+        #expect(connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\nPOST /announcements HTTP/1.1\r\n\(host)Authorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: \(post.utf8.count)\r\n\r\n\(post)"))
+        let (text, closed) = await connection.readUntilClosed(seconds: 10)
+        #expect(closed, "\(text)")
+        let health = text.range(of: "HTTP/1.1 200"), refused = text.range(of: "HTTP/1.1 400")
+        #expect(health != nil && refused != nil && health!.lowerBound < refused!.lowerBound, "\(text)")
+        #expect(text.contains("must have exactly one Host field"), "\(text)")
+        let log = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8)
+        #expect(!log.contains("Without a host"), "nothing of the refused request is written")
+        // HTTP/1.0 has no Host requirement.
+        let old = try RawConnection(port: server.port)
+        #expect(old.send("GET /health HTTP/1.0\r\n\r\n"))
+        #expect(await old.readUntilClosed(seconds: 10).text.hasPrefix("HTTP/1.0 200"))
+    }
+
     @Test("an HTTP/1.0 request with Connection: keep-alive is told so, and its connection serves the next request")
     func http10KeepAlive() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")

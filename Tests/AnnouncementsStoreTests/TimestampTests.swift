@@ -49,6 +49,7 @@ import Testing
         let last = try #require(Timestamp(rfc3339: "9999-12-31T23:59:00Z"))
         #expect(last.adding(minutes: 1) == nil)
         #expect(t0.adding(minutes: -60)?.description == "2026-11-21T08:30:00.000Z")
+        #expect(t0.adding(minutes: .max) == nil && t0.adding(minutes: .min) == nil, "no overflow")
     }
 
     @Test("every time it parses, it can write: the first and last instants of the years 0000 to 9999 round trip")

@@ -76,8 +76,10 @@ extension Timestamp {
     /// This instant moved by `minutes`, or nil where that leaves the years the log's own form
     /// writes (as a reader's time zone can move a time given as 0000-01-01T00:00).
     public func adding(minutes: Int) -> Timestamp? {
-        let moved = Timestamp(millisecondsSince1970: millisecondsSince1970 + Int64(minutes) * 60_000)
-        return Timestamp.writable.contains(moved.millisecondsSince1970) ? moved : nil
+        let (offset, overflowed) = Int64(minutes).multipliedReportingOverflow(by: 60_000)
+        let (moved, overflowedToo) = millisecondsSince1970.addingReportingOverflow(offset)
+        guard !overflowed, !overflowedToo, Timestamp.writable.contains(moved) else { return nil }
+        return Timestamp(millisecondsSince1970: moved)
     }
 
     /// The instants `description` writes: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.

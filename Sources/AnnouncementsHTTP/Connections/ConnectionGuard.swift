@@ -71,6 +71,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !exchanges.parserFailed else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            // RFC 9112 3.2: an HTTP/1.1 request without a Host field, or with more than one, is a
+            // 400. Refused as a request the parser refused: after the answers owed before it, and
+            // nothing of it (its body) is read as a request.
+            if head.version == .http1_1, head.headers["host"].count != 1 {
+                let count = head.headers["host"].count
+                fail(APIError(.badRequest, "an HTTP/1.1 request must have exactly one Host field (RFC 9112 3.2); this one had \(count); the connection is closed"), context: context)
+                return
+            }
             clock.requestBegan(at: .now())
             exchanges.requestHead(version: head.version, keepAlive: head.isKeepAlive, isHead: head.method == .HEAD)
             if Self.expectsContinue(head), exchanges.expectsContinue(version: head.version) {
@@ -99,7 +107,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if exchanges.readingBody { context.fireErrorCaught(error) }
             return
         }
-        let rejection = Self.rejection(error, requestLineLength: requestLineLength)
+        fail(Self.rejection(error, requestLineLength: requestLineLength), context: context, parserError: error)
+    }
+
+    /// Answers what the parser refused (or a head this handler refuses) with `rejection`, after
+    /// the answers owed before it, and closes the connection (see `ConnectionExchanges`).
+    private func fail(_ rejection: APIError, context: ChannelHandlerContext, parserError: HTTPParserError? = nil) {
         switch exchanges.parserFailure() {
         case .ignore:
             return
@@ -108,9 +121,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             reject(rejection, context: context)
         case .failRequest:
             // The request's handler reads the error where it reads the body (a 400, nothing of the
-            // request written); its answer closes the connection.
+            // request written); its answer closes the connection. (Only the parser fails a body:
+            // a refused head comes after the request before it has ended.)
             metrics?.connectionCut(.badRequest)
-            context.fireErrorCaught(error)
+            context.fireErrorCaught(parserError ?? HTTPParserError.invalidHeaderToken)
         case .answerAfterOwed:
             metrics?.connectionCut(.badRequest)
             self.rejection = rejection
