@@ -25,7 +25,7 @@ struct CancellationTests {
         }
     }
 
-    @Test("a request made by a task already cancelled ends as a cancellation and leaves nothing in its session: the session can finish", .timeLimit(.minutes(1)))
+    @Test("a request made by a task already cancelled ends as a cancellation and leaves nothing in its session: the session can finish", .timeLimit(.minutes(3)))
     func cancelledBeforeStarting() async throws {
         let delegate = InvalidationWatch()
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)

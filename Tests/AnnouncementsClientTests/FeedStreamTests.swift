@@ -81,7 +81,7 @@ import Testing
         }
     }
 
-    @Test("a task sharing the feed that is cancelled returns nil at once, waiting for its turn or holding it; the feed goes on for the others", .timeLimit(.minutes(1)), arguments: [nil, Duration.milliseconds(100)] as [Duration?])
+    @Test("a task sharing the feed that is cancelled returns nil at once, waiting for its turn or holding it; the feed goes on for the others", .timeLimit(.minutes(3)), arguments: [nil, Duration.milliseconds(100)] as [Duration?])
     func cancelledSharer(pollInterval: Duration?) async throws {
         try await withServer(seed: (1...2).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
             let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
