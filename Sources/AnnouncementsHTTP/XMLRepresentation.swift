@@ -66,30 +66,69 @@ enum XMLRepresentation {
     }
 
     /// Appends `text` escaped, with what `uncarried` gives (or throws) for a character XML 1.0
-    /// cannot carry.
+    /// cannot carry. Works on the UTF-8 bytes and copies each run that needs no escape whole: a
+    /// page of bodies is megabytes, and a character at a time took seconds of a shared thread.
     private static func append<Failure: Error>(
-        _ text: String, into xml: inout String, uncarried: (String.UnicodeScalarView.Index) throws(Failure) -> Unicode.Scalar
+        _ text: String, into xml: inout String, uncarried: (String.Index) throws(Failure) -> Unicode.Scalar
     ) throws(Failure) {
-        for (index, scalar) in zip(text.unicodeScalars.indices, text.unicodeScalars) {
-            switch scalar {
-            case "&": xml += "&amp;"
-            case "<": xml += "&lt;"
-            case ">": xml += "&gt;"
-            case "\"": xml += "&quot;"
-            case "'": xml += "&apos;"
-            case "\r": xml += "&#xD;"
-            case _ where !canCarry(scalar): xml.unicodeScalars.append(try uncarried(index))
-            default: xml.unicodeScalars.append(scalar)
+        var contiguous = text
+        var failure: Failure?
+        contiguous.withUTF8 { bytes in
+            var run = 0
+            var offset = 0
+            while offset < bytes.count {
+                // `@` and up, but 0xEF (which starts U+F000–U+FFFF): never escaped, never refused.
+                if bytes[offset] >= 0x40 && bytes[offset] != 0xEF {
+                    offset += 1
+                    continue
+                }
+                let width = uncarriedWidth(bytes, at: offset)
+                let entity = width == 0 ? entity(for: bytes[offset]) : nil
+                guard width > 0 || entity != nil else {
+                    offset += 1
+                    continue
+                }
+                xml += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<offset]), as: UTF8.self)
+                if let entity {
+                    xml += entity
+                } else {
+                    do throws(Failure) {
+                        xml.unicodeScalars.append(try uncarried(text.utf8.index(text.utf8.startIndex, offsetBy: offset)))
+                    } catch {
+                        failure = error
+                        return
+                    }
+                }
+                offset += max(width, 1)
+                run = offset
             }
+            xml += String(decoding: UnsafeBufferPointer(rebasing: bytes[run...]), as: UTF8.self)
+        }
+        if let failure { throw failure }
+    }
+
+    /// The entity that stands for `byte` in element content, nil for a byte written as it is.
+    private static func entity(for byte: UInt8) -> String? {
+        switch byte {
+        case UInt8(ascii: "&"): "&amp;"
+        case UInt8(ascii: "<"): "&lt;"
+        case UInt8(ascii: ">"): "&gt;"
+        case UInt8(ascii: "\""): "&quot;"
+        case UInt8(ascii: "'"): "&apos;"
+        case UInt8(ascii: "\r"): "&#xD;"
+        default: nil
         }
     }
 
-    /// Whether XML 1.0 can carry `scalar` (its `Char` production; Swift has no lone surrogates).
-    static func canCarry(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x09, 0x0A, 0x0D: true
-        case 0..<0x20, 0xFFFE, 0xFFFF: false
-        default: true
+    /// The length in bytes of the character at `offset` of valid UTF-8 `bytes` when XML 1.0
+    /// cannot carry it (a control character other than tab, LF and CR; U+FFFE; U+FFFF), else 0.
+    private static func uncarriedWidth(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
+        switch bytes[offset] {
+        case 0x09, 0x0A, 0x0D: 0
+        case 0..<0x20: 1
+        // U+FFFE and U+FFFF: EF BF BE, EF BF BF.
+        case 0xEF where offset + 2 < bytes.count && bytes[offset + 1] == 0xBF && bytes[offset + 2] >= 0xBE: 3
+        default: 0
         }
     }
 }

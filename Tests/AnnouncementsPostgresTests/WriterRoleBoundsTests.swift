@@ -24,8 +24,11 @@ struct WriterRoleBoundsTests {
         let started = ContinuousClock.now
         let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
         let waited = ContinuousClock.now - started
-        // Then it leaves the line: a cancel and its answer, each waited for 5 s at most.
-        #expect(waited >= EventStore.roleWaitLimit && waited < EventStore.roleWaitLimit + .seconds(10), "waited \(waited)")
+        // Then it leaves the line: a cancel and its answer, each waited for 5 s at most. The
+        // message says the store's limit ended the wait, not the database's lock_timeout (21 s);
+        // the upper bound is a hang's, wide enough for a machine that runs every suite at once
+        // beside busy loops (22.8 s seen there, for 10.2 s alone).
+        #expect(waited >= EventStore.roleWaitLimit && waited < EventStore.roleWaitLimit + .seconds(40), "waited \(waited)")
         if case .log(let error) = failure {
             #expect(error.kind == .locked && error.message.contains("waited 10.0 seconds for the writer role"), "\(error.message)")
         } else {
