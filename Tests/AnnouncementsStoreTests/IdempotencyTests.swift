@@ -42,8 +42,8 @@ import Testing
         await #expect(throws: StoreError.keyReused(key: "k1", seq: nil), "after a restart too, a key is its writer's, and another writer does not learn which event used it") {
             try await store.create(draft, by: "bob", key: "k1")
         }
-        // After a restart the repeat is compared with the stored event, which holds only what
-        // changed: a field set as it already was still counts as the same request.
+        // The stored event holds only what changed; a field set as it was before the first
+        // request still counts as the same request.
         let editedAfterRestart = try await store.update(id: first.id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>10:00</p>")), by: "alice", key: "k2")
         #expect(editedAfterRestart == edited)
         try await store.delete(id: first.id, by: "alice", key: "k3")
@@ -90,8 +90,8 @@ import Testing
         await #expect(throws: StoreError.keyReused(key: "k", seq: 1)) {
             try await store.delete(id: 1, by: "alice", key: "k")
         }
-        // An edit's event holds only what changed; the request's fingerprint still tells a
-        // different title from the one sent first.
+        // An edit's event holds only what changed (here the body); a title other than the one the
+        // announcement had before the first request is another request.
         _ = try await store.update(id: 1, AnnouncementPatch(title: "One", body: .set("x")), by: "alice", key: "e")
         await #expect(throws: StoreError.keyReused(key: "e", seq: 2)) {
             try await store.update(id: 1, AnnouncementPatch(title: "Other", body: .set("x")), by: "alice", key: "e")
@@ -103,7 +103,38 @@ import Testing
         await store.close()
     }
 
-    @Test("concurrent repeats of one keyed write append it once")
+    @Test("a repeated edit is compared by the change it asks for on the announcement as it was before the first: the same answer once it is durable and after a restart, after edits since", arguments: [false, true])
+    func editRepeatsByTheirChange(restart: Bool) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        var store = try await EventStore.open(path: path, seed: [], logger: quiet)
+        let id = try await store.create(AnnouncementDraft(title: "Fire drill", body: "<p>10:00</p>"), by: "alice").id
+        // The title was already so: the event holds the body alone.
+        let first = try await store.update(id: id, AnnouncementPatch(title: "Fire drill", body: .set("<p>11:00</p>")), by: "alice", key: "e")
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>12:00</p>")), by: "bob")
+        if restart {
+            await store.close()
+            store = try await EventStore.open(path: path, seed: [], logger: quiet)
+        }
+        let now = try #require(store.snapshot.announcement(id: id))
+        // The same change: with the title as it was, or without it.
+        #expect(try await store.update(id: id, AnnouncementPatch(title: "Fire drill", body: .set("<p>11:00</p>")), by: "alice", key: "e") == now)
+        #expect(try await store.update(id: id, AnnouncementPatch(body: .set("<p>11:00</p>")), by: "alice", key: "e") == now)
+        // Another change: a title it did not have before the first (though it has it now), another
+        // body, a cleared body, no body.
+        for patch in [
+            AnnouncementPatch(title: "Fire drill moved", body: .set("<p>11:00</p>")), AnnouncementPatch(title: "Fire drill", body: .set("<p>12:00</p>")),
+            AnnouncementPatch(title: "Fire drill", body: .clear), AnnouncementPatch(title: "Fire drill"),
+        ] {
+            await #expect(throws: StoreError.keyReused(key: "e", seq: first.revision), "\(patch)") {
+                try await store.update(id: id, patch, by: "alice", key: "e")
+            }
+        }
+        #expect(store.snapshot.seq == 3)
+        await store.close()
+    }
+
+    @Test("concurrent repeats of one keyed write (a create, an edit) append it once")
     func concurrentRepeats() async throws {
         let folder = TemporaryFolder()
         let store = try await EventStore.open(path: folder.file("log.jsonl"), logger: quiet)
@@ -115,6 +146,16 @@ import Testing
         }
         #expect(ids == [1])
         #expect(store.snapshot.seq == 1)
+        // An edit that sets the title as it was, repeated while the first is in hand (in its batch
+        // or one not yet durable): each is compared by its change on the announcement before it.
+        let edited = try await withThrowingTaskGroup(of: Announcement.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await store.update(id: 1, AnnouncementPatch(title: "Once", body: .set("<p>b</p>")), by: "alice", key: "edit") }
+            }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1.revision) }
+        }
+        #expect(edited == [2])
+        #expect(store.snapshot.seq == 2)
         await store.close()
     }
 

@@ -64,7 +64,7 @@ import Testing
             answers.append("feed after \(after): \(page.map { Array($0) })")
             after += page.count
         }
-        answers.append("keys \(store.committer.keys.mapValues(\.seq).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        answers.append("keys \(store.committer.keys.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
         return answers
     }
 

@@ -22,11 +22,6 @@ package struct WriteRequest: Sendable {
     /// The writer's idempotency key: a repeat of a request with a key already in the log appends
     /// nothing and gets the first one's outcome.
     package let key: String?
-    /// For a request with a key, a digest of what it asks for, byte for byte: its writer and its
-    /// action. A repeat with the same key must match it exactly while the server that took the
-    /// first request runs (after a restart, `isRepeat(of:)` compares with the stored event instead).
-    /// Computed once, on the writer's task, not on the committer's.
-    package let fingerprint: LineHash?
 
     package init(action: Action, by: String, scope: WriteScope = .any, expectedRevision: Int? = nil, expectedLine: LineTag? = nil, key: String? = nil) {
         self.action = action
@@ -35,58 +30,24 @@ package struct WriteRequest: Sendable {
         self.expectedRevision = expectedRevision
         self.expectedLine = expectedLine
         self.key = key
-        self.fingerprint = key == nil ? nil : Self.fingerprint(of: action, by: by)
     }
 
-    private static func fingerprint(of action: Action, by: String) -> LineHash {
-        var bytes = Array(by.utf8) + [0]
-        func text(_ value: (some Sequence<UInt8>)?) {
-            if let value { bytes += [1] + value + [0] } else { bytes.append(2) }
-        }
-        switch action {
-        case .create(let draft):
-            bytes.append(UInt8(ascii: "c"))
-            text(draft.title.utf8)
-            text(draft.bodyText?.escaped)
-        case .update(let id, let patch):
-            bytes += Array("u\(id)".utf8) + [0]
-            text(patch.title?.utf8)
-            switch patch.body {
-            case nil: bytes.append(3)
-            case .clear?: bytes.append(4)
-            case .set(let body)?: text(body.escaped)
-            }
-        case .delete(let id):
-            bytes += Array("d\(id)".utf8)
-        case .erase(let id, let reason):
-            bytes += Array("x\(id)".utf8) + [0]
-            text(reason.utf8)
-        }
-        return LineHash(of: bytes)
-    }
-
-    /// Whether this request is a repeat of the one that made `event`, which had `fingerprint`
-    /// when it was taken by this process (nil for an event read back from the log at start-up).
-    package func isRepeat(of event: Event, fingerprint original: LineHash?) -> Bool {
-        if let original { return original == fingerprint }
-        return isRepeat(of: event)
-    }
-
-    /// Whether this request is a repeat of the one that made `event`: the same action on the
-    /// same announcement with the same content. An edit's event holds only the fields that
-    /// changed, so a field the request sets but the event lacks is taken as the same (it was
-    /// already so when the first request ran).
-    package func isRepeat(of event: Event) -> Bool {
+    /// Whether this request is a repeat of the one that made `event`: by the same writer, it asks
+    /// for the same change. A create, a delete or an erasure is compared with its event, which
+    /// holds all of it. An edit's event holds only the fields that changed, so an edit is compared
+    /// by what it would change in `before`, the announcement as it was before `event`: the same
+    /// fields to the same values, byte for byte (a field the first set to the value it had counts
+    /// as not set, in both). One rule wherever the key is looked up (the node that took the first
+    /// request, another node, after a restart), since the log holds all it needs.
+    package func isRepeat(of event: Event, before: Announcement?) -> Bool {
         // A key is its writer's: another writer's request with it is never a repeat.
         guard event.by == by else { return false }
         switch (action, event.change) {
         case (.create(let draft), .created(let created)):
             return Self.same(draft.title, created.title) && draft.bodyText == created.bodyText
         case (.update(let id, let patch), .edited(let edited)):
-            guard id == event.id else { return false }
-            if let title = edited.title, !Self.same(patch.title, title) { return false }
-            if let body = edited.body, patch.body != body { return false }
-            return true
+            guard id == event.id, let change = before?.changes(patch) else { return false }
+            return Self.same(change.title, edited.title) && change.body == edited.body
         case (.delete(let id), .deleted):
             return id == event.id
         case (.erase(let id, let reason), .erased(let erasedFor)):

@@ -76,7 +76,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // nothing of it (its body) is read as a request.
             if head.version == .http1_1, head.headers["host"].count != 1 {
                 let count = head.headers["host"].count
-                fail(APIError(.badRequest, "an HTTP/1.1 request must have exactly one Host field (RFC 9112 3.2); this one had \(count); the connection is closed"), context: context)
+                let rejection = APIError(.badRequest, "an HTTP/1.1 request must have exactly one Host field (RFC 9112 3.2); this one had \(count); the connection is closed")
+                fail(rejection, cause: rejection, context: context)
                 return
             }
             clock.requestBegan(at: .now())
@@ -107,12 +108,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if exchanges.readingBody { context.fireErrorCaught(error) }
             return
         }
-        fail(Self.rejection(error, requestLineLength: requestLineLength), context: context, parserError: error)
+        fail(Self.rejection(error, requestLineLength: requestLineLength), cause: error, context: context)
     }
 
     /// Answers what the parser refused (or a head this handler refuses) with `rejection`, after
-    /// the answers owed before it, and closes the connection (see `ConnectionExchanges`).
-    private func fail(_ rejection: APIError, context: ChannelHandlerContext, parserError: HTTPParserError? = nil) {
+    /// the answers owed before it, and closes the connection (see `ConnectionExchanges`). `cause`
+    /// is what the request whose body is being read fails with.
+    private func fail(_ rejection: APIError, cause: any Error, context: ChannelHandlerContext) {
         switch exchanges.parserFailure() {
         case .ignore:
             return
@@ -124,7 +126,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // request written); its answer closes the connection. (Only the parser fails a body:
             // a refused head comes after the request before it has ended.)
             metrics?.connectionCut(.badRequest)
-            context.fireErrorCaught(parserError ?? HTTPParserError.invalidHeaderToken)
+            context.fireErrorCaught(cause)
         case .answerAfterOwed:
             metrics?.connectionCut(.badRequest)
             self.rejection = rejection

@@ -16,9 +16,8 @@ struct SnapshotContents: Sendable {
     var model: ReadModel
     var lastHash: LineHash?
     var index: EventIndex
-    /// The seq of the event each idempotency key made (the fingerprints are not kept: a store that
-    /// starts from the log has none for the keys it reads back either).
-    var keys: [String: (seq: Int, fingerprint: LineHash?)]
+    /// The seq of the event each idempotency key made.
+    var keys: [String: Int]
     /// The search index at the same seq, once the indexer has it; nil when none is kept.
     var search: SearchIndexer.PendingCopy?
 
@@ -97,8 +96,8 @@ struct SnapshotContents: Sendable {
     /// The payload, in the order `SnapshotFile` describes.
     private func encode(into output: inout SnapshotOutput) {
         output.integer(keys.count)
-        for (key, record) in keys {
-            output.integer(record.seq)
+        for (key, seq) in keys {
+            output.integer(seq)
             output.integer(key.utf8.count)
             output.bytes(key.utf8)
         }

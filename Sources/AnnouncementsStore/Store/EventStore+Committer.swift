@@ -23,7 +23,7 @@ extension EventStore {
         var appended: [Int] = []
         /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
         var located: [(seq: Int, id: Int, start: Int, length: Int, link: LineHash)] = []
-        /// The appended events that carry an idempotency key, with their requests' fingerprints, by key.
+        /// The appended events that carry an idempotency key, by key, each an edit with the announcement before it.
         var keyed: [String: KeyedWrite] = [:]
         var lines: [UInt8] = []
         /// The state once the batch is durable, and the hash of its last line.
@@ -37,11 +37,11 @@ extension EventStore {
         }
     }
 
-    /// An event made by a request with an idempotency key, and that request's fingerprint (nil
-    /// when the event was read back from the log at start-up).
+    /// An event made by a request with an idempotency key and, for an edit, the announcement as it
+    /// was before it (what a repeat is compared by: see `WriteRequest.isRepeat(of:before:)`).
     struct KeyedWrite {
         var event: Event
-        var fingerprint: LineHash?
+        var before: Announcement?
     }
 
     /// A batch handed to the syncer: where its lines go in the file (`start == end` when it has none).
@@ -198,7 +198,7 @@ extension EventStore {
     private func finish(_ durable: ArraySlice<HandedOver>) {
         guard let last = durable.last else { return }
         for batch in durable where !batch.batch.keyed.isEmpty {
-            committer.keys.merge(batch.batch.keyed.mapValues { ($0.event.seq, $0.fingerprint) }) { $1 }
+            committer.keys.merge(batch.batch.keyed.mapValues(\.event.seq)) { $1 }
         }
         let appended = durable.reduce(0) { $0 + $1.batch.appended.count }
         let changed = durable.flatMap { $0.batch.located.map(\.id) }
@@ -272,9 +272,9 @@ extension EventStore {
             for request in waiter.requests {
                 let index = batch.outcomes.count
                 do throws(StoreError) {
-                    if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
+                    if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight, erased: batch.model.erased) {
                         try Self.refuseIfErased(original.event, repeatedBy: request, in: batch.model, rules: rules)
-                        guard request.isRepeat(of: original.event, fingerprint: original.fingerprint) else {
+                        guard request.isRepeat(of: original.event, before: original.before) else {
                             // Another writer's event is the audit trail's to tell, not this answer's.
                             throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
                         }
@@ -285,6 +285,7 @@ extension EventStore {
                         if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
                         continue
                     }
+                    let before = event.type == .edited && event.key != nil ? batch.model.announcement(id: event.id) : nil
                     event.prev = batch.hash
                     let start = batch.lines.count
                     event.encodeLine(into: &batch.lines, salt: event.isErasable && event.hasData ? committer.salts.salt() : nil)
@@ -298,7 +299,7 @@ extension EventStore {
                     let link = LineHash(link: batch.lines[start...])
                     batch.hash = link
                     batch.located.append((event.seq, event.id, start, batch.lines.count - start, link))
-                    if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, fingerprint: request.fingerprint) }
+                    if let key = event.key { batch.keyed[key] = KeyedWrite(event: event, before: before) }
                     batch.lines.append(UInt8(ascii: "\n"))
                     batch.appended.append(index)
                     batch.outcomes.append(.success(batch.model.announcement(id: event.id)))
@@ -324,11 +325,16 @@ extension EventStore {
         return request
     }
 
-    /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
-    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]]) throws(StoreError) -> KeyedWrite? {
+    /// The event idempotency key `key` made: in this batch, in one in flight, or durable. A
+    /// durable edit's announcement before it is read from the log (as it was at the seq before),
+    /// unless the announcement is erased (`erased`): its texts are gone, and a repeat of the edit
+    /// is refused for that before it is compared.
+    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]], erased: [Int: Int]) throws(StoreError) -> KeyedWrite? {
         if let write = batch[key] ?? inFlight.reversed().lazy.compactMap({ $0[key] }).first { return write }
-        guard let durable = committer.keys[key] else { return nil }
-        return KeyedWrite(event: try storedEvent(seq: durable.seq), fingerprint: durable.fingerprint)
+        guard let seq = committer.keys[key] else { return nil }
+        let event = try storedEvent(seq: seq)
+        guard event.type == .edited, erased[event.id] == nil else { return KeyedWrite(event: event) }
+        return KeyedWrite(event: event, before: try readAnnouncement(id: event.id, asOf: .seq(seq - 1)))
     }
 
     /// Refuses, with the 410 of an erased announcement, a request that repeats `original`'s key

@@ -109,9 +109,6 @@ extension EventStore {
         }
         if !replacements.isEmpty {
             forgetFeedPages()
-            let sealedSet = Set(sealedSeqs)
-            // A key's fingerprint is an unsalted digest of its request's texts: it would confirm a guess.
-            committerQueue.async { self.committer.forgetFingerprints(ofSeqs: sealedSet) }
         }
         guard finishing || !replacements.isEmpty else { return [] }
         // After the overwrite, failed or not, and also when this attempt had nothing left to

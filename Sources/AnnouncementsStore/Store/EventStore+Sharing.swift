@@ -169,7 +169,7 @@ extension EventStore {
             if let key { keys[key] = seq }
             lineStart = newline + 1
         }
-        committer.keys.merge(keys.mapValues { ($0, nil) }) { $1 }
+        committer.keys.merge(keys) { $1 }
         _ = publish(model, hash: hash, waking: true, changed: located.map(\.id)) { index in
             for line in located { index.add(seq: line.seq, id: line.id, offset: line.offset, length: line.length, link: line.link) }
         }

@@ -120,24 +120,14 @@ public final class EventStore: Sendable {
     /// serial `committerQueue`, started only while the pipeline's committer is stopped: never two at once.
     final class Committer: @unchecked Sendable {
         var lastHash: LineHash?
-        /// The seq of the durable event each idempotency key made, and the fingerprint of its
-        /// request when this process took it.
-        var keys: [String: (seq: Int, fingerprint: LineHash?)]
+        /// The seq of the durable event each idempotency key made.
+        var keys: [String: Int]
         /// The salts of the data of the events it writes.
         var salts = SaltSource()
 
-        /// Forgets the fingerprints of the requests that made the events `seqs` (erased: a
-        /// fingerprint would confirm a guess of their texts); repeats are then compared with the
-        /// stored events, as after a restart.
-        func forgetFingerprints(ofSeqs seqs: Set<Int>) {
-            for (key, record) in keys where record.fingerprint != nil && seqs.contains(record.seq) {
-                keys[key] = (record.seq, nil)
-            }
-        }
-
         init(lastHash: LineHash?, keys: [String: Int]) {
             self.lastHash = lastHash
-            self.keys = keys.mapValues { ($0, nil) }
+            self.keys = keys
         }
     }
 
