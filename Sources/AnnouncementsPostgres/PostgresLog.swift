@@ -44,7 +44,8 @@ import Foundation
 ///
 /// **Following.** Every batch notifies the channel as it commits; each node listens, and looks at
 /// the table's end four times a second besides (a lost notification costs at most that much), and
-/// takes in the lines the others appended (`lines(after:)`).
+/// takes in the lines the others appended (`lines(after:)`). A listener that no longer hears (a
+/// half-open connection) is found by the node's own pings (`ListenerWatch`) and connects again.
 ///
 /// **Durability.** Each batch is one `INSERT … SELECT FROM unnest(…)` in a transaction of its own,
 /// with `synchronous_commit = on` set on the writer's session: one `CALL` of the session's own
@@ -93,6 +94,9 @@ public final class PostgresLog: EventLog {
     struct State {
         var role: WriterRole<RoleRequest>
         var listener: Task<Void, Never>?
+        /// The listener's connection while it listens, and whether it still hears (`ListenerWatch`).
+        var listening: PostgresConnection?
+        var watch: ListenerWatch
     }
 
     init(settings: PostgresSettings, writer: PostgresConnection, writerPID: Int32, statements: PreparedStatements, reader: PostgresConnection, durableEnd: Int64, isShared: Bool, logger: Logger) {
@@ -109,7 +113,7 @@ public final class PostgresLog: EventLog {
             isShared: isShared, durableEnd: durableEnd, writerPID: writerPID,
             stallLimit: settings.stallLimit, lockTimeout: Self.lockTimeout(settings)
         )
-        self.state = Mutex(State(role: role))
+        self.state = Mutex(State(role: role, watch: ListenerWatch(interval: settings.listenerCheck, at: .now)))
     }
 
     public var durableEnd: Int64 {
@@ -173,9 +177,9 @@ public final class PostgresLog: EventLog {
         }
 
         /// A look saw the role held by the session named `holderName` (nil: by nobody else). Only a
-    /// session of this process's own database account has its name read: any account may take an
-    /// advisory lock, notify, and name its session as it likes, and writes (with their clients'
-    /// tokens) go to the address a confirmed holder's notice named.
+        /// session of this process's own database account has its name read: any account may take an
+        /// advisory lock, notify, and name its session as it likes, and writes (with their clients'
+        /// tokens) go to the address a confirmed holder's notice named.
         mutating func confirm(_ holderName: String?) {
             self.holderName = holderName
             guard let named, let holderName, holderName.contains("node=\(named.tag) ") else {
@@ -541,8 +545,18 @@ public final class PostgresLog: EventLog {
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {
         guard isShared, !state.withLock({ $0.role.isClosed }) else { return }
         let listener = Task.detached { [settings, channel, node, logger] in
-            await Self.listen(settings, channel: channel, ignoring: node, logger: logger) { [weak self] payload in
+            await Self.listen(settings, channel: channel, logger: logger) { [weak self] connection in
+                self?.state.withLock { state in
+                    state.listening = connection
+                    if connection != nil { state.watch.connected(at: .now) }
+                }
+            } heard: { [weak self] payload in
                 guard let self else { return }
+                // Of this process's own notices, only its pings concern its listener.
+                if payload.hasSuffix(node) {
+                    if let token = ListenerWatch.token(inPayload: payload, node: node) { self.state.withLock { $0.watch.heard(token: token, at: .now) } }
+                    return
+                }
                 // Told at once, without a look at the table (each look is a query, and with writes
                 // spread over the nodes every commit notifies every node): the looks, four times
                 // a second, catch a lost notice.
@@ -563,6 +577,7 @@ public final class PostgresLog: EventLog {
             while let log = self, !log.state.withLock({ $0.role.isClosed }) {
                 _ = log.wake.wait(timeout: .now() + .milliseconds(250))
                 log.look(changed)
+                log.watchListener()
             }
         }
         thread.name = "announcements.follow"
@@ -579,20 +594,46 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    /// Passes `heard` every notification on `channel` but those this process sent (their payload
-    /// ends with `node`), from a connection of its own, until cancelled; connects again a second
-    /// after losing it.
-    private static func listen(_ settings: PostgresSettings, channel: String, ignoring node: String, logger: Logger, _ heard: @escaping @Sendable (String) -> Void) async {
+    /// Does what the listener's watch says now: sends this process's ping from the reading
+    /// connection, or closes a listener that did not hear the last one (it connects again).
+    private func watchListener() {
+        switch state.withLock({ $0.watch.next(at: .now) }) {
+        case .none:
+            return
+        case .ping(let token):
+            let payload = ListenerWatch.payload(token: token, node: node)
+            do {
+                let connection = try readingConnection()
+                _ = try Self.wait(for: connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: connection)
+            } catch {
+                state.withLock { $0.watch.notSent(token: token, at: .now) }
+            }
+        case .reconnect:
+            guard let connection = state.withLock({ $0.listening }) else { return }
+            logger.warning("the connection that listens for the other nodes' notices did not hear this process's own within \(settings.listenerCheck) (a half-open path?): connecting it again", metadata: ["log.path": "\(path)"])
+            Self.closeSoon(connection)
+        }
+    }
+
+    /// Passes `heard` every notification on `channel`, from a connection of its own, until
+    /// cancelled; connects again a second after losing it. Tells `connected` the connection once
+    /// it listens, and nil once it no longer does.
+    private static func listen(
+        _ settings: PostgresSettings, channel: String, logger: Logger,
+        connected: @escaping @Sendable (PostgresConnection?) -> Void, heard: @escaping @Sendable (String) -> Void
+    ) async {
         while !Task.isCancelled {
             do {
                 let connection = try await connect(settings, id: 4, logger: logger)
                 do {
                     try await connection.listen(on: channel) { notifications in
-                        for try await notification in notifications where !notification.payload.hasSuffix(node) { heard(notification.payload) }
+                        connected(connection)
+                        for try await notification in notifications { heard(notification.payload) }
                     }
                 } catch {
                     logger.debug("lost the connection that listens for new lines; connecting again", metadata: ["error": "\(describe(error))"])
                 }
+                connected(nil)
                 try? await connection.close()
             } catch {
                 logger.debug("cannot connect to listen for new lines; trying again", metadata: ["error": "\(describe(error))"])

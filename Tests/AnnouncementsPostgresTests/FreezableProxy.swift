@@ -18,6 +18,15 @@ final class FreezableProxy: Sendable {
     private let frozen = Atomic<Bool>(false)
     private let trigger = Mutex<[UInt8]?>(nil)
     private let stopped = Atomic<Bool>(false)
+    /// Every connection it has opened.
+    private let links = Mutex<[Link]>([])
+
+    /// One connection through the proxy: whether its client has sent `LISTEN` (a node's
+    /// listener), and whether it alone is frozen.
+    private final class Link: Sendable {
+        let listens = Atomic<Bool>(false)
+        let frozen = Atomic<Bool>(false)
+    }
 
     init(to host: String, port targetPort: Int) throws {
         target = (host, targetPort)
@@ -52,6 +61,15 @@ final class FreezableProxy: Sendable {
 
     func thaw() { frozen.store(false, ordering: .relaxed) }
 
+    /// Freezes, for good, the connections open now whose client has sent `LISTEN` (a node's
+    /// listener), as a half-open path would; the others, and those opened later, go on. Returns
+    /// how many it froze.
+    func freezeListeners() -> Int {
+        let listeners = links.withLock { $0.filter { $0.listens.load(ordering: .relaxed) } }
+        for link in listeners { link.frozen.store(true, ordering: .relaxed) }
+        return listeners.count
+    }
+
     /// Stops accepting and ends every connection's copying (their sockets are closed).
     func stop() {
         stopped.store(true, ordering: .relaxed)
@@ -79,9 +97,11 @@ final class FreezableProxy: Sendable {
             for fd in [client, server] { setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size)) }
             #endif
             let open = Atomic<Int>(2)
+            let link = Link()
+            links.withLock { $0.append(link) }
             for (from, to) in [(client, server), (server, client)] {
                 let thread = Thread { [self] in
-                    copy(from: from, to: to, watching: from == client)
+                    copy(from: from, to: to, link: link, watching: from == client)
                     // The second copier to end closes both sockets.
                     if open.subtract(1, ordering: .relaxed).newValue == 0 {
                         close(client)
@@ -93,23 +113,28 @@ final class FreezableProxy: Sendable {
         }
     }
 
-    /// Copies `source` to `destination` while not frozen; `watching`, looks for the trigger in
-    /// what passes (across reads: the end of the last one is kept).
-    private func copy(from source: Int32, to destination: Int32, watching: Bool) {
+    /// Copies `source` to `destination` while neither the proxy nor `link` is frozen; `watching`
+    /// (the client's side), looks for the trigger and for `LISTEN` in what passes (across reads:
+    /// the end of the last one is kept).
+    private func copy(from source: Int32, to destination: Int32, link: Link, watching: Bool) {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var seen: [UInt8] = []
+        let isFrozen = { self.frozen.load(ordering: .relaxed) || link.frozen.load(ordering: .relaxed) }
         while !stopped.load(ordering: .relaxed) {
-            if frozen.load(ordering: .relaxed) {
+            if isFrozen() {
                 usleep(10_000)
                 continue
             }
             // (Frozen while it polled: nothing read passes.)
-            guard Self.readable(source), !frozen.load(ordering: .relaxed) else { continue }
+            guard Self.readable(source), !isFrozen() else { continue }
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
+            if watching, !link.listens.load(ordering: .relaxed), Self.contains(buffer[..<count], Self.listenBytes) {
+                link.listens.store(true, ordering: .relaxed)
+            }
             if watching, let trigger = trigger.withLock({ $0 }) {
                 seen += buffer[..<count]
-                if seen.count >= trigger.count, (0...(seen.count - trigger.count)).contains(where: { seen[$0..<($0 + trigger.count)].elementsEqual(trigger) }) {
+                if Self.contains(seen[...], trigger) {
                     frozen.store(true, ordering: .relaxed)
                     self.trigger.withLock { $0 = nil }
                 }
@@ -124,6 +149,14 @@ final class FreezableProxy: Sendable {
             }
         }
         shutdown(destination, Int32(SHUT_WR))
+    }
+
+    /// What a listener's client sends (postgres-nio's `LISTEN "channel";`, in one read).
+    private static let listenBytes = Array(#"LISTEN ""#.utf8)
+
+    private static func contains(_ bytes: ArraySlice<UInt8>, _ part: [UInt8]) -> Bool {
+        guard bytes.count >= part.count else { return false }
+        return (bytes.startIndex...(bytes.endIndex - part.count)).contains { bytes[$0..<($0 + part.count)].elementsEqual(part) }
     }
 
     /// Whether `fd` has something to read (or an end) within 20 ms.

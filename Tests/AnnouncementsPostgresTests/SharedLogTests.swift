@@ -128,6 +128,38 @@ struct SharedLogTests {
         await follower.close()
     }
 
+    @Test("a listener on a half-open path (the database never hears it gone, and it hears nothing) is found deaf by the node's own ping and connects again: the holder's address is learned again")
+    func deafListener() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.listenerCheck = .milliseconds(500)
+        let (throughProxy, proxy) = try place.throughProxy()
+        defer { proxy.stop() }
+        let a = try await throughProxy.open()
+        let b = try await place.open()
+        // B appends until A's listener hears its notices (one sent before A listened is not heard).
+        b.advertise("http://127.0.0.1:1")
+        let deadline = ContinuousClock.now + .seconds(60)
+        while a.writeHolder != "http://127.0.0.1:1", ContinuousClock.now < deadline {
+            _ = try await b.create(AnnouncementDraft(title: "Heard"), by: "alice")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(a.writeHolder == "http://127.0.0.1:1")
+        // A's listener alone goes silent; its reads, its looks and its pings go on.
+        #expect(proxy.freezeListeners() == 1)
+        b.advertise("http://127.0.0.1:2")
+        let frozen = ContinuousClock.now
+        while a.writeHolder != "http://127.0.0.1:2", ContinuousClock.now < deadline {
+            _ = try await b.create(AnnouncementDraft(title: "Unheard until A listens again"), by: "alice")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // Within twice the check and the second before connecting again, on an idle machine;
+        // the bound here is a busy machine's.
+        #expect(a.writeHolder == "http://127.0.0.1:2", "A heard B's notices again \(ContinuousClock.now - frozen) after its listener went silent")
+        #expect(await a.waitUntilSeq(b.snapshot.seq, upTo: .seconds(30)), "and it took in every line")
+        await a.close()
+        await b.close()
+    }
+
     @Test("an erasure whose notice another store misses: before the overwrite it serves the lines sealed, and it reads them back itself until they are")
     func erasureNoticeMissed() async throws {
         let settings = try PostgresTesting.settings()

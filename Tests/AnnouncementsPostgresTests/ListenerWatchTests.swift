@@ -1,0 +1,80 @@
+import Testing
+@testable import AnnouncementsPostgres
+
+/// The listener's watch, without a database: when it pings, when it gives a listener up.
+@Suite struct ListenerWatchTests {
+    let start = ContinuousClock.now
+    let second = Duration.seconds(1)
+
+    @Test("nothing until an interval after the start; then a ping, and nothing while it is awaited within the interval")
+    func pingsWhenDue() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start) == .none)
+        #expect(watch.next(at: start + .milliseconds(999)) == .none)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        #expect(watch.next(at: start + .milliseconds(1500)) == .none)
+        #expect(watch.next(at: start + .milliseconds(1999)) == .none)
+    }
+
+    @Test("a ping heard: the next goes an interval after it was heard, with a new token")
+    func heard() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        watch.heard(token: 1, at: start + .milliseconds(1200))
+        #expect(watch.next(at: start + .milliseconds(2100)) == .none, "not a reconnect: it was heard")
+        #expect(watch.next(at: start + .milliseconds(2200)) == .ping(token: 2))
+    }
+
+    @Test("a ping not heard within the interval: the listener is closed once, and the next ping goes an interval later")
+    func unheard() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        #expect(watch.next(at: start + .seconds(2)) == .reconnect)
+        #expect(watch.next(at: start + .milliseconds(2500)) == .none)
+        // Heard too late: that listener is already given up, and this changes nothing.
+        watch.heard(token: 1, at: start + .milliseconds(2600))
+        #expect(watch.next(at: start + .seconds(3)) == .ping(token: 2))
+        #expect(watch.next(at: start + .seconds(4)) == .reconnect)
+    }
+
+    @Test("a ping heard with another token (an older one, another's) changes nothing")
+    func otherToken() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        watch.heard(token: 7, at: start + .milliseconds(1100))
+        #expect(watch.next(at: start + .seconds(2)) == .reconnect)
+    }
+
+    @Test("a ping that could not be sent (the database unreachable) is not awaited: no reconnect, the next an interval later")
+    func notSent() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        watch.notSent(token: 1, at: start + .milliseconds(1100))
+        #expect(watch.next(at: start + .seconds(2)) == .none)
+        #expect(watch.next(at: start + .milliseconds(2100)) == .ping(token: 2))
+        // A failure reported for a ping no longer awaited changes nothing.
+        watch.notSent(token: 1, at: start + .milliseconds(2200))
+        #expect(watch.next(at: start + .milliseconds(3100)) == .reconnect)
+    }
+
+    @Test("a listener that connects again: a ping sent before cannot be heard and is not awaited; the next goes an interval later")
+    func connected() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        watch.connected(at: start + .milliseconds(1500))
+        #expect(watch.next(at: start + .seconds(2)) == .none)
+        #expect(watch.next(at: start + .milliseconds(2500)) == .ping(token: 2))
+    }
+
+    @Test("a ping's payload names its token and its node; only this node's pings are read back")
+    func payloads() {
+        let node = "ab12-4F1C"
+        let payload = ListenerWatch.payload(token: 42, node: node)
+        #expect(payload == "ping 42 ab12-4F1C")
+        #expect(ListenerWatch.token(inPayload: payload, node: node) == 42)
+        #expect(ListenerWatch.token(inPayload: payload, node: "cd34-0000") == nil, "another node's ping")
+        for other in ["appended http://h:1 \(node)", "appended \(node)", "role \(node)", "ping x \(node)", "ping  42 \(node)", "ping 42 \(node) x"] {
+            #expect(ListenerWatch.token(inPayload: other, node: node) == nil, "\(other)")
+        }
+    }
+}
