@@ -94,12 +94,22 @@ final class RepresentationCache: Sendable {
             sizes = [:]
             bytes = 0
         }
+
+        mutating func removeAll(where shouldRemove: (Key) -> Bool) {
+            for key in entries.keys where shouldRemove(key) {
+                bytes -= sizes[key] ?? 0
+                entries[key] = nil
+                sizes[key] = nil
+            }
+        }
     }
 
     private struct State {
         var seq = -1
         var pages = Bounded<PageKey, (entry: Entry, extent: PageExtent, tag: String)>()
         var items = Bounded<ItemKey, (revision: Int, entry: Entry, tag: String)>()
+        /// Erased announcements: none of their representations is kept again.
+        var erased: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -134,6 +144,8 @@ final class RepresentationCache: Sendable {
 
     /// The bytes the cached pages count against their budget (for tests).
     var pageBytes: Int { state.withLock { $0.pages.bytes } }
+    /// The announcements whose representations are cached (for tests).
+    var itemIDs: Set<Int> { state.withLock { Set($0.items.entries.keys.map(\.id)) } }
 
     /// At most `limit` pages and `limit` announcements, each kind at most `byteLimit` bytes.
     /// Each thread keeps at most `copyLimit` copies of `copyByteLimit` bytes in all, in one of
@@ -188,6 +200,25 @@ final class RepresentationCache: Sendable {
     /// shared by its copies, its count written by each thread that takes one).
     private static func ownCopy(of string: String) -> String {
         String(unsafeUninitializedCapacity: string.utf8.count) { $0.initialize(fromContentsOf: string.utf8) }
+    }
+
+    /// Lets go of every representation that may hold the texts of announcements `ids`, erased in
+    /// the state at log position `seq`: their own, every page of an older position, and every
+    /// thread's copies of one; and keeps none of them, or of an older position, from now on (a
+    /// reader still on an older state may encode one after this).
+    func forget(erased ids: [Int], at seq: Int) {
+        let gone = Set(ids)
+        state.withLock { state in
+            state.erased.formUnion(gone)
+            state.items.removeAll { gone.contains($0.id) }
+            if state.seq < seq {
+                state.seq = seq
+                state.pages.removeAll()
+            }
+        }
+        copies.forEach { copies in
+            if copies.seq < seq { copies = Copies(seq: seq) }
+        }
     }
 
     /// The page for `key` at log position `seq` for a client that takes `coding`, encoded by
@@ -264,6 +295,7 @@ final class RepresentationCache: Sendable {
         state.withLock { state in
             let kept = state.items.entries[key]
             guard (kept?.revision ?? -1) <= announcement.revision else { return }  // a newer revision is cached: keep it
+            guard !state.erased.contains(key.id) else { return }
             func item(from entry: Entry?) -> ((revision: Int, entry: Entry, tag: String), size: Int) {
                 var entry = entry ?? Entry(plain: plain)
                 entry.keep(body, for: coding)

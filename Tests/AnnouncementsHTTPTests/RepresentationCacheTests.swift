@@ -64,6 +64,36 @@ import Testing
         #expect(cache.threadsItem(key, seq: 10, coding: .gzip) == nil)
     }
 
+    @Test("an erasure lets go of the erased announcement's representations, the pages and every thread's copies of older positions, and none of them is kept again; the others stay")
+    func erasure() throws {
+        let cache = RepresentationCache()
+        func announcement(_ id: Int) -> Announcement {
+            Announcement(id: id, title: "Phone number of R. Roe", body: "<p>555-0100</p>", revision: id, createdBy: "alice", createdAt: .init(millisecondsSince1970: 0), updatedAt: .init(millisecondsSince1970: 0))
+        }
+        func serve(_ id: Int, seq: Int) {
+            _ = cache.item(announcement(id), seq: seq, media: .json, detailed: false, coding: nil, tag: { "\"\(id)-tag\"" }) { ReadRoutes.encode(announcement(id), .v1) }
+        }
+        let key = RepresentationCache.ItemKey(id: 7, media: .json, detailed: false)
+        serve(7, seq: 9)
+        serve(8, seq: 9)
+        _ = Self.page(cache, seq: 9)
+        #expect(cache.itemIDs == [7, 8] && cache.pageBytes > 0)
+        #expect(cache.threadsItem(key, seq: 9, coding: nil) != nil && cache.threadsPage(Self.key, seq: 9, coding: nil) != nil)
+
+        cache.forget(erased: [7], at: 10)
+        #expect(cache.itemIDs == [8], "another announcement's stays")
+        #expect(cache.pageBytes == 0)
+        #expect(cache.threadsItem(key, seq: 9, coding: nil) == nil && cache.threadsPage(Self.key, seq: 9, coding: nil) == nil)
+        // A reader still on the state before the erasure is served, and nothing of it is kept.
+        serve(7, seq: 9)
+        _ = Self.page(cache, seq: 9)
+        #expect(cache.itemIDs == [8] && cache.pageBytes == 0)
+        #expect(cache.threadsItem(key, seq: 9, coding: nil) == nil && cache.threadsPage(Self.key, seq: 9, coding: nil) == nil)
+        // The state after it is kept as before.
+        _ = Self.page(cache, seq: 10)
+        #expect(cache.pageBytes > 0 && cache.threadsPage(Self.key, seq: 10, coding: nil) != nil)
+    }
+
     @Test("a thread's copies are bounded: past its entries or bytes they start over; one larger than its bytes is not copied")
     func copiesBounded() throws {
         let cache = RepresentationCache(copyLimit: 2, copyByteLimit: 4 * Self.bytes.readableBytes)

@@ -91,9 +91,13 @@ import Testing
         let path = try await logWithSecrets(in: folder)
         let store = try await EventStore.open(path: path, snapshots: atClose, logger: quiet)
         #expect(try files(in: folder.path).contains { $0.name.contains(".torn-") }, "the torn line was set aside")
+        // Those that keep texts elsewhere are told, with the state readers get from then on.
+        let told = Mutex<[(ids: [Int], seq: Int, published: Int)]>([])
+        store.whenErased { ids, seq in told.withLock { $0.append((ids, seq, store.snapshot.seq)) } }
         let erasure = try await store.erase(id: 2, by: "root", reason: "personal data")
         #expect(erasure.sealedLines == [2, 3])
         #expect(erasure.seq == 5)
+        #expect(told.withLock { $0.map { "\($0.ids) \($0.seq) \($0.published)" } } == ["[2] 5 5"], "once, for the erasure alone")
         #expect(store.snapshot.announcement(id: 2) == nil)
         await #expect(throws: StoreError.erased(id: 2, seq: 5)) { try await store.announcement(id: 2, asOf: .seq(3)) }
         await #expect(throws: StoreError.erased(id: 2, seq: 5)) { try await store.erase(id: 2, by: "root", reason: "again") }

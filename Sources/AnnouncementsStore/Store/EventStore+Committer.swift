@@ -228,8 +228,9 @@ extension EventStore {
         // until they read back sealed, known before the index, where readers of history and the
         // feed find the erased events.
         let erasedBefore = published.withLock { $0.model.erased }
-        let isErasing = model.erased.count != erasedBefore.count
-        if isErasing { awaitSeals(of: model.erased.keys.filter { erasedBefore[$0] == nil }) }
+        let erased = model.erased.count == erasedBefore.count ? [] : model.erased.keys.filter { erasedBefore[$0] == nil }
+        let isErasing = !erased.isEmpty
+        if isErasing { awaitSeals(of: erased) }
         index.withLock { indexing(&$0) }
         var replaced = model
         let head = hash.map { LogHead(seq: model.seq, hash: $0) }
@@ -244,8 +245,12 @@ extension EventStore {
             }
         }
         if waking { followers.published(model.seq) }
-        // What the feed kept of the lines before an erasure may hold its texts.
-        if isErasing { forgetFeedPages() }
+        // What the feed kept of the lines before an erasure may hold its texts, and so may what
+        // others keep (`whenErased`).
+        if isErasing {
+            forgetFeedPages()
+            for handler in erasureHandlers.withLock({ $0 }) { handler(erased, model.seq) }
+        }
         // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
         // answers, so that a writer answered knows any snapshot due is under way) and is written
         // in the background.

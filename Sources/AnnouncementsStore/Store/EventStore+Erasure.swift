@@ -153,6 +153,14 @@ extension EventStore {
     /// the index and before it reads them: `publish` adds an erasure here before its event is in
     /// the index, and it leaves only once its lines read back sealed, so a reader either has it
     /// here or reads its lines sealed.
+    /// Calls `handler` with the ids of the announcements just erased (by this store or, on a shared
+    /// log, another node's) and the seq of the state without them, once readers get that state:
+    /// what keeps their texts elsewhere (a cache of encoded answers) lets them go, and keeps none
+    /// made from an older state.
+    public func whenErased(_ handler: @escaping @Sendable (_ ids: [Int], _ seq: Int) -> Void) {
+        erasureHandlers.withLock { $0.append(handler) }
+    }
+
     func erasuresWaitingForSeals() -> Set<Int> {
         unconfirmedSeals.withLock { $0.erased }
     }

@@ -79,6 +79,8 @@ public final class EventStore: Sendable {
     /// Other processes' erasures (on a shared log) whose overwritten lines this store has not read
     /// back yet (see `awaitSeals`).
     let unconfirmedSeals = Mutex(UnconfirmedSeals())
+    /// What `whenErased` was given.
+    let erasureHandlers = Mutex<[@Sendable (_ ids: [Int], _ seq: Int) -> Void]>([])
 
     /// The outcome of one request: the announcement after it (nil after a delete), or why it failed.
     typealias Outcome = Result<Announcement?, StoreError>
