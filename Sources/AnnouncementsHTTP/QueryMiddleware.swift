@@ -3,14 +3,21 @@ import Hummingbird
 
 /// A query parameter a route does not take is a 400 naming it and the ones it takes, rather than
 /// ignored: `?limit=5` on a list (whose parameter is `max`) would otherwise answer a page the client
-/// did not ask for, as if it had. The one table of what each route takes.
+/// did not ask for, as if it had. So is one given twice (`?max=5&max=50`): which one a route
+/// would read is not the client's to guess. The one table of what each route takes.
 struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let query = request.uri.query, !query.isEmpty, let route = context.endpointPath {
             let known = Self.parameters(route: route, method: request.method)
-            for (name, _) in request.uri.queryParameters where !known.contains(String(name)) {
-                let takes = known.isEmpty ? "takes no query parameter" : "takes \(known.map { "`\($0)`" }.joined(separator: ", "))"
-                throw APIError(.badRequest, "unknown query parameter `\(VisibleText.escaped(String(name)))`: \(request.method) \(route) \(takes)")
+            var seen: Set<Substring> = []
+            for (name, _) in request.uri.queryParameters {
+                guard known.contains(String(name)) else {
+                    let takes = known.isEmpty ? "takes no query parameter" : "takes \(known.map { "`\($0)`" }.joined(separator: ", "))"
+                    throw APIError(.badRequest, "unknown query parameter `\(VisibleText.escaped(String(name)))`: \(request.method) \(route) \(takes)")
+                }
+                guard seen.insert(name).inserted else {
+                    throw APIError(.badRequest, "query parameter `\(name)` is given more than once: give it once")
+                }
             }
         }
         return try await next(request, context)

@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    @Test("a known query parameter given twice (even with the same value) is a 400 naming it, before anything is read or written", arguments: [
+        ("/announcements?max=5&max=50", "max"), ("/announcements?q=fire&offset=1&q=drill", "q"), ("/v1/announcements/1?asOf=2&asOf=2", "asOf"),
+        ("/events?after=1&limit=2&after=3", "after"), ("/?q=a&q=b", "q"),
+    ])
+    func repeated(uri: String, name: String) async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: uri, method: .get, headers: auditor) { response in
+                #expect(response.status == .badRequest)
+                let text = String(buffer: response.body)
+                // (The web board's page starts the sentence with a capital.)
+                #expect(text.contains("uery parameter `\(name)` is given more than once: give it once"), "\(text)")
+            }
+            #expect(store.snapshot.seq == 6)
+        }
+    }
+
     @Test("the known ones are taken as before")
     func known() async throws {
         try await withServer { client, _ in
