@@ -35,7 +35,7 @@ public struct Access: Sendable {
         }
         guard let token = Self.bearerToken(in: header) else {
             let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
-            throw APIError(.unauthorized, isBearer ? "Authorization: Bearer needs a token after it, one space apart (`Bearer <token>`)" : "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
+            throw APIError(.unauthorized, isBearer ? "Authorization: Bearer needs a token after it, a space apart (`Bearer <token>`)" : "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
         }
         guard let caller = caller(token: token) else {
             throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)
@@ -95,15 +95,18 @@ public struct Access: Sendable {
         }
     }
 
-    /// The token of an `Authorization` value `Bearer <token>` (the scheme in any case), or nil.
-    /// Read as bytes: every request with a token reads it.
+    /// The token of an `Authorization` value `Bearer <token>` (the scheme in any case, one space
+    /// or more after it, as RFC 9110 11.4 allows), or nil. Read as bytes: every request with a
+    /// token reads it.
     static func bearerToken(in header: String) -> Substring? {
         let bytes = header.utf8
         let scheme = "bearer ".utf8
         guard bytes.count > scheme.count else { return nil }
-        let end = bytes.index(bytes.startIndex, offsetBy: scheme.count)
+        var end = bytes.index(bytes.startIndex, offsetBy: scheme.count)
         let lowercased = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
         guard bytes[..<end].elementsEqual(scheme, by: { lowercased($0) == $1 }) else { return nil }
+        while end < bytes.endIndex, bytes[end] == UInt8(ascii: " ") { end = bytes.index(after: end) }
+        guard end < bytes.endIndex else { return nil }
         return Substring(bytes[end...])
     }
 

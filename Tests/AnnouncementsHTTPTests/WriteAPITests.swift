@@ -76,7 +76,8 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         ("Bearer", .unauthorized, "Bearer needs a token after it"),
         ("Bearer ", .unauthorized, "Bearer needs a token after it"),
         ("Bearerbob-secret", .unauthorized, "Bearer needs a token after it"),
-        ("Bearer  bob-secret", .unauthorized, "not one of the configured tokens"),
+        ("Bearer  bob-secret", .created, ""),  // RFC 9110 11.4: one space or more
+        ("Bearer \tbob-secret", .unauthorized, "not one of the configured tokens"),
         ("Bearer bob-secret2", .unauthorized, "not one of the configured tokens"),
         ("Bearer bob-secre", .unauthorized, "not one of the configured tokens"),
         ("Beárer bob-secret", .unauthorized, "this server takes no other scheme"),
