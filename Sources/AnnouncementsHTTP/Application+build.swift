@@ -88,13 +88,10 @@ func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteFo
     router.add(middleware: ErrorMiddleware(routes: routes, web: web))
     router.add(middleware: QueryMiddleware())
     router.add(middleware: ReadYourWritesMiddleware(store: store, access: settings.access))
-    let reads = ReadRoutes(
+    ReadRoutes(
         store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
         streams: streams
-    )
-    reads.add(to: router)
-    // An erased announcement's texts are not kept in encoded answers either.
-    store.whenErased { [weak cache = reads.cache] ids, seq in cache?.forget(erased: ids, at: seq) }
+    ).add(to: router)
     WriteRoutes(store: store, access: settings.access, maxRequestBytes: settings.maxRequestBytes, forwarder: forwarder).add(to: router)
     // A shared log's holder of the writer role takes the writes the other nodes send on, together.
     let forwarded = forwarder.map { _ in ForwardedWritesRoute(access: settings.access, maxRequestBytes: settings.maxRequestBytes) }

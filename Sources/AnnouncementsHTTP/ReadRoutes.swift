@@ -20,6 +20,8 @@ struct ReadRoutes: Sendable {
     static let maxPageSize = 100
 
     func add(to router: Router<AnnouncementsRequestContext>) {
+        // An erased announcement's texts are not kept in encoded answers either.
+        store.whenErased { [weak cache] ids, seq in cache?.forget(erased: ids, at: seq) }
         router.get("health") { _, _ in health() }
         for (prefix, version) in [("", nil)] + APIVersion.allCases.map({ ($0.pathPrefix, $0) }) as [(String, APIVersion?)] {
             let group = router.group(RouterPath(prefix))

@@ -47,6 +47,13 @@ struct ListenerWatch {
         return .ping(token: token)
     }
 
+    /// The ping `token` is sent (its query answered): it is awaited from now on, not from when
+    /// `next` asked for it (the query may have waited behind a long read).
+    mutating func sent(token: Int, at now: ContinuousClock.Instant) {
+        guard pending?.token == token else { return }
+        pending?.sent = now
+    }
+
     /// The listener heard this process's ping `token`; an older one (late) or an unknown one
     /// changes nothing.
     mutating func heard(token: Int, at now: ContinuousClock.Instant) {

@@ -597,7 +597,8 @@ public final class PostgresLog: EventLog {
     /// Does what the listener's watch says now: sends this process's ping from the reading
     /// connection, or closes a listener that did not hear the last one (it connects again).
     private func watchListener() {
-        switch state.withLock({ $0.watch.next(at: .now) }) {
+        let (action, listening) = state.withLock { ($0.watch.next(at: .now), $0.listening) }
+        switch action {
         case .none:
             return
         case .ping(let token):
@@ -605,11 +606,12 @@ public final class PostgresLog: EventLog {
             do {
                 let connection = try readingConnection()
                 _ = try Self.wait(for: connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: connection)
+                state.withLock { $0.watch.sent(token: token, at: .now) }
             } catch {
                 state.withLock { $0.watch.notSent(token: token, at: .now) }
             }
         case .reconnect:
-            guard let connection = state.withLock({ $0.listening }) else { return }
+            guard let connection = listening else { return }
             logger.warning("the connection that listens for the other nodes' notices did not hear this process's own within \(settings.listenerCheck) (a half-open path?): connecting it again", metadata: ["log.path": "\(path)"])
             Self.closeSoon(connection)
         }

@@ -34,8 +34,8 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// node stopped, frozen or cut off loses the role this long after another asks for it.
     public var stallLimit = Duration.seconds(5)
     /// How often a node checks that its listener still hears notices (it sends one of its own,
-    /// which must come back within as long): a listener on a half-open connection is closed and
-    /// connects again within twice this.
+    /// which must come back within as long): a listener on a half-open connection is closed
+    /// within twice this, and connects again a second later.
     public var listenerCheck = Duration.seconds(5)
 
     /// The address the other nodes send their writes to while this one holds the writer role

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 @testable import AnnouncementsHTTP
@@ -60,6 +61,25 @@ import Testing
             let report = try LogReader(path: store.path).verify()
             #expect(report.isSound && report.erasedLines == 2, "\(report.problems)")
         }
+    }
+
+    @Test("the read routes' encoded answers let go of an erased announcement's texts once the store takes the erasure in (the routes ask to be told as they are added)")
+    func cachedAnswersForgotten() async throws {
+        let path = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try await EventStore.open(path: path + "/log.jsonl", seed: reference, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let reads = ReadRoutes(store: store, access: Access(testTokens), defaultVersion: .v1, feedHeartbeat: .seconds(15), streams: StreamSlots(maxConnections: 10))
+        reads.add(to: Router(context: AnnouncementsRequestContext.self))
+        for id in [2, 3] {
+            let announcement = try #require(store.snapshot.announcement(id: id))
+            _ = reads.cache.item(announcement, seq: store.seq, media: .json, detailed: false, coding: nil, tag: { "\"\(id)\"" }) { ReadRoutes.encode(announcement, .v1) }
+        }
+        let key = RepresentationCache.PageKey(version: .v1, media: .json, query: PageQuery())
+        _ = try reads.cache.page(key, seq: store.seq, coding: nil, tag: { "\"list\"" }) { () throws(APIError) in try ReadRoutes.encodeList(store.snapshot, PageQuery(), .v1, .json) }
+        #expect(reads.cache.itemIDs == [2, 3] && reads.cache.pageBytes > 0)
+        _ = try await store.erase(id: 2, by: "ada", reason: "personal data")
+        #expect(reads.cache.itemIDs == [3] && reads.cache.pageBytes == 0)
+        await store.close()
     }
 
     @Test("a repeat of a keyed write of an erased announcement is the same 410 whether it repeats the request or guesses another: it confirms no guess of the texts")

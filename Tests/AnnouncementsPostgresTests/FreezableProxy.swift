@@ -18,7 +18,7 @@ final class FreezableProxy: Sendable {
     private let frozen = Atomic<Bool>(false)
     private let trigger = Mutex<[UInt8]?>(nil)
     private let stopped = Atomic<Bool>(false)
-    /// Every connection it has opened.
+    /// Every connection it has open.
     private let links = Mutex<[Link]>([])
 
     /// One connection through the proxy: whether its client has sent `LISTEN` (a node's
@@ -106,6 +106,7 @@ final class FreezableProxy: Sendable {
                     if open.subtract(1, ordering: .relaxed).newValue == 0 {
                         close(client)
                         close(server)
+                        links.withLock { $0.removeAll { $0 === link } }
                     }
                 }
                 thread.start()

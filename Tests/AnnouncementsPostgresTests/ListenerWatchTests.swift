@@ -37,6 +37,19 @@ import Testing
         #expect(watch.next(at: start + .seconds(4)) == .reconnect)
     }
 
+    @Test("a ping is awaited from when it is sent, not from when it was asked for (its query may wait behind a long read)")
+    func awaitedFromSending() {
+        var watch = ListenerWatch(interval: second, at: start)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        watch.sent(token: 1, at: start + .milliseconds(1800))
+        #expect(watch.next(at: start + .milliseconds(2700)) == .none)
+        #expect(watch.next(at: start + .milliseconds(2800)) == .reconnect)
+        // A sent report for a ping no longer awaited changes nothing.
+        watch.sent(token: 1, at: start + .seconds(3))
+        #expect(watch.next(at: start + .milliseconds(3700)) == .none)
+        #expect(watch.next(at: start + .milliseconds(3800)) == .ping(token: 2))
+    }
+
     @Test("a ping heard with another token (an older one, another's) changes nothing")
     func otherToken() {
         var watch = ListenerWatch(interval: second, at: start)

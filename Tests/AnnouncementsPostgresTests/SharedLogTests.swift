@@ -145,7 +145,8 @@ struct SharedLogTests {
         }
         #expect(a.writeHolder == "http://127.0.0.1:1")
         // A's listener alone goes silent; its reads, its looks and its pings go on.
-        #expect(proxy.freezeListeners() == 1)
+        // (One that A closed may not be known closed yet: at least its current one.)
+        #expect(proxy.freezeListeners() >= 1)
         b.advertise("http://127.0.0.1:2")
         let frozen = ContinuousClock.now
         while a.writeHolder != "http://127.0.0.1:2", ContinuousClock.now < deadline {
@@ -206,8 +207,13 @@ struct SharedLogTests {
         // The other store's feed reads the lines and keeps the page.
         let before = try await other.followerLines(after: 0)
         #expect(before.lines.count == 2 && String(decoding: before.lines[0], as: UTF8.self).contains("555-0100"))
+        // What keeps texts beside the other store (its HTTP layer's encoded answers) is told too.
+        let told = Mutex<[String]>([])
+        other.whenErased { ids, seq in told.withLock { $0.append("\(ids) \(seq)") } }
         _ = try await eraser.erase(id: 1, by: "root", reason: "personal data")
         #expect(await other.waitUntilSeq(3, upTo: .seconds(30)))
+        for _ in 0..<300 where told.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(told.withLock { $0 } == ["[1] 3"])
         var first = ""
         for _ in 0..<300 {
             first = String(decoding: try await other.followerLines(after: 0).lines[0], as: UTF8.self)

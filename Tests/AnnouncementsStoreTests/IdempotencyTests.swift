@@ -109,28 +109,30 @@ import Testing
         let path = folder.file("log.jsonl")
         var store = try await EventStore.open(path: path, seed: [], logger: quiet)
         let id = try await store.create(AnnouncementDraft(title: "Fire drill", body: "<p>10:00</p>"), by: "alice").id
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved"), by: "bob")
         // The title was already so: the event holds the body alone.
-        let first = try await store.update(id: id, AnnouncementPatch(title: "Fire drill", body: .set("<p>11:00</p>")), by: "alice", key: "e")
-        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>12:00</p>")), by: "bob")
+        let first = try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>11:00</p>")), by: "alice", key: "e")
+        _ = try await store.update(id: id, AnnouncementPatch(title: "Fire drill cancelled", body: .set("<p>12:00</p>")), by: "bob")
         if restart {
             await store.close()
             store = try await EventStore.open(path: path, seed: [], logger: quiet)
         }
         let now = try #require(store.snapshot.announcement(id: id))
-        // The same change: with the title as it was, or without it.
-        #expect(try await store.update(id: id, AnnouncementPatch(title: "Fire drill", body: .set("<p>11:00</p>")), by: "alice", key: "e") == now)
+        // The same change: with the title as it was just before (not as it was created), or without it.
+        #expect(try await store.update(id: id, AnnouncementPatch(title: "Fire drill moved", body: .set("<p>11:00</p>")), by: "alice", key: "e") == now)
         #expect(try await store.update(id: id, AnnouncementPatch(body: .set("<p>11:00</p>")), by: "alice", key: "e") == now)
-        // Another change: a title it did not have before the first (though it has it now), another
-        // body, a cleared body, no body.
+        // Another change: a title it had at its creation, or has now, another body, a cleared
+        // body, no body.
         for patch in [
-            AnnouncementPatch(title: "Fire drill moved", body: .set("<p>11:00</p>")), AnnouncementPatch(title: "Fire drill", body: .set("<p>12:00</p>")),
-            AnnouncementPatch(title: "Fire drill", body: .clear), AnnouncementPatch(title: "Fire drill"),
+            AnnouncementPatch(title: "Fire drill", body: .set("<p>11:00</p>")), AnnouncementPatch(title: "Fire drill cancelled", body: .set("<p>11:00</p>")),
+            AnnouncementPatch(title: "Fire drill moved", body: .set("<p>12:00</p>")), AnnouncementPatch(title: "Fire drill moved", body: .clear),
+            AnnouncementPatch(title: "Fire drill moved"),
         ] {
             await #expect(throws: StoreError.keyReused(key: "e", seq: first.revision), "\(patch)") {
                 try await store.update(id: id, patch, by: "alice", key: "e")
             }
         }
-        #expect(store.snapshot.seq == 3)
+        #expect(store.snapshot.seq == 4)
         await store.close()
     }
 

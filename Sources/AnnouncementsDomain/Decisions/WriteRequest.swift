@@ -32,22 +32,60 @@ package struct WriteRequest: Sendable {
         self.key = key
     }
 
+    /// The fields of the announcement as it was before an edit's event that a repeat of it is
+    /// compared with (see `isRepeat(of:before:)`), as far as they were looked up.
+    package struct PriorFields: Sendable {
+        /// The title; nil when not looked up.
+        package var title: String?
+        /// The body (`.some(nil)`: it had none); nil when not looked up.
+        package var body: JSONText??
+
+        package init(title: String? = nil, body: JSONText?? = nil) {
+            self.title = title
+            self.body = body
+        }
+
+        /// Both fields of `announcement`.
+        package init(_ announcement: Announcement) {
+            self.init(title: announcement.title, body: .some(announcement.bodyText))
+        }
+    }
+
+    /// What a comparison with `event` needs of the announcement as it was before it: for an edit
+    /// of the same announcement, the fields this request sets that the event does not hold.
+    package func priorFieldsNeeded(by event: Event) -> (title: Bool, body: Bool) {
+        guard case .update(let id, let patch) = action, case .edited(let edited) = event.change, id == event.id, event.by == by else { return (false, false) }
+        return (patch.title != nil && edited.title == nil, patch.body != nil && edited.body == nil)
+    }
+
     /// Whether this request is a repeat of the one that made `event`: by the same writer, it asks
     /// for the same change. A create, a delete or an erasure is compared with its event, which
-    /// holds all of it. An edit's event holds only the fields that changed, so an edit is compared
-    /// by what it would change in `before`, the announcement as it was before `event`: the same
-    /// fields to the same values, byte for byte (a field the first set to the value it had counts
-    /// as not set, in both). One rule wherever the key is looked up (the node that took the first
-    /// request, another node, after a restart), since the log holds all it needs.
-    package func isRepeat(of event: Event, before: Announcement?) -> Bool {
+    /// holds all of it. An edit's event holds only the fields that changed, so an edit must set
+    /// each field the event holds to the same value, byte for byte, and may set one it does not
+    /// hold only to the value it had before the first request (`before`, looked up as
+    /// `priorFieldsNeeded` says): a field set to the value it had counts as not set, in the first
+    /// request and in the repeat. One rule wherever the key is looked up (the node that took the
+    /// first request, another node, after a restart), since the log holds all it needs.
+    package func isRepeat(of event: Event, before: PriorFields) -> Bool {
         // A key is its writer's: another writer's request with it is never a repeat.
         guard event.by == by else { return false }
         switch (action, event.change) {
         case (.create(let draft), .created(let created)):
             return Self.same(draft.title, created.title) && draft.bodyText == created.bodyText
         case (.update(let id, let patch), .edited(let edited)):
-            guard id == event.id, let change = before?.changes(patch) else { return false }
-            return Self.same(change.title, edited.title) && change.body == edited.body
+            guard id == event.id else { return false }
+            if let title = edited.title {
+                guard Self.same(patch.title, title) else { return false }
+            } else if let title = patch.title {
+                guard let prior = before.title, Self.same(title, prior) else { return false }
+            }
+            if let body = edited.body {
+                return patch.body == body
+            } else if let body = patch.body {
+                guard let prior = before.body else { return false }
+                return body.text == prior
+            }
+            return true
         case (.delete(let id), .deleted):
             return id == event.id
         case (.erase(let id, let reason), .erased(let erasedFor)):

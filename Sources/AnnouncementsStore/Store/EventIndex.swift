@@ -91,6 +91,13 @@ public struct EventIndex: Sendable {
         return lastSeqByID[id - 1]
     }
 
+    /// The seq of the event before `seq` of the same announcement; nil for its first event (or a
+    /// seq not in the index).
+    func previousSeq(ofSameIDAs seq: Int) -> Int? {
+        guard seq >= 1, seq <= previousOfSameID.count, previousOfSameID[seq - 1] > 0 else { return nil }
+        return previousOfSameID[seq - 1]
+    }
+
     /// The seqs of announcement `id`'s events, oldest first; nil when it was never created.
     func seqs(of id: Int) -> [Int]? {
         guard var seq = lastSeq(of: id) else { return nil }

@@ -90,7 +90,7 @@ extension EventStore {
         try await reading { () throws(StoreError) in try self.readAnnouncement(id: id, asOf: point) }
     }
 
-    func readAnnouncement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
+    private func readAnnouncement(id: Int, asOf point: LogPoint) throws(StoreError) -> Announcement? {
         guard let history = try readHistory(id: id) else { throw .notFound(id: id) }
         // An erased announcement has no past states left to read, whatever the point.
         if let erasure = history.last(where: { $0.event.type == .erased }) { throw .erased(id: id, seq: erasure.event.seq) }

@@ -23,7 +23,7 @@ extension EventStore {
         var appended: [Int] = []
         /// Each appended event's seq, id, and line (start and length in `lines`, without the newline).
         var located: [(seq: Int, id: Int, start: Int, length: Int, link: LineHash)] = []
-        /// The appended events that carry an idempotency key, by key, each an edit with the announcement before it.
+        /// The appended events that carry an idempotency key, by key (an edit's with the fields before it).
         var keyed: [String: KeyedWrite] = [:]
         var lines: [UInt8] = []
         /// The state once the batch is durable, and the hash of its last line.
@@ -37,11 +37,12 @@ extension EventStore {
         }
     }
 
-    /// An event made by a request with an idempotency key and, for an edit, the announcement as it
-    /// was before it (what a repeat is compared by: see `WriteRequest.isRepeat(of:before:)`).
+    /// An event made by a request with an idempotency key and, for an edit appended by this store,
+    /// the announcement's fields before it (what a repeat is compared by: see
+    /// `WriteRequest.isRepeat(of:before:)`); a durable one's are looked up when a repeat needs them.
     struct KeyedWrite {
         var event: Event
-        var before: Announcement?
+        var before: WriteRequest.PriorFields?
     }
 
     /// A batch handed to the syncer: where its lines go in the file (`start == end` when it has none).
@@ -277,9 +278,10 @@ extension EventStore {
             for request in waiter.requests {
                 let index = batch.outcomes.count
                 do throws(StoreError) {
-                    if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight, erased: batch.model.erased) {
+                    if let key = request.key, let original = try keyedWrite(key, batch.keyed, keyedInFlight) {
                         try Self.refuseIfErased(original.event, repeatedBy: request, in: batch.model, rules: rules)
-                        guard request.isRepeat(of: original.event, before: original.before) else {
+                        let before = if let known = original.before { known } else { try priorFields(of: original.event, neededBy: request) }
+                        guard request.isRepeat(of: original.event, before: before) else {
                             // Another writer's event is the audit trail's to tell, not this answer's.
                             throw .keyReused(key: key, seq: original.event.by == request.by ? original.event.seq : nil)
                         }
@@ -290,7 +292,7 @@ extension EventStore {
                         if case .update(let id, _) = request.action { batch.outcomes.append(.success(batch.model.announcement(id: id))) }
                         continue
                     }
-                    let before = event.type == .edited && event.key != nil ? batch.model.announcement(id: event.id) : nil
+                    let before = event.type == .edited && event.key != nil ? batch.model.announcement(id: event.id).map(WriteRequest.PriorFields.init) : nil
                     event.prev = batch.hash
                     let start = batch.lines.count
                     event.encodeLine(into: &batch.lines, salt: event.isErasable && event.hasData ? committer.salts.salt() : nil)
@@ -330,16 +332,38 @@ extension EventStore {
         return request
     }
 
-    /// The event idempotency key `key` made: in this batch, in one in flight, or durable. A
-    /// durable edit's announcement before it is read from the log (as it was at the seq before),
-    /// unless the announcement is erased (`erased`): its texts are gone, and a repeat of the edit
-    /// is refused for that before it is compared.
-    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]], erased: [Int: Int]) throws(StoreError) -> KeyedWrite? {
+    /// The event idempotency key `key` made: in this batch, in one in flight, or durable.
+    private func keyedWrite(_ key: String, _ batch: [String: KeyedWrite], _ inFlight: [[String: KeyedWrite]]) throws(StoreError) -> KeyedWrite? {
         if let write = batch[key] ?? inFlight.reversed().lazy.compactMap({ $0[key] }).first { return write }
         guard let seq = committer.keys[key] else { return nil }
-        let event = try storedEvent(seq: seq)
-        guard event.type == .edited, erased[event.id] == nil else { return KeyedWrite(event: event) }
-        return KeyedWrite(event: event, before: try readAnnouncement(id: event.id, asOf: .seq(seq - 1)))
+        return KeyedWrite(event: try storedEvent(seq: seq))
+    }
+
+    /// The fields of `event`'s announcement before it that `request`, a repeat of its key, is
+    /// compared with (`WriteRequest.priorFieldsNeeded`): read from the log, walking back from the
+    /// announcement's event before `event` one line at a time until each is found (its creation
+    /// holds both). Runs on the committer, and only for a repeat that sets a field the event
+    /// does not hold. A line found sealed (an erasure this store has not taken in yet) ends the
+    /// walk: a field not found is not the same as any.
+    private func priorFields(of event: Event, neededBy request: WriteRequest) throws(StoreError) -> WriteRequest.PriorFields {
+        var (needsTitle, needsBody) = request.priorFieldsNeeded(by: event)
+        var fields = WriteRequest.PriorFields()
+        var seq = event.seq
+        while needsTitle || needsBody, let previous = index.withLock({ $0.previousSeq(ofSameIDAs: seq) }) {
+            seq = previous
+            switch try storedEvent(seq: seq).change {
+            case .created(let draft):
+                if needsTitle { fields.title = draft.title }
+                if needsBody { fields.body = .some(draft.bodyText) }
+                return fields
+            case .edited(let patch):
+                if needsTitle, let title = patch.title { fields.title = title; needsTitle = false }
+                if needsBody, let body = patch.body { fields.body = .some(body.text); needsBody = false }
+            case .deleted, .erased, .sealed:
+                return fields
+            }
+        }
+        return fields
     }
 
     /// Refuses, with the 410 of an erased announcement, a request that repeats `original`'s key
