@@ -3,7 +3,7 @@ import Hummingbird
 
 /// The methods every resource takes without a route of its own: `HEAD` answers what `GET` would,
 /// headers only (the router sends it to the GET handler), and `OPTIONS` answers 204 with the
-/// `Allow` of the resource.
+/// `Allow` of the resource (for `*`, of the server).
 struct MethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
@@ -14,7 +14,9 @@ struct MethodsMiddleware<Context: RequestContext>: RouterMiddleware {
             // errors too lose their body.
             return try await next(request, context).headKeepingLength()
         case .options:
-            guard let allowed = routes.allowedMethods(for: request.uri.path) else { return try await next(request, context) }
+            // `OPTIONS *` asks about the server as a whole (RFC 9110 9.3.7).
+            let allowed = request.uri.path == "*" ? routes.serverMethods() : routes.allowedMethods(for: request.uri.path)
+            guard let allowed else { return try await next(request, context) }
             return Response(status: .noContent, headers: [.allow: allowed.joined(separator: ", ")])
         default:
             return try await next(request, context)

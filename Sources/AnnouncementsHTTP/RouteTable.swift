@@ -30,6 +30,18 @@ final class RouteTable: Sendable {
                     && zip(route.components, parts).allSatisfy { component, part in component.map { $0 == part } ?? true }
             }.map(\.method)
         }
+        return Self.allowed(methods)
+    }
+
+    /// The methods the server as a whole accepts, for `OPTIONS *` (RFC 9110 9.3.7): every one a
+    /// resource takes.
+    func serverMethods() -> [String] {
+        Self.allowed(routes.withLock { $0.map(\.method) }) ?? ["OPTIONS"]
+    }
+
+    /// `methods`, with `HEAD` wherever `GET` is and `OPTIONS`, each once, in the usual order; nil
+    /// for none.
+    private static func allowed(_ methods: [String]) -> [String]? {
         guard !methods.isEmpty else { return nil }
         var allowed = Set(methods)
         if allowed.contains("GET") { allowed.insert("HEAD") }
