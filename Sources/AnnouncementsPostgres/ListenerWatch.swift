@@ -36,8 +36,7 @@ struct ListenerWatch {
         if let pending {
             guard now - pending.sent >= interval else { return .none }
             // Unheard: the listener is closed, and the next one gets a whole interval to connect.
-            self.pending = nil
-            due = now + interval
+            restart(at: now)
             return .reconnect
         }
         guard now >= due else { return .none }
@@ -58,21 +57,24 @@ struct ListenerWatch {
     /// changes nothing.
     mutating func heard(token: Int, at now: ContinuousClock.Instant) {
         guard pending?.token == token else { return }
-        pending = nil
-        due = now + interval
+        restart(at: now)
     }
 
     /// The ping `token` could not be sent (the database is unreachable): nothing to wait for; the
     /// next goes an interval later.
     mutating func notSent(token: Int, at now: ContinuousClock.Instant) {
         guard pending?.token == token else { return }
-        pending = nil
-        due = now + interval
+        restart(at: now)
     }
 
     /// The listener (re)connected and listens: a ping sent before cannot be heard, and the next
     /// goes an interval later.
     mutating func connected(at now: ContinuousClock.Instant) {
+        restart(at: now)
+    }
+
+    /// Nothing awaited; the next ping an interval from `now`.
+    private mutating func restart(at now: ContinuousClock.Instant) {
         pending = nil
         due = now + interval
     }

@@ -148,11 +148,6 @@ extension EventStore {
         return (replacements, secrets, seqs)
     }
 
-    /// The announcements erased whose overwrite has not been read back yet (`unconfirmedSeals`:
-    /// under way, failed, or another process's). Taken by a reader after it found its lines in
-    /// the index and before it reads them: `publish` adds an erasure here before its event is in
-    /// the index, and it leaves only once its lines read back sealed, so a reader either has it
-    /// here or reads its lines sealed.
     /// Calls `handler` with the ids of the announcements just erased (by this store or, on a shared
     /// log, another node's) and the seq of the state without them, once readers get that state:
     /// what keeps their texts elsewhere (a cache of encoded answers) lets them go, and keeps none
@@ -161,6 +156,11 @@ extension EventStore {
         erasureHandlers.withLock { $0.append(handler) }
     }
 
+    /// The announcements erased whose overwrite has not been read back yet (`unconfirmedSeals`:
+    /// under way, failed, or another process's). Taken by a reader after it found its lines in
+    /// the index and before it reads them: `publish` adds an erasure here before its event is in
+    /// the index, and it leaves only once its lines read back sealed, so a reader either has it
+    /// here or reads its lines sealed.
     func erasuresWaitingForSeals() -> Set<Int> {
         unconfirmedSeals.withLock { $0.erased }
     }
