@@ -8,6 +8,10 @@
 /// and then, from another connection, and the listener must hear it: one not heard within
 /// `interval` closes the listener, which connects again. A value type: its driver (the look
 /// thread of `PostgresLog.follow`) does what `next` says.
+///
+/// A process that did not run for a while (stopped, swapped out, starved of CPU) has not read
+/// what came meanwhile either: its ping may be heard, waiting unread. When the driver's asks are
+/// `stall` or more apart, the ping awaited gets a whole interval from then, once.
 struct ListenerWatch {
     /// What the driver does now.
     enum Action: Equatable {
@@ -21,19 +25,31 @@ struct ListenerWatch {
     /// How long after a listener connects, or hears its ping, the next ping goes; and how long a
     /// ping may go unheard.
     let interval: Duration
+    /// A gap between two of the driver's asks that says this process did not run.
+    let stall: Duration
     private var nextToken = 1
-    /// The ping sent and not yet heard, and when.
-    private var pending: (token: Int, sent: ContinuousClock.Instant)?
+    /// The ping sent and not yet heard, when it is awaited from, and whether a stall gave it more time.
+    private var pending: (token: Int, sent: ContinuousClock.Instant, extended: Bool)?
     /// When the next ping is due (none is while one is pending).
     private var due: ContinuousClock.Instant
+    /// When the driver last asked.
+    private var asked: ContinuousClock.Instant
 
-    init(interval: Duration, at now: ContinuousClock.Instant) {
+    init(interval: Duration, stall: Duration, at now: ContinuousClock.Instant) {
         self.interval = interval
+        self.stall = stall
         due = now + interval
+        asked = now
     }
 
     mutating func next(at now: ContinuousClock.Instant) -> Action {
+        defer { asked = now }
         if let pending {
+            if !pending.extended, now - asked >= stall {
+                // This process did not run: the ping may wait unread. A whole interval from now, once.
+                self.pending = (pending.token, now, true)
+                return .none
+            }
             guard now - pending.sent >= interval else { return .none }
             // Unheard: the listener is closed, and the next one gets a whole interval to connect.
             restart(at: now)
@@ -42,7 +58,7 @@ struct ListenerWatch {
         guard now >= due else { return .none }
         let token = nextToken
         nextToken += 1
-        pending = (token, now)
+        pending = (token, now, false)
         return .ping(token: token)
     }
 

@@ -113,7 +113,7 @@ public final class PostgresLog: EventLog {
             isShared: isShared, durableEnd: durableEnd, writerPID: writerPID,
             stallLimit: settings.stallLimit, lockTimeout: Self.lockTimeout(settings)
         )
-        self.state = Mutex(State(role: role, watch: ListenerWatch(interval: settings.listenerCheck, at: .now)))
+        self.state = Mutex(State(role: role, watch: ListenerWatch(interval: settings.listenerCheck, stall: Self.lookStall, at: .now)))
     }
 
     public var durableEnd: Int64 {
@@ -575,7 +575,7 @@ public final class PostgresLog: EventLog {
         state.withLock { $0.listener = listener }
         let thread = Thread { [weak self] in
             while let log = self, !log.state.withLock({ $0.role.isClosed }) {
-                _ = log.wake.wait(timeout: .now() + .milliseconds(250))
+                _ = log.wake.wait(timeout: .now() + Self.lookInterval.dispatchInterval)
                 log.look(changed)
                 log.watchListener()
             }
@@ -583,6 +583,12 @@ public final class PostgresLog: EventLog {
         thread.name = "announcements.follow"
         thread.start()
     }
+
+    /// How often the look thread looks at the table and drives the listener's watch, at most.
+    static let lookInterval = Duration.milliseconds(250)
+    /// A gap between two of the look thread's turns that says this process did not run (stopped,
+    /// swapped out, starved), or a look waited long: the listener's ping then gets more time.
+    static let lookStall = Duration.seconds(1)
 
     /// Tells `changed` that another process wants the role, once this process has held it its
     /// quantum (`WriterRole.quantum`); nothing when it does not hold it.
