@@ -3,7 +3,8 @@
 # /openapi.yaml by openapi-python-client (scripts/openapi_client_check.py: every documented
 # operation in it, each called once), the event stream through a minimal nginx config
 # (`location / { proxy_pass …; }`, nginx's defaults: buffered, HTTP/1.0 to the server), and
-# /metrics through `promtool check metrics`. Each tool is installed when missing (PyPI into
+# /metrics through `promtool check metrics`, and two nodes on one PostgreSQL table behind nginx with
+# docs/operations.md's configuration and walk-through (make test's throwaway PostgreSQL). Each tool is installed when missing (PyPI into
 # .build/python-tools; Debian's nginx-light and prometheus with apt, as root); a check whose tool
 # cannot be had is skipped saying why, and fails under CI (.ci/run sets CI). `make test` runs it
 # with the debug build.
@@ -105,6 +106,78 @@ elif apt_tool promtool prometheus; then
   fi
 else
   unavailable "promtool check metrics" "promtool is missing, and only root can install it (Debian: apt-get install prometheus)" || status=1
+fi
+
+# 4. Two nodes on one PostgreSQL table behind nginx, with docs/operations.md's configuration as it
+# is written there (its addresses replaced by the nodes' and nginx's ports), and its walk-through:
+# a write through nginx, a read asking for it, the first node killed, three keyed writes, /health.
+nodes_check() {
+  local dir=$SERVER_DIR/nodes port node ports=() pids=() i out
+  mkdir "$dir"
+  for node in 1 2; do
+    cat > "$dir/node$node.yaml" <<YAML
+storage: postgres
+postgres:
+  url: env:ANNOUNCEMENTS_TEST_POSTGRES_URL
+  table: announcement_events_nginx_$$
+tokens:
+  editor: s3cret
+seed:
+  - title: Welcome to the intranet
+YAML
+    LOG_LEVEL=warning "$BIN" serve --config "$dir/node$node.yaml" --host 127.0.0.1 --port 0 > "$dir/out$node" 2> "$dir/err$node" &
+    pids+=("$!")
+    HELPER_PIDS+=("$!")
+    # One after the other: the first seeds the table.
+    for _ in $(seq 600); do grep -q listening "$dir/out$node" && break; kill -0 "$!" 2>/dev/null || break; sleep 0.1; done
+    port=$(sed -n 's|^listening on http://127.0.0.1:||p' "$dir/out$node")
+    [ -n "$port" ] || { echo "FAIL  two nodes behind nginx: node $node did not start:"; cat "$dir/err$node"; return 1; }
+    ports+=("$port")
+  done
+  port=$(free_port)
+  # The document's block, from its ```nginx fence to the next fence.
+  { echo "daemon off;"; [ "$(id -u)" = 0 ] && echo "user root;"
+    echo "pid $dir/nginx.pid; error_log $dir/nginx-error.log; events {}"
+    echo "http { access_log off;"
+    sed -n '/^Two nodes behind nginx/,/^## /p' docs/operations.md | sed -n '/^```nginx$/,/^```$/p' | sed '1d;$d' \
+      | sed -e "s/10\.0\.0\.11:8080/127.0.0.1:${ports[0]}/; s/10\.0\.0\.12:8080/127.0.0.1:${ports[1]}/; s/listen 80;/listen 127.0.0.1:$port;/"
+    echo "}"; } > "$dir/nginx.conf"
+  grep -q "server 127.0.0.1:${ports[1]} " "$dir/nginx.conf" && grep -q "listen 127.0.0.1:$port;" "$dir/nginx.conf" \
+    || { echo "FAIL  two nodes behind nginx: docs/operations.md's nginx block no longer names the addresses this check replaces:"; cat "$dir/nginx.conf"; return 1; }
+  nginx -p "$dir" -c "$dir/nginx.conf" 2>/dev/null &
+  HELPER_PIDS+=("$!")
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+  local url=http://127.0.0.1:$port problems=()
+  out=$(curl -si "$url/announcements" -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
+    -d '{"title":"Parking","body":"<p>Level 2 is closed on Friday</p>"}' | tr -d '\r')
+  grep -q '^HTTP/1.1 201 ' <<< "$out" && grep -q '^Server: nginx' <<< "$out" && grep -q '^Log-Seq: 2$' <<< "$out" \
+    || problems+=("the write through nginx answered: $(head -c 600 <<< "$out")")
+  out=$(curl -s -H 'Min-Seq: 2' "$url/announcements")
+  [ "$out" = '[{"id":1,"title":"Welcome to the intranet"},{"id":2,"title":"Parking"}]' ] \
+    || problems+=("the read with Min-Seq: 2 answered: $out")
+  kill -9 "${pids[0]}"
+  wait "${pids[0]}" 2>/dev/null || true
+  out=$(for i in 1 2 3; do curl -s -o /dev/null -w '%{http_code} ' "$url/announcements" -H 'Authorization: Bearer s3cret' \
+    -H 'Content-Type: application/json' -H "Idempotency-Key: after-kill-$i" -d "{\"title\":\"After the kill $i\"}"; done)
+  [ "$out" = "201 201 201 " ] || problems+=("the three writes after the first node's kill -9 answered: $out")
+  out=$(curl -s "$url/health")
+  grep -q '^{"status":"ok","seq":5,' <<< "$out" || problems+=("/health after them answered: $out")
+  "$BIN" verify --config "$dir/node2.yaml" > "$dir/verify" 2>&1 || problems+=("verify of the table: $(cat "$dir/verify")")
+  if [ ${#problems[@]} = 0 ]; then
+    echo "ok    two nodes on one PostgreSQL table behind nginx, with docs/operations.md's configuration: a write, a read asking for it, the first node killed -9, three writes through the other, /health at seq 5, the table verifies"
+  else
+    echo "FAIL  two nodes behind nginx (docs/operations.md's configuration and walk-through):"
+    printf '        %s\n' "${problems[@]}"
+    echo "      nginx's errors:"; cat "$dir/nginx-error.log"; echo "      the second node's:"; tail -20 "$dir/err2"
+    return 1
+  fi
+}
+if [ -z "${ANNOUNCEMENTS_TEST_POSTGRES_URL:-}" ]; then
+  unavailable "two nodes behind nginx" "no PostgreSQL (ANNOUNCEMENTS_TEST_POSTGRES_URL: scripts/test.sh starts one)" || status=1
+elif ! command -v nginx >/dev/null || ! command -v curl >/dev/null; then
+  unavailable "two nodes behind nginx" "nginx or curl is missing (see the checks above)" || status=1
+else
+  nodes_check || status=1
 fi
 
 server_stop || status=1
