@@ -4,7 +4,7 @@
 ///
 /// Folding is Unicode's lowercase mapping after taking off a letter's diacritics
 /// (`DiacriticFolding`) and dropping combining marks and invisible format characters (a soft
-/// hyphen inside a word does not split it); a final sigma is a sigma. Scripts written without spaces (Chinese,
+/// hyphen inside a word does not split it); a final sigma is a sigma, a sharp s is `ss`. Scripts written without spaces (Chinese,
 /// Japanese) make one word of a run, found by its start (the last word of a query is a prefix).
 ///
 /// It reads UTF-8 bytes: ASCII, nearly all of most texts, takes a table lookup per byte; only
@@ -67,7 +67,14 @@ public enum SearchWords {
                     let base = DiacriticFolding.base(of: value).flatMap(Unicode.Scalar.init) ?? scalar
                     for lowered in base.properties.lowercaseMapping.unicodeScalars where !lowered.properties.generalCategory.isMark {
                         // Greek's final sigma (ς) is the sigma (σ) that ends a word: ΟΔΟΣ and οδος
-                        // are one word.
+                        // are one word. German's sharp s (ß, ẞ) is `ss`, as Unicode's case folding
+                        // has it (Straße and STRASSE are one word).
+                        if lowered == "\u{DF}" {
+                            guard length + 2 <= maxBytes else { break }
+                            append(UInt8(ascii: "s"))
+                            append(UInt8(ascii: "s"))
+                            continue
+                        }
                         let folded = lowered == "\u{3C2}" ? "\u{3C3}" : lowered
                         let utf8 = folded.utf8
                         guard length + utf8.count <= maxBytes else { break }

@@ -57,7 +57,7 @@ public enum SnapshotFile {
     /// index change what they hold, so that a snapshot made by another version is not trusted;
     /// and when the words of a text change (`HTMLText`, `SearchWords`, `DiacriticFolding`): the
     /// stored search index takes an announcement out by the words its texts give now.
-    static let stateVersion: UInt32 = 5
+    static let stateVersion: UInt32 = 6
     static let headerSize = 104
     static let blockSize = 4 << 20
     /// The longest line a tag may point at (a line is at most a few megabytes of JSON).
