@@ -4,7 +4,7 @@
 # operation in it, each called once), the event stream through a minimal nginx config
 # (`location / { proxy_pass …; }`, nginx's defaults: buffered, HTTP/1.0 to the server), and
 # /metrics through `promtool check metrics`, and two nodes on one PostgreSQL table behind nginx with
-# docs/operations.md's configuration and walk-through (make test's throwaway PostgreSQL). Each tool is installed when missing (PyPI into
+# docs/operations.md's configuration and a copy of its walk-through (make test's throwaway PostgreSQL). Each tool is installed when missing (PyPI into
 # .build/python-tools; Debian's nginx-light and prometheus with apt, as root); a check whose tool
 # cannot be had is skipped saying why, and fails under CI (.ci/run sets CI). `make test` runs it
 # with the debug build.
@@ -76,10 +76,10 @@ NGINX
   STREAM=$!
   HELPER_PIDS+=("$STREAM")
   opened=no; delivered=no
-  for _ in $(seq 100); do grep -q "following the log" "$SERVER_DIR/stream" && { opened=yes; break; }; sleep 0.1; done
+  for _ in $(seq 100); do grep -qs "following the log" "$SERVER_DIR/stream" && { opened=yes; break; }; sleep 0.1; done
   seq=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
     -d '{"title":"Through nginx"}' -D - -o /dev/null "$SERVER_URL/announcements" | tr -d '\r' | sed -n 's/^[Ll]og-[Ss]eq: //p')
-  for _ in $(seq 100); do grep -q "^id: $seq$" "$SERVER_DIR/stream" && { delivered=yes; break; }; sleep 0.1; done
+  for _ in $(seq 100); do grep -qs "^id: $seq$" "$SERVER_DIR/stream" && { delivered=yes; break; }; sleep 0.1; done
   kill "$STREAM" "$NGINX" 2>/dev/null || true
   wait "$STREAM" "$NGINX" 2>/dev/null || true
   if [ "$opened" = yes ] && [ "$delivered" = yes ]; then
@@ -109,17 +109,20 @@ else
 fi
 
 # 4. Two nodes on one PostgreSQL table behind nginx, with docs/operations.md's configuration as it
-# is written there (its addresses replaced by the nodes' and nginx's ports), and its walk-through:
+# is written there (its addresses replaced by the nodes' and nginx's ports), and what its
+# walk-through does (its commands copied here, their outputs checked as the document shows them):
 # a write through nginx, a read asking for it, the first node killed, three keyed writes, /health.
 nodes_check() {
-  local dir=$SERVER_DIR/nodes port node ports=() pids=() i out
+  local dir=$SERVER_DIR/nodes port node ports=() pids=() out
+  # A table of this run's own (a PostgreSQL of your own keeps it: make test's is deleted).
+  local table=announcement_events_nginx_$(date +%s)_$$
   mkdir "$dir"
   for node in 1 2; do
     cat > "$dir/node$node.yaml" <<YAML
 storage: postgres
 postgres:
   url: env:ANNOUNCEMENTS_TEST_POSTGRES_URL
-  table: announcement_events_nginx_$$
+  table: $table
 tokens:
   editor: s3cret
 seed:
@@ -129,7 +132,7 @@ YAML
     pids+=("$!")
     HELPER_PIDS+=("$!")
     # One after the other: the first seeds the table.
-    for _ in $(seq 600); do grep -q listening "$dir/out$node" && break; kill -0 "$!" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 600); do grep -qs listening "$dir/out$node" && break; kill -0 "$!" 2>/dev/null || break; sleep 0.1; done
     port=$(sed -n 's|^listening on http://127.0.0.1:||p' "$dir/out$node")
     [ -n "$port" ] || { echo "FAIL  two nodes behind nginx: node $node did not start:"; cat "$dir/err$node"; return 1; }
     ports+=("$port")
@@ -142,25 +145,32 @@ YAML
     sed -n '/^Two nodes behind nginx/,/^## /p' docs/operations.md | sed -n '/^```nginx$/,/^```$/p' | sed '1d;$d' \
       | sed -e "s/10\.0\.0\.11:8080/127.0.0.1:${ports[0]}/; s/10\.0\.0\.12:8080/127.0.0.1:${ports[1]}/; s/listen 80;/listen 127.0.0.1:$port;/"
     echo "}"; } > "$dir/nginx.conf"
-  grep -q "server 127.0.0.1:${ports[1]} " "$dir/nginx.conf" && grep -q "listen 127.0.0.1:$port;" "$dir/nginx.conf" \
+  grep -q "server 127.0.0.1:${ports[0]} " "$dir/nginx.conf" && grep -q "server 127.0.0.1:${ports[1]} " "$dir/nginx.conf" \
+    && grep -q "listen 127.0.0.1:$port;" "$dir/nginx.conf" \
     || { echo "FAIL  two nodes behind nginx: docs/operations.md's nginx block no longer names the addresses this check replaces:"; cat "$dir/nginx.conf"; return 1; }
-  nginx -p "$dir" -c "$dir/nginx.conf" 2>/dev/null &
-  HELPER_PIDS+=("$!")
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+  # (Before it reads the config, nginx may say that it cannot open its default error log.)
+  nginx -p "$dir" -c "$dir/nginx.conf" 2> "$dir/nginx-stderr" &
+  local nginx=$!
+  HELPER_PIDS+=("$nginx")
+  for _ in $(seq 100); do
+    curl -sf --max-time 5 "http://127.0.0.1:$port/health" >/dev/null && break
+    kill -0 "$nginx" 2>/dev/null || { echo "FAIL  two nodes behind nginx: nginx did not start with the document's block:"; cat "$dir/nginx-stderr" "$dir/nginx-error.log" 2>/dev/null; return 1; }
+    sleep 0.1
+  done
   local url=http://127.0.0.1:$port problems=()
-  out=$(curl -si "$url/announcements" -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
+  out=$(curl -si --max-time 30 "$url/announcements" -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
     -d '{"title":"Parking","body":"<p>Level 2 is closed on Friday</p>"}' | tr -d '\r')
   grep -q '^HTTP/1.1 201 ' <<< "$out" && grep -q '^Server: nginx' <<< "$out" && grep -q '^Log-Seq: 2$' <<< "$out" \
     || problems+=("the write through nginx answered: $(head -c 600 <<< "$out")")
-  out=$(curl -s -H 'Min-Seq: 2' "$url/announcements")
+  out=$(curl -s --max-time 30 -H 'Min-Seq: 2' "$url/announcements")
   [ "$out" = '[{"id":1,"title":"Welcome to the intranet"},{"id":2,"title":"Parking"}]' ] \
     || problems+=("the read with Min-Seq: 2 answered: $out")
   kill -9 "${pids[0]}"
   wait "${pids[0]}" 2>/dev/null || true
-  out=$(for i in 1 2 3; do curl -s -o /dev/null -w '%{http_code} ' "$url/announcements" -H 'Authorization: Bearer s3cret' \
+  out=$(for i in 1 2 3; do curl -s --max-time 30 -o /dev/null -w '%{http_code} ' "$url/announcements" -H 'Authorization: Bearer s3cret' \
     -H 'Content-Type: application/json' -H "Idempotency-Key: after-kill-$i" -d "{\"title\":\"After the kill $i\"}"; done)
   [ "$out" = "201 201 201 " ] || problems+=("the three writes after the first node's kill -9 answered: $out")
-  out=$(curl -s "$url/health")
+  out=$(curl -s --max-time 30 "$url/health")
   grep -q '^{"status":"ok","seq":5,' <<< "$out" || problems+=("/health after them answered: $out")
   "$BIN" verify --config "$dir/node2.yaml" > "$dir/verify" 2>&1 || problems+=("verify of the table: $(cat "$dir/verify")")
   if [ ${#problems[@]} = 0 ]; then
@@ -168,7 +178,7 @@ YAML
   else
     echo "FAIL  two nodes behind nginx (docs/operations.md's configuration and walk-through):"
     printf '        %s\n' "${problems[@]}"
-    echo "      nginx's errors:"; cat "$dir/nginx-error.log"; echo "      the second node's:"; tail -20 "$dir/err2"
+    echo "      nginx's errors:"; cat "$dir/nginx-stderr" "$dir/nginx-error.log" 2>/dev/null; echo "      the second node's:"; tail -20 "$dir/err2"
     return 1
   fi
 }

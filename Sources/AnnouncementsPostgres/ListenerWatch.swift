@@ -11,7 +11,9 @@
 ///
 /// A process that did not run for a while (stopped, swapped out, starved of CPU) has not read
 /// what came meanwhile either: its ping may be heard, waiting unread. When the driver's asks are
-/// `stall` or more apart, the ping awaited gets a whole interval from then, once.
+/// `stall` or more apart (from its last ask, or its report of a ping sent, to the next ask), the
+/// ping awaited gets a whole interval from then, once: a look that waited that long on the
+/// database counts too.
 struct ListenerWatch {
     /// What the driver does now.
     enum Action: Equatable {
@@ -65,6 +67,8 @@ struct ListenerWatch {
     /// The ping `token` is sent (its query answered): it is awaited from now on, not from when
     /// `next` asked for it (the query may have waited behind a long read).
     mutating func sent(token: Int, at now: ContinuousClock.Instant) {
+        // The driver ran until now (a send that took long is not a stall).
+        asked = now
         guard pending?.token == token else { return }
         pending?.sent = now
     }
@@ -79,6 +83,7 @@ struct ListenerWatch {
     /// The ping `token` could not be sent (the database is unreachable): nothing to wait for; the
     /// next goes an interval later.
     mutating func notSent(token: Int, at now: ContinuousClock.Instant) {
+        asked = now
         guard pending?.token == token else { return }
         restart(at: now)
     }

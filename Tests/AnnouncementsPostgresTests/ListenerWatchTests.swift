@@ -111,6 +111,28 @@ import Testing
         #expect(watch.next(at: start + .milliseconds(6100)) == .ping(token: 3))
     }
 
+    @Test("a ping whose send took long is awaited from its sending, and that wait is not a stall")
+    func slowSendNotAStall() {
+        var watch = ListenerWatch(interval: second, stall: .milliseconds(500), at: start)
+        for step in 1...3 { #expect(watch.next(at: start + .milliseconds(250 * step)) == .none) }
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        // The driver sent it until 2.5 s: no asks meanwhile, but it ran.
+        watch.sent(token: 1, at: start + .milliseconds(2500))
+        for step in 11...13 { #expect(watch.next(at: start + .milliseconds(250 * step)) == .none) }
+        #expect(watch.next(at: start + .milliseconds(3500)) == .reconnect, "unheard an interval after it was sent, with no stall to extend it")
+    }
+
+    @Test("asks exactly a stall apart are a stall")
+    func stallBoundary() {
+        var watch = ListenerWatch(interval: second, stall: .milliseconds(500), at: start)
+        #expect(watch.next(at: start + .milliseconds(500)) == .none)
+        #expect(watch.next(at: start + second) == .ping(token: 1))
+        #expect(watch.next(at: start + .milliseconds(1499)) == .none)
+        #expect(watch.next(at: start + .milliseconds(1999)) == .none, "a gap of 0.5 s: extended to 2.999 s")
+        #expect(watch.next(at: start + .milliseconds(2400)) == .none)
+        #expect(watch.next(at: start + .milliseconds(2999)) == .reconnect)
+    }
+
     @Test("a ping's payload names its token and its node; only this node's pings are read back")
     func payloads() {
         let node = "ab12-4F1C"

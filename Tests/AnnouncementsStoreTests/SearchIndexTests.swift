@@ -16,7 +16,12 @@ import Testing
         #expect(SearchWords.words("ΟΔΟΣ οδος") == ["οδοσ", "οδοσ"])
         // A sharp s is `ss`, small or capital, as Unicode's case folding has it.
         #expect(SearchWords.words("Straße STRASSE STRAẞE strasse") == ["strasse", "strasse", "strasse", "strasse"])
-        #expect(SearchWords.words(String(repeating: "a", count: 47) + "ß") == [String(repeating: "a", count: 47)], "both s or neither")
+        // A word is cut where its next letter does not fit, as typed with ss or with ß.
+        let a47 = String(repeating: "a", count: 47)
+        #expect(SearchWords.words(a47 + "ß") == [a47 + "s"])
+        #expect(SearchWords.words(a47 + "ßb " + a47 + "ssb") == [a47 + "s", a47 + "s"])
+        #expect(SearchWords.words(a47 + "Éb") == [a47 + "e"], "a letter folded to ASCII fits in one byte")
+        #expect(SearchWords.words(a47 + "яb") == [a47], "the rest of a word is dropped from the letter that did not fit")
         #expect(SearchWords.words(String(repeating: "a", count: 100)) == [String(repeating: "a", count: SearchWords.maxBytes)])
     }
 

@@ -1,6 +1,6 @@
 /// The words search knows a text by: runs of letters and digits, each folded so that case and
 /// diacritics do not count (`Café` and `CAFE` are both `cafe`). Everything else separates words.
-/// A word is kept to its first `maxBytes` bytes.
+/// A word is kept to the letters that fit in its first `maxBytes` bytes; the rest is dropped.
 ///
 /// Folding is Unicode's lowercase mapping after taking off a letter's diacritics
 /// (`DiacriticFolding`) and dropping combining marks and invisible format characters (a soft
@@ -25,17 +25,23 @@ public enum SearchWords {
     static func forEachWord(inUTF8 text: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var word = [UInt8](repeating: 0, count: maxBytes)
         var length = 0
+        // Whether a letter did not fit: the rest of the word is dropped, letters that would fit
+        // after it included.
+        var full = false
         word.withUnsafeMutableBufferPointer { word in
             func flush() {
+                full = false
                 guard length > 0 else { return }
                 body(UnsafeBufferPointer(rebasing: word[..<length]))
                 length = 0
             }
             func append(_ byte: UInt8) {
-                if length < maxBytes {
-                    word[length] = byte
-                    length += 1
+                guard !full, length < maxBytes else {
+                    full = true
+                    return
                 }
+                word[length] = byte
+                length += 1
             }
             text.withUnsafeBufferPointer { text in
               asciiFold.withUnsafeBufferPointer { asciiFold in
@@ -68,16 +74,18 @@ public enum SearchWords {
                     for lowered in base.properties.lowercaseMapping.unicodeScalars where !lowered.properties.generalCategory.isMark {
                         // Greek's final sigma (ς) is the sigma (σ) that ends a word: ΟΔΟΣ and οδος
                         // are one word. German's sharp s (ß, ẞ) is `ss`, as Unicode's case folding
-                        // has it (Straße and STRASSE are one word).
+                        // has it (Straße and STRASSE are one word, cut after one s as a typed ss is).
                         if lowered == "\u{DF}" {
-                            guard length + 2 <= maxBytes else { break }
                             append(UInt8(ascii: "s"))
                             append(UInt8(ascii: "s"))
                             continue
                         }
                         let folded = lowered == "\u{3C2}" ? "\u{3C3}" : lowered
                         let utf8 = folded.utf8
-                        guard length + utf8.count <= maxBytes else { break }
+                        guard length + utf8.count <= maxBytes else {
+                            full = true
+                            break
+                        }
                         for byte in utf8 { append(byte) }
                     }
                 }
