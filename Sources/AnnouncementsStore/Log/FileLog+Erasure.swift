@@ -31,7 +31,7 @@ extension FileLog {
         try applyJournal()
         if !replacements.isEmpty {
             let journal = Self.journalPath(forLog: path)
-            try Self.writeJournal(replacements, to: journal, like: path)
+            try writeJournal(replacements, to: journal)
             try overwrite(replacements)
             try removeJournal(journal)
         }
@@ -112,10 +112,14 @@ extension FileLog {
         guard unlink(journal) == 0 || errno == ENOENT else {
             throw LogError.system(.writeFailed, path: journal, "cannot remove the erasure's journal", errno: errno)
         }
+        // Not checked: a removal that a crash undoes leaves a journal whose lines are in place
+        // already, which the next open applies again to no effect.
         Self.syncFolder(Self.folder(of: path))
     }
 
-    private static func writeJournal(_ replacements: [LineReplacement], to journal: String, like log: String) throws(LogError) {
+    /// Writes the journal and makes its name durable, before any line is overwritten: a crash in
+    /// the overwrite must find it.
+    private func writeJournal(_ replacements: [LineReplacement], to journal: String) throws(LogError) {
         var body: [UInt8] = []
         for replacement in replacements {
             withUnsafeBytes(of: replacement.position.littleEndian) { body.append(contentsOf: $0) }
@@ -123,8 +127,11 @@ extension FileLog {
             body.append(contentsOf: replacement.bytes)
         }
         let file = Array("ANNOERAS".utf8) + Array(SHA256.hash(data: body)) + body
-        try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal", like: log)
-        syncFolder(folder(of: journal))
+        try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal", like: path)
+        let code = operations.syncFolder(Self.folder(of: journal))
+        guard code == 0 else {
+            throw LogError(.writeFailed, path: journal, message: "the erasure's journal is written, but its folder cannot be synced to make it durable, so no line is overwritten: \(String(cString: strerror(code)))")
+        }
     }
 
     /// The journal's replacements; nil for a torn or foreign one. A journal that cannot be read

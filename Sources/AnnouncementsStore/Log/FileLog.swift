@@ -75,8 +75,16 @@ public final class FileLog: EventLog, @unchecked Sendable {
         }
         self.fd = fd
         self.writtenEnd = length
-        if created { Self.syncFolder(folder) }
         do throws(LogError) {
+            // A new log's name must be durable before its first line is answered: a power loss
+            // could otherwise take the whole file. Synced while the log is empty, also on a start
+            // after one whose sync failed.
+            if length == 0 {
+                let code = operations.syncFolder(folder)
+                guard code == 0 else {
+                    throw LogError(.writeFailed, path: path, message: "the log is created, but its folder cannot be synced to make its name durable: \(String(cString: strerror(code)))")
+                }
+            }
             try finishInterruptedErasure()
         } catch {
             close()
@@ -239,7 +247,11 @@ public final class FileLog: EventLog, @unchecked Sendable {
             sidePath = path + ".torn-" + Timestamp.now().compactDescription + "-\(suffix)"
         }
         try FileIO.create(sidePath, with: torn, exclusive: true, what: "the side file for a torn line", like: path)
-        Self.syncFolder(Self.folder(of: path))
+        // The side file's name durable before the bytes leave the log.
+        let code = operations.syncFolder(Self.folder(of: path))
+        guard code == 0 else {
+            throw LogError(.writeFailed, path: path, message: "the torn last line is copied to \(sidePath), but the folder cannot be synced to make that durable, so the line is left in the log: \(String(cString: strerror(code)))")
+        }
         guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)
         }
@@ -249,7 +261,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
     }
 
     /// Creates `folder` and the folders it is in, as `mkdir -p` does: the folder that could not be
-    /// made and the errno, or 0 when all are there. The new folders are made durable.
+    /// made (or made durable: its entry in its parent synced) and the errno, or 0 when all are there.
     package static func makeFolders(_ folder: String) -> (folder: String, error: Int32) {
         if let isFolder = isFolder(folder) { return (folder, isFolder ? 0 : ENOTDIR) }
         let parent = Self.folder(of: folder)
@@ -263,8 +275,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
             // Made meanwhile by another process, or there but not a folder (a dangling link).
             return (folder, isFolder(folder) == true ? 0 : ENOTDIR)
         }
-        syncFolder(parent)
-        return (folder, 0)
+        return (folder, syncFolder(parent))
     }
 
     /// Whether `path` names a folder (through links); nil when it names nothing.

@@ -15,6 +15,8 @@ struct FileOperations: Sendable {
     var write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int64) -> Int
     /// A durable flush of the file's data: 0, or -1 with `errno` set.
     var sync: @Sendable (_ fd: Int32) -> Int32
+    /// Makes the names in a folder durable (`FileLog.syncFolder`): 0, or an errno.
+    var syncFolder: @Sendable (_ folder: String) -> Int32 = { FileLog.syncFolder($0) }
 
     /// The system's calls, except that a sync for which `fails()` is true fails with EIO, the way a
     /// failing device's does (the store's undo syncs too: `fails()` decides for each).
@@ -25,6 +27,13 @@ struct FileOperations: Sendable {
             errno = EIO
             return -1
         }
+        return operations
+    }
+
+    /// The system's calls, except that a folder's sync for which `fails()` is true fails with EIO.
+    static func withFailingFolderSync(when fails: @escaping @Sendable () -> Bool) -> FileOperations {
+        var operations = FileOperations.system
+        operations.syncFolder = { folder in fails() ? EIO : FileLog.syncFolder(folder) }
         return operations
     }
 
