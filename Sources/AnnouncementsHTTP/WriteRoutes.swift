@@ -49,14 +49,24 @@ struct WriteRoutes: Sendable {
                 return answer
             } catch let error as StoreError {
                 guard let madeKey else { throw error }
-                var refusal = ErrorMiddleware<AnnouncementsRequestContext>.apiError(error)
-                refusal.headers[.idempotencyKey] = madeKey
-                throw refusal
-            } catch var refusal as APIError {
-                if let madeKey { refusal.headers[.idempotencyKey] = madeKey }
-                throw refusal
+                throw Self.refusal(ErrorMiddleware<AnnouncementsRequestContext>.apiError(error), madeKey: madeKey)
+            } catch let refusal as APIError {
+                guard let madeKey else { throw refusal }
+                throw Self.refusal(refusal, madeKey: madeKey)
             }
         }
+    }
+
+    /// A refusal of a write made here after it was sent to the holder with the key made for it:
+    /// the key comes back, and a 5xx says that the holder may still commit the write (its "nothing
+    /// was written" is this node's), so that a retry uses the key and the write is made once.
+    private static func refusal(_ refusal: APIError, madeKey: String) -> APIError {
+        var refusal = refusal
+        refusal.headers[.idempotencyKey] = madeKey
+        if refusal.status.code >= 500 {
+            refusal.message += " (this node had also sent the write to the writer role's holder, which may still commit it: retry with this answer's Idempotency-Key, \(madeKey), so that it is made once)"
+        }
+        return refusal
     }
 
     // MARK: - Handlers

@@ -130,6 +130,19 @@ struct ForwardingAPITests {
         }
     }
 
+    @Test("a forwarded write that the node then cannot make itself either is a 503 that carries the key it was sent with and says that the holder may still commit it")
+    func madeHereRefused() async throws {
+        try await throughStandIn({ _, _ in Response(status: .serviceUnavailable, headers: [.retryAfter: "1"]) }) { nodes in
+            // B's store takes no more writes: the write it makes after the holder's 503 fails.
+            await nodes.b.close()
+            let refused = try await nodes.nodeB.execute(uri: "/announcements", method: .post, headers: alice, body: ByteBuffer(string: #"{"title":"Two"}"#))
+            #expect(refused.status == .serviceUnavailable)
+            let key = try #require(refused.headers[.idempotencyKey])
+            #expect(key.hasPrefix("forwarded-"))
+            #expect(String(buffer: refused.body).contains("which may still commit it: retry with this answer's Idempotency-Key, \(key), so that it is made once"), "\(String(buffer: refused.body))")
+        }
+    }
+
     @Test("a holder that commits a forwarded write and answers too late: the node makes it again with the key it was sent with, which finds the holder's commit: the first outcome, one event")
     func holderLate() async throws {
         let answered = Mutex<[String]>([])
