@@ -625,7 +625,9 @@ public final class PostgresLog: EventLog {
 
     /// Passes `heard` every notification on `channel`, from a connection of its own, until
     /// cancelled; connects again a second after losing it. Tells `connected` the connection once
-    /// it listens, and nil once it no longer does.
+    /// it listens, and nil once it no longer does. Its session ends a client that died or stopped
+    /// reading (`deadClient`): a listener that reads nothing holds back the server's queue of
+    /// notifications, which every node's commits fill (a full one refuses them all).
     private static func listen(
         _ settings: PostgresSettings, channel: String, logger: Logger,
         connected: @escaping @Sendable (PostgresConnection?) -> Void, heard: @escaping @Sendable (String) -> Void
@@ -634,6 +636,7 @@ public final class PostgresLog: EventLog {
             do {
                 let connection = try await connect(settings, id: 4, logger: logger)
                 do {
+                    try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(deadClient)"), logger: logger)
                     try await connection.listen(on: channel) { notifications in
                         connected(connection)
                         for try await notification in notifications { heard(notification.payload) }
@@ -929,9 +932,15 @@ public final class PostgresLog: EventLog {
         let statement = milliseconds(settings.commitTimeout * 0.8), lock = milliseconds(lockTimeout(settings))
         return [
             "SET synchronous_commit TO on",
-            "SELECT set_config('statement_timeout', \(statement), false), set_config('lock_timeout', \(lock), false), set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)",
+            "SELECT set_config('statement_timeout', \(statement), false), set_config('lock_timeout', \(lock), false), \(unescaped: deadClient)",
         ]
     }
+
+    /// The settings with which a session's server ends a client that is gone: keepalives that go
+    /// unanswered for 25 seconds (a dead host, a cut path), and (`tcp_user_timeout`) data unacknowledged,
+    /// or a receive window left shut (a process stopped, or that stopped reading), for as long.
+    static let deadClient = "set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)"
+
 
     /// The writer session's `lock_timeout`: 0.7 of the commit timeout.
     static func lockTimeout(_ settings: PostgresSettings) -> Duration {

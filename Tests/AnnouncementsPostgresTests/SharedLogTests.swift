@@ -128,6 +128,28 @@ struct SharedLogTests {
         await follower.close()
     }
 
+    @Test("the listener's session ends a client that is gone or stops reading, as the writer's does (keepalives, tcp_user_timeout): a listener that reads nothing holds back the notifications every node's commits queue")
+    func listenerSessionEndsDeadClient() async throws {
+        let place = try Backend.postgres.makePlace()
+        let store = try await place.open()
+        let log = try #require(store.log as? PostgresLog)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var listening = log.state.withLock { $0.listening }
+        while listening == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            listening = log.state.withLock { $0.listening }
+        }
+        let connection = try #require(listening)
+        let rows = try await connection.query(
+            "SELECT current_setting('tcp_user_timeout'), current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_interval'), current_setting('tcp_keepalives_count')",
+            logger: LogPlace.quiet
+        )
+        var settings: [String] = []
+        for try await (timeout, idle, interval, count) in rows.decode((String, String, String, String).self) { settings = [timeout, idle, interval, count] }
+        #expect(settings == ["25000", "10", "5", "3"], "milliseconds, then seconds, seconds and a count")
+        await store.close()
+    }
+
     @Test("a listener on a half-open path (the database never hears it gone, and it hears nothing) is found deaf by the node's own ping and connects again: the holder's address is learned again")
     func deafListener() async throws {
         var place = try Backend.postgres.makePlace()
