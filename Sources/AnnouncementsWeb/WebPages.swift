@@ -1,8 +1,9 @@
 import Mustache
 
 /// The web client's pages, rendered from the Mustache templates compiled into this module. Every
-/// value goes through the template's HTML escaping (`{{value}}`); no template writes a value
-/// unescaped, and no page is built by hand.
+/// value goes through the template's HTML escaping (`{{value}}`), which is `HTMLEscaping` in every
+/// template (set here, before each one's text); no template writes a value unescaped, and no page
+/// is built by hand.
 public struct WebPages: Sendable {
     private let library: MustacheLibrary
     /// The templates that did not parse, with why: none, as the tests check (a template is part
@@ -13,11 +14,12 @@ public struct WebPages: Sendable {
     public static let compiled = WebPages()
 
     private init() {
+        MustacheContentTypes.register(HTMLEscaping(), named: HTMLEscaping.name)
         var library = MustacheLibrary()
         var problems: [String] = []
         for (name, bytes) in Self.templates {
             do {
-                try library.register(String(decoding: bytes, as: UTF8.self), named: name)
+                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name)}}" + String(decoding: bytes, as: UTF8.self), named: name)
             } catch {
                 problems.append("\(name).mustache: \(error)")
             }

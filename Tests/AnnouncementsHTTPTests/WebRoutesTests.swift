@@ -231,6 +231,23 @@ import Testing
         }
     }
 
+    @Test("a search or a query parameter's name that joins markup to a neighbouring letter (U+0D4E before <, U+0301 after >) comes back on its page as text, not as a tag")
+    func joinedMarkupInQuery() async throws {
+        try await withServer { client, _ in
+            // <meta http-equiv=refresh content=0;url=https://evil.example/ > with U+0D4E before it and U+0301 after.
+            let meta = "%E0%B5%8E%3Cmeta%20http-equiv%3Drefresh%20content%3D0%3Burl%3Dhttps%3A//evil.example/%20%3E%CC%81"
+            for uri in ["/?q=\(meta)", "/a/1?\(meta)=1"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    let html = String(buffer: response.body)
+                    #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                    // (A parameter's name is quoted as it came, percent-encoded.)
+                    #expect(uri.hasPrefix("/a/") || html.contains("&lt;meta http-equiv=refresh"), "the text is on the page: \(uri)")
+                    #expect(!Array(html.utf8).contains(Array("<meta http-equiv=refresh".utf8)), "no tag: \(uri)")
+                }
+            }
+        }
+    }
+
     @Test("a past board's time moved by the reader's time zone out of the years 0000 to 9999 is a 400 page, and the server goes on")
     func pastBoardAtTheEdgeOfTime() async throws {
         try await withServer { client, _ in

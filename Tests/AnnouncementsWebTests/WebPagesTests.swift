@@ -24,6 +24,29 @@ import Testing
         #expect(!html.contains("<script>") && html.contains("<script type=\"module\" src=\"/assets/app."), "no inline script, only the module")
     }
 
+    @Test("values are escaped by code point, not by character: a < after a prepended letter, a \" or > before a combining mark, are entities too (a browser reads them as markup)")
+    func escapesJoinedMarkup() {
+        // Each of these is one Swift Character with its neighbour: U+0D4E (prepended), U+0301 (combining).
+        let title = "\u{0D4E}<b>bold</b>\u{0301} \"\u{0301} autofocus onfocus=x \u{0600}<i>"
+        let joined = Announcement(
+            id: 8, title: title, body: "<p>x</p>\"\u{0301}><b>", revision: 9, createdBy: "alice",
+            createdAt: Timestamp(millisecondsSince1970: 1_795_000_000_000), updatedAt: Timestamp(millisecondsSince1970: 1_795_000_000_000)
+        )
+        let pages = [
+            WebPages.compiled.render(BoardPage(chrome: .signedOut, mode: .now, page: Page(items: [joined], total: 1), offset: 0, pageSize: 20, seq: 9)),
+            WebPages.compiled.render(AnnouncementPage(chrome: .signedOut, announcement: joined, seq: 9)),
+            WebPages.compiled.render(EditorPage.edit(chrome: .signedOut, joined, key: "k")),
+            WebPages.compiled.render(ProblemPage(chrome: .signedOut, heading: title, message: title)),
+        ]
+        for html in pages {
+            let bytes = Array(html.utf8)
+            for markup in ["<b>", "<i>", "\"\u{0301}", ">\u{0301}"] {
+                #expect(!bytes.contains(Array(markup.utf8)), "\(markup.debugDescription) reached the page: \(html)")
+            }
+            #expect(bytes.contains(Array("\u{0D4E}&lt;b&gt;bold&lt;/b&gt;\u{0301}".utf8)) || bytes.contains(Array("&lt;p&gt;x&lt;/p&gt;&quot;\u{0301}&gt;".utf8)))
+        }
+    }
+
     @Test("the editor takes a title as long as the server does (255), not shorter")
     func editorTitleLimit() {
         let html = WebPages.compiled.render(EditorPage.edit(chrome: .signedOut, Self.hostile, key: "k"))
