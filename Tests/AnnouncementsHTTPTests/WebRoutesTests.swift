@@ -183,11 +183,13 @@ import Testing
     @Test("a refused post shows its form again with what was sent: a 422 by field, a conflict with the other change and nothing saved")
     func refusedForms() async throws {
         try await withServer { client, store in
-            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E")) { response in
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=+++&body=%3Cp%3Ekept%3C%2Fp%3E&key=sent-key-1")) { response in
                 #expect(response.status == .unprocessableContent)
                 let html = String(buffer: response.body)
                 #expect(html.contains("<p class=\"field-error\" id=\"title-error\">The title must not be blank</p>"))
                 #expect(html.contains("&lt;p&gt;kept&lt;/p&gt;</textarea>"), "what was typed stays")
+                // A refusal may come after a commit (a 503 whose outcome is unknown): sent again, the form must not write twice.
+                #expect(html.contains("name=\"key\" value=\"sent-key-1\""), "the key it was sent with")
             }
             // Signed out meanwhile (or the token revoked): the text comes back, with what to do.
             try await client.execute(uri: "/new", method: .post, headers: Self.post("revoked"), body: body("title=Mine&body=%3Cp%3Elong+text%3C%2Fp%3E")) { response in
@@ -197,9 +199,10 @@ import Testing
             }
             let revision = try #require(store.snapshot.announcement(id: 2)?.revision)
             _ = try await store.update(id: 2, AnnouncementPatch(title: "Theirs"), by: "bob")
-            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("alice-secret"), body: body("title=Mine&body=&revision=\(revision)")) { response in
+            try await client.execute(uri: "/a/2/edit", method: .post, headers: Self.post("alice-secret"), body: body("title=Mine&body=&revision=\(revision)&key=sent-key-2")) { response in
                 #expect(response.status == .conflict)
                 let html = String(buffer: response.body)
+                #expect(html.contains("name=\"key\" value=\"sent-key-2\""), "the key it was sent with")
                 #expect(html.contains("<del>Theirs</del><ins>Mine</ins>"))
                 #expect(html.contains("name=\"revision\" value=\"\(revision + 5)\""), "saving again replaces theirs")
             }

@@ -36,7 +36,7 @@ extension WebRoutes {
     private func create(_ request: Request) async throws -> Response {
         try WebSession.requireSameOrigin(request)
         let form = try await FormBody.read(request, maxBytes: maxRequestBytes)
-        var page = EditorPage.new(chrome: chrome(access.sessionCaller(request)), key: Self.newKey())
+        var page = EditorPage.new(chrome: chrome(access.sessionCaller(request)), key: Self.key(form) ?? Self.newKey())
         page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
         do {
             let caller = try signedIn(request, may: .create)
@@ -54,7 +54,7 @@ extension WebRoutes {
         let revision = try Self.revision(form)
         var page = EditorPage(
             chrome: chrome(access.sessionCaller(request)), heading: "Edit announcement \(id)", action: "/a/\(id)/edit", revision: revision,
-            key: Self.newKey(), title: "", body: "", submit: "Save", cancel: "/a/\(id)"
+            key: Self.key(form) ?? Self.newKey(), title: "", body: "", submit: "Save", cancel: "/a/\(id)"
         )
         page.keep(title: form["title"] ?? "", body: form["body"] ?? "")
         do {
@@ -74,9 +74,11 @@ extension WebRoutes {
         }
     }
 
-    /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent (a
-    /// new key: the refused post wrote nothing), each problem by its field, or the refusal in
-    /// words; what was typed is never lost. Any other error is rethrown.
+    /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent
+    /// (its key too: a 503 may come after a commit whose answer was lost, and sending the form
+    /// again must not make the write twice; a key no write took is as good as a new one), each
+    /// problem by its field, or the refusal in words; what was typed is never lost. Any other
+    /// error is rethrown.
     private func refused(_ page: EditorPage, _ error: any Error, _ request: Request) throws -> Response {
         let refusal: APIError
         switch error {
