@@ -248,7 +248,7 @@ import Testing
         var torn = erased
         torn[1] = String(erased[1].prefix(40)) + String(before[1].dropFirst(40))
         try write(torn, to: path)
-        let journal = path + ".erasing"
+        let journal = FileLog.journalPath(forLog: path)
         let replacements = [(Int64(erased[0].utf8.count + 1), Array(erased[1].utf8))]
         var body: [UInt8] = []
         for (position, bytes) in replacements {
@@ -263,6 +263,20 @@ import Testing
         #expect(try lines(of: path) == erased, "the journal was applied")
         #expect(!FileManager.default.fileExists(atPath: journal), "and removed")
         #expect(try LogReader(path: path).verify().isSound)
+
+        // The log opened through a link: the journal an erasure through either name left (one by
+        // the file's name, as this version writes it; one by the link's, as versions before
+        // 1.34.0 did) is found and applied.
+        let link = folder.file("current.jsonl")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        for left in [journal, link + ".erasing"] {
+            try write(torn, to: path)
+            try Data(Array("ANNOERAS".utf8) + Array(SHA256Digest.of(body)) + body).write(to: URL(fileURLWithPath: left))
+            let throughLink = try await EventStore.open(path: link, logger: quiet)
+            await throughLink.close()
+            #expect(try lines(of: path) == erased, "the journal \(left) was applied")
+            #expect(!FileManager.default.fileExists(atPath: left), "and removed")
+        }
     }
 
     @Test("an erasure whose overwrite could not start leaves its lines holding the texts: history and the feed serve them sealed meanwhile, byte for byte what the overwrite then writes")
@@ -274,7 +288,7 @@ import Testing
         _ = try await store.create(AnnouncementDraft(title: Self.secrets[0], body: "<p>\(Self.secrets[1])</p>"), by: "alice")
         _ = try await store.update(id: 2, AnnouncementPatch(title: Self.secrets[2]), by: "bob")
         // A folder where the journal goes: the erased event is appended, the overwrite cannot start.
-        let journal = path + ".erasing"
+        let journal = FileLog.journalPath(forLog: path)
         try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: false)
         await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
         #expect(store.snapshot.erased == [2: 4])
@@ -330,7 +344,7 @@ import Testing
         withUnsafeBytes(of: Int64(restored[0].utf8.count + 1).littleEndian) { body += $0 }
         withUnsafeBytes(of: Int64(erased[1].utf8.count).littleEndian) { body += $0 }
         body += Array(erased[1].utf8)
-        let journal = path + ".erasing"
+        let journal = FileLog.journalPath(forLog: path)
         try Data(Array("ANNOERAS".utf8) + Array(SHA256Digest.of(body)) + body).write(to: URL(fileURLWithPath: journal))
 
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
@@ -364,7 +378,7 @@ import Testing
         syncsBeforeFailure.withLock { $0 = 1 }
         await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
         #expect(store.snapshot.erased == [2: 3])
-        #expect(FileManager.default.fileExists(atPath: path + ".erasing"), "the overwrite is not known to be durable: its journal stays")
+        #expect(FileManager.default.fileExists(atPath: FileLog.journalPath(forLog: path)), "the overwrite is not known to be durable: its journal stays")
         // A follower's page read while the first attempt overwrote the lines, before they changed.
         let erasedLine = try await store.eventLines(after: 2, limit: 1)
         let page = unsealed + erasedLine
@@ -384,7 +398,7 @@ import Testing
         #expect(lines.count == 3)
         #expect(!holdsSecret(lines), "no page read before the overwrite is kept")
         #expect(store.erasureCount > erasures, "the event streams' caches are dropped too")
-        #expect(!FileManager.default.fileExists(atPath: path + ".erasing"), "the journal was applied again, synced and removed")
+        #expect(!FileManager.default.fileExists(atPath: FileLog.journalPath(forLog: path)), "the journal was applied again, synced and removed")
         await store.close()
         for (name, bytes) in try files(in: folder.path) {
             for secret in Self.secrets {

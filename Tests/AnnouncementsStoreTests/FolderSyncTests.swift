@@ -81,7 +81,7 @@ import Testing
         failing.withLock { $0 = false }
         await #expect(throws: StoreError.erased(id: 2, seq: 3)) { try await store.erase(id: 2, by: "root", reason: "personal data") }
         #expect(try !holdsSecret())
-        #expect(!FileManager.default.fileExists(atPath: path + ".erasing"))
+        #expect(!FileManager.default.fileExists(atPath: FileLog.journalPath(forLog: path)))
         await store.close()
         #expect(try LogReader(path: path).verify().isSound)
     }

@@ -20,9 +20,18 @@ import Darwin
 extension FileLog {
     public var erasesInPlace: Bool { true }
 
-    /// The journal of an erasure in progress.
+    /// The journal of an erasure in progress: beside the file the log names, through links (as an
+    /// upgrade's and an import's copies are), so that the log opened by another name (a link, or
+    /// the file a link names) finds it.
     static func journalPath(forLog path: String) -> String {
-        path + ".erasing"
+        FileIO.resolved(path) + ".erasing"
+    }
+
+    /// The journals an erasure may have left: `journalPath`, and beside the name the log was
+    /// opened by, where versions before 1.34.0 wrote it.
+    static func journalPaths(forLog path: String) -> [String] {
+        let journal = journalPath(forLog: path)
+        return journal == path + ".erasing" ? [journal] : [journal, path + ".erasing"]
     }
 
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
@@ -51,10 +60,10 @@ extension FileLog {
     /// Applies the journal an erasure left, if any (its overwrite not known to be durable), syncs
     /// the log and removes the journal; removes a torn one.
     private func applyJournal() throws(LogError) {
-        let journal = Self.journalPath(forLog: path)
-        guard access(journal, F_OK) == 0 else { return }
-        if let replacements = try Self.readJournal(journal) { try overwrite(replacements) }
-        try removeJournal(journal)
+        for journal in Self.journalPaths(forLog: path) where access(journal, F_OK) == 0 {
+            if let replacements = try Self.readJournal(journal) { try overwrite(replacements) }
+            try removeJournal(journal)
+        }
     }
 
     /// Writes `replacements` and syncs them through a descriptor of its own, opened on the file
@@ -114,7 +123,7 @@ extension FileLog {
         }
         // Not checked: a removal that a crash undoes leaves a journal whose lines are in place
         // already, which the next open applies again to no effect.
-        Self.syncFolder(Self.folder(of: path))
+        Self.syncFolder(Self.folder(of: journal))
     }
 
     /// Writes the journal and makes its name durable, before any line is overwritten: a crash in
