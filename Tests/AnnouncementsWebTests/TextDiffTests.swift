@@ -43,6 +43,23 @@ import Testing
         #expect(TextDiff(bodies: "<p>same</p>", "<p>same</p>").isUnchanged)
     }
 
+    @Test("a diff that would take more steps than it is given stops: the changed middle removed and added whole, what is left of the steps given back")
+    func outOfWork() {
+        let old = (0..<2000).map { "w\($0)" }.joined(separator: " ")
+        // A word in ten changed, from the first on: 400 edits over the whole text.
+        let new = (0..<2000).map { $0 % 10 == 0 ? "x\($0)" : "w\($0)" }.joined(separator: " ")
+        var plenty = 100_000_000
+        let fine = TextDiff(from: old, to: new, work: &plenty)
+        #expect(fine.parts.filter(\.removed).count == 200 && plenty < 100_000_000 && plenty > 0)
+        var little = 10_000
+        let whole = TextDiff(from: old, to: new, work: &little)
+        #expect(little < 0, "all of it taken")
+        // The words after the last change are kept, as by any diff; the rest is removed and added whole.
+        #expect(whole.parts.map(\.removed) == [true, false, false] && whole.parts.map(\.added) == [false, true, false], "\(whole.parts.count) parts")
+        #expect(whole.parts.last?.text == " w1991 w1992 w1993 w1994 w1995 w1996 w1997 w1998 w1999")
+        #expect(Self.sides(whole) == (old, new))
+    }
+
     @Test("past the most edits it matches, the old text is removed and the new added whole")
     func tooManyEdits() {
         let old = (0..<3000).map { "o\($0)" }.joined(separator: " ")

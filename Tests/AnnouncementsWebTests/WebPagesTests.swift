@@ -91,6 +91,23 @@ import Testing
         #expect(past.pastValue == "2026-11-18T11:06:40" && past.heading == "The board at 2026-11-18 11:06 UTC")
     }
 
+    @Test("a history's diffs share a budget of steps: once the page has spent it, each later change shows its text removed and added whole, and the page is still whole")
+    func historyDiffBudget() {
+        let at = { (seconds: Int64) in Timestamp(millisecondsSince1970: 1_795_000_000_000 + seconds * 1000) }
+        let body = { (edit: Int) in "<p>" + (0..<3000).map { $0 % 10 == edit % 10 ? "e\(edit)w\($0)" : "w\($0)" }.joined(separator: " ") + "</p>" }
+        // Each edit changes a word in ten, all over the text: hundreds of thousands of steps each.
+        let events = [Event(seq: 1, id: 1, at: at(0), by: "arthur", change: .created(AnnouncementDraft(title: "Long", body: body(0))))]
+            + (1...60).map { Event(seq: $0 + 1, id: 1, at: at(Int64($0)), by: "arthur", change: .edited(AnnouncementPatch(title: nil, body: .set(JSONText(body($0)))))) }
+        let page = HistoryPage(chrome: PageChrome(name: "audrey", role: .auditor), id: 1, events: events)
+        let diffs = page.entries.dropFirst().compactMap(\.bodyDiff)
+        #expect(diffs.count == 60)
+        #expect((diffs.first?.parts.count ?? 0) > 100, "the first edits are matched word by word")
+        #expect((diffs.last?.parts.count ?? .max) <= 4, "the last ones, once the budget is spent, whole: \(diffs.last?.parts.count ?? 0) parts")
+        for (index, diff) in diffs.enumerated() {
+            #expect(TextDiffTests.sides(diff) == (HTMLText.plain(body(index)), HTMLText.plain(body(index + 1))), "edit \(index + 1) shows both texts")
+        }
+    }
+
     @Test("a history shows each change: who, when, what it did to the title and the text; an erasure with its reason and no text")
     func history() {
         let at = { (seconds: Int64) in Timestamp(millisecondsSince1970: 1_795_000_000_000 + seconds * 1000) }

@@ -31,8 +31,19 @@ public struct TextDiff: Sendable, Hashable {
     /// removed and the new one added whole (a diff's cost grows with the square of the changes).
     public static let maxEdits = 2000
 
+    /// The most steps (words compared, diagonals tried) one diff may take before it shows the old
+    /// text removed and the new one added whole: its cost also grows with the texts' length, and
+    /// a page of many diffs must not take seconds of a shared thread.
+    public static let maxWork = 2_000_000
+
     /// `old` against `new`.
     public init(from old: String, to new: String) {
+        var work = Self.maxWork
+        self.init(from: old, to: new, work: &work)
+    }
+
+    /// `old` against `new`, within `work` steps (what is left of them goes back).
+    public init(from old: String, to new: String, work: inout Int) {
         let a = Self.words(old)
         let b = Self.words(new)
         var parts: [Part] = []
@@ -51,7 +62,7 @@ public struct TextDiff: Sendable, Hashable {
         for word in a[..<prefix] { append(.kept, word) }
         let middleA = Array(a[prefix..<(a.count - suffix)])
         let middleB = Array(b[prefix..<(b.count - suffix)])
-        if let edits = Self.shortestEdits(middleA, middleB) {
+        if let edits = Self.shortestEdits(middleA, middleB, work: &work) {
             for (kind, index) in edits { append(kind, kind == .added ? middleB[index] : middleA[index]) }
         } else {
             for word in middleA { append(.removed, word) }
@@ -64,8 +75,14 @@ public struct TextDiff: Sendable, Hashable {
     /// Two announcement bodies (HTML) compared by their text, or by their markup where only that
     /// changed (a link's address, bold made italic): no change ever shows as none.
     public init(bodies old: String, _ new: String) {
-        let text = TextDiff(from: HTMLText.plain(old), to: HTMLText.plain(new))
-        self = text.isUnchanged && old != new ? TextDiff(from: old, to: new) : text
+        var work = Self.maxWork
+        self.init(bodies: old, new, work: &work)
+    }
+
+    /// The same, within `work` steps (what is left of them goes back).
+    public init(bodies old: String, _ new: String, work: inout Int) {
+        let text = TextDiff(from: HTMLText.plain(old), to: HTMLText.plain(new), work: &work)
+        self = text.isUnchanged && old != new ? TextDiff(from: old, to: new, work: &work) : text
     }
 
     /// `text` as words and the white space between them, each a token of its own, so that the
@@ -95,8 +112,9 @@ public struct TextDiff: Sendable, Hashable {
 
     /// The edits that turn `a` into `b` with the fewest removals and additions (Myers, "An O(ND)
     /// Difference Algorithm", 1986): each is removed (an index in `a`), added (in `b`) or kept (in
-    /// `a`). Nil past `maxEdits`.
-    static func shortestEdits(_ a: [Substring], _ b: [Substring]) -> [(Edit, Int)]? {
+    /// `a`). Nil past `maxEdits`, or once it has taken `work` steps (each diagonal tried, and each
+    /// word matched along it, is one): `work` is what is left.
+    static func shortestEdits(_ a: [Substring], _ b: [Substring], work: inout Int) -> [(Edit, Int)]? {
         let n = a.count, m = b.count
         let limit = min(n + m, maxEdits)
         let offset = limit + 1
@@ -107,10 +125,13 @@ public struct TextDiff: Sendable, Hashable {
             for k in stride(from: -d, through: d, by: 2) {
                 var x = k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1
                 var y = x - k
+                let start = x
                 while x < n, y < m, same(a[x], b[y]) {
                     x += 1
                     y += 1
                 }
+                work -= x - start + 1
+                guard work >= 0 else { return nil }
                 v[offset + k] = x
                 if x >= n, y >= m {
                     trace.append(Array(v[(offset - d)...(offset + d)]))

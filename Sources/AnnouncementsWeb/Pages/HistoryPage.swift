@@ -25,6 +25,10 @@ public struct HistoryPage: WebPage {
     public var canErase: Bool
     public var entries: [Entry]
 
+    /// The most steps all the page's diffs may take together (`TextDiff.maxWork` each at most):
+    /// past it, a change shows its old text removed and its new one added whole.
+    public static let maxWork = 4 * TextDiff.maxWork
+
     /// The history of announcement `id` from its `events`, oldest first.
     public init(chrome: PageChrome, id: Int, events: [Event]) {
         self.chrome = chrome
@@ -33,26 +37,34 @@ public struct HistoryPage: WebPage {
         var html = ""
         var live = false
         var erased = false
+        var work = Self.maxWork
+        func diff(_ old: String, _ new: String, bodies: Bool) -> TextDiff {
+            var allowed = min(work, TextDiff.maxWork)
+            let used = allowed
+            let diff = bodies ? TextDiff(bodies: old, new, work: &allowed) : TextDiff(from: old, to: new, work: &allowed)
+            work -= used - max(allowed, 0)
+            return diff
+        }
         entries = events.map { event in
             var entry = Entry(type: event.type.rawValue, what: "", by: event.by, at: DisplayTime(event.at), textsErased: false)
             switch event.change {
             case .created(let draft):
                 entry.what = "Posted"
                 let body = draft.body ?? ""
-                entry.titleDiff = TextDiff(from: "", to: draft.title)
-                entry.bodyDiff = body.isEmpty ? nil : TextDiff(bodies: "", body)
+                entry.titleDiff = diff("", draft.title, bodies: false)
+                entry.bodyDiff = body.isEmpty ? nil : diff("", body, bodies: true)
                 (title, html, live) = (draft.title, body, true)
             case .edited(let patch):
                 entry.what = "Changed"
                 // Compared byte for byte, as the store records an edit: a title that changed
                 // only its Unicode normalization shows what changed.
                 if let newTitle = patch.title, !newTitle.utf8.elementsEqual(title.utf8) {
-                    entry.titleDiff = TextDiff(from: title, to: newTitle)
+                    entry.titleDiff = diff(title, newTitle, bodies: false)
                     title = newTitle
                 }
                 if let change = patch.body {
                     let body = change.value ?? ""
-                    entry.bodyDiff = TextDiff(bodies: html, body)
+                    entry.bodyDiff = diff(html, body, bodies: true)
                     html = body
                 }
             case .deleted:
