@@ -227,6 +227,24 @@ import FoundationNetworking
         #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")
     }
 
+    @Test("a source and a snapshot whose last change is dated past 2262 (nanoseconds past Int64) are imported and backed up, not a crash")
+    func farFutureTimes() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "log: events/announcements.jsonl\nsnapshot:\n  every_events: 0\n  every_seconds: 0\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        #expect(try await ServerProcess(in: folder).stopped() == 0)
+        // 2300-01-01: a time a file can be given (a clock set wrong, a restored archive).
+        let future = Date(timeIntervalSince1970: 10_413_792_000)
+        for path in [log, log + ".snapshot"] {
+            try FileManager.default.setAttributes([.modificationDate: future], ofItemAtPath: path)
+        }
+        let imported = try await CLI.run(["import", "--log", "copy.jsonl", "--from", "events/announcements.jsonl"], in: folder)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let backedUp = try await CLI.run(["backup", "saved"], in: folder)
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.snapshot"), "the snapshot is in the backup")
+    }
+
     @Test("import into an empty log whose head record says it held lines (emptied, not new) takes a source that holds them (a restore) and refuses any other, as start-up would, leaving the log as it was")
     func importIntoEmptiedLog() async throws {
         let (folder, log) = try await makeLog()
