@@ -7,7 +7,7 @@ extension ConfigReader {
     func tokens(_ node: YAMLNode, environment: [String: String]) throws(ConfigError) -> [Configuration.Token] {
         if node.isNull { return [] }
         guard case .mapping(let pairs, _) = node else {
-            throw error(node, key: "tokens", "expected a mapping from a token's name to the token, found \(node.kindDescription)")
+            throw error(node, key: "tokens", "expected a mapping from a token's name to the token, found \(node.secretKindDescription)")
         }
         var tokens: [Configuration.Token] = []
         // The names and secrets seen so far, to refuse a repeat in constant time (a config may

@@ -11,7 +11,8 @@ struct ConfigReader {
     /// A mapping's entries, in order; unknown and repeated keys are errors.
     func mapping(_ node: YAMLNode, key: String?, allowed: [String]) throws(ConfigError) -> [(String, YAMLNode)] {
         guard case .mapping(let pairs, _) = node else {
-            throw error(node, key: key, "expected a mapping, found \(node.kindDescription)")
+            let found = key.map(Configuration.secretSections.contains) == true ? node.secretKindDescription : node.kindDescription
+            throw error(node, key: key, "expected a mapping, found \(found)")
         }
         var seen: Set<String> = []
         var fields: [(String, YAMLNode)] = []

@@ -18,6 +18,10 @@ extension Configuration {
 
     /// The keys the `postgres:` section may hold.
     static let postgresKeys = ["url", "password", "table", "tls", "advertise"]
+
+    /// The sections that hold secrets (tokens, a database's URL and password): a message about
+    /// their shape never quotes what they hold.
+    static let secretSections: Set<String> = ["tokens", "postgres", "metrics"]
 }
 
 extension ConfigReader {
@@ -31,7 +35,9 @@ extension ConfigReader {
             guard let postgres else { throw error(node, key: "storage", "`storage: postgres` needs a `postgres:` section with at least `url`") }
             return .postgres(try postgresSettings(postgres, environment: environment))
         default:
-            throw error(node, key: "storage", "expected file or postgres, found \"\(kind)\"")
+            // Not quoted when it may be a database's URL, whose password no message prints.
+            let found = kind.contains(":") || kind.contains("@") ? "another value (a database's URL goes under postgres.url)" : "\"\(kind)\""
+            throw error(node, key: "storage", "expected file or postgres, found \(found)")
         }
     }
 

@@ -45,6 +45,17 @@ indirect enum YAMLNode: Sendable {
         }
     }
 
+    /// `kindDescription` without a scalar's text, for a section that holds secrets (a token, a
+    /// database's URL with its password), which no message may print.
+    var secretKindDescription: String {
+        switch self {
+        case .scalar where isNull: "nothing (null)"
+        case .scalar: "a single value (not shown: this section holds secrets)"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        }
+    }
+
     private static func quoted(_ text: String) -> String {
         VisibleText.quoted(text.count > 40 ? text.prefix(40) + "…" : text)
     }

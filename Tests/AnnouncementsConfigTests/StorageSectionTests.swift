@@ -68,6 +68,11 @@ import Testing
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: 10.0.0.11:8080\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: https://web-1:8080\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://web-1:8080/api\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
+        // A database's URL where a section or a kind was expected: the message says so, not what it holds.
+        ("storage: postgres://a:hunter2@b/c\n", "config.yaml:1:10: storage: expected file or postgres, found another value (a database's URL goes under postgres.url)"),
+        ("storage: postgres\npostgres: postgres://a:hunter2@b/c\n", "config.yaml:2:11: postgres: expected a mapping, found a single value (not shown: this section holds secrets)"),
+        ("tokens: hunter2\n", "config.yaml:1:9: tokens: expected a mapping from a token's name to the token, found a single value (not shown"),
+        ("metrics: hunter2\n", "config.yaml:1:10: metrics: expected a mapping, found a single value (not shown"),
     ])
     func mistakes(text: String, message: String) {
         #expect {
