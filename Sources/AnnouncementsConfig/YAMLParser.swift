@@ -17,7 +17,7 @@ enum YAMLParser {
             var builder = YAMLTreeBuilder()
             while true {
                 var event = yaml_event_t()
-                guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError(parser) }
+                guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError(parser, in: buffer) }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
                 try handle(event, with: &builder)
@@ -59,10 +59,39 @@ enum YAMLParser {
         }
     }
 
-    private static func syntaxError(_ parser: yaml_parser_t) -> YAMLError {
+    /// libyaml's error, at its place in `bytes`. A reader's error (a character YAML does not
+    /// allow) has no mark, only the byte offset and the character: its line and column are counted
+    /// here, and the character named.
+    private static func syntaxError(_ parser: yaml_parser_t, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLError {
         let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
         let context = parser.context.map { String(cString: $0) + ": " } ?? ""
-        let mark = YAMLMark(line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
-        return YAMLError(message: "malformed YAML: \(context)\(problem)", mark: mark)
+        guard parser.error == YAML_READER_ERROR else {
+            let mark = YAMLMark(line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
+            return YAMLError(message: "malformed YAML: \(context)\(problem)", mark: mark)
+        }
+        let character = parser.problem_value >= 0 ? " (U+\(hex(Int(parser.problem_value))))" : ""
+        return YAMLError(message: "malformed YAML: \(context)\(problem)\(character)", mark: place(ofByte: Int(parser.problem_offset), in: bytes))
+    }
+
+    /// The line and column (in characters) of the byte at `offset`: lines end at LF, CR LF or CR.
+    private static func place(ofByte offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLMark {
+        var line = 1, column = 1
+        var index = 0
+        while index < min(offset, bytes.count) {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 >= bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80, byte != UInt8(ascii: "\r") {
+                column += 1
+            }
+            index += 1
+        }
+        return YAMLMark(line: line, column: column)
+    }
+
+    private static func hex(_ value: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

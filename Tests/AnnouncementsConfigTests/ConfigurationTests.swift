@@ -112,6 +112,9 @@ import Testing
         ("- just\n- a list", "config.yaml:1:1: expected a mapping, found a list"),
         ("port: [8080", "config.yaml:2:1: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
         ("host: a\n  bad: indent", "config.yaml:2:6: malformed YAML: mapping values are not allowed in this context"),
+        // A character YAML does not allow, as it is in the file (not escaped): its own line and column.
+        ("host: a\nport: 80\nlog: \"x\u{1}y\"\n", "config.yaml:3:8: malformed YAML: control characters are not allowed (U+0001)"),
+        ("seed:\n  - title: \"Caf\u{E9} \u{FFFE}\"\n", "config.yaml:2:18: malformed YAML: control characters are not allowed (U+FFFE)"),
         ("a: 1\n---\nb: 2", "config.yaml:2:1: expected one YAML document, found a second one"),
         // An alias's value is where the alias is, not where its anchor is.
         ("http: {idle_timeout_seconds: &t 7200,\n  read_timeout_seconds: *t}", "config.yaml:2:25: http.read_timeout_seconds: must be between 1 and 3600, not 7200"),
