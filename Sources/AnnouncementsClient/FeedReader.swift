@@ -68,13 +68,14 @@ actor FeedReader {
             passTurn()
         }
         while !ended {
-            if nextPending < pending.count {
-                defer { nextPending += 1 }
-                return pending[nextPending]
-            }
+            // Before what was received: a cancelled task gets no more of it (the next task does).
             guard !Task.isCancelled else {
                 closeStream()
                 return nil
+            }
+            if nextPending < pending.count {
+                defer { nextPending += 1 }
+                return pending[nextPending]
             }
             do {
                 if let pollInterval {

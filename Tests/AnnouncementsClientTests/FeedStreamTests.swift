@@ -115,6 +115,27 @@ import Testing
         }
     }
 
+    @Test("a task cancelled while events it received wait to be read gets nil, not them: the next task reading the feed gets them, in order", arguments: [nil, Duration.milliseconds(50)] as [Duration?])
+    func cancelledWithEventsReceived(pollInterval: Duration?) async throws {
+        try await withServer(seed: (1...3).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
+            let client = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            // The page (or the stream's first read) brings all three; the task reads one, then is cancelled.
+            let (first, afterCancel) = try await Task {
+                let first = try await reader.next()
+                withUnsafeCurrentTask { $0?.cancel() }
+                return (first?.seq, try await reader.next()?.seq)
+            }.value
+            #expect(first == 1)
+            #expect(afterCancel == nil, "a cancelled task gets nil at once, not the next event it had received")
+            // (A fourth, so that a reader given 2 by the cancelled task does not wait for ever.)
+            _ = try await client.create(title: "Four", body: nil)
+            var seqs: [Int] = []
+            for _ in 0..<2 { if let event = try await reader.next() { seqs.append(event.seq) } }
+            #expect(seqs == [2, 3], "the next task gets them")
+        }
+    }
+
     @Test("polling: after a page that reached the end of the log (its Log-Seq), the next page waits the poll interval, not asked for at once to come back empty")
     func pollWaitsAfterTheEnd() async throws {
         try await withServer { url in
