@@ -111,4 +111,13 @@ import Testing
             #expect(!Self.hasRawControl(output))
         }
     }
+
+    @Test("a follow's error about a log shorter than where it starts takes any seq the server or --since gives, Int.max included, without a crash")
+    func followErrorAtTheLargestSeq() {
+        let error = HistoryCommand.followError(.positionBeyondLog(requested: .max, lastSeq: .max), after: .max)
+        #expect(error.message.contains("before seq 9223372036854775807 + 1 where this follow starts"), "\(error.message)")
+        #expect(error.message.contains("follow with --since 9223372036854775807 + 1"), "\(error.message)")
+        let usual = HistoryCommand.followError(.positionBeyondLog(requested: 10, lastSeq: 4), after: 10)
+        #expect(usual.message.contains("before seq 11 where this follow starts") && usual.message.contains("--since 5 "), "\(usual.message)")
+    }
 }

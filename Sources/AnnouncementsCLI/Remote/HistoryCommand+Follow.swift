@@ -72,7 +72,9 @@ extension HistoryCommand {
         // The server's log is shorter than where the follow starts (or had got to): restored from
         // an older backup. Waiting would print the events that take those seqs next, as if new.
         let place = requested == after ? "starts" : "had got to"
-        return CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(requested + 1) where this follow \(place): it may have been restored from an older backup; follow with --since \(lastSeq + 1) for what comes next, or without --since to read it all again")
+        // (The seq after: a number the server sent, or `--since`, may be Int.max.)
+        let next = { (seq: Int) in seq < .max ? String(seq + 1) : "\(seq) + 1" }
+        return CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(next(requested)) where this follow \(place): it may have been restored from an older backup; follow with --since \(next(lastSeq)) for what comes next, or without --since to read it all again")
     }
 
     /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells,
