@@ -160,6 +160,11 @@ extension AnnouncementsClient {
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
 
+    /// How much longer than `timeout` a write may take: on several nodes it waits up to 10 s for
+    /// the writer role before it is answered (a 503 then). Given up on sooner, it would be sent
+    /// again while the first attempt still waits, and the app told it failed when it may land.
+    static let writeWait: TimeInterval = 11
+
     /// The `minSeq` of an error body: the server's 409 and 503 about a `Min-Seq` name it.
     private static func minSeq(answeredIn data: Data) -> Int? {
         struct Body: Decodable { var minSeq: Int }
@@ -217,6 +222,9 @@ extension AnnouncementsClient {
         if let minSeq {
             request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq")
             request.timeoutInterval = configuration.timeout + Self.minSeqWait
+        }
+        if method != .get {
+            request.timeoutInterval = configuration.timeout + Self.writeWait
         }
         if let payload {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -212,6 +212,17 @@ import Testing
         }
     }
 
+    @Test("a write waits for its answer its timeout and 11 s more (a node may wait 10 s for the writer role before it answers): not sent again at its timeout")
+    func writeWaitsForTheWriterRole() async throws {
+        fakeReplaceKeys.withLock { $0[1010] = nil }
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 3, writeRetries: 2)
+            let replaced = try await client.replace(id: 1010, title: "Replaced late", body: nil)
+            #expect(replaced.title == "Replaced late")
+            #expect(fakeReplaceKeys.withLock { $0[1010]?.count } == 1, "sent once")
+        }
+    }
+
     @Test("a write answered 502, 503 or 504 is sent again with the same Idempotency-Key, after the Retry-After it names", arguments: [502, 503, 504])
     func writeRetriedAfterUnavailable(status: Int) async throws {
         fakeReplaceKeys.withLock { $0[status * 10] = nil }
