@@ -19,7 +19,9 @@ public struct WebPages: Sendable {
         var problems: [String] = []
         for (name, bytes) in Self.templates {
             do {
-                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name)}}" + String(decoding: bytes, as: UTF8.self), named: name)
+                // On a line of its own (a standalone tag, which renders nothing, not even its line
+                // end): the template's own first line is handled as it would be without it.
+                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name)}}\n" + String(decoding: bytes, as: UTF8.self), named: name)
             } catch {
                 problems.append("\(name).mustache: \(error)")
             }

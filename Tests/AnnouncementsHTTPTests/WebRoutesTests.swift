@@ -215,6 +215,20 @@ import Testing
                 #expect(response.status == .conflict)
             }
             #expect(store.snapshot.announcement(id: 2) != nil)
+            // A key a write took (the form sent, landed, then sent again changed, from Back): a
+            // 422 that says so, and the form comes back with a new key, so that sending it works.
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=Landed&body=&key=sent-key-3")) { response in
+                #expect(response.status == .seeOther)
+            }
+            try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=Landed+again&body=&key=sent-key-3")) { response in
+                #expect(response.status == .unprocessableContent)
+                let html = String(buffer: response.body)
+                #expect(html.contains("already used") && !html.contains("value=\"sent-key-3\""), "a new key")
+                let key = try #require(html.range(of: "name=\"key\" value=\"").map { String(html[$0.upperBound...].prefix { $0 != "\"" }) })
+                try await client.execute(uri: "/new", method: .post, headers: Self.post("alice-secret"), body: body("title=Landed+again&body=&key=\(key)")) { again in
+                    #expect(again.status == .seeOther, "sent with the new key, it is made")
+                }
+            }
         }
     }
 

@@ -17,6 +17,7 @@ import Testing
     func boardEscapes() {
         let page = BoardPage(chrome: .signedOut, mode: .now, page: Page(items: [Self.hostile], total: 1), offset: 0, pageSize: 20, seq: 9)
         let html = WebPages.compiled.render(page)
+        #expect(html.hasPrefix("<!doctype html>\n<html"), "nothing before the document: \(html.prefix(40).debugDescription)")
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
         #expect(!html.contains("<script>alert"))
         #expect(html.contains("<time datetime=\"2026-11-18T11:16:40.000Z\">2026-11-18 11:16 UTC</time>"), "an edited one shows when it changed")

@@ -76,7 +76,8 @@ extension WebRoutes {
 
     /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent
     /// (its key too: a 503 may come after a commit whose answer was lost, and sending the form
-    /// again must not make the write twice; a key no write took is as good as a new one), each
+    /// again must not make the write twice; a key no write took is as good as a new one; a new
+    /// one after a refusal for a key another write took), each
     /// problem by its field, or the refusal in words; what was typed is never lost. Any other
     /// error is rethrown.
     private func refused(_ page: EditorPage, _ error: any Error, _ request: Request) throws -> Response {
@@ -87,6 +88,9 @@ extension WebRoutes {
         default: throw error
         }
         var page = page
+        // The key was taken by a write that landed (a form sent again after it, changed): a new
+        // one, or every send of this form would be refused the same way.
+        if case StoreError.keyReused = error { page.key = Self.newKey() }
         var message = Self.sentence(refusal.message)
         switch refusal.status {
         case .unauthorized: message += " Your text is kept below: sign in again in another tab, then send it."
