@@ -160,10 +160,6 @@ extension AnnouncementsClient {
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
 
-    /// How much longer than `timeout` a write may take: on several nodes it waits up to 10 s for
-    /// the writer role before it is answered (a 503 then). Given up on sooner, it would be sent
-    /// again while the first attempt still waits, and the app told it failed when it may land.
-    static let writeWait: TimeInterval = 11
 
     /// The `minSeq` of an error body: the server's 409 and 503 about a `Min-Seq` name it.
     private static func minSeq(answeredIn data: Data) -> Int? {
@@ -224,7 +220,7 @@ extension AnnouncementsClient {
             request.timeoutInterval = configuration.timeout + Self.minSeqWait
         }
         if method != .get {
-            request.timeoutInterval = configuration.timeout + Self.writeWait
+            request.timeoutInterval = configuration.timeout + configuration.writeWait
         }
         if let payload {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

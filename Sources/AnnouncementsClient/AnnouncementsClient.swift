@@ -39,8 +39,13 @@ public final class AnnouncementsClient: Sendable {
         /// reads need a token. The event feed sends full lines to an auditor or an admin, and the
         /// public form (`seq`, `type`, `id`, `at`) to anyone else.
         public var token: String?
-        /// How long a request may wait for the server, in seconds.
+        /// How long a request may wait for the server, in seconds (a write `writeWait` more).
         public var timeout: TimeInterval
+        /// How much longer than `timeout` a write may wait for its answer: on several nodes a
+        /// write waits up to 10 s for the writer role before it is answered (a 503 then). Given up
+        /// on sooner, it would be sent again while the first attempt still waits, and the app told
+        /// it failed when it may land. (Set by tests.)
+        var writeWait: TimeInterval = 11
         /// How many times a request is sent again after the network failed under it (a dropped
         /// connection, a timeout) or the answer was a 502, 503 or 504: after the `Retry-After` it
         /// names (at most 10 seconds), else after 0.5 s, 1 s, 2 s… (at most 8 s, less up to half

@@ -212,11 +212,16 @@ import Testing
         }
     }
 
-    @Test("a write waits for its answer its timeout and 11 s more (a node may wait 10 s for the writer role before it answers): not sent again at its timeout")
+    @Test("a write waits for its answer its timeout and `writeWait` more (11 s: a node may wait 10 s for the writer role before it answers): not sent again at its timeout")
     func writeWaitsForTheWriterRole() async throws {
         fakeReplaceKeys.withLock { $0[1010] = nil }
+        #expect(AnnouncementsClient.Configuration(baseURL: URL(fileURLWithPath: "/")).writeWait == 11)
         try await withFakeServer { url in
-            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 3, writeRetries: 2)
+            // The fake answers after 3 s; the client's own timeout is 1 s, and a write's wait a
+            // minute more here, so that a busy machine's delays cannot reach it.
+            var configuration = AnnouncementsClient.Configuration(baseURL: url, token: "t", timeout: 1, writeRetries: 2)
+            configuration.writeWait = 60
+            let client = AnnouncementsClient(configuration: configuration)
             let replaced = try await client.replace(id: 1010, title: "Replaced late", body: nil)
             #expect(replaced.title == "Replaced late")
             #expect(fakeReplaceKeys.withLock { $0[1010]?.count } == 1, "sent once")

@@ -82,10 +82,10 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     // node that could not write), with a `Retry-After` of 1 s for 503. Each test its own id.
     router.put("announcements/:id") { request, context in
         let id = context.parameters.get("id", as: Int.self) ?? 0
-        // Id 1010: answered after 7 s, as a node that waited for the writer role (up to 10 s).
+        // Id 1010: answered after 3 s, as a node that waited for the writer role (up to 10 s).
         if id == 1010 {
             fakeReplaceKeys.withLock { $0[id, default: []].append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "") }
-            try await Task.sleep(for: .seconds(7))
+            try await Task.sleep(for: .seconds(3))
             return json(#"{"id":1010,"title":"Replaced late","body":null}"#)
         }
         let first = fakeReplaceKeys.withLock { keys in
