@@ -160,7 +160,6 @@ extension AnnouncementsClient {
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
 
-
     /// The `minSeq` of an error body: the server's 409 and 503 about a `Min-Seq` name it.
     private static func minSeq(answeredIn data: Data) -> Int? {
         struct Body: Decodable { var minSeq: Int }

@@ -35,8 +35,8 @@ extension Configuration {
         }
         guard ferror(file) == 0 else { throw unreadable(path) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            let (line, column) = firstInvalidUTF8(in: bytes)
-            throw ConfigError(path: path, line: line, column: column, message: "the config file is not valid UTF-8 here (save it as UTF-8)")
+            let place = YAMLMark(ofByte: firstInvalidUTF8(in: bytes), in: bytes)
+            throw ConfigError(path: path, line: place.line, column: place.column, message: "the config file is not valid UTF-8 here (save it as UTF-8)")
         }
         var configuration = try parse(text, path: path, environment: environment)
         if !configuration.logPath.hasPrefix("/"), let slash = path.lastIndex(of: "/") {
@@ -45,15 +45,13 @@ extension Configuration {
         return configuration
     }
 
-    /// The line and column (1-based, in characters) of the first byte of `bytes` that is not UTF-8.
-    private static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int) {
-        var (line, column) = (1, 1)
+    /// The offset of the first byte of `bytes` that is not UTF-8 (its end when all are).
+    private static func firstInvalidUTF8(in bytes: [UInt8]) -> Int {
+        var offset = 0
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            if scalar == "\n" { (line, column) = (line + 1, 1) } else { column += 1 }
-        }
-        return (line, column)
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) { offset += UTF8.width(scalar) }
+        return offset
     }
 
     /// A file that cannot be read, with the system's reason (a folder reads as "Is a directory").

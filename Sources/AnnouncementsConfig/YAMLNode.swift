@@ -4,6 +4,30 @@ import AnnouncementsDomain
 public struct YAMLMark: Sendable, Hashable {
     public var line: Int
     public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    /// The place of the byte at `offset` of UTF-8 `bytes`: lines end at LF, CR LF or CR (as
+    /// libyaml counts them), columns count characters, both from 1.
+    init(ofByte offset: Int, in bytes: some RandomAccessCollection<UInt8>) {
+        var (line, column) = (1, 1)
+        var previous: UInt8?
+        for byte in bytes.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                if previous != UInt8(ascii: "\r") { line += 1 }
+                column = 1
+            } else if byte == UInt8(ascii: "\r") {
+                (line, column) = (line + 1, 1)
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            previous = byte
+        }
+        self.init(line: line, column: column)
+    }
 }
 
 /// A YAML document as a tree, each node remembering where it starts.
@@ -48,12 +72,8 @@ indirect enum YAMLNode: Sendable {
     /// `kindDescription` without a scalar's text, for a section that holds secrets (a token, a
     /// database's URL with its password), which no message may print.
     var secretKindDescription: String {
-        switch self {
-        case .scalar where isNull: "nothing (null)"
-        case .scalar: "a single value (not shown: this section holds secrets)"
-        case .mapping: "a mapping"
-        case .sequence: "a list"
-        }
+        guard case .scalar = self, !isNull else { return kindDescription }
+        return "a single value (not shown: this section holds secrets)"
     }
 
     private static func quoted(_ text: String) -> String {

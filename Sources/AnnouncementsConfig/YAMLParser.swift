@@ -1,3 +1,4 @@
+import AnnouncementsDomain
 import CYaml
 
 /// Turns YAML text into a `YAMLNode` tree with libyaml's event parser.
@@ -69,29 +70,8 @@ enum YAMLParser {
             let mark = YAMLMark(line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
             return YAMLError(message: "malformed YAML: \(context)\(problem)", mark: mark)
         }
-        let character = parser.problem_value >= 0 ? " (U+\(hex(Int(parser.problem_value))))" : ""
-        return YAMLError(message: "malformed YAML: \(context)\(problem)\(character)", mark: place(ofByte: Int(parser.problem_offset), in: bytes))
-    }
-
-    /// The line and column (in characters) of the byte at `offset`: lines end at LF, CR LF or CR.
-    private static func place(ofByte offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLMark {
-        var line = 1, column = 1
-        var index = 0
-        while index < min(offset, bytes.count) {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 >= bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80, byte != UInt8(ascii: "\r") {
-                column += 1
-            }
-            index += 1
-        }
-        return YAMLMark(line: line, column: column)
-    }
-
-    private static func hex(_ value: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        var message = "malformed YAML: \(context)\(problem)"
+        if parser.problem_value >= 0, let scalar = Unicode.Scalar(UInt32(parser.problem_value)) { message += " (\(CharacterPlace.codePoint(scalar)))" }
+        return YAMLError(message: message, mark: YAMLMark(ofByte: Int(parser.problem_offset), in: bytes))
     }
 }

@@ -941,7 +941,6 @@ public final class PostgresLog: EventLog {
     /// or a receive window left shut (a process stopped, or that stopped reading), for as long.
     static let deadClient = "set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)"
 
-
     /// The writer session's `lock_timeout`: 0.7 of the commit timeout.
     static func lockTimeout(_ settings: PostgresSettings) -> Duration {
         settings.commitTimeout * 0.7

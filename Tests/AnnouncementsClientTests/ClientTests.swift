@@ -195,8 +195,11 @@ import Testing
         fakeWriteKeys.withLock { $0 = [] }
         try await withFakeServer { url in
             // The fake server answers the first write only once a second one came: the first
-            // attempt times out, and the retry gets the answer.
-            let client = AnnouncementsClient(baseURL: url, token: "t", timeout: 3, writeRetries: 5)
+            // attempt times out, and the retry gets the answer. (No wait for a writer role here:
+            // a write times out after its 3 s, not 14.)
+            var configuration = AnnouncementsClient.Configuration(baseURL: url, token: "t", timeout: 3, writeRetries: 5)
+            configuration.writeWait = 0
+            let client = AnnouncementsClient(configuration: configuration)
             let saved = try await client.create(title: "Saved", body: nil)
             #expect(saved.id == 9)
             let attempts = fakeWriteKeys.withLock { $0 }

@@ -35,10 +35,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path + ".snapshot"), "the snapshot holds announcement 2 while it is live")
         // A write torn by a crash: the next open sets it aside beside the log.
         let torn = #"{"seq":5,"type":"edited","id":2,"at":"2026-11-24T10:00:00.000Z","by":"bob","data":{"title":"Salary review of Jane Roe, again"#
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(torn.utf8))
-        try handle.close()
+        try appendText(torn, to: path)
         return path
     }
 

@@ -37,10 +37,7 @@ import Testing
         _ = try await store.create(AnnouncementDraft(title: "Canteen menu", body: nil), by: "alice")
         await store.close()
         let torn = #"{"seq":2,"type":"created","id":2,"at":"2026-11-24T10:00:00.000Z","by":"bob","data":{"title":"Par"#
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(torn.utf8))
-        try handle.close()
+        try appendText(torn, to: path)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
         let failure = await #expect(throws: StoreError.self) {

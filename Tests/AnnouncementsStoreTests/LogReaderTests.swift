@@ -114,7 +114,7 @@ import Testing
         try writeLog(sampleEvents, to: path)
         let goodSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
         let fragment = #"{"seq":8,"type":"created","id":4,"at":"2026-11"#
-        try append(fragment, to: path)
+        try appendText(fragment, to: path)
         let replay = try LogReader(path: path).replay()
         #expect(replay.model.seq == 7)
         let torn = try #require(replay.tornTail)
@@ -131,7 +131,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
         try writeLog(sampleEvents, to: path)
-        try append(line + "\n", to: path)
+        try appendText(line + "\n", to: path)
         for check in [ChainCheck.off, .refuse] {
             #expect {
                 try LogReader(path: path).replay(indexing: true, chainCheck: check)
@@ -140,13 +140,6 @@ import Testing
                 return error.kind == .invalidLine && error.line == 8 && error.message.contains("it was written whole")
             }
         }
-    }
-
-    private func append(_ text: String, to path: String) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        handle.seekToEndOfFile()
-        handle.write(Data(text.utf8))
-        try handle.close()
     }
 
     @Test("a missing file is a clear error")

@@ -39,6 +39,14 @@ func lines(of path: String) throws -> [String] {
     return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
 }
 
+/// Appends `text` to the file at `path` as it is (a torn line, a fragment: no newline added).
+func appendText(_ text: String, to path: String) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(text.utf8))
+    try handle.close()
+}
+
 func write(_ lines: [String], to path: String, trailingNewline: Bool = true) throws {
     let text = lines.joined(separator: "\n") + (trailingNewline && !lines.isEmpty ? "\n" : "")
     try text.write(toFile: path, atomically: false, encoding: .utf8)

@@ -152,13 +152,10 @@ struct FileIdentity: Equatable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
-    /// The last change: seconds and nanoseconds apart (as one count of nanoseconds, a time past
+    /// The last change, in seconds and nanoseconds apart (as one count of nanoseconds, a time past
     /// 2262 or before 1677, which a file can be given, would overflow).
-    var modified: (seconds: Int64, nanoseconds: Int64)
-
-    static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
-        lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size && lhs.modified == rhs.modified
-    }
+    var modifiedSeconds: Int64
+    var modifiedNanoseconds: Int64
 
     init?(descriptor: Int32) {
         var status = stat()
@@ -183,9 +180,9 @@ struct FileIdentity: Equatable {
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
         #if canImport(Darwin)
-        modified = (Int64(status.st_mtimespec.tv_sec), Int64(status.st_mtimespec.tv_nsec))
+        (modifiedSeconds, modifiedNanoseconds) = (Int64(status.st_mtimespec.tv_sec), Int64(status.st_mtimespec.tv_nsec))
         #else
-        modified = (Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec))
+        (modifiedSeconds, modifiedNanoseconds) = (Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec))
         #endif
     }
 }

@@ -21,7 +21,10 @@ public struct CharacterPlace: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `U+001B`: the code point as Unicode writes it, at least four uppercase hex digits.
-    public var codePoint: String {
+    public var codePoint: String { Self.codePoint(scalar) }
+
+    /// `scalar` as Unicode writes it: `U+001B`.
+    public static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }

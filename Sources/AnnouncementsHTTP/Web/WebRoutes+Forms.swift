@@ -74,12 +74,11 @@ extension WebRoutes {
         }
     }
 
-    /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent
-    /// (its key too: a 503 may come after a commit whose answer was lost, and sending the form
-    /// again must not make the write twice; a key no write took is as good as a new one; a new
-    /// one after a refusal for a key another write took), each
-    /// problem by its field, or the refusal in words; what was typed is never lost. Any other
-    /// error is rethrown.
+    /// The editor again after a refusal (no sign-in, the role, the store's), with what was sent,
+    /// each problem by its field, or the refusal in words; what was typed is never lost. Its key
+    /// too: a 503 may come after a commit whose answer was lost, and sending the form again must
+    /// not make the write twice (a key no write took is as good as a new one); but a new one
+    /// after a refusal because another write took it. Any other error is rethrown.
     private func refused(_ page: EditorPage, _ error: any Error, _ request: Request) throws -> Response {
         let refusal: APIError
         switch error {

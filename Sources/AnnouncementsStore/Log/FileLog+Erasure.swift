@@ -139,7 +139,7 @@ extension FileLog {
         try FileIO.create(journal, with: file, exclusive: false, what: "the erasure's journal", like: path)
         let code = operations.syncFolder(Self.folder(of: journal))
         guard code == 0 else {
-            throw LogError(.writeFailed, path: journal, message: "the erasure's journal is written, but its folder cannot be synced to make it durable, so no line is overwritten: \(String(cString: strerror(code)))")
+            throw LogError.system(.writeFailed, path: journal, "the erasure's journal is written, but its folder cannot be synced to make it durable, so no line is overwritten", errno: code)
         }
     }
 

@@ -81,9 +81,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
             // after one whose sync failed.
             if length == 0 {
                 let code = operations.syncFolder(folder)
-                guard code == 0 else {
-                    throw LogError(.writeFailed, path: path, message: "the log is created, but its folder cannot be synced to make its name durable: \(String(cString: strerror(code)))")
-                }
+                guard code == 0 else { throw LogError.system(.writeFailed, path: path, "the log is created, but its folder cannot be synced to make its name durable", errno: code) }
             }
             try finishInterruptedErasure()
         } catch {
@@ -250,7 +248,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
         // The side file's name durable before the bytes leave the log.
         let code = operations.syncFolder(Self.folder(of: path))
         guard code == 0 else {
-            throw LogError(.writeFailed, path: path, message: "the torn last line is copied to \(sidePath), but the folder cannot be synced to make that durable, so the line is left in the log: \(String(cString: strerror(code)))")
+            throw LogError.system(.writeFailed, path: path, "the torn last line is copied to \(sidePath), but the folder cannot be synced to make that durable, so the line is left in the log", errno: code)
         }
         guard ftruncate(fd, off_t(offset)) == 0, operations.sync(fd) == 0 else {
             throw LogError.system(.writeFailed, path: path, "cannot cut the torn line from the log", errno: errno)
