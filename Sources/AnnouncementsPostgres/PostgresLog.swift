@@ -283,7 +283,7 @@ public final class PostgresLog: EventLog {
         return end
     }
 
-    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant) throws(LogError) -> [UInt8]? {
+    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant, until deadline: ContinuousClock.Instant) throws(LogError) -> [UInt8]? {
         guard isShared else { return [] }
         let key = Self.lockKey(settings.table)
         do {
@@ -294,7 +294,7 @@ public final class PostgresLog: EventLog {
             case .wait(let pending):
                 request = pending
             case .send:
-                let writer = try writingConnection()
+                let writer = try writingConnection(by: deadline)
                 // Prepared with the writer's session (`writerStatements`): no round trip here,
                 // and nothing sent yet should it fail.
                 let page = try pageStatement(on: writer)
@@ -664,7 +664,7 @@ public final class PostgresLog: EventLog {
         if state.withLock({ $0.role.writerLost && !$0.role.isClosed }) {
             do {
                 var cured = false
-                _ = try connectingWriter.withLock { _ in try writingConnection { cured = $0 } }
+                _ = try connectingWriter.withLock { _ in try writingConnection(by: .now + settings.commitTimeout) { cured = $0 } }
                 if cured { changed(.writable) }
             } catch {
                 logger.debug("cannot connect the writer again", metadata: ["log.path": "\(path)", "error": "\(Self.describe(error))"])
@@ -769,28 +769,44 @@ public final class PostgresLog: EventLog {
     }
 
     /// The writer's connection, connected again (with the writer's session settings) when it was
-    /// closed: a shared log only, whose role a new session can take again.
-    private func writingConnection() throws -> PostgresConnection {
-        try connectingWriter.withLock { _ in try writingConnection(curing: { _ in }) }
+    /// closed: a shared log only, whose role a new session can take again. Made by `deadline` (the
+    /// writes it is made for may wait no longer), or it fails, whether the look was making one
+    /// meanwhile or the database answers each step of its own slowly.
+    private func writingConnection(by deadline: ContinuousClock.Instant) throws -> PostgresConnection {
+        while true {
+            if let connection = try connectingWriter.withLockIfAvailable({ _ in try writingConnection(by: deadline, curing: { _ in }) }) {
+                return connection
+            }
+            // The look is connecting it again: its connection, once made, is the one taken.
+            guard ContinuousClock.now < deadline else { throw Self.notSetUp }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
-    /// `writingConnection()`, telling `cured` whether a connection made again cures the failure of
-    /// an append whose outcome was unknown (see `WriterRole.lostMidAppend`). One thread at a
+    /// `writingConnection(by:)`, telling `cured` whether a connection made again cures the failure
+    /// of an append whose outcome was unknown (see `WriterRole.lostMidAppend`). One thread at a
     /// time (the committer, the look): the session's pid is recorded for the connection kept.
-    private func writingConnection(curing cured: (Bool) -> Void) throws -> PostgresConnection {
+    /// Every step, from the connection to the last statement prepared, waits only what is left
+    /// until `deadline`.
+    private func writingConnection(by deadline: ContinuousClock.Instant, curing cured: (Bool) -> Void) throws -> PostgresConnection {
         let (lost, midAppend) = state.withLock { $0.role.reconnects() }
+        func left() throws -> Duration {
+            let left = deadline - .now
+            guard left > .zero else { throw Self.notSetUp }
+            return left
+        }
         do {
-            let connection = try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
+            let connection = try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, by: deadline, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
                 for query in Self.writerSession(settings) {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-                    _ = try Self.wait(for: done, upTo: settings.commitTimeout, closing: connection)
+                    _ = try Self.wait(for: done, upTo: try left(), closing: connection)
                 }
-                let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: settings.commitTimeout, closing: connection)
+                let pid = try Self.wait(for: connection.query("SELECT pg_backend_pid()", logger: logger), upTo: try left(), closing: connection)
                 let writerPID = try pid.rows.first?.decode(Int32.self) ?? 0
-                let created = Result { _ = try Self.wait(for: connection.query(Self.appendProcedure(settings), logger: logger), upTo: settings.commitTimeout, closing: connection) }
+                let created = Result { _ = try Self.wait(for: connection.query(Self.appendProcedure(settings), logger: logger), upTo: try left(), closing: connection) }
                 let procedure = try Self.madeAppendProcedure(created, on: connection, settings, logger: logger)
                 for sql in Self.writerStatements(settings, procedure: procedure) {
-                    _ = try statements.statement(sql, on: connection, upTo: settings.commitTimeout)
+                    _ = try statements.statement(sql, on: connection, upTo: try left())
                 }
                 state.withLock { $0.role.connected(writerPID: writerPID) }
             }
@@ -798,9 +814,13 @@ public final class PostgresLog: EventLog {
             return connection
         } catch {
             if lost { state.withLock { $0.role.reconnectFailed(midAppend: midAppend) } }
+            guard ContinuousClock.now < deadline else { throw Self.notSetUp }
             throw error
         }
     }
+
+    /// The writer's session was not set up in time: PostgreSQL answered too slowly, or not at all.
+    static let notSetUp = PostgresLogFailure("PostgreSQL did not set up the writer's session in the time its writes may wait (the database answers slowly, or not at all); the next write connects again")
 
     /// The connection `slot` holds, or a new one (set up by `prepare`) when it is closed or `replacing`.
     private static func openConnection(
@@ -809,13 +829,14 @@ public final class PostgresLog: EventLog {
         id: Int,
         logger: Logger,
         replacing: Bool,
+        by deadline: ContinuousClock.Instant? = nil,
         isClosed: () -> Bool,
         prepare: (PostgresConnection) throws -> Void
     ) throws -> PostgresConnection {
         let current = slot.withLock { $0 }
         guard current.isClosed || replacing else { return current }
         guard !isClosed() else { throw PostgresLogFailure("the log is closed") }
-        let fresh = try connection(settings, id: id, logger: logger)
+        let fresh = try connection(settings, id: id, logger: logger, upTo: deadline.map { $0 - .now } ?? settings.commitTimeout)
         do {
             try prepare(fresh)
         } catch {
@@ -878,15 +899,16 @@ public final class PostgresLog: EventLog {
         return result
     }
 
-    /// A new connection (numbered `id`, see `configuration`), waited for at most the commit
-    /// timeout. One that connects after that is closed as it comes (postgres-nio wants each
-    /// closed, and an open one would hold a session in the database for nothing).
-    static func connection(_ settings: PostgresSettings, id: Int, logger: Logger) throws -> PostgresConnection {
+    /// A new connection (numbered `id`, see `configuration`), waited for at most `timeout` (the
+    /// commit timeout unless told). One that connects after that is closed as it comes
+    /// (postgres-nio wants each closed, and an open one would hold a session in the database for
+    /// nothing).
+    static func connection(_ settings: PostgresSettings, id: Int, logger: Logger, upTo timeout: Duration? = nil) throws -> PostgresConnection {
         let connecting = PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings, connection: id), id: id, logger: logger
         )
         do {
-            return try wait(for: connecting, upTo: settings.commitTimeout, closing: nil)
+            return try wait(for: connecting, upTo: max(.zero, timeout ?? settings.commitTimeout), closing: nil)
         } catch {
             connecting.whenSuccess { closeSoon($0) }
             throw error

@@ -51,8 +51,8 @@ final class InterceptedLog: EventLog {
     func removeAll() throws(LogError) { try base.removeAll() }
     var erasesInPlace: Bool { base.erasesInPlace }
     var isShared: Bool { base.isShared }
-    func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant) throws(LogError) -> [UInt8]? {
-        try base.takeWriterRole(after: end, waitingAtMost: slice, writesSince: writesSince)
+    func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant, until deadline: ContinuousClock.Instant) throws(LogError) -> [UInt8]? {
+        try base.takeWriterRole(after: end, waitingAtMost: slice, writesSince: writesSince, until: deadline)
     }
     func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { try base.leaveLine(after: end) }
     var writeBlock: LogError? { base.writeBlock }

@@ -45,6 +45,38 @@ struct WriterRoleBoundsTests {
         await store.close()
     }
 
+    @Test("a write whose node must connect its writer again waits at most the store's limit (10 s) for it, though each step of the connection may take the commit timeout (30 s): one deadline for the whole session's setup; after, the next write connects")
+    func boundedReconnect() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(30)
+        let (throughProxy, proxy) = try place.throughProxy()
+        defer { proxy.stop() }
+        let store = try await throughProxy.open()
+        // The writer's session is gone (closed while the store does not hold the role: nothing
+        // connects it again before a write asks for the role), and the database goes silent once
+        // the new session has connected and sent its first setting. (A connection that cannot be
+        // made at all fails at postgres-nio's own connect timeout, 10 s.)
+        let log = try #require(store.log as? PostgresLog)
+        let writer = log.writer.withLock { $0 }
+        try await writer.close().get()
+        proxy.freeze(afterClientSends: "SET synchronous_commit TO on")
+        let sent = ContinuousClock.now
+        let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
+        let waited = ContinuousClock.now - sent
+        // Without the deadline, the first setting's answer alone was waited for 30 s. The upper
+        // bound leaves a loaded machine its seconds, below that.
+        #expect(waited >= EventStore.roleWaitLimit - .seconds(1) && waited < EventStore.roleWaitLimit + .seconds(8), "waited \(waited)")
+        if case .log(let error) = failure {
+            #expect(error.kind == .unavailable && error.message.contains("did not set up the writer's session"), "\(error.message)")
+        } else {
+            Issue.record("\(String(describing: failure))")
+        }
+        proxy.thaw()
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
+        await store.close()
+    }
+
     @Test("a holder cut off from the database (a half-open path: its session still there) loses the role once another has waited the stall limit; health says so meanwhile; after, its own writes go through again, and nothing is lost or doubled")
     func stalledHolder() async throws {
         var place = try Backend.postgres.makePlace()

@@ -74,8 +74,9 @@ public protocol EventLog: AnyObject, Sendable {
     /// after waiting at most `slice`, still in line for it: the store takes in the lines the holder
     /// appends meanwhile (`lines(after:)`) and asks again. Fails when the role cannot be had in time.
     /// `writesSince` is when the writes it is taken for came: a holder that makes no progress is
-    /// ended once they have waited its stall limit (see `PostgresLog`).
-    func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant) throws(LogError) -> [UInt8]?
+    /// ended once they have waited its stall limit (see `PostgresLog`). `deadline` is when they
+    /// may wait no longer: a session made for the role (connected again) fails past it.
+    func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant, until deadline: ContinuousClock.Instant) throws(LogError) -> [UInt8]?
 
     /// Leaves the line for the writer role that `takeWriterRole` returned nil in (the store's
     /// writers have waited as long as they may). Returns the lines others appended after `end`
@@ -155,7 +156,7 @@ extension EventLog {
     public func eraseDurably(_ replacements: [LineReplacement], secrets: [[UInt8]]) throws(LogError) {
         throw LogError(.writeFailed, path: path, message: "this log cannot erase lines in place")
     }
-    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant) throws(LogError) -> [UInt8]? { [] }
+    public func takeWriterRole(after end: Int64, waitingAtMost slice: Duration, writesSince: ContinuousClock.Instant, until deadline: ContinuousClock.Instant) throws(LogError) -> [UInt8]? { [] }
     public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { nil }
     public var writeBlock: LogError? { nil }
     public func yieldWriterRole() {}

@@ -84,7 +84,7 @@ extension EventStore {
     func takeWriterRole(until deadline: ContinuousClock.Instant) throws(LogError) {
         while true {
             let end = syncer.end
-            var appended = try log.takeWriterRole(after: end, waitingAtMost: Self.roleWaitSlice, writesSince: deadline - Self.roleWaitLimit)
+            var appended = try log.takeWriterRole(after: end, waitingAtMost: Self.roleWaitSlice, writesSince: deadline - Self.roleWaitLimit, until: deadline)
             if appended == nil, ContinuousClock.now >= deadline {
                 appended = try log.leaveLine(after: end)
                 guard appended != nil else {
