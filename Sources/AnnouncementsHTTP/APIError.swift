@@ -40,7 +40,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     /// The error in the representation the request's `Accept` prefers; JSON when it prefers
-    /// none (an `Accept` that allows nothing this API has is itself answered in JSON).
+    /// none (an `Accept` that allows nothing this API has is itself answered in JSON). No cache
+    /// keeps it (`no-store`, unless the error says otherwise): a 404, 405 or 410 is cacheable by
+    /// default (RFC 9111 4.2.2), and a proxy would go on answering 404 for an announcement made
+    /// since.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let media = (try? MediaType.negotiate(request)) ?? .json
         var response = media == .json
@@ -48,6 +51,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
             : Response(status: status, headers: [.contentType: media.contentType], body: .init(byteBuffer: ByteBuffer(string: xmlBody)))
         response.headers.append(contentsOf: headers)
         response.headers.append(HTTPField(name: .vary, value: "Accept"))
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
     }
 

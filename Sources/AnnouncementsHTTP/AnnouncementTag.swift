@@ -21,6 +21,14 @@ enum AnnouncementTag {
         try members(of: request, .ifNoneMatch)?.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
     }
 
+    /// The entity tags in a read's `If-Match` header (every field of it, as one list), weak ones
+    /// with their `W/` (which never match: `If-Match` compares strongly, RFC 9110 13.1.1); nil
+    /// without the header and for `*` (any current representation: a read has one).
+    static func tags(ifMatch request: Request) throws(APIError) -> [String]? {
+        guard request.headers[.ifMatch] != nil else { return nil }
+        return try members(of: request, .ifMatch)
+    }
+
     /// The members of a request's entity-tag list header (`If-Match`, `If-None-Match`: all its
     /// fields, as one list), trimmed, weak ones with their `W/`: nil for `*`, and for no header
     /// an empty list. `*` stands alone (RFC 9110 13.1.1): a list that holds it as one member among

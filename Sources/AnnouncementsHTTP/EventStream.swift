@@ -30,13 +30,6 @@ struct EventStream: Sendable {
     /// once, not at its next write.
     let closure: ConnectionClosure
 
-    /// Whether the request asks for the stream: `Accept` names `text/event-stream` with a weight
-    /// above 0 (`;q=0` refuses it, RFC 9110 12.4.2).
-    static func isRequested(by request: Request) -> Bool {
-        guard let accept = request.headers[.accept] else { return false }
-        return WeightedChoices(accept).choices.contains { $0.value == "text/event-stream" && $0.weight > 0 }
-    }
-
     /// The stream: never kept by a cache, and never held back by a proxy that buffers answers
     /// (`X-Accel-Buffering: no`: nginx's default `proxy_buffering on` held every event back).
     func response() -> Response {

@@ -9,11 +9,17 @@ import NIOHTTP1
 /// `identity` is a 415 that says so, with `Accept-Encoding: identity`, RFC 9110 15.5.16) and at
 /// most `maxBytes` (else 413). The one place these checks live.
 enum JSONBody {
+    /// The patch documents a PATCH takes, as `Accept-Patch` says (RFC 5789 3.1): on a PATCH's 415,
+    /// and on `OPTIONS` of a resource that takes PATCH.
+    static let acceptPatch = "application/merge-patch+json, application/json"
+
     /// The body's bytes; `what` names what to send (`the announcement`, `the erasure's reason`).
     static func collect(_ request: Request, maxBytes: Int, what: String) async throws -> ByteBuffer {
         let types = request.method == .patch ? ["application/json", "application/merge-patch+json"] : ["application/json"]
         guard let type = request.headers[.contentType].flatMap(ContentType.init), types.contains(type.essence) else {
-            throw APIError(.unsupportedMediaType, "send \(what) as JSON, with Content-Type: \(types.joined(separator: " or "))")
+            // A PATCH's 415 says which patch documents it takes (RFC 5789 2.2).
+            let accepted: HTTPFields = request.method == .patch ? [.acceptPatch: acceptPatch] : [:]
+            throw APIError(.unsupportedMediaType, "send \(what) as JSON, with Content-Type: \(types.joined(separator: " or "))", headers: accepted)
         }
         if let charset = type.parameters["charset"], charset.lowercased() != "utf-8" {
             throw APIError(.unsupportedMediaType, "JSON is UTF-8: send Content-Type: \(type.essence) with charset=utf-8 or no charset, not \(charset)")

@@ -69,6 +69,17 @@ extension MediaType {
         return allCases.allSatisfy { $0.quality(in: ranges) < html.quality }
     }
 
+    /// Whether the request asks `GET /events` for its stream rather than its JSON page: `Accept`
+    /// names `text/event-stream` itself, with a weight above 0 (`;q=0` refuses it, RFC 9110
+    /// 12.4.2) and no lower than the one it gives JSON (the highest quality wins, 12.5.1; on a
+    /// tie, the stream, which was named). A wildcard alone (`*/*`) is the page.
+    static func asksForStream(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept] else { return false }
+        let ranges = WeightedChoices(accept).choices.compactMap(AcceptRange.init)
+        guard let stream = ranges.first(where: { $0.type == "text" && $0.subtype == "event-stream" }), stream.quality > 0 else { return false }
+        return stream.quality >= json.quality(in: ranges)
+    }
+
     /// The quality `ranges` give this representation: that of the most specific range that
     /// matches it, 0 when none does.
     fileprivate func quality(in ranges: [AcceptRange]) -> Int {

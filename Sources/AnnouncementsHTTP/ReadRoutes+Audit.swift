@@ -25,13 +25,16 @@ extension ReadRoutes {
         let coding = ContentCoding.preferred(by: request)
         // Whether this history compresses is known once it is read, but a tag naming the coding
         // went out only with a compressed body, which the same events compress to again: a 304
-        // without reading. So does the plain tag for a client that takes no coding.
+        // without reading. So does the plain tag for a client that takes no coding. (`If-Match`
+        // is judged on the body's own tag: the history may not compress.)
         let known = coding.map { $0.tagged(plainTag) } ?? plainTag
-        if let notModified = try Self.conditional(request, etag: known, wildcard: coding == nil) { return versioned(notModified, version, etag: known) }
+        if request.headers[.ifMatch] == nil, let notModified = try Self.conditional(request, etag: known, wildcard: coding == nil) {
+            return versioned(notModified, version, etag: known, for: request)
+        }
         guard let lines = try await store.historyLines(id: id) else { throw notFound }
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: coding)
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, .json), version, etag: etag, for: request)
     }
 
     /// `GET /announcements/{id}?asOf=…`: the announcement as it was at a time or seq.
@@ -41,7 +44,7 @@ extension ReadRoutes {
         }
         let body = CodedBody(try Self.encode(announcement, media, version), compressedWith: ContentCoding.preferred(by: request))
         let etag = ContentCoding.tagged(AnnouncementTag.etag(announcement, media, version, line: store.lineTag(of: announcement.revision)), body.coding)
-        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag, for: request)
     }
 
     /// `GET /events?after=SEQ&limit=N`: the stored events after SEQ, oldest first; with
@@ -59,7 +62,7 @@ extension ReadRoutes {
             let source = request.headers[.lastEventID] == nil ? "after=\(after)" : "Last-Event-ID: \(after)"
             throw APIError.beyondLog(after: after, source: source, lastSeq: lastSeq)
         }
-        if EventStream.isRequested(by: request) {
+        if MediaType.asksForStream(request) {
             guard let slot = streams.take() else { throw APIError.tooManyStreams(streams.maximum) }
             let closure = ConnectionClosure(context.connectionClosed)
             return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, slot: slot, closure: closure).response()

@@ -98,7 +98,7 @@ struct ReadRoutes: Sendable {
         var response = try Self.conditional(request, etag: etag) ?? .encoded(body, media)
         response.headers[.totalCount] = String(extent.total)
         if let link = links(path, query: query, extent, asOf: point, searched: searched) { response.headers[.link] = link }
-        return versioned(response, version, etag: etag)
+        return versioned(response, version, etag: etag, for: request)
     }
 
     /// A list page's ETag (before its coding): the version, the state it was made from (`state`:
@@ -132,7 +132,7 @@ struct ReadRoutes: Sendable {
             }
         }()
         let etag = ContentCoding.tagged(plainTag, body.coding)
-        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag)
+        return versioned(try Self.conditional(request, etag: etag) ?? .encoded(body, media), version, etag: etag, for: request)
     }
 
     // MARK: - Encoding
@@ -228,25 +228,33 @@ struct ReadRoutes: Sendable {
         return forced ?? asked ?? defaultVersion
     }
 
-    /// `response` with the headers of every representation of a versioned resource: what it
-    /// varies by (the same for each representation, compressed or not, 200 or 304), its version
-    /// and its ETag.
+    /// `response` to `request` with the headers of every representation of a versioned resource:
+    /// what it varies by (the same for each representation, compressed or not, 200 or 304), its
+    /// version and its ETag.
     /// Every read is `Cache-Control: no-cache`: a cache may keep it, but asks (with its ETag, a
     /// 304 when nothing changed) before each use, so that no proxy serves an announcement deleted
-    /// or erased since it stored it.
-    func versioned(_ response: Response, _ version: APIVersion, etag: String) -> Response {
+    /// or erased since it stored it. A read that the web client's session cookie may have
+    /// authorised (a history, a past state, any read under `reads: token`) is `private` too: a
+    /// shared cache keeps no answer to a request with `Authorization` (RFC 9111 3.5), but nothing
+    /// keeps it from storing one to a cookie.
+    func versioned(_ response: Response, _ version: APIVersion, etag: String, for request: Request) -> Response {
         var response = response
-        response.headers[.cacheControl] = "no-cache"
+        let bySession = request.headers[.authorization] == nil && WebSession.token(in: request) != nil
+        response.headers[.cacheControl] = bySession ? "private, no-cache" : "no-cache"
         response.headers[.vary] = "Accept-Version, Accept, Accept-Encoding"
         response.headers[.apiVersion] = version.rawValue
         response.headers[.eTag] = etag
         return response
     }
 
-    /// A 304 when `If-None-Match` names the current ETag (or `*`): the ETag of the representation
-    /// selected for this request, so a tag of the compressed body does not match the plain one.
-    /// Without `wildcard`, only the tag itself counts.
+    /// A read's preconditions (RFC 9110 13.2.2), on the ETag of the representation selected for
+    /// this request (so a tag of the compressed body does not match the plain one): a 412 when
+    /// `If-Match` names none of it (compared strongly), else a 304 when `If-None-Match` names it
+    /// (or is `*`). Without `wildcard`, only the tag itself counts for `If-None-Match`.
     static func conditional(_ request: Request, etag: String, wildcard: Bool = true) throws(APIError) -> Response? {
+        if let tags = try AnnouncementTag.tags(ifMatch: request), !tags.contains(etag) {
+            throw APIError(.preconditionFailed, "If-Match names no tag of the representation this request selects, whose ETag is \(etag) (If-Match compares strongly: a weak W/ tag never matches)")
+        }
         guard let tags = try AnnouncementTag.tags(ifNoneMatch: request) else { return wildcard ? Response(status: .notModified) : nil }
         guard tags.contains(etag) else { return nil }
         return Response(status: .notModified)

@@ -13,6 +13,7 @@ extension HTTPField.Name {
     static let minSeq = Self("Min-Seq")!
     static let logSeq = Self("Log-Seq")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
+    static let acceptPatch = Self("Accept-Patch")!
 }
 
 extension Response {

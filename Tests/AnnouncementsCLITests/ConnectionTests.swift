@@ -525,6 +525,35 @@ import Glibc
         #expect(await old.readUntilClosed(seconds: 60).text.hasPrefix("HTTP/1.0 200"))
     }
 
+    @Test("CONNECT (this server is no proxy) is a 501 that closes the connection after the answer owed before it, not an answer the connection then waits on; a Host that is not one host[:port] is a 400", arguments: [
+        ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
+        ("CONNECT /announcements HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
+        ("GET /health HTTP/1.1\r\nHost: a, b\r\n\r\n", "HTTP/1.1 400", #"not \"a, b\""#),
+        ("GET /health HTTP/1.1\r\nHost: x/y\r\n\r\n", "HTTP/1.1 400", "must be one host"),
+    ])
+    func refusedHeads(request: String, status: String, message: String) async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n" + request))
+        // Closed at once (SwiftNIO read a CONNECT's answer as the start of a tunnel: no length, no
+        // body, and the connection open until its 60 s idle timeout); a minute at most, on a busy machine.
+        let started = ContinuousClock.now
+        let (text, closed) = await connection.readUntilClosed(seconds: 60)
+        #expect(closed && ContinuousClock.now - started < .seconds(30), "\(text)")
+        let health = text.range(of: "HTTP/1.1 200"), refused = text.range(of: status)
+        #expect(health != nil && refused != nil && health!.lowerBound < refused!.lowerBound, "\(text)")
+        // (SwiftNIO frames any answer to CONNECT without a body: the 501 says it by its status.)
+        #expect(message.isEmpty || text.contains(message), "\(text)")
+        #expect(text.contains("Connection: close"), "\(text)")
+        // The server goes on serving.
+        let next = try RawConnection(port: server.port)
+        #expect(next.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+        #expect(await next.readUntilClosed(seconds: 60).text.hasPrefix("HTTP/1.1 200"))
+    }
+
     @Test("an HTTP/1.0 request with Connection: keep-alive is told so, and its connection serves the next request")
     func http10KeepAlive() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")

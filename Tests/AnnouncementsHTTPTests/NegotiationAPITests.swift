@@ -2,6 +2,7 @@ import AnnouncementsDomain
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Testing
 @testable import AnnouncementsHTTP
 
@@ -39,6 +40,23 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test("GET /events streams when Accept names text/event-stream at a weight no lower than JSON's, and serves the page otherwise", arguments: [
+        ("text/event-stream", true),
+        ("text/event-stream, application/json", true),
+        ("application/json;q=0.5, text/event-stream", true),
+        ("TEXT/EVENT-STREAM;Q=1", true),
+        ("application/json, text/event-stream;q=0.1", false),
+        ("*/*, text/event-stream;q=0.5", false),
+        ("text/event-stream;q=0", false),
+        ("text/*", false),
+        ("*/*", false),
+        ("application/json", false),
+    ])
+    func streamNegotiation(accept: String, streams: Bool) {
+        let head = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/events", headerFields: [.accept: accept])
+        #expect(MediaType.asksForStream(Request(head: head, body: .init(buffer: ByteBuffer()))) == streams, "\(accept)")
     }
 
     @Test("text/xml is the XML's bytes under its own ETag, which an If-Match takes back")

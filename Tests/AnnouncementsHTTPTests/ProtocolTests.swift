@@ -56,14 +56,17 @@ import Testing
         }
     }
 
-    @Test("OPTIONS answers 204 with the resource's Allow (for `*`, the server's: every method a resource takes); an unknown path is 404")
+    @Test("OPTIONS answers 204 with the resource's Allow (for `*`, the server's: every method a resource takes), and Accept-Patch where it takes PATCH; an unknown path is 404")
     func options() async throws {
         try await withServer { client, _ in
             try await client.execute(uri: "/announcements/1", method: .options) { response in
                 #expect(response.status == .noContent)
                 #expect(response.headers[.allow] == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
+                #expect(response.headers[.acceptPatch] == "application/merge-patch+json, application/json")
             }
-            try await client.execute(uri: "/health", method: .options) { #expect($0.headers[.allow] == "GET, HEAD, OPTIONS") }
+            try await client.execute(uri: "/health", method: .options) { response in
+                #expect(response.headers[.allow] == "GET, HEAD, OPTIONS" && response.headers[.acceptPatch] == nil)
+            }
             try await client.execute(uri: "/nothing", method: .options) { #expect($0.status == .notFound) }
             try await client.execute(uri: "*", method: .options) { response in
                 #expect(response.status == .noContent)

@@ -263,6 +263,56 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
+    @Test("a read's If-Match is judged first: a 412 (no body, not kept by caches) when it names no tag of the selected representation, strongly; the current tag, or *, reads; with If-None-Match too, its 304")
+    func readIfMatch() async throws {
+        try await withServer { client, store in
+            let plainTag = try #require(try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] })
+            let listTag = try #require(try await client.execute(uri: "/announcements", method: .get) { $0.headers[.eTag] })
+            let historyTag = try #require(try await client.execute(uri: "/announcements/1/history", method: .get, headers: auditor) { $0.headers[.eTag] })
+            for (uri, tag, headers) in [("/announcements/1", plainTag, [:]), ("/announcements", listTag, [:]), ("/announcements/1/history", historyTag, auditor)] as [(String, String, HTTPFields)] {
+                for refused in [#""1-1-00000000""#, "W/\(tag)", "\"other\", W/\(tag)"] {
+                    var asked = headers
+                    asked[.ifMatch] = refused
+                    try await client.execute(uri: uri, method: .get, headers: asked) { response in
+                        #expect(response.status == .preconditionFailed, "\(uri) If-Match: \(refused)")
+                        #expect(response.headers[.cacheControl] == "no-store", "\(uri)")
+                        #expect((response.object["message"] as? String)?.contains("whose ETag is \(tag)") == true, "\(uri)")
+                    }
+                    asked[.ifNoneMatch] = tag
+                    try await client.execute(uri: uri, method: .get, headers: asked) { #expect($0.status == .preconditionFailed, "\(uri): If-Match before If-None-Match") }
+                }
+                for matching in [tag, "*", "\"other\", \(tag)"] {
+                    var asked = headers
+                    asked[.ifMatch] = matching
+                    try await client.execute(uri: uri, method: .get, headers: asked) { #expect($0.status == .ok, "\(uri) If-Match: \(matching)") }
+                    asked[.ifNoneMatch] = tag
+                    try await client.execute(uri: uri, method: .get, headers: asked) { #expect($0.status == .notModified, "\(uri)") }
+                }
+            }
+            // A client that takes gzip, of a history too small to compress: its plain tag matches.
+            var gzip = auditor
+            gzip[.ifMatch] = historyTag
+            gzip[.acceptEncoding] = "gzip"
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: gzip) { response in
+                #expect(response.status == .ok && response.headers[.eTag] == historyTag)
+            }
+            // After a write, the tag read before is stale.
+            _ = try await store.update(id: 1, AnnouncementPatch(title: "Changed"), by: "test")
+            try await client.execute(uri: "/announcements/1", method: .get, headers: [.ifMatch: plainTag]) { #expect($0.status == .preconditionFailed) }
+        }
+    }
+
+    @Test("errors are kept by no cache (no-store): a proxy would go on answering a 404 for an announcement made since, or a 405")
+    func errorsNotStored() async throws {
+        try await withServer { client, _ in
+            for (uri, method, status) in [("/announcements/99", HTTPRequest.Method.get, HTTPResponse.Status.notFound), ("/announcements", .delete, .methodNotAllowed), ("/announcements?max=x", .get, .badRequest)] {
+                try await client.execute(uri: uri, method: method) { response in
+                    #expect(response.status == status && response.headers[.cacheControl] == "no-store", "\(method) \(uri)")
+                }
+            }
+        }
+    }
+
     // MARK: - Representations
 
     @Test("Accept: application/xml gets the same resources as XML; an Accept that allows neither is 406")

@@ -173,7 +173,14 @@ import Testing
             var headers: HTTPFields = [.cookie: "\(WebSession.cookieName)=alice-secret", .contentType: "application/json"]
             try await client.execute(uri: "/announcements", method: .post, headers: headers, body: body(#"{"title":"x"}"#)) { #expect($0.status == .unauthorized) }
             headers[.cookie] = "\(WebSession.cookieName)=audrey-secret"
-            try await client.execute(uri: "/announcements/1/history", method: .get, headers: headers) { #expect($0.status == .ok) }
+            // What the cookie authorised is the signed-in reader's: no shared cache keeps it
+            // (one keeps no answer to Authorization by itself).
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: headers) { response in
+                #expect(response.status == .ok && response.headers[.cacheControl] == "private, no-cache")
+            }
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: auditor) { response in
+                #expect(response.status == .ok && response.headers[.cacheControl] == "no-cache")
+            }
             headers[.cookie] = "\(WebSession.cookieName)=revoked"
             try await client.execute(uri: "/announcements/1/history", method: .get, headers: headers) { #expect($0.status == .unauthorized) }
             #expect(store.snapshot.count == reference.count)

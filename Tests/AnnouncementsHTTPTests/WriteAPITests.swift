@@ -174,6 +174,13 @@ func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
             try await client.execute(uri: "/announcements", method: .post, headers: mergePatch, body: body(#"{"title":"x"}"#)) { response in
                 #expect(response.status == .unsupportedMediaType)
                 #expect((response.object["message"] as? String)?.contains("Content-Type: application/json") == true)
+                #expect(response.headers[.acceptPatch] == nil)
+            }
+            // A PATCH of another type is told which it takes (RFC 5789 2.2).
+            let jsonPatch: HTTPFields = [.authorization: "Bearer alice-secret", .contentType: "application/json-patch+json"]
+            try await client.execute(uri: "/announcements/1", method: .patch, headers: jsonPatch, body: body(#"[]"#)) { response in
+                #expect(response.status == .unsupportedMediaType)
+                #expect(response.headers[.acceptPatch] == "application/merge-patch+json, application/json")
             }
             #expect(store.snapshot.seq == 7)
         }

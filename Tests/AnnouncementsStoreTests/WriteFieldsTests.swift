@@ -53,6 +53,9 @@ import Testing
         #expect(problem(#"{"t\u0069tle":"a","title":"b","zzz":1}"#) == .repeated("title"))
         #expect(problem(#"{"title":"a","zeta":1,"alpha":{"b":[]}}"#) == .unknown("alpha"))
         #expect(problem(#"{"title":"a","alpha":1,}"#) == .notJSON("invalid JSON at column 24: expected a string"))
+        // A text of several lines names the line; a column counts characters, not bytes.
+        #expect(problem("{\n  \"title\": \"a\",\n  \"body\": \"b\",\n}") == .notJSON("invalid JSON at line 4, column 1: expected a string"))
+        #expect(problem(#"{"title":"éééé",}"#) == .notJSON("invalid JSON at column 17: expected a string"))
     }
 
     /// Whether Foundation's parser takes `json` as JSON.

@@ -27,9 +27,22 @@ package struct JSONScanner {
         }
     }
 
-    /// A syntax error at the current column (1-based, in bytes).
+    /// A syntax error at the current place: its column (1-based, in characters: code points, as
+    /// an editor counts them), and its line too in a text of several lines (a request body; a
+    /// log's line has one, whose number the reader of the log gives).
     func syntax(_ what: String) -> LineProblem {
-        LineProblem("invalid JSON at column \(index + 1): \(what)", isMalformedJSON: true)
+        var line = 1, column = 1
+        for byte in bytes[..<min(index, bytes.count)] {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                // Not a UTF-8 continuation byte: a character begins.
+                column += 1
+            }
+        }
+        let place = line == 1 ? "column \(column)" : "line \(line), column \(column)"
+        return LineProblem("invalid JSON at \(place): \(what)", isMalformedJSON: true)
     }
 
     // MARK: - Objects and keys

@@ -1,3 +1,4 @@
+import AnnouncementsDomain
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -74,9 +75,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // RFC 9112 3.2: an HTTP/1.1 request without a Host field, or with more than one, is a
             // 400. Refused as a request the parser refused: after the answers owed before it, and
             // nothing of it (its body) is read as a request.
-            if head.version == .http1_1, head.headers["host"].count != 1 {
-                let count = head.headers["host"].count
-                let rejection = APIError(.badRequest, "an HTTP/1.1 request must have exactly one Host field (RFC 9112 3.2); this one had \(count); the connection is closed")
+            if let rejection = Self.refusal(of: head) {
                 fail(rejection, cause: rejection, context: context)
                 return
             }
@@ -93,6 +92,41 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.fireChannelRead(data)
     }
+
+    /// Why a request head the parser took is refused here, or nil:
+    /// - an HTTP/1.1 request without exactly one Host field, or a Host that is not `host[:port]`
+    ///   (RFC 9112 3.2: a 400);
+    /// - `CONNECT`, which asks a proxy for a tunnel: this server is none (a 501). SwiftNIO's parser
+    ///   reads nothing after it (the rest would be the tunnel's) and frames its answer without a
+    ///   body, so the connection would wait, answered, for its idle timeout: it is closed instead.
+    static func refusal(of head: HTTPRequestHead) -> APIError? {
+        if head.method == .CONNECT {
+            return APIError(.notImplemented, "this server is not a proxy: it takes no CONNECT; the connection is closed")
+        }
+        let hosts = head.headers["host"]
+        if head.version == .http1_1, hosts.count != 1 {
+            return APIError(.badRequest, "an HTTP/1.1 request must have exactly one Host field (RFC 9112 3.2); this one had \(hosts.count); the connection is closed")
+        }
+        if let host = hosts.first, !isHostValue(host) {
+            return APIError(.badRequest, "the Host field must be one host, with its port or not (RFC 9112 3.2), not \"\(VisibleText.escaped(host))\"; the connection is closed")
+        }
+        return nil
+    }
+
+    /// Whether `value` may be a Host field's value: the characters of a host (a name, an IPv4
+    /// address or a bracketed IPv6 one: RFC 3986's unreserved, percent-encoded and sub-delims
+    /// characters, and `[`, `]`, `:`) and of its port. Spaces, a second host after a comma and
+    /// a space, a path or user info are not.
+    static func isHostValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: Self.hostPunctuation.contains(byte)
+            }
+        }
+    }
+
+    private static let hostPunctuation = Set("-._~%!$&'()*+,;=[]:".utf8)
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? HTTPParserError else {

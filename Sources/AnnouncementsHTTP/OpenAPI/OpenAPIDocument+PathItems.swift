@@ -94,6 +94,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/AsOf"
                   - $ref: "#/components/parameters/Q"
                   - $ref: "#/components/parameters/IfNoneMatch"
+                  - $ref: "#/components/parameters/ReadIfMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
                   - $ref: "#/components/parameters/MinSeq"
                 responses:
@@ -115,6 +116,7 @@ extension OpenAPIDocument {
                   "401": { $ref: "#/components/responses/Unauthorized" }
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "412": { $ref: "#/components/responses/ReadPreconditionFailed" }
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "503": { $ref: "#/components/responses/Behind" }
 
@@ -133,6 +135,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/AcceptVersion"
                   - $ref: "#/components/parameters/AsOf"
                   - $ref: "#/components/parameters/IfNoneMatch"
+                  - $ref: "#/components/parameters/ReadIfMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
                   - $ref: "#/components/parameters/MinSeq"
                 responses:
@@ -143,6 +146,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "412": { $ref: "#/components/responses/ReadPreconditionFailed" }
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "410": { $ref: "#/components/responses/Gone" }
                   "503": { $ref: "#/components/responses/Behind" }
@@ -305,6 +309,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/Id"
                   - $ref: "#/components/parameters/AcceptVersion"
                   - $ref: "#/components/parameters/IfNoneMatch"
+                  - $ref: "#/components/parameters/ReadIfMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
                 responses:
                   "200":
@@ -322,6 +327,7 @@ extension OpenAPIDocument {
                   "403": { $ref: "#/components/responses/Forbidden" }
                   "404": { $ref: "#/components/responses/NotFound" }
                   "406": { $ref: "#/components/responses/NotAcceptable" }
+                  "412": { $ref: "#/components/responses/ReadPreconditionFailed" }
                   "409": { $ref: "#/components/responses/BeyondMinSeq" }
                   "503": { description: "The log cannot be read back right now, or this node has not taken in the `Min-Seq` asked for within 5 s.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } } } }
 

@@ -95,17 +95,26 @@ paths:
       tags: [service]
       operationId: openapi
       summary: This document.
+      description: "Revalidated by caches (`Cache-Control: no-cache`) with its ETag, which changes only with the server's version."
       parameters:
         - $ref: "#/components/parameters/AcceptEncoding"
+        - $ref: "#/components/parameters/IfNoneMatch"
+        - $ref: "#/components/parameters/ReadIfMatch"
       responses:
         "200":
           description: The OpenAPI document.
           headers: &codingHeaders
             Content-Encoding: { $ref: "#/components/headers/ContentEncoding" }
             Vary: { $ref: "#/components/headers/VaryEncoding" }
+            ETag: { $ref: "#/components/headers/ETag" }
           content:
             application/yaml: {}
+        "304":
+          description: The If-None-Match ETag is current; no body.
+          headers:
+            ETag: { $ref: "#/components/headers/ETag" }
         "400": { $ref: "#/components/responses/NoQuery" }
+        "412": { $ref: "#/components/responses/ReadPreconditionFailed" }
   /events:
     get:
       tags: [audit]
@@ -187,6 +196,14 @@ paths:
         The content codings the client takes, with optional weights (`gzip`, `gzip, deflate;q=0.5`,
         `gzip;q=0` to refuse it). Bodies of 1 KB or more come compressed with gzip, or else deflate,
         when allowed; without this header, as they are.
+      schema: { type: string }
+    ReadIfMatch:
+      name: If-Match
+      in: header
+      description: |
+        ETags (or a list of them) the representation this request selects must have: a 412 with
+        no body when none is its ETag (compared strongly: a weak `W/` tag never matches). `*` alone
+        matches any; a list holding it among tags is a 400. Judged before If-None-Match.
       schema: { type: string }
     IfMatch:
       name: If-Match
@@ -405,6 +422,7 @@ paths:
     Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it), or (with `q`) the search index is still being built after a start: try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    ReadPreconditionFailed: { description: "If-Match names no ETag of the representation this request selects; the message names its ETag.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.
       headers:
