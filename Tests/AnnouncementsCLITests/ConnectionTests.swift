@@ -525,11 +525,15 @@ import Glibc
         #expect(await old.readUntilClosed(seconds: 60).text.hasPrefix("HTTP/1.0 200"))
     }
 
-    @Test("CONNECT (this server is no proxy) is a 501 that closes the connection after the answer owed before it, not an answer the connection then waits on; a Host that is not one host[:port] is a 400", arguments: [
+    @Test("CONNECT (this server is no proxy) is a 501 that closes the connection after the answer owed before it, not an answer the connection then waits on; a Host that is not one host[:port] is a 400; what the parser refuses is named in words", arguments: [
         ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
         ("CONNECT /announcements HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
         ("GET /health HTTP/1.1\r\nHost: a, b\r\n\r\n", "HTTP/1.1 400", #"not \"a, b\""#),
         ("GET /health HTTP/1.1\r\nHost: x/y\r\n\r\n", "HTTP/1.1 400", "must be one host"),
+        // Refused by SwiftNIO's parser, named in words.
+        ("POST /announcements HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400", "with Transfer-Encoding (RFC 9112 6.3"),
+        ("POST /announcements HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n0\r\n\r\n", "HTTP/1.1 400", "with Transfer-Encoding (RFC 9112 6.3"),
+        ("GET /health HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", "HTTP/1.1 400", "a header field's name or value"),
     ])
     func refusedHeads(request: String, status: String, message: String) async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
