@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "AnnouncementsCLITests",
             dependencies: [
-                "AnnouncementsCLI", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
+                "AnnouncementsCLI", "AnnouncementsClient", "AnnouncementsDomain", "AnnouncementsStore", "AnnouncementsPostgres",
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

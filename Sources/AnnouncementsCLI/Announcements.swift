@@ -10,9 +10,11 @@ struct Announcements: AsyncParsableCommand {
         commandName: "announcements",
         abstract: "An event-sourced announcement store: serve it, replay, audit and verify its log, and use a running server.",
         discussion: """
-            serve, init, replay, history and verify work on the log named by --log, or by the `log` key of \
-            --config (default ./config.yaml); the read-only ones never write and may run while a server writes. \
-            list, show, post, edit and delete talk to a running server (--server, --token).
+            serve, init, replay, history, verify, export, import, backup, erase and upgrade work on the log \
+            named by --log, or by the storage of --config (default ./config.yaml); the read-only ones \
+            (replay, history, verify, export, backup) never write it and may run while a server writes. \
+            list, search, show, post, edit and delete talk to a running server (--server, --token), as \
+            does history --follow.
             """,
         version: Release.version,
         subcommands: [

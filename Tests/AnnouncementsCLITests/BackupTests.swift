@@ -128,7 +128,7 @@ import FoundationNetworking
         #expect(!FileManager.default.fileExists(atPath: folder + "/interrupted.jsonl"), "a copy that does not verify is not left")
     }
 
-    @Test("a snapshot beside the log from before an erasure in it (a copy put back) is left out of the backup, with a note: it may hold the erased texts")
+    @Test("a snapshot beside the log from before an erasure in it (a copy put back), one this version cannot read, or one that cannot be read at all is left out of the backup, with a note")
     func snapshotFromBeforeErasureLeftOut() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -156,6 +156,13 @@ import FoundationNetworking
         #expect(unreadable.status == 0, "\(unreadable.stderr)")
         #expect(unreadable.stderr.contains("the snapshot beside it is not one this version reads"), "\(unreadable.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/again/announcements.jsonl.snapshot"))
+        // Nor is one that cannot be read at all (here a folder in its place): the log is backed up.
+        try FileManager.default.removeItem(atPath: snapshotPath)
+        try FileManager.default.createDirectory(atPath: snapshotPath, withIntermediateDirectories: false)
+        let folderInPlace = try await CLI.run(["backup", "third"], in: folder)
+        #expect(folderInPlace.status == 0, "\(folderInPlace.stderr)")
+        #expect(folderInPlace.stderr.contains("announcements.jsonl.snapshot: cannot read the snapshot (Is a directory); the backup has none"), "\(folderInPlace.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/third").sorted() == ["announcements.jsonl", "announcements.jsonl.head"])
     }
 
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")
@@ -171,6 +178,9 @@ import FoundationNetworking
         // Named with a trailing slash, in a folder made for it: the same.
         let nested = try await CLI.run(["backup", "nested/deeper/"], in: folder)
         #expect(nested.status == 0, "\(nested.stderr)")
+        #expect(nested.stdout.contains("to nested/deeper/announcements.jsonl:"), "\(nested.stdout)")
+        let unnamed = try await CLI.run(["backup", ""], in: folder)
+        #expect(unnamed.status == 64 && unnamed.stderr.contains("name the folder to write the backup into"), "\(unnamed.stderr)")
         #expect(try FileManager.default.attributesOfItem(atPath: folder + "/nested/deeper")[.posixPermissions] as? Int == 0o700)
         // A mistyped log leaves no folder behind; a file is not a folder to back up into.
         let missing = try await CLI.run(["backup", "never", "--log", "no-such.jsonl"], in: folder)
@@ -183,6 +193,11 @@ import FoundationNetworking
         #expect(again.status == 73)
         #expect(again.stderr.hasPrefix("error: saved is not empty (it holds announcements.jsonl"), "\(again.stderr)")
         #expect(again.stderr.hasSuffix("): a backup goes into a new or empty folder\n"))
+        // One a killed backup left says so.
+        try FileManager.default.createDirectory(atPath: folder + "/killed", withIntermediateDirectories: false)
+        try Data("{".utf8).write(to: URL(fileURLWithPath: folder + "/killed/announcements.jsonl.partial"))
+        let killed = try await CLI.run(["backup", "killed"], in: folder)
+        #expect(killed.status == 73 && killed.stderr.contains("(it holds announcements.jsonl.partial, left by a backup that was killed or crashed"), "\(killed.stderr)")
         // A log that does not verify: refused after its tries, and nothing of the backup is left.
         var lines = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
         lines[1] = lines[1].replacingOccurrences(of: "Lunch", with: "Brunch")

@@ -37,4 +37,35 @@ import Testing
         #expect(again?.message == "\(path) exists: this writes a new file; choose another name or remove it")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{}\n")
     }
+
+    @Test("an interrupt (SIGINT, SIGTERM) while export or backup writes removes what it wrote, says so and exits 128 + the signal; a second try then goes through", arguments: [
+        (["export", "--to", "out/copy.jsonl"], "out/copy.jsonl", SIGINT),
+        (["backup", "saved"], "saved/large.jsonl", SIGTERM),
+    ])
+    func interrupted(arguments: [String], target: String, signal: Int32) async throws {
+        let folder = try makeFolder(config: "log: large.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 55 MB: a copy (verified as it is made) that takes a good part of a second, so that it is
+        // under way when the signal comes, a few milliseconds after its file appeared.
+        try ProgressTests().makeLargeLog(in: folder, lines: 50_000)
+        let process = try ChildProcess(CLI.binary.path, arguments, environment: ProcessInfo.processInfo.environment, directory: folder)
+        let partial = folder + "/" + target + ".partial"
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: partial), process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try #require(FileManager.default.fileExists(atPath: partial), "the copy never began, or ended before it could be interrupted")
+        process.signal(signal)
+        try await offPool { process.waitUntilExit() }
+        let stderr = String(decoding: readToEnd(try #require(process.error)), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(process.terminationStatus): \(stderr)")
+        #expect(stderr.hasSuffix("note: interrupted; what was being written is removed\n"), "\(stderr)")
+        #expect(!stderr.contains("error:"), "what failed because of the interrupt is not reported: \(stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder + "/" + (target as NSString).deletingLastPathComponent)
+        #expect(left.isEmpty, "\(left)")
+        // A second try finds nothing in its way.
+        let again = try await CLI.run(arguments, in: folder, timeout: 300)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/" + target))
+    }
 }

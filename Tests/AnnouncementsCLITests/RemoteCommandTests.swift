@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import AnnouncementsClient
+@testable import AnnouncementsCLI
 
 @Suite struct RemoteCommandTests {
     static let config = """
@@ -101,6 +103,19 @@ import Testing
         #expect(result.status == status)
         #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
         if status == 69 { #expect(result.stderr.split(separator: "\n").count == 1) }
+    }
+
+    @Test("a write that got no answer after its tries (or a proxy's 502 or 504) says it may have been made; a refusal, or the server's own 503, says nothing more")
+    func writeMayHaveLanded() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:1/announcements"))
+        let mayHave = "; the write may have been made all the same: look (`announcements show ID`, `list`) before sending it again"
+        for error in [ClientError.unreachable(url: url, underlying: URLError(.timedOut)), .unreachable(url: url, underlying: URLError(.networkConnectionLost)), .status(code: 504, message: "gateway timeout", fieldErrors: [])] {
+            #expect(CLIError(writing: error).message.hasSuffix(mayHave), "\(error)")
+            #expect(!CLIError(error).message.hasSuffix(mayHave), "a read says nothing of writes: \(error)")
+        }
+        for error in [ClientError.unreachable(url: url, underlying: URLError(.cannotConnectToHost)), .status(code: 503, message: "nothing was written: retry", fieldErrors: []), .status(code: 422, message: "invalid", fieldErrors: [])] {
+            #expect(!CLIError(writing: error).message.contains("may have been made"), "\(error)")
+        }
     }
 
     @Test("--timeout (or ANNOUNCEMENTS_TIMEOUT) bounds the wait for an answer: a server that never answers is exit 69")

@@ -41,34 +41,47 @@ struct BackupCommand: AsyncParsableCommand {
             }
             // Before the folder is made: a mistyped log leaves nothing behind.
             try LogOptions.requireExisting(log, command: "backup")
-            try Self.prepare(folder: destination)
+            let folder = try Self.prepare(folder: destination)
             let name = String(log.split(separator: "/").last ?? "announcements.jsonl")
-            let target = destination + "/" + name
-            // Whatever fails, no part of a backup is left behind (a second try needs the folder empty).
-            var kept = false
-            defer { if !kept { for file in [target, target + ".head", SnapshotFile.path(forLog: target)] { unlink(file) } } }
-            let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
-            let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules).report
-            // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
-            // replaced since it was copied may hold texts the copied log no longer has.
-            var snapshot = copiedSnapshot != nil
-            if let copiedSnapshot, FileIdentity(path: SnapshotFile.path(forLog: log)) != copiedSnapshot {
-                unlink(SnapshotFile.path(forLog: target))
-                snapshot = false
-                Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
-            } else if snapshot, let reason = Self.leftOut(snapshotAt: SnapshotFile.path(forLog: target), erasure: report.lastErasureSeq) {
-                unlink(SnapshotFile.path(forLog: target))
-                snapshot = false
-                Output.note("\(log): the snapshot beside it \(reason); the backup has none (start-up from it replays the whole log)")
+            let target = folder + "/" + name
+            // Whatever fails, an interrupt too, no part of a backup is left behind (a second try
+            // needs the folder empty, and it was).
+            let files = [target, target + ".head", SnapshotFile.path(forLog: target)]
+            let removeAll: @Sendable () -> Void = { for file in files { unlink(file) } }
+            try await Interruption.cleaningUp(with: removeAll) { () async throws(CLIError) in
+                do throws(CLIError) {
+                    try await Self.copy(log, to: target, rules: rules)
+                } catch {
+                    removeAll()
+                    throw error
+                }
             }
-            let head = report.head?.description ?? "-"
-            try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
-            kept = true
-            Output.line("""
-                backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
-                  head: \(head)
-                """)
         }
+    }
+
+    /// Copies the snapshot beside `log`, then `log`, to `target` and its snapshot, then writes the
+    /// head (a file written last: a backup without it was not finished).
+    private static func copy(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) {
+        let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
+        let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules).report
+        // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
+        // replaced since it was copied may hold texts the copied log no longer has.
+        var snapshot = copiedSnapshot != nil
+        if let copiedSnapshot, FileIdentity(path: SnapshotFile.path(forLog: log)) != copiedSnapshot {
+            unlink(SnapshotFile.path(forLog: target))
+            snapshot = false
+            Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
+        } else if snapshot, let reason = Self.leftOut(snapshotAt: SnapshotFile.path(forLog: target), erasure: report.lastErasureSeq) {
+            unlink(SnapshotFile.path(forLog: target))
+            snapshot = false
+            Output.note("\(log): the snapshot beside it \(reason); the backup has none (start-up from it replays the whole log)")
+        }
+        let head = report.head?.description ?? "-"
+        try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
+        Output.line("""
+            backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
+              head: \(head)
+            """)
     }
 
     /// Why the snapshot copied to `path` is left out of the backup, if it is: one this version
@@ -85,9 +98,10 @@ struct BackupCommand: AsyncParsableCommand {
 
     /// Creates `folder` (only its owner may enter it: a backup holds every text) and the folders it
     /// is in, durably (a power loss after "backed up" must not take the folder with it), or checks
-    /// that it is an empty one.
-    private static func prepare(folder given: String) throws(CLIError) {
+    /// that it is an empty one. Returns it as named without a trailing slash.
+    private static func prepare(folder given: String) throws(CLIError) -> String {
         let files = FileManager.default
+        guard !given.isEmpty else { throw CLIError(.usage, "name the folder to write the backup into (`announcements backup DEST`)") }
         // `backups/today/` names the folder `backups/today`, made here with its own permissions.
         var folder = given
         while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
@@ -110,38 +124,55 @@ struct BackupCommand: AsyncParsableCommand {
         }
         do {
             if let first = try files.contentsOfDirectory(atPath: folder).sorted().first {
-                throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)): a backup goes into a new or empty folder")
+                let left = first.hasSuffix(".partial") ? ", left by a backup that was killed or crashed: remove the folder's files once no other backup writes there" : ""
+                throw CLIError(.cantCreate, "\(folder) is not empty (it holds \(first)\(left)): a backup goes into a new or empty folder")
             }
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError(.cantCreate, "\(folder): cannot create the folder, or read it: \((error as NSError).localizedDescription)")
         }
+        return folder
     }
 
     /// Copies the snapshot beside `log` (renamed into place whole by the server, so any one read is
-    /// consistent) to `target`; returns which file it copied, nil when there is none.
+    /// consistent) to `target`; returns which file it copied, nil when there is none. One that
+    /// cannot be read is left out with a note, as one this version cannot use is (`leftOut`): the
+    /// log is what a backup must hold. (A copy that cannot be written fails the backup.)
     private static func copySnapshot(of log: String, to target: String) async throws(CLIError) -> FileIdentity? {
         let source = SnapshotFile.path(forLog: log)
+        func leftOut(_ code: Int32) -> FileIdentity? {
+            Output.note("\(source): cannot read the snapshot (\(String(cString: strerror(code)))); the backup has none (start-up from it replays the whole log)")
+            return nil
+        }
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
             let code = errno
-            if code == ENOENT { return nil }
-            throw CLIError(.noInput, "\(source): cannot read the snapshot: \(String(cString: strerror(code)))")
+            return code == ENOENT ? nil : leftOut(code)
         }
         defer { close(input) }
-        return try await NewFile.create(target) { file throws(LogError) in
-            guard let identity = FileIdentity(descriptor: input) else {
-                throw LogError(.unreadable, path: source, message: "cannot read the snapshot: \(String(cString: strerror(errno)))")
+        var readFailure: Int32?
+        do throws(CLIError) {
+            return try await NewFile.create(target) { file throws(LogError) in
+                guard let identity = FileIdentity(descriptor: input) else {
+                    readFailure = errno
+                    throw LogError(.unreadable, path: source, message: "cannot read the snapshot")
+                }
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count >= 0 else {
+                        readFailure = errno
+                        throw LogError(.unreadable, path: source, message: "cannot read the snapshot")
+                    }
+                    if count == 0 { return identity }
+                    try file.add(buffer[..<count])
+                }
             }
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count >= 0 else { throw LogError(.unreadable, path: source, message: "cannot read the snapshot: \(String(cString: strerror(errno)))") }
-                if count == 0 { return identity }
-                try file.add(buffer[..<count])
-            }
+        } catch {
+            guard let readFailure else { throw error }
+            return leftOut(readFailure)
         }
     }
 }

@@ -24,7 +24,10 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
+            guard !to.isEmpty else { throw CLIError(.usage, "--to names the new log file to write, like --to copy.jsonl") }
             let (source, rules) = try options.sourceAndRules()
+            // Before the copy's folders are made: a mistyped log leaves nothing behind.
+            if case .file(let log) = source { try LogOptions.requireExisting(log, command: "export") }
             let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: rules)
             let head = report.head?.description ?? "-"
             Output.line("exported \(Output.count(report.events)) events (\(Output.count(Int(size))) bytes) from \(LogLines.name(of: source)) to \(to)\n  head: \(head)")

@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
                 let source = try await LogLines.verify(.file(from), rules: configuration.rules)
                 guard source.isSound, source.partialTail == nil else {
                     let first = source.problems.first?.description ?? "\(from): \(source.partialTail ?? 0) bytes at the end with no newline"
-                    throw LogError(.invalidLine, path: from, message: "\(from) does not verify, so it is not imported (run `announcements verify --log \(from)`): \(first)")
+                    throw LogError(.invalidLine, path: from, message: "it does not verify, so it is not imported (`announcements verify --log` on it lists every problem); the first: \(first)")
                 }
                 let end = switch destination {
                 case .file(let path): try importFile(into: path, source: source, rules: configuration.rules)

@@ -14,8 +14,9 @@ import Darwin
 /// crash or a kill interrupts is never found under the name of a finished one.
 enum NewFile {
     /// Creates a file at `path` (and the folders it is in, as `backup` makes its folder), has
-    /// `fill` write it, and syncs it; when anything fails, the file is removed: no part of it is
-    /// left behind (the folders it made stay, empty). A file `keep` refuses, from what `fill`
+    /// `fill` write it, and syncs it; when anything fails, or an interrupt ends the process
+    /// (`Interruption`), the file is removed: no part of it is left behind (the folders it made
+    /// stay, empty). A file `keep` refuses, from what `fill`
     /// returned (a copy that does not verify), is removed before it is ever named. A file that
     /// cannot be created is named as the user named it.
     static func create<Result>(
@@ -33,22 +34,25 @@ enum NewFile {
         guard made.error == 0 else {
             throw CLIError(.cantCreate, "\(path): cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))")
         }
-        let file: FileWriter
-        do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch {
-            throw CLIError(.cantCreate, "\(path): \(error.message)")
-        }
-        do throws(LogError) {
-            let result = try await fill(file)
-            try file.finish()
-            if keep(result) {
-                try name(partial, path)
-            } else {
-                unlink(partial)
+        // Taken over before the file is made: an interrupt from then on removes it.
+        return try await Interruption.cleaningUp(with: { unlink(partial) }) { () async throws(CLIError) in
+            let file: FileWriter
+            do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch {
+                throw CLIError(.cantCreate, "\(path): \(error.message)")
             }
-            return result
-        } catch {
-            unlink(partial)
-            throw CLIError(error)
+            do throws(LogError) {
+                let result = try await fill(file)
+                try file.finish()
+                if keep(result) {
+                    try name(partial, path)
+                } else {
+                    unlink(partial)
+                }
+                return result
+            } catch {
+                unlink(partial)
+                throw CLIError(error)
+            }
         }
     }
 

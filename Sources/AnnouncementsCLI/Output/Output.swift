@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -17,14 +18,26 @@ enum Output {
     /// `error: …` on stderr, one line, after what stdout holds: the message is escaped, for it may
     /// quote the log or a server.
     static func error(_ text: String) {
+        guard !Interruption.happened.load(ordering: .sequentiallyConsistent) else { return }
         flushStandardOutput()
+        clearProgress()
         standardError("error: \(VisibleText.escaped(text))\n")
     }
 
     /// `note: …` on stderr, one line, after what stdout holds, escaped as an error is.
     static func note(_ text: String) {
+        guard !Interruption.happened.load(ordering: .sequentiallyConsistent) else { return }
         flushStandardOutput()
+        clearProgress()
         standardError("note: \(VisibleText.escaped(text))\n")
+    }
+
+    /// Whether a progress line is on stderr (drawn, and not cleared since): an error or a note
+    /// that a read ends or interrupts with takes its place, on a line of its own.
+    private static let progressShown = Atomic<Bool>(false)
+
+    static func clearProgress() {
+        if progressShown.exchange(false, ordering: .relaxed) { standardError("\r\u{1B}[K") }
     }
 
     /// Writes what stdout holds. In a pipe or a file stdout is buffered, and a report followed by
@@ -56,7 +69,8 @@ enum Output {
             guard total > threshold else { return }
             let percent = min(100, Int(done * 100 / max(total, 1)))
             standardError("\r\(label) \(percent)% (\(done >> 20) of \(total >> 20) MiB)\u{1B}[K")
-            if done >= total { standardError("\r\u{1B}[K") }
+            progressShown.store(true, ordering: .relaxed)
+            if done >= total { clearProgress() }
         }
     }
 

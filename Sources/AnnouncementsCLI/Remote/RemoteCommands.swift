@@ -114,7 +114,7 @@ struct PostCommand: AsyncParsableCommand {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
             let text = try body.text()
-            RemoteOutput.print(try await request { () async throws(ClientError) in try await client.create(title: title, body: text) }, format: format)
+            RemoteOutput.print(try await request(writing: true) { () async throws(ClientError) in try await client.create(title: title, body: text) }, format: format)
         }
     }
 }
@@ -145,7 +145,7 @@ struct EditCommand: AsyncParsableCommand {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
             let change: BodyChange = clearBody ? .clear : try body.text().map(BodyChange.set) ?? .keep
-            let updated = try await request { () async throws(ClientError) in try await client.update(id: id, title: title, body: change) }
+            let updated = try await request(writing: true) { () async throws(ClientError) in try await client.update(id: id, title: title, body: change) }
             RemoteOutput.print(updated, format: format)
         }
     }
@@ -161,7 +161,7 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
-            try await request { () async throws(ClientError) in try await client.delete(id: id) }
+            try await request(writing: true) { () async throws(ClientError) in try await client.delete(id: id) }
             Output.line("deleted announcement \(id)")
         }
     }

@@ -62,12 +62,28 @@ extension CLIError {
 }
 
 extension AsyncParsableCommand {
-    /// Runs a request, turning a `ClientError` into a `CLIError`.
-    func request<Value>(_ body: () async throws(ClientError) -> Value) async throws(CLIError) -> Value {
+    /// Runs a request, turning a `ClientError` into a `CLIError` (`init(writing:)` for a write).
+    func request<Value>(writing: Bool = false, _ body: () async throws(ClientError) -> Value) async throws(CLIError) -> Value {
         do {
             return try await body()
         } catch {
-            throw CLIError(error)
+            throw writing ? CLIError(writing: error) : CLIError(error)
         }
+    }
+}
+
+extension CLIError {
+    /// A failed write: as any failed request, but one that got no answer after its tries, or a
+    /// proxy's 502 or 504 (the server's own 5xx says what became of it), may have been made all
+    /// the same (the client sent it with one `Idempotency-Key`, which a second command cannot
+    /// send again): the error says to look before sending it again.
+    init(writing error: ClientError) {
+        self.init(error)
+        let unanswered = switch error {
+        case .unreachable(_, let underlying): underlying.code == .timedOut || underlying.code == .networkConnectionLost
+        case .status(let code, _, _): code == 502 || code == 504
+        default: false
+        }
+        if unanswered { message += "; the write may have been made all the same: look (`announcements show ID`, `list`) before sending it again" }
     }
 }
