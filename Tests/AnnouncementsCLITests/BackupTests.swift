@@ -165,6 +165,44 @@ import FoundationNetworking
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/third").sorted() == ["announcements.jsonl", "announcements.jsonl.head"])
     }
 
+    @Test("a log whose only problems are breaks of the hash chain (served with --accept-broken-chain) is copied by backup and export with --accept-broken-chain, each break a note; without it refused, saying so")
+    func brokenChainCopied() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: "Lunch", with: "Brunch")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        for arguments in [["backup", "saved"], ["export", "--to", "copy.jsonl"]] {
+            let refused = try await CLI.run(arguments, in: folder)
+            #expect(refused.status == 65, "\(refused.stderr)")
+            #expect(refused.stderr.contains("(every one a break of the hash chain: --accept-broken-chain copies the log as it is)"), "\(refused.stderr)")
+            let copied = try await CLI.run(arguments + ["--accept-broken-chain"], in: folder)
+            #expect(copied.status == 0, "\(copied.stderr)")
+            #expect(copied.stderr.contains("note: events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2") && copied.stderr.contains("copied as it is (--accept-broken-chain)"), "\(copied.stderr)")
+        }
+        // The copies hold the log byte for byte, and the backup its head.
+        let original = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/saved/announcements.jsonl")) == original)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.jsonl")) == original)
+        #expect(FileManager.default.fileExists(atPath: folder + "/saved/announcements.jsonl.head"))
+        // A log with another problem is refused all the same.
+        lines[3] = String(lines[3].dropLast())
+        try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let other = try await CLI.run(["export", "--to", "again.jsonl", "--accept-broken-chain"], in: folder)
+        #expect(other.status == 65 && !FileManager.default.fileExists(atPath: folder + "/again.jsonl"), "\(other.stderr)")
+    }
+
+    @Test("a backup of an empty log has no head file (a head is SEQ:SHA256 of a line), and a server starts from it")
+    func emptyLogBackup() async throws {
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\nseed: []\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let initialized = try await CLI.run(["init"], in: folder)
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        let backup = try await CLI.run(["backup", "saved"], in: folder)
+        #expect(backup.status == 0 && backup.stderr.contains("the log is empty: the backup has no head file"), "\(backup.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/saved") == ["announcements.jsonl"])
+    }
+
     @Test("a backup goes into a new or empty folder; a PostgreSQL log is pointed to its own backups")
     func refusals() async throws {
         let (folder, _) = try await makeLog()

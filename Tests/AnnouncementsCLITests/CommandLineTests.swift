@@ -487,10 +487,12 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing made on disk")
     }
 
-    @Test("serve without a writer's token says the API is read-only, naming the variable a writer's token waits for", arguments: [
+    @Test("serve without a writer's token says the API is read-only, naming the variable a writer's token waits for; under `reads: token` without a token, that nothing can be read either", arguments: [
         ("tokens:\n  editor: env:ANNOUNCEMENTS_TEST_UNSET_WRITER\n  audit: {token: a-secret, role: auditor}\n",
          "no token may write: the API is read-only until ANNOUNCEMENTS_TEST_UNSET_WRITER is set (the token of `editor`, role editor, is read from it; see `tokens` in the config)"),
         ("", "no token may write: the API is read-only (add a token of role author, editor or admin under `tokens` in the config)"),
+        ("reads: token\ntokens:\n  editor: env:ANNOUNCEMENTS_TEST_UNSET_WRITER\n",
+         "no token may read, and `reads: token` asks one for every read of the announcements: nothing can be read until a token is set (see `tokens` in the config)"),
     ])
     func readOnlyWarning(tokens: String, warning: String) async throws {
         let folder = try makeFolder(config: "log: log.jsonl\n" + tokens)
@@ -509,7 +511,7 @@ func makeLog() async throws -> (folder: String, log: String) {
         // `.invalid` is reserved (RFC 2606): no resolver knows it.
         let result = try await CLI.run(["serve", "--host", "no-such-host.invalid", "--port", "0"], in: folder)
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("error: cannot listen on no-such-host.invalid:0: no-such-host.invalid is not a name this machine can resolve ("), "\(result.stderr)")
+        #expect(result.stderr.contains("error: cannot listen on no-such-host.invalid:0: \"no-such-host.invalid\" is not a name this machine can resolve ("), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("choose another with --host or `host` in the config\n"), "\(result.stderr)")
     }
 

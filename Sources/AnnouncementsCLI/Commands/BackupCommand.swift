@@ -29,6 +29,7 @@ struct BackupCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
+    @OptionGroup var chain: CopyChainOptions
 
     @Argument(help: ArgumentHelp("The folder to write the backup into (created; it must not exist or be empty).", valueName: "dest"))
     var destination: String
@@ -50,7 +51,7 @@ struct BackupCommand: AsyncParsableCommand {
             let removeAll: @Sendable () -> Void = { for file in files { unlink(file) } }
             try await Interruption.cleaningUp(with: removeAll) { () async throws(CLIError) in
                 do throws(CLIError) {
-                    try await Self.copy(log, to: target, rules: rules)
+                    try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
                 } catch {
                     removeAll()
                     throw error
@@ -61,9 +62,9 @@ struct BackupCommand: AsyncParsableCommand {
 
     /// Copies the snapshot beside `log`, then `log`, to `target` and its snapshot, then writes the
     /// head (a file written last: a backup without it was not finished).
-    private static func copy(_ log: String, to target: String, rules: ValidationRules) async throws(CLIError) {
+    private static func copy(_ log: String, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool) async throws(CLIError) {
         let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
-        let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules).report
+        let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules, acceptingBrokenChain: acceptingBrokenChain).report
         // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
         // replaced since it was copied may hold texts the copied log no longer has.
         var snapshot = copiedSnapshot != nil
@@ -77,7 +78,13 @@ struct BackupCommand: AsyncParsableCommand {
             Output.note("\(log): the snapshot beside it \(reason); the backup has none (start-up from it replays the whole log)")
         }
         let head = report.head?.description ?? "-"
-        try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
+        if report.head == nil {
+            // Nothing to record: a head file must be `SEQ:SHA256` (start-up refuses a log beside
+            // one it cannot read), and a restore of an empty log has nothing to prove.
+            Output.note("\(log): the log is empty: the backup has no head file")
+        } else {
+            try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
+        }
         Output.line("""
             backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
               head: \(head)

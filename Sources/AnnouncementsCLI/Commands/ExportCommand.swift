@@ -18,6 +18,7 @@ struct ExportCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
+    @OptionGroup var chain: CopyChainOptions
 
     @Option(help: ArgumentHelp("The new log file (it must not exist).", valueName: "file"))
     var to: String
@@ -28,7 +29,7 @@ struct ExportCommand: AsyncParsableCommand {
             let (source, rules) = try options.sourceAndRules()
             // Before the copy's folders are made: a mistyped log leaves nothing behind.
             if case .file(let log) = source { try LogOptions.requireExisting(log, command: "export") }
-            let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: rules)
+            let (report, size) = try await VerifiedCopy.make(of: source, to: to, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
             let head = report.head?.description ?? "-"
             Output.line("exported \(Output.count(report.events)) events (\(Output.count(Int(size))) bytes) from \(LogLines.name(of: source)) to \(to)\n  head: \(head)")
         }

@@ -97,13 +97,17 @@ struct ServeCommand: AsyncParsableCommand {
         if !tokens.contains(where: { $0.role.may(.create) }) {
             logger.warning("\(Self.readOnlyWarning(configuration.tokens))")
         }
+        if configuration.reads == .token, !tokens.contains(where: { $0.role.may(.read) }) {
+            logger.warning("no token may read, and `reads: token` asks one for every read of the announcements: nothing can be read until a token is set (see `tokens` in the config)")
+        }
         if !tokens.isEmpty {
             logger.info("tokens enabled", metadata: [
                 "tokens": "\(tokens.map { "\($0.name) (\($0.role))" }.joined(separator: ", "))", "reads": "\(configuration.reads.rawValue)",
             ])
         }
         let app = buildApplication(store: store, settings: settings, logger: logger) { host, port in
-            Output.line("listening on http://\(host):\(port)")
+            // An IPv6 address in brackets, as a URL has it (`http://[::1]:8080`).
+            Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             fflush(nil)
         }
         do {
@@ -138,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
                !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), host.filter({ $0 == ":" }).count == 1 {
                 return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a host name or address: write the port under `port` (or --port), and `host: \(host[..<colon])`")
             }
-            return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a name this machine can resolve (\(unknown.errorDescription)); choose another with --host or `host` in the config")
+            return CLIError(.unavailable, "cannot listen on \(address): \"\(host)\" is not a name this machine can resolve (\(unknown.errorDescription)); choose another with --host or `host` in the config")
         }
         switch (error as? IOError)?.errnoCode {
         case EADDRINUSE?:

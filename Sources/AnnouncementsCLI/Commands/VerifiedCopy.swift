@@ -18,13 +18,15 @@ enum VerifiedCopy {
     static let attempts = 3
 
     /// Copies `source` to the new file `target` until the copy verifies, at most `attempts` times;
-    /// returns its report and size. A copy that does not verify is removed, never named `target`.
-    static func make(of source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (report: VerifyReport, bytes: Int64) {
+    /// returns its report and size. A copy that does not verify is removed, never named `target`;
+    /// with `acceptingBrokenChain`, one whose only problems are breaks of the chain is kept (each
+    /// break a note).
+    static func make(of source: LogOptions.Source, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool = false) async throws(CLIError) -> (report: VerifyReport, bytes: Int64) {
         let name = LogLines.name(of: source)
         var attempt = 1
         var previous: [String]?
         while true {
-            let (report, tail, bytes, held) = try await copy(source, to: target, rules: rules)
+            let (report, tail, bytes, held) = try await copy(source, to: target, rules: rules, acceptingBrokenChain: acceptingBrokenChain)
             if !held {
                 // Not a problem of the log's: a write undone (cut back) while the copy read it.
                 guard attempt < attempts else {
@@ -34,7 +36,8 @@ enum VerifiedCopy {
                 attempt += 1
                 continue
             }
-            if report.isSound {
+            if isKept(report, acceptingBrokenChain: acceptingBrokenChain) {
+                for problem in report.problems { Output.note("\(problem.description); copied as it is (--accept-broken-chain)") }
                 if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
                 return (report, bytes)
             }
@@ -42,7 +45,8 @@ enum VerifiedCopy {
             let problems = report.problems.map(\.description)
             guard attempt < attempts, problems != previous else {
                 for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
-                throw CLIError(.dataError, "\(name): the copy does not verify (\(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s"), above): the log itself has them; `announcements verify` says more")
+                let accepting = report.hasOnlyChainBreaks ? " (every one a break of the hash chain: --accept-broken-chain copies the log as it is)" : ""
+                throw CLIError(.dataError, "\(name): the copy does not verify (\(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s"), above): the log itself has them; `announcements verify` says more\(accepting)")
             }
             Output.note("\(name): the copy did not verify; copying again, in case an erasure was overwriting a line while it was read")
             previous = problems
@@ -54,8 +58,8 @@ enum VerifiedCopy {
     /// does; the file is named `target` only when they verify and, for a file, when the log still
     /// holds the last of them once they are copied (`held`). A file's lines are synced to disk
     /// before they are read: the copy holds only lines the log keeps through a power loss.
-    private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64, held: Bool) {
-        try await NewFile.create(target, keepingIf: { $0.0.isSound && $0.held }) { file throws(LogError) in
+    private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64, held: Bool) {
+        try await NewFile.create(target, keepingIf: { isKept($0.0, acceptingBrokenChain: acceptingBrokenChain) && $0.held }) { file throws(LogError) in
             var verification = LogVerification(path: LogLines.name(of: source), rules: rules)
             var last: (offset: Int64, bytes: ArraySlice<UInt8>)?
             let tail = try await LogLines.read(source, computesHashes: true, syncsFirst: true) { line throws(LogError) in
@@ -68,5 +72,11 @@ enum VerifiedCopy {
             if case .file(let path) = source, let last { held = LogReader.holds(last.bytes, at: last.offset, in: path) }
             return (verification.report(tail: tail), tail, file.size, held)
         }
+    }
+
+    /// Whether a copy with `report` is kept: one that verifies, or, `acceptingBrokenChain`, one
+    /// whose only problems are breaks of the chain.
+    private static func isKept(_ report: VerifyReport, acceptingBrokenChain: Bool) -> Bool {
+        report.isSound || (acceptingBrokenChain && report.hasOnlyChainBreaks)
     }
 }

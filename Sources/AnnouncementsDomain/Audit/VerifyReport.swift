@@ -23,6 +23,9 @@ public struct VerifyReport: Sendable {
     public var holdsExpectedHead: Bool?
     /// Every problem, each naming its line.
     public var problems: [LogError] = []
+    /// The lines whose `prev` does not match the line before (each also a problem): a log served
+    /// with `--accept-broken-chain` has them, and may be copied with them.
+    public var chainBreaks: [Int] = []
     /// Lines whose data breaks today's validation rules (written before a rule, or under another
     /// config's limits, such as a larger `max_body_bytes`): each naming its line and field. Not
     /// problems: the store replays and serves them as they are, and the log is sound with them.
@@ -32,6 +35,9 @@ public struct VerifyReport: Sendable {
 
     /// True when no problem was found.
     public var isSound: Bool { problems.isEmpty }
+
+    /// True when every problem is a break of the chain (and there is one).
+    public var hasOnlyChainBreaks: Bool { !problems.isEmpty && problems.count == chainBreaks.count }
 
     /// The seq the last line names (its line number in a sound log, where seqs run 1, 2, 3…).
     public var lastSeq: Int?
@@ -168,7 +174,9 @@ public struct LogVerification: Sendable {
         switch chain.follow(line: line.number, prev: prev, format: format, link: line.hash, afterUnknown: afterUnknown) {
         case .proven: report.sealed += 1
         case .unproven: report.unsealedLines.append(line.number)
-        case .broken(let why): problem(line.number, why)
+        case .broken(let why):
+            report.chainBreaks.append(line.number)
+            problem(line.number, why)
         }
     }
 

@@ -322,7 +322,10 @@ public final class EventStore: Sendable {
     public var health: StoreHealth {
         let health = syncer.health
         guard case .ok = health else { return health }
-        if followFailure.flag, let failure = followFailure.withLock({ $0 }) { return .failing(failure) }
+        if followFailure.flag, let failure = followFailure.withLock({ $0 }) {
+            // Not a write of this node's that failed: what another appended cannot be read here.
+            return .blocked(LogError(failure.kind, path: failure.path, message: "cannot take in what other nodes appended (\(failure.placeless)); this node appends nothing after lines it does not have, and tries again at each notice"))
+        }
         if log.isShared, let block = log.writeBlock { return .blocked(block) }
         return .ok
     }

@@ -8,8 +8,9 @@ public enum StoreHealth: Sendable, Hashable {
     /// being tried as they come, and the first that succeeds makes the store `ok` again.
     case failing(LogError)
     /// Writes wait for something outside this process (a shared log's writer role, which another
-    /// holds and does not give up), whose error says what: they fail once they have waited their
-    /// limit. Clears by itself when that changes.
+    /// holds and does not give up; lines another appended that this one cannot take in), whose
+    /// error says what: they fail once they have waited their limit, or at once. Clears by itself
+    /// when that changes.
     case blocked(LogError)
     /// A failed write could not be undone, so where the log ends is unknown, or the log file
     /// changed under the server: no write succeeds until the server restarts (and its start-up
