@@ -76,6 +76,8 @@ struct CLI {
 struct ServerProcess {
     let process: ChildProcess
     let port: Int
+    /// The address its first line says it listens on (`http://127.0.0.1:PORT`).
+    let listening: String
 
     /// With `descriptorLimit`, the server runs under that limit on open descriptors (soft and hard).
     /// `binary` runs another copy of the CLI. With `errorLog`, stderr goes to that file.
@@ -103,7 +105,7 @@ struct ServerProcess {
             return String(decoding: line, as: UTF8.self)
         }
         silent.cancel()
-        guard firstLine.hasPrefix("listening on http://127.0.0.1:") else {
+        guard firstLine.hasPrefix("listening on http://") else {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
             Issue.record("the server's first line is not `listening on`: \(firstLine)")
@@ -111,6 +113,7 @@ struct ServerProcess {
         }
         port = try #require(Int(firstLine.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
         #expect(port > 0)
+        listening = firstLine.dropFirst("listening on ".count).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
@@ -475,6 +478,18 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(result.status == 69)
         #expect(result.stderr.hasSuffix("error: cannot listen on 127.0.0.1:\(server.port): the address is already in use (another server?); choose another port with --port or `port` in the config (0 takes any free port)\n"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: other + "/log.jsonl"), "found before the log was opened: no log made")
+    }
+
+    @Test(
+        "serve on an IPv6 address says where it listens as a URL says it: the address in brackets",
+        .enabled(if: (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8))?.contains("00000000000000000000000000000001") ?? true, "needs the IPv6 loopback address ::1")
+    )
+    func ipv6Listening() async throws {
+        let folder = try makeFolder(config: "log: log.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder, arguments: ["serve", "--host", "::1", "--port", "0"])
+        #expect(server.listening == "http://[::1]:\(server.port)")
+        #expect(await server.stopped() == 0)
     }
 
     @Test("a port written into `host` is named as such, and serve stops before it makes or seeds a log")
