@@ -25,7 +25,7 @@ final class PendingAnswer<T: Sendable>: Sendable {
     func wait(upTo timeout: Duration, closing connection: PostgresConnection?) throws -> T {
         guard answered.wait(timeout: .now() + timeout.dispatchInterval) == .success, let result = outcome.withLock({ $0 }) else {
             if let connection { PostgresLog.closeSoon(connection) }
-            throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)")
+            throw PostgresLogFailure("PostgreSQL did not answer within \(timeout) (the connection is closed; the query's outcome is unknown)", isTimeout: true)
         }
         return try result.get()
     }

@@ -335,6 +335,9 @@ public final class PostgresLog: EventLog {
             return try linesOnceTaken(after: end, firstPage: request.firstPage)
         } catch let error as LogError {
             throw error
+        } catch is WriterBeingConnected {
+            // Nothing was sent, and the session being made is the look's: out of line as it was.
+            throw LogError(.unavailable, path: path, message: "the writer's session is being connected again and was not ready in the time writes may wait (PostgreSQL answers slowly?); nothing was written: retry")
         } catch {
             throw roleNotTaken(error)
         }
@@ -770,18 +773,23 @@ public final class PostgresLog: EventLog {
 
     /// The writer's connection, connected again (with the writer's session settings) when it was
     /// closed: a shared log only, whose role a new session can take again. Made by `deadline` (the
-    /// writes it is made for may wait no longer), or it fails, whether the look was making one
-    /// meanwhile or the database answers each step of its own slowly.
+    /// writes it is made for may wait no longer), or it fails: `notSetUp` when the database
+    /// answers too slowly, `WriterBeingConnected` when the look was connecting it meanwhile and
+    /// had not finished (that connection is the look's to finish and keep).
     private func writingConnection(by deadline: ContinuousClock.Instant) throws -> PostgresConnection {
         while true {
             if let connection = try connectingWriter.withLockIfAvailable({ _ in try writingConnection(by: deadline, curing: { _ in }) }) {
                 return connection
             }
             // The look is connecting it again: its connection, once made, is the one taken.
-            guard ContinuousClock.now < deadline else { throw Self.notSetUp }
+            guard ContinuousClock.now < deadline else { throw WriterBeingConnected() }
             Thread.sleep(forTimeInterval: 0.005)
         }
     }
+
+    /// The look was connecting the writer's session again, and had not finished by the time
+    /// the writes could wait: nothing of theirs was sent.
+    struct WriterBeingConnected: Error {}
 
     /// `writingConnection(by:)`, telling `cured` whether a connection made again cures the failure
     /// of an append whose outcome was unknown (see `WriterRole.lostMidAppend`). One thread at a
@@ -796,6 +804,8 @@ public final class PostgresLog: EventLog {
             return left
         }
         do {
+            // Writes that already waited their time (behind a commit that hung) start no connection.
+            if lost || writer.withLock({ $0 }).isClosed { _ = try left() }
             let connection = try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, by: deadline, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
                 for query in Self.writerSession(settings) {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
@@ -814,7 +824,9 @@ public final class PostgresLog: EventLog {
             return connection
         } catch {
             if lost { state.withLock { $0.role.reconnectFailed(midAppend: midAppend) } }
-            guard ContinuousClock.now < deadline else { throw Self.notSetUp }
+            // A wait cut short by the deadline (each waits what is left of it), not a refusal or
+            // the log's close.
+            if (error as? PostgresLogFailure)?.isTimeout == true { throw Self.notSetUp }
             throw error
         }
     }
@@ -1024,9 +1036,12 @@ struct PostgresLogFailure: Error {
     var message: String
     /// The database answered that it did not do what was asked (see `PostgresLog.isRefusal`).
     var isRefusal: Bool
+    /// No answer came in the time waited for it (`PendingAnswer`).
+    var isTimeout: Bool
 
-    init(_ message: String, isRefusal: Bool = false) {
+    init(_ message: String, isRefusal: Bool = false, isTimeout: Bool = false) {
         self.message = message
         self.isRefusal = isRefusal
+        self.isTimeout = isTimeout
     }
 }

@@ -192,7 +192,7 @@ import FoundationNetworking
         #expect(other.status == 65 && !FileManager.default.fileExists(atPath: folder + "/again.jsonl"), "\(other.stderr)")
     }
 
-    @Test("a backup of an empty log has no head file (a head is SEQ:SHA256 of a line), and a server starts from it")
+    @Test("a backup of an empty log has no head file (a head is SEQ:SHA256 of a line, which start-up and verify --expect-head read)")
     func emptyLogBackup() async throws {
         let folder = try makeFolder(config: "log: events/announcements.jsonl\nseed: []\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -552,6 +552,7 @@ import Glibc
         // (SwiftNIO frames any answer to CONNECT without a body: the 501 says it by its status.)
         #expect(message.isEmpty || text.contains(message), "\(text)")
         #expect(text.contains("Connection: close"), "\(text)")
+        if let refused { #expect(text[refused.lowerBound...].contains("Cache-Control: no-store"), "no cache keeps it: \(text)") }
         // The server goes on serving.
         let next = try RawConnection(port: server.port)
         #expect(next.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))

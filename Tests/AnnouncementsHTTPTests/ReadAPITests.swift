@@ -263,7 +263,7 @@ let acceptVersion = HTTPField.Name("Accept-Version")!
         }
     }
 
-    @Test("a read's If-Match is judged first: a 412 (no body, not kept by caches) when it names no tag of the selected representation, strongly; the current tag, or *, reads; with If-None-Match too, its 304")
+    @Test("a read's If-Match is judged first: a 412 (an error naming the current ETag, kept by no cache) when it names no tag of the selected representation, strongly; the current tag, or *, reads; with If-None-Match too, its 304")
     func readIfMatch() async throws {
         try await withServer { client, store in
             let plainTag = try #require(try await client.execute(uri: "/announcements/1", method: .get) { $0.headers[.eTag] })

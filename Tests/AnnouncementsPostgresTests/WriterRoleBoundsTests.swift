@@ -77,6 +77,38 @@ struct WriterRoleBoundsTests {
         await store.close()
     }
 
+    @Test("a write that finds the look connecting the writer's session again waits for it only until its 10 s are up, fails as unavailable without undoing that connection, and once the database answers the next write uses it")
+    func writeWhileLookConnects() async throws {
+        var place = try Backend.postgres.makePlace()
+        place.settings?.commitTimeout = .seconds(30)
+        let (throughProxy, proxy) = try place.throughProxy()
+        defer { proxy.stop() }
+        let store = try await throughProxy.open()
+        let log = try #require(store.log as? PostgresLog)
+        // The writer's session lost (as after a commit whose answer never came): the look connects
+        // it again, and the database goes silent once the new session has sent its first setting.
+        try await log.writer.withLock { $0 }.close().get()
+        proxy.freeze(afterClientSends: "SET synchronous_commit TO on")
+        log.state.withLock { $0.role.reconnectFailed(midAppend: false) }
+        for _ in 0..<100 where log.state.withLock({ $0.role.writerLost }) { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(!log.state.withLock { $0.role.writerLost }, "the look took the lost session up")
+        let sent = ContinuousClock.now
+        let failure = await #expect(throws: StoreError.self) { try await store.create(AnnouncementDraft(title: "Refused"), by: "alice") }
+        let waited = ContinuousClock.now - sent
+        #expect(waited >= EventStore.roleWaitLimit - .seconds(1) && waited < EventStore.roleWaitLimit + .seconds(8), "waited \(waited)")
+        if case .log(let error) = failure {
+            #expect(error.kind == .unavailable && error.message.contains("is being connected again"), "\(error.message)")
+        } else {
+            Issue.record("\(String(describing: failure))")
+        }
+        // The look's connection stands: the write's failure marked nothing lost, closed nothing.
+        #expect(!log.state.withLock { $0.role.writerLost })
+        proxy.thaw()
+        _ = try await store.create(AnnouncementDraft(title: "After"), by: "alice")
+        #expect(try await place.replay().model.announcements.map(\.title) == ["After"])
+        await store.close()
+    }
+
     @Test("a holder cut off from the database (a half-open path: its session still there) loses the role once another has waited the stall limit; health says so meanwhile; after, its own writes go through again, and nothing is lost or doubled")
     func stalledHolder() async throws {
         var place = try Backend.postgres.makePlace()

@@ -49,20 +49,22 @@ struct BackupCommand: AsyncParsableCommand {
             // needs the folder empty, and it was).
             let files = [target, target + ".head", SnapshotFile.path(forLog: target)]
             let removeAll: @Sendable () -> Void = { for file in files { unlink(file) } }
-            try await Interruption.cleaningUp(with: removeAll) { () async throws(CLIError) in
+            let done = try await Interruption.cleaningUp(after: {}, with: removeAll) { _ async throws(CLIError) in
                 do throws(CLIError) {
-                    try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
+                    return try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
                 } catch {
                     removeAll()
                     throw error
                 }
             }
+            // Said once an interrupt can no longer remove it.
+            Output.line(done)
         }
     }
 
     /// Copies the snapshot beside `log`, then `log`, to `target` and its snapshot, then writes the
-    /// head (a file written last: a backup without it was not finished).
-    private static func copy(_ log: String, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool) async throws(CLIError) {
+    /// head (a file written last: a backup without it was not finished). Returns what to say.
+    private static func copy(_ log: String, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool) async throws(CLIError) -> String {
         let copiedSnapshot = try await Self.copySnapshot(of: log, to: SnapshotFile.path(forLog: target))
         let report = try await VerifiedCopy.make(of: .file(log), to: target, rules: rules, acceptingBrokenChain: acceptingBrokenChain).report
         // An erasure deletes the snapshot before it seals the log: a snapshot that is gone or
@@ -85,10 +87,10 @@ struct BackupCommand: AsyncParsableCommand {
         } else {
             try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
         }
-        Output.line("""
+        return """
             backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
               head: \(head)
-            """)
+            """
     }
 
     /// Why the snapshot copied to `path` is left out of the backup, if it is: one this version

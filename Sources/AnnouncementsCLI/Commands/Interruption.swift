@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,64 +11,89 @@ import Darwin
 
 /// What an interrupt (Ctrl-C's SIGINT, or SIGTERM) must not leave behind: the unfinished files a
 /// command writes (`export`'s and `backup`'s copies), which a second try would find in its way.
-/// While a command writes them, those signals are taken over: each cleanup registered is run,
-/// newest first, then the process exits with 128 + the signal's number (130, 143), as a shell
-/// reports a process the signal ended. (It exits rather than raising the signal again:
-/// libdispatch's signal sources hold the signal blocked.) What the command's own thread says
-/// after the interrupt (a copy whose file was just removed cannot be named) is not printed.
-/// Nothing changes for a command that registers nothing.
+///
+/// From a command's first registration on, those signals are caught: the handler only writes the
+/// signal's number to a pipe, and a thread of its own reads it, removes what the cleanups
+/// registered then name (newest first) and ends the process by the same signal, as it would have
+/// ended without them (a shell sees it: 130, 143, and a script's loop stops). It holds the
+/// registrations' lock until then, and a file is made under that lock with its cleanup
+/// (`cleaningUp(after:with:_:)`): an interrupt finds a file with its cleanup, or neither. What
+/// the command's own thread says after the interrupt (a copy whose file was just removed cannot
+/// be named) is not printed (`happened`). Nothing changes for a command that registers nothing.
 enum Interruption {
     private struct State {
         var next = 0
         var cleanups: [(id: Int, run: @Sendable () -> Void)] = []
-        /// The signals' sources, made at the first registration and kept: a signal that comes
-        /// between two registrations still ends the process.
-        var sources: [any DispatchSourceSignal] = []
+        var isInstalled = false
     }
 
     private static let state = Mutex(State())
-    /// Whether an interrupt came (then errors and notes are no longer printed: `Output`).
+    /// Whether an interrupt came (errors and notes are no longer printed: `Output`).
     static let happened = Atomic<Bool>(false)
+    /// The pipe's end the signal handler writes to (set before the handler is installed).
+    private static let signalled = Atomic<Int32>(-1)
     private static let signals = [SIGINT, SIGTERM]
 
-    /// Runs `body`; an interrupt meanwhile runs `cleanup` (then the cleanups registered before it)
-    /// and ends the process.
-    static func cleaningUp<Result>(
-        with cleanup: @escaping @Sendable () -> Void, _ body: () async throws(CLIError) -> Result
+    /// Runs `make` and registers `cleanup` in one step, then `body` with what `make` made; the
+    /// cleanup is dropped once `body` returns or throws. An interrupt meanwhile runs it (then the
+    /// cleanups registered before it) and ends the process.
+    static func cleaningUp<Made, Result>(
+        after make: () throws(CLIError) -> sending Made,
+        with cleanup: @escaping @Sendable () -> Void,
+        _ body: (Made) async throws(CLIError) -> Result
     ) async throws(CLIError) -> Result {
-        let id = register(cleanup)
-        defer { state.withLock { $0.cleanups.removeAll { $0.id == id } } }
-        return try await body()
-    }
-
-    private static func register(_ cleanup: @escaping @Sendable () -> Void) -> Int {
-        state.withLock { state in
-            if state.sources.isEmpty {
-                state.sources = signals.map { number in
-                    // Ignored as a signal, so that only the source hears it: its handler runs on a
-                    // queue, not in a signal handler, and may remove files and write.
-                    signal(number, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                    source.setEventHandler { interrupted(by: number) }
-                    source.resume()
-                    return source
-                }
+        let (id, made) = try state.withLock { state throws(CLIError) -> sending (Int, Made) in
+            if !state.isInstalled {
+                install()
+                state.isInstalled = true
             }
+            let made = try make()
             state.next += 1
             state.cleanups.append((state.next, cleanup))
-            return state.next
+            return (state.next, made)
+        }
+        defer { state.withLock { $0.cleanups.removeAll { $0.id == id } } }
+        return try await body(made)
+    }
+
+    /// Catches the signals: a pipe, the thread that reads it, and a handler that writes to it (a
+    /// write is safe in a signal handler; little else is).
+    private static func install() {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return }
+        signalled.store(ends[1], ordering: .sequentiallyConsistent)
+        let reading = ends[0]
+        Thread { interrupted(reading) }.start()
+        for number in signals {
+            signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(Interruption.signalled.load(ordering: .relaxed), &byte, 1)
+            }
         }
     }
 
-    private static func interrupted(by number: Int32) {
-        happened.store(true, ordering: .sequentiallyConsistent)
-        let cleanups = state.withLock { state in
-            defer { state.cleanups = [] }
-            return state.cleanups.reversed().map(\.run)
+    /// Waits for a signal's number on `pipe`; then runs the cleanups, holding the lock (no file
+    /// is made after them), and ends the process by that signal.
+    private static func interrupted(_ pipe: Int32) {
+        var byte: UInt8 = 0
+        while read(pipe, &byte, 1) != 1 {
+            guard errno == EINTR else { return }
         }
-        for cleanup in cleanups { cleanup() }
-        Output.clearProgress()
-        Output.standardError("note: interrupted\(cleanups.isEmpty ? "" : "; what was being written is removed")\n")
-        _exit(128 + number)
+        let number = Int32(byte)
+        state.withLock { state in
+            happened.store(true, ordering: .sequentiallyConsistent)
+            for cleanup in state.cleanups.reversed() { cleanup.run() }
+            Output.clearProgress()
+            Output.standardError("note: interrupted\(state.cleanups.isEmpty ? "" : "; what it had not finished writing is removed")\n")
+            // Ended by the signal itself: its default action, unblocked on this thread.
+            signal(number, SIG_DFL)
+            var only = sigset_t()
+            sigemptyset(&only)
+            sigaddset(&only, number)
+            pthread_sigmask(SIG_UNBLOCK, &only, nil)
+            raise(number)
+            // (Not reached: the default action of both signals ends the process.)
+            _exit(128 + number)
+        }
     }
 }

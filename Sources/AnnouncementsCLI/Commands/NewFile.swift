@@ -14,11 +14,11 @@ import Darwin
 /// crash or a kill interrupts is never found under the name of a finished one.
 enum NewFile {
     /// Creates a file at `path` (and the folders it is in, as `backup` makes its folder), has
-    /// `fill` write it, and syncs it; when anything fails, or an interrupt ends the process
-    /// (`Interruption`), the file is removed: no part of it is left behind (the folders it made
-    /// stay, empty). A file `keep` refuses, from what `fill`
-    /// returned (a copy that does not verify), is removed before it is ever named. A file that
-    /// cannot be created is named as the user named it.
+    /// `fill` write it, and syncs it; when anything fails, or an interrupt ends the process before
+    /// it is named (`Interruption`), the file is removed: no part of it is left behind (the
+    /// folders it made stay, empty). A file `keep` refuses, from what `fill` returned (a copy
+    /// that does not verify), is removed before it is ever named. A file that cannot be created
+    /// is named as the user named it.
     static func create<Result>(
         _ path: String, keepingIf keep: (Result) -> Bool = { _ in true }, _ fill: (FileWriter) async throws(LogError) -> Result
     ) async throws(CLIError) -> Result {
@@ -34,12 +34,8 @@ enum NewFile {
         guard made.error == 0 else {
             throw CLIError(.cantCreate, "\(path): cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))")
         }
-        // Taken over before the file is made: an interrupt from then on removes it.
-        return try await Interruption.cleaningUp(with: { unlink(partial) }) { () async throws(CLIError) in
-            let file: FileWriter
-            do throws(LogError) { file = try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch {
-                throw CLIError(.cantCreate, "\(path): \(error.message)")
-            }
+        // Made with its cleanup: an interrupt from then on removes it.
+        return try await Interruption.cleaningUp(after: { () throws(CLIError) in try Self.create(partial, for: path) }, with: { unlink(partial) }) { file async throws(CLIError) in
             do throws(LogError) {
                 let result = try await fill(file)
                 try file.finish()
@@ -53,6 +49,13 @@ enum NewFile {
                 unlink(partial)
                 throw CLIError(error)
             }
+        }
+    }
+
+    /// A new file at `partial`, the copy that will be named `path`.
+    private static func create(_ partial: String, for path: String) throws(CLIError) -> sending FileWriter {
+        do throws(LogError) { return try FileWriter(creating: partial, exclusive: true, what: "the copy") } catch {
+            throw CLIError(.cantCreate, "\(path): \(error.message)")
         }
     }
 

@@ -37,7 +37,10 @@ enum VerifiedCopy {
                 continue
             }
             if isKept(report, acceptingBrokenChain: acceptingBrokenChain) {
-                for problem in report.problems { Output.note("\(problem.description); copied as it is (--accept-broken-chain)") }
+                for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.note("\(problem.description); copied as it is (--accept-broken-chain)") }
+                if report.problems.count > VerifyCommand.problemsShown {
+                    Output.note("\(name): \(Output.count(report.problems.count - VerifyCommand.problemsShown)) more breaks of the chain copied as they are; `announcements verify` lists them")
+                }
                 if let tail { Output.note("\(name): left out \(tail) bytes at the end with no newline (a line being written, or torn by a crash)") }
                 return (report, bytes)
             }

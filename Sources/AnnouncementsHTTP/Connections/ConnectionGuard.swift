@@ -173,6 +173,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let headers = HTTPHeaders([
             ("Content-Type", "application/json;charset=UTF-8"),
             ("Content-Length", String(body.readableBytes)),
+            ("Cache-Control", "no-store"),
         ] + SecurityHeaders.pairs + [("Connection", "close")])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: rejection.status.code), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)

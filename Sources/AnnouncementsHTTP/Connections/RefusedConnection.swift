@@ -18,7 +18,7 @@ final class RefusedConnection: ChannelInboundHandler, RemovableChannelHandler {
     /// `error` as a whole HTTP/1.1 response that closes its connection.
     static func response(_ error: APIError) -> ByteBuffer {
         let body = error.jsonBody
-        var answer = ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\n\(SecurityHeaders.lines)Connection: close\r\n\r\n")
+        var answer = ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\nCache-Control: no-store\r\n\(SecurityHeaders.lines)Connection: close\r\n\r\n")
         answer.writeBytes(body)
         return answer
     }

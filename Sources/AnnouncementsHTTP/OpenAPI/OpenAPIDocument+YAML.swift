@@ -201,8 +201,8 @@ paths:
       name: If-Match
       in: header
       description: |
-        ETags (or a list of them) the representation this request selects must have: a 412 with
-        no body when none is its ETag (compared strongly: a weak `W/` tag never matches). `*` alone
+        ETags (or a list of them) the representation this request selects must have: a 412
+        (an error naming its ETag) when none is (compared strongly: a weak `W/` tag never matches). `*` alone
         matches any; a list holding it among tags is a 400. Judged before If-None-Match.
       schema: { type: string }
     IfMatch:
