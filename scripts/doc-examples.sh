@@ -124,8 +124,8 @@ postgres_url=${ANNOUNCEMENTS_TEST_POSTGRES_URL:-} postgres_table=announcement_ev
 sed_replacement() { printf '%s' "$1" | sed -e 's/[\\&#]/\\&/g'; }
 postgres_substitutions=(-e "s#${doc_postgres_url//./\\.}#$(sed_replacement "$postgres_url")#g" -e "s#$doc_postgres_table#$postgres_table#g")
 # A command that starts a server in another terminal: `announcements serve …  # in another
-# terminal`, after NAME=value words.
-serve_command='^(([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*)[[:space:]]+)*announcements serve([[:space:]].*)?#[[:space:]]*in another terminal[[:space:]]*$'
+# terminal` (and maybe `, in this folder`), after NAME=value words.
+serve_command='^(([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*)[[:space:]]+)*announcements serve([[:space:]].*)?#[[:space:]]*in another terminal([[:space:]]*,[^#]*)?$'
 
 failures=0
 fail() {  # fail WHERE MESSAGE
