@@ -62,9 +62,10 @@ extension AnnouncementsClient {
 
     /// Whether the feed may work if asked again: the network, a restarting server, a busy proxy,
     /// a stream cut off mid-way. A refusal (401, 404, 406…) or a network failure that is the
-    /// client's own setting will not change. Linux reports a stream cut off as an unknown error,
-    /// and a certificate it does not trust too: an unknown error is passing only on a connection
-    /// that had opened a stream.
+    /// client's own setting will not change. Linux reports a stream (or a page) cut off as an
+    /// unknown error, and a certificate it does not trust too: an unknown error is passing only
+    /// for a feed that had opened a stream or read a page before (`streamed`), whose certificate
+    /// is trusted.
     static func isPassing(_ error: ClientError, afterAStream streamed: Bool) -> Bool {
         switch error {
         case .unreachable(_, let underlying) where underlying.code == .unknown: streamed

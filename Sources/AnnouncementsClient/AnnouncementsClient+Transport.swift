@@ -73,8 +73,11 @@ extension AnnouncementsClient {
         let key = key ?? UUID().uuidString
         // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
+        // Every attempt goes with the token the write was sent with: its key is that writer's
+        // (the server refuses a key used by another), whatever `token` became meanwhile.
+        let token = self.token
         let received = try await retrying(path, Self.retriedStatuses, networkFailures: true) { () async throws(ClientError) -> Received in
-            try await attempt(method, path: path, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
+            try await attempt(method, path: path, token: token, payload: payload, ifMatch: ifMatch, version: version, key: key, accepting: Self.retriedStatuses)
         }
         guard !Self.retriedStatuses.contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
         if let seq = received.header("Log-Seq").flatMap(Int.init) { writtenUpTo.withLock { $0 = max($0, seq) } }
@@ -148,8 +151,9 @@ extension AnnouncementsClient {
     ) async throws(ClientError) -> Received {
         let statuses = Self.retriedStatuses.subtracting(accepting)
         let passed = accepting.union(statuses).union(minSeq == nil ? [] : [409])
+        let token = self.token
         let received = try await retrying(path, statuses, networkFailures: true) { () async throws(ClientError) -> Received in
-            try await attempt(.get, path: path, query: query, version: version, cached: cached, minSeq: minSeq, accepting: passed)
+            try await attempt(.get, path: path, token: token, query: query, version: version, cached: cached, minSeq: minSeq, accepting: passed)
         }
         let forCaller = accepting.contains(received.status) || (minSeq != nil && [409, 503].contains(received.status))
         guard (200..<300).contains(received.status) || forCaller else { throw ClientError(status: received.status, body: received.data) }
@@ -192,8 +196,9 @@ extension AnnouncementsClient {
         .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
     ]
 
+    /// One request, with `token` (the one the request was first sent with: see `token`).
     func attempt(
-        _ method: Method, path: String, query: [URLQueryItem] = [], payload: Data? = nil, ifMatch: String? = nil,
+        _ method: Method, path: String, token: String?, query: [URLQueryItem] = [], payload: Data? = nil, ifMatch: String? = nil,
         version: APIVersion? = nil, cached: Bool = false, key: String? = nil, minSeq: Int? = nil, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
@@ -216,10 +221,10 @@ extension AnnouncementsClient {
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let minSeq {
             request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq")
-            request.timeoutInterval = configuration.timeout + Self.minSeqWait
+            request.timeoutInterval = Self.sessionInterval(configuration.timeout + Self.minSeqWait)
         }
         if method != .get {
-            request.timeoutInterval = configuration.timeout + configuration.writeWait
+            request.timeoutInterval = Self.sessionInterval(configuration.timeout + configuration.writeWait)
         }
         if let payload {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

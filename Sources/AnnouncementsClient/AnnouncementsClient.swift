@@ -39,7 +39,8 @@ public final class AnnouncementsClient: Sendable {
         /// reads need a token. The event feed sends full lines to an auditor or an admin, and the
         /// public form (`seq`, `type`, `id`, `at`) to anyone else.
         public var token: String?
-        /// How long a request may wait for the server, in seconds (a write `writeWait` more).
+        /// How long a request may wait for the server, in seconds (a write `writeWait` more). On
+        /// Linux, rounded up to whole seconds (`sessionInterval`).
         public var timeout: TimeInterval
         /// How much longer than `timeout` a write may wait for its answer: on several nodes a
         /// write waits up to 10 s for the writer role before it is answered (a 503 then). Given up
@@ -83,11 +84,22 @@ public final class AnnouncementsClient: Sendable {
     /// several answers them.
     let writtenUpTo = Mutex(0)
 
+    /// A timeout as `URLSession` is given it: on Linux (swift-corelibs-foundation, whose timer
+    /// takes whole seconds: 0.5 became a timer of 0, and every request timed out) rounded up to
+    /// whole seconds; elsewhere as it is.
+    static func sessionInterval(_ seconds: TimeInterval) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        seconds.rounded(.up)
+        #else
+        seconds
+        #endif
+    }
+
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.currentToken = Mutex(configuration.token)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
+        sessionConfiguration.timeoutIntervalForRequest = Self.sessionInterval(configuration.timeout)
         // The client does its own conditional requests: a URL cache would answer 304s itself.
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -159,7 +171,7 @@ public final class AnnouncementsClient: Sendable {
     /// up but cannot write (it answers 503) returns a `degraded` health, not an error. Asked once,
     /// never again after a failure: a probe says how the server is now.
     public func health() async throws(ClientError) -> Health {
-        let response = try await attempt(.get, path: "health", accepting: [503])
+        let response = try await attempt(.get, path: "health", token: token, accepting: [503])
         do throws(ClientError) {
             return try response.decode(Health.self)
         } catch where response.status == 503 {

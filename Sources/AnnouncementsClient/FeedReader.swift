@@ -85,7 +85,7 @@ actor FeedReader {
                 }
             } catch let refusal as FeedRefusal {
                 closeStream()
-                guard AnnouncementsClient.isPassing(refusal.error, afterAStream: reconnection.streamed) else {
+                guard AnnouncementsClient.isPassing(refusal.error, afterAStream: reconnection.hasOpened) else {
                     end()
                     throw refusal.error
                 }
@@ -138,7 +138,7 @@ actor FeedReader {
         let received: AnnouncementsClient.Received
         do throws(ClientError) {
             received = try await client.attempt(
-                .get, path: "events", query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
+                .get, path: "events", token: client.token, query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
                 minSeq: last > 0 ? last : nil, accepting: [429, 503]
             )
         } catch {
@@ -190,6 +190,9 @@ actor FeedReader {
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue(configuration.version.rawValue, forHTTPHeaderField: "Accept-Version")
         request.setValue(String(last), forHTTPHeaderField: "Last-Event-ID")
+        // Each event as it comes, not held back for a compressor's block (and on Linux, libcurl
+        // would otherwise offer every coding it was built with).
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         // A node behind the one that sent the last event waits for it (or answers 503, asked
         // again) rather than call the position one beyond its log.
         if last > 0 { request.setValue(String(last), forHTTPHeaderField: "Min-Seq") }
@@ -197,7 +200,7 @@ actor FeedReader {
         if let token = client.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
         let idle = idleTimeout.components
-        request.timeoutInterval = max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
+        request.timeoutInterval = AnnouncementsClient.sessionInterval(max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18))
         let stream = FeedStream(request, base: configuration.baseURL)
         self.stream = stream
         parser = EventStreamParser()

@@ -167,8 +167,10 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
                 ? ClientError(redirect: refused.status, location: refused.location, from: task.originalRequest?.url ?? base, base: base)
                 : ClientError(status: refused.status, body: refused.body, fallback: fallback)
             finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter)))
-        } else if let error = error as? URLError, let url = task.originalRequest?.url {
-            finish(.failure(FeedRefusal(error: .unreachable(url: url, underlying: error))))
+        } else if let error {
+            // A failure, whatever its type: `isPassing` decides whether to ask again.
+            let url = task.originalRequest?.url ?? base
+            finish(.failure(FeedRefusal(error: .unreachable(url: url, underlying: error as? URLError ?? URLError(.unknown)))))
         } else {
             finish(.success(()))
         }

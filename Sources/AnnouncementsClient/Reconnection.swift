@@ -12,8 +12,9 @@ struct FeedRefusal: Error {
 struct Reconnection {
     var delay: Duration
     private var failures = 0
-    /// Whether the connection since the last wait opened a stream (sent anything).
-    private(set) var streamed = false
+    /// Whether a connection of this feed ever opened a stream or brought a page: the address and
+    /// the server's certificate work, so a failure Linux reports as unknown is a cut, not those.
+    private(set) var hasOpened = false
     /// When it did.
     private var openedAt: ContinuousClock.Instant?
     static let longest: Duration = .seconds(60)
@@ -26,7 +27,7 @@ struct Reconnection {
 
     /// The connection sent something: it opened a stream.
     mutating func received(at now: ContinuousClock.Instant = .now) {
-        streamed = true
+        hasOpened = true
         if openedAt == nil { openedAt = now }
     }
 
@@ -38,7 +39,6 @@ struct Reconnection {
     /// The wait before the next connection, and no less than `atLeast` (a `Retry-After`).
     mutating func next(atLeast asked: Duration? = nil, now: ContinuousClock.Instant = .now) -> Duration {
         if let openedAt, now - openedAt >= Self.steady { failures = 0 }
-        streamed = false
         openedAt = nil
         let ceiling = max(min(delay, EventStreamParser.longestRetry), Self.longest)
         let base = min(max(delay, Self.shortest), ceiling)

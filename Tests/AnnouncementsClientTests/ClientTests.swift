@@ -264,6 +264,30 @@ import Testing
         }
     }
 
+    @Test("a timeout goes to URLSession in whole seconds, rounded up, on Linux (whose timer takes whole seconds: 0.5 timed every request out), as it is elsewhere")
+    func sessionTimeouts() {
+        #if canImport(FoundationNetworking)
+        #expect(AnnouncementsClient.sessionInterval(0.5) == 1 && AnnouncementsClient.sessionInterval(2.5) == 3 && AnnouncementsClient.sessionInterval(5) == 5)
+        #else
+        #expect(AnnouncementsClient.sessionInterval(0.5) == 0.5)
+        #endif
+    }
+
+    @Test("a write sent again goes with the token it was first sent with, though the app changed the token meanwhile (its key is that writer's)")
+    func retryKeepsToken() async throws {
+        fakeReplaceKeys.withLock { $0[5033] = nil }
+        fakeReplaceTokens.withLock { $0[5033] = nil }
+        try await withFakeServer { url in
+            // Id 5033: a 503 (Retry-After: 1) first, then the answer.
+            let client = AnnouncementsClient(baseURL: url, token: "first-user", timeout: testTimeout, writeRetries: 2)
+            let write = Task { try await client.replace(id: 5033, title: "Replaced", body: nil) }
+            for _ in 0..<500 where fakeReplaceTokens.withLock({ $0[5033]?.count ?? 0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            client.token = "second-user"
+            _ = try await write.value
+            #expect(fakeReplaceTokens.withLock { $0[5033] } == ["Bearer first-user", "Bearer first-user"])
+        }
+    }
+
     @Test("a write goes with the Idempotency-Key the app gives, on every attempt")
     func keyOfTheApp() async throws {
         fakeReplaceKeys.withLock { $0[5032] = nil }
@@ -413,6 +437,14 @@ import Testing
         let opened = ContinuousClock.now
         troubled.received(at: opened)
         #expect(troubled.next(now: opened + Reconnection.steady) <= .seconds(1), "a stream open that long worked")
+
+        // A feed that opened once keeps counting as one that did, through any number of failed
+        // connections after (two pages cut off in a row, on Linux two unknown errors, still pass).
+        var openedOnce = Reconnection(delay: .seconds(1))
+        #expect(!openedOnce.hasOpened)
+        openedOnce.received()
+        for _ in 0..<3 { _ = openedOnce.next() }
+        #expect(openedOnce.hasOpened)
 
         // A delay of zero (`retry: 0` from a server) still waits, and still backs off.
         var eager = Reconnection(delay: .zero)

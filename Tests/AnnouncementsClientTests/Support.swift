@@ -88,6 +88,7 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
             try await Task.sleep(for: .seconds(3))
             return json(#"{"id":1010,"title":"Replaced late","body":null}"#)
         }
+        fakeReplaceTokens.withLock { $0[id, default: []].append(request.headers[.authorization] ?? "") }
         let first = fakeReplaceKeys.withLock { keys in
             keys[id, default: []].append(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
             return keys[id]?.count == 1
@@ -266,6 +267,9 @@ let fakeHeldReads = Mutex<Int>(0)
 
 /// The `Idempotency-Key` of each replace the fake server received, by the id replaced.
 let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
+
+/// The `Authorization` of each replace the fake server received (but id 1010's), by the id replaced.
+let fakeReplaceTokens = Mutex<[Int: [String]]>([:])
 
 /// The `Min-Seq` of each read of `<mode>/announcements/1` ("-" for none), by mode.
 let fakeMinSeqs = Mutex<[String: [String]]>([:])
