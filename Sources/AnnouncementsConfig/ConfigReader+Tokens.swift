@@ -48,15 +48,27 @@ extension ConfigReader {
     /// nil when unset or empty).
     func secret(_ node: YAMLNode, key: String, environment: [String: String]) throws(ConfigError) -> (secret: String?, source: String) {
         let spec = try nonEmptyString(node, key: key)
-        guard spec.hasPrefix("env:") else {
+        guard let variable = try variable(in: spec, node, key: key, example: "ANNOUNCEMENTS_TOKEN") else {
             if let problem = Self.tokenProblem(spec) { throw error(node, key: key, "the token \(problem)") }
             return (spec, "inline")
         }
-        let variable = String(spec.dropFirst(4))
-        guard !variable.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN") }
         guard let value = environment[variable], !value.isEmpty else { return (nil, spec) }
         if let problem = Self.tokenProblem(value) { throw error(node, key: key, "the token in $\(variable) \(problem)") }
         return (value, spec)
+    }
+
+    /// The variable an `env:NAME` value names, or nil for a literal value. The name is one a shell
+    /// can set (letters, digits and `_`, not starting with a digit): any other (`env: NAME`, a
+    /// space after it) would never be set, and its token would be off without a word.
+    func variable(in spec: String, _ node: YAMLNode, key: String, example: String) throws(ConfigError) -> String? {
+        guard spec.hasPrefix("env:") else { return nil }
+        let name = spec.dropFirst(4)
+        guard !name.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:\(example)") }
+        let isNameCharacter = { (character: Character) in character == "_" || (character.isASCII && (character.isLetter || character.isNumber)) }
+        guard name.allSatisfy(isNameCharacter), name.first?.isNumber == false else {
+            throw error(node, key: key, "`env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:\(example); not \"\(VisibleText.escaped(String(name)))\"")
+        }
+        return String(name)
     }
 
     /// What is wrong with a token, or nil: an `Authorization` header cannot carry spaces at its

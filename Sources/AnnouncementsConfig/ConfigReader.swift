@@ -11,7 +11,9 @@ struct ConfigReader {
     /// A mapping's entries, in order; unknown and repeated keys are errors.
     func mapping(_ node: YAMLNode, key: String?, allowed: [String]) throws(ConfigError) -> [(String, YAMLNode)] {
         guard case .mapping(let pairs, _) = node else {
-            let found = key.map(Configuration.secretSections.contains) == true ? node.secretKindDescription : node.kindDescription
+            // The file itself as a value is not shown either: it may be a file of secrets named by
+            // mistake (`KEY=value` lines read as one text).
+            let found = key.map(Configuration.secretSections.contains) ?? true ? node.secretKindDescription : node.kindDescription
             throw error(node, key: key, "expected a mapping, found \(found)")
         }
         var seen: Set<String> = []
@@ -69,6 +71,11 @@ struct ConfigReader {
     }
 
     func integer(_ node: YAMLNode, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        // `017`: YAML 1.1 (libyaml's, and other tools') reads it as octal 15, Swift as 17.
+        if case .scalar(let text, true, _) = node, case let digits = text.drop(while: { $0 == "-" || $0 == "+" }),
+           digits.count > 1, digits.first == "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw error(node, key: key, "must be written without leading zeros (YAML 1.1 tools read \(text) as an octal number), not \(text)")
+        }
         guard case .scalar(let text, true, _) = node, let value = Int(text) else {
             // Digits that do not fit an Int: out of range, not "not an integer".
             if case .scalar(let text, true, _) = node, case let digits = text.drop(while: { $0 == "-" || $0 == "+" }),

@@ -92,8 +92,14 @@ extension Configuration {
             case "metrics": configuration.metrics = try reader.metrics(value, environment: environment)
             case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)
             case "postgres":
-                // Read with `storage: postgres`; otherwise unused, but its keys must still be known ones.
+                // Read with `storage: postgres`. Kept unused beside `storage: file` written out
+                // (its keys must still be known ones); without `storage`, it is taken for a
+                // forgotten `storage: postgres` (a node would keep a log of its own, apart from
+                // the others'), not left aside without a word.
                 _ = try reader.mapping(value, key: name, allowed: Configuration.postgresKeys)
+                guard fields.contains(where: { $0.0 == "storage" }) else {
+                    throw reader.error(value, key: name, "is set, but `storage` is not, so the log would be the file `log` names: add `storage: postgres` to keep it in PostgreSQL (or `storage: file` to keep this section unused)")
+                }
             case "seed":
                 for (index, item) in try reader.list(value, key: name).enumerated() {
                     configuration.seed.append(try reader.draft(item, key: "seed[\(index)]"))

@@ -95,9 +95,7 @@ extension ConfigReader {
     /// `required`, and nil otherwise.
     private func secret(_ node: YAMLNode, key: String, environment: [String: String], required: Bool) throws(ConfigError) -> String? {
         let spec = try nonEmptyString(node, key: key)
-        guard spec.hasPrefix("env:") else { return spec }
-        let variable = String(spec.dropFirst(4))
-        guard !variable.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:ANNOUNCEMENTS_POSTGRES_URL") }
+        guard let variable = try variable(in: spec, node, key: key, example: "ANNOUNCEMENTS_POSTGRES_URL") else { return spec }
         guard let value = environment[variable], !value.isEmpty else {
             if required { throw error(node, key: key, "the environment variable \(variable) is not set") }
             return nil

@@ -73,7 +73,7 @@ indirect enum YAMLNode: Sendable {
     /// database's URL with its password), which no message may print.
     var secretKindDescription: String {
         guard case .scalar = self, !isNull else { return kindDescription }
-        return "a single value (not shown: this section holds secrets)"
+        return "a single value (not shown: it may be a secret)"
     }
 
     private static func quoted(_ text: String) -> String {

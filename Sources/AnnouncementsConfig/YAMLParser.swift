@@ -38,7 +38,8 @@ enum YAMLParser {
         default: UnsafeMutablePointer<yaml_char_t>?.none
         }
         if let tag {
-            throw YAMLError(message: "YAML tags like \(String(cString: tag)) are not supported: write the value without it", mark: mark)
+            // (The tag is not quoted: a token or a password may start with `!`.)
+            throw YAMLError(message: "a YAML tag (a value that starts with `!`) is not supported: write the value without it, or in quotes if it is text", mark: mark)
         }
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:

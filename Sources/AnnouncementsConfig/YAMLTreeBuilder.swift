@@ -41,7 +41,10 @@ struct YAMLTreeBuilder {
     }
 
     mutating func alias(_ name: String, at mark: YAMLMark) throws(YAMLError) {
-        guard let target = anchors[name] else { throw YAMLError(message: "unknown alias *\(name)", mark: mark) }
+        guard let target = anchors[name] else {
+            // (The name is not quoted: a token or a password may start with `*`.)
+            throw YAMLError(message: "a YAML alias (a value that starts with `*`) names no anchor before it: write the value in quotes if it is text", mark: mark)
+        }
         let depth = stack.count + target.height
         guard depth <= ConfigLimits.maxDepth else {
             throw YAMLError(message: "the alias *\(name) nests lists and mappings \(depth) deep, past the limit of \(ConfigLimits.maxDepth) "

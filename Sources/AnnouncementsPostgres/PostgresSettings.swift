@@ -105,7 +105,14 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
               parts.port.map({ (1...65535).contains($0) }) ?? true, parts.path.isEmpty, parts.query == nil, parts.user == nil,
               parts.fragment == nil, !address.contains(where: \.isWhitespace)
         else {
-            throw PostgresSettingsError("the address to advertise must look like http://HOST:PORT (how the other nodes reach this one), not \"\(address)\"")
+            // A user and a password given in it are not shown.
+            let shown = URLComponents(string: address).flatMap { parts -> String? in
+                guard parts.user != nil || parts.password != nil else { return nil }
+                var shown = parts
+                (shown.user, shown.password) = (nil, nil)
+                return shown.string.map { $0.replacingOccurrences(of: "://", with: "://…@") }
+            } ?? address
+            throw PostgresSettingsError("the address to advertise must look like http://HOST:PORT (how the other nodes reach this one, with no user or password), not \"\(shown)\"")
         }
         return address
     }

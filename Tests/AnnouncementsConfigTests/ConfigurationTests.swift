@@ -118,7 +118,16 @@ import Testing
         ("a: 1\n---\nb: 2", "config.yaml:2:1: expected one YAML document, found a second one"),
         // An alias's value is where the alias is, not where its anchor is.
         ("http: {idle_timeout_seconds: &t 7200,\n  read_timeout_seconds: *t}", "config.yaml:2:25: http.read_timeout_seconds: must be between 1 and 3600, not 7200"),
-        ("port: !!str 8080", "config.yaml:1:7: YAML tags like tag:yaml.org,2002:str are not supported: write the value without it"),
+        ("port: !!str 8080", "config.yaml:1:7: a YAML tag (a value that starts with `!`) is not supported: write the value without it, or in quotes if it is text"),
+        // A token or a password that starts with `!` or `*` is not shown.
+        ("tokens:\n  a: !Hunter2secret", "config.yaml:2:6: a YAML tag (a value that starts with `!`) is not supported: write the value without it, or in quotes if it is text"),
+        ("tokens:\n  a: *Hunter2secret", "config.yaml:2:6: a YAML alias (a value that starts with `*`) names no anchor before it: write the value in quotes if it is text"),
+        // Nor is the file itself as one value (an env file named by mistake).
+        ("ANNOUNCEMENTS_TOKEN=s3cretTOKENvalue", "config.yaml:1:1: expected a mapping, found a single value (not shown: it may be a secret)"),
+        ("tokens:\n  a: \"env: A_TOKEN\"", "config.yaml:2:6: tokens.a: `env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:ANNOUNCEMENTS_TOKEN; not \" A_TOKEN\""),
+        ("tokens:\n  a: \"env:1TOKEN\"", "config.yaml:2:6: tokens.a: `env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:ANNOUNCEMENTS_TOKEN; not \"1TOKEN\""),
+        ("port: 017", "config.yaml:1:7: port: must be written without leading zeros (YAML 1.1 tools read 017 as an octal number), not 017"),
+        ("postgres:\n  url: env:UNSET\n", "config.yaml:2:3: postgres: is set, but `storage` is not, so the log would be the file `log` names: add `storage: postgres` to keep it in PostgreSQL (or `storage: file` to keep this section unused)"),
         ("port: 99999999999999999999", "config.yaml:1:7: port: must be between 0 and 65535, not 99999999999999999999"),
         ("port: +", "config.yaml:1:7: port: expected a whole number from 0 to 65535, found \"+\""),
         ("log: \"ev\\0x.jsonl\"", "config.yaml:1:6: log: must not contain control characters"),

@@ -8,11 +8,11 @@ import Testing
         try Configuration.parse(text, path: "config.yaml", environment: environment)
     }
 
-    @Test("the file is the default, and a postgres: section alone does not change it")
+    @Test("the file is the default; a postgres: section beside storage: file written out is unused (without storage, it is an error: see ConfigurationTests)")
     func fileByDefault() throws {
         #expect(try parse("").storage == .file)
         #expect(try parse("storage: file\n").storage == .file)
-        #expect(try parse("postgres:\n  url: env:UNSET\n").storage == .file, "an unused section's variables are not needed")
+        #expect(try parse("storage: file\npostgres:\n  url: env:UNSET\n").storage == .file, "an unused section's variables are not needed")
     }
 
     @Test("postgres: a URL, its password and TLS from the environment or the section, and a table")
@@ -60,6 +60,7 @@ import Testing
         ("storage: postgres\npostgres:\n  url: env:DB_URL\n", "config.yaml:3:8: postgres.url: the environment variable DB_URL is not set"),
         ("storage: postgres\npostgres:\n  url: mysql://a@b/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL must look like"),
         ("storage: postgres\npostgres:\n  url: postgres://a:hunter2@b\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL names no database"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://u:hunter2@x:1\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT (how the other nodes reach this one, with no user or password), not \"http://…@x:1\""),
         ("storage: postgres\npostgres:\n  url: postgres://a@b:70000/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL's port must be from 1 to 65535, not 70000"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c?ssl=1\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL has an unknown parameter ssl"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),
@@ -70,7 +71,7 @@ import Testing
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://web-1:8080/api\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
         // A database's URL where a section or a kind was expected: the message says so, not what it holds.
         ("storage: postgres://a:hunter2@b/c\n", "config.yaml:1:10: storage: expected file or postgres, found another value (a database's URL goes under postgres.url)"),
-        ("storage: postgres\npostgres: postgres://a:hunter2@b/c\n", "config.yaml:2:11: postgres: expected a mapping, found a single value (not shown: this section holds secrets)"),
+        ("storage: postgres\npostgres: postgres://a:hunter2@b/c\n", "config.yaml:2:11: postgres: expected a mapping, found a single value (not shown: it may be a secret)"),
         ("tokens: hunter2\n", "config.yaml:1:9: tokens: expected a mapping from a token's name to the token, found a single value (not shown"),
         ("metrics: hunter2\n", "config.yaml:1:10: metrics: expected a mapping, found a single value (not shown"),
     ])
