@@ -299,6 +299,17 @@ def signing_in_and_out(driver, server):
     time.sleep(0.5)
     driver.back()
     check(wait(driver, lambda d: d.current_url.endswith("/sign-in?next=%2Fa%2F1%2Fedit")), "Back after signing out does not show the signed-in page again: it asks to sign in", driver.current_url)
+    # Signed out from the signed-in page itself: Back must not show it from the browser's
+    # back/forward cache (Chromium keeps even no-store pages there).
+    driver.get(server.url + "/sign-in?next=%2Fa%2F1%2Fhistory")
+    driver.find_element(By.ID, "token").send_keys(TOKENS["auditor"])
+    driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
+    check(wait(driver, lambda d: d.current_url.endswith("/a/1/history") and "Signed in as auditor" in d.find_element(By.CSS_SELECTOR, ".who").text), "the history, signed in", driver.current_url)
+    sign_out(driver)
+    time.sleep(0.5)
+    driver.back()
+    check(wait(driver, lambda d: "/sign-in" in d.current_url and "Signed in as" not in d.find_element(By.TAG_NAME, "body").text),
+          "Back after signing out from a signed-in page shows it no more (the back/forward cache's copy is fetched again)", driver.current_url)
     driver.get(server.url + "/new")
     check(wait(driver, lambda d: "/sign-in?next=" in d.current_url), "a page that needs a token sends to the sign-in page", driver.current_url)
     driver.find_element(By.ID, "token").send_keys(TOKENS["editor"])
@@ -356,6 +367,29 @@ def editing(driver, server):
 
 def editing_and_deleting(driver, server):
     deleting(driver, server, editing(driver, server))
+
+
+def frames_fit(driver, server):
+    """A body's frame holds its whole text: at any width the window takes after the page opened
+    (a turned phone, zoom), and in the editor's preview (whose padding and border come on top)."""
+    body = "".join(f"<p>Paragraph {n} of a long announcement, long enough to wrap on a phone's narrow screen.</p>" for n in range(12))
+    id_ = server.create("A long announcement", body)["id"]
+    # The frame's inner height (without its padding and border) against its document's.
+    room = ("const f = arguments[0], s = getComputedStyle(f);"
+            "return [f.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom),"
+            " f.contentDocument.documentElement.getBoundingClientRect().height]")
+    set_width(driver, 1280)
+    driver.get(server.url + f"/a/{id_}")
+    frame = driver.find_element(By.CSS_SELECTOR, "iframe.body")
+    check(wait(driver, lambda d: (lambda r: r[1] > 0 and abs(r[0] - r[1]) <= 2)(d.execute_script(room, frame))), "a frame is as tall as its text", driver.execute_script(room, frame))
+    set_width(driver, 360, 760)
+    check(wait(driver, lambda d: (lambda r: r[1] > 0 and abs(r[0] - r[1]) <= 2)(d.execute_script(room, frame))), "and again once the window narrows under it (its text wraps anew: none is cut)", driver.execute_script(room, frame))
+    set_width(driver, 1280)
+    check(wait(driver, lambda d: (lambda r: r[1] > 0 and abs(r[0] - r[1]) <= 2)(d.execute_script(room, frame))), "and shrinks when it widens again", driver.execute_script(room, frame))
+    driver.get(server.url + "/new")
+    driver.find_element(By.ID, "body").send_keys(body)
+    preview = driver.find_element(By.ID, "preview")
+    check(wait(driver, lambda d: (lambda r: r[1] > 100 and r[0] >= r[1] - 1)(d.execute_script(room, preview))), "the preview holds its last line too (its padding and border on top of the text)", driver.execute_script(room, preview))
 
 
 def timed(step, *arguments):
@@ -772,7 +806,7 @@ def main():
     try:
         print(f"{driver.capabilities.get('browserName')} {driver.capabilities.get('browserVersion')} against {server.url}:")
         first_view_bytes(driver, server)
-        for step in (reading, searching, signing_in_and_out, posting, editing_and_deleting, controls_follow_roles, live_updates, auditing):
+        for step in (reading, searching, signing_in_and_out, posting, frames_fit, editing_and_deleting, controls_follow_roles, live_updates, auditing):
             timed(step, driver, server)
         timed(body_links, driver, server)
         timed(xss, driver, server, elsewhere)

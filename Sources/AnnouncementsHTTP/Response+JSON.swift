@@ -14,6 +14,7 @@ extension HTTPField.Name {
     static let logSeq = Self("Log-Seq")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
     static let acceptPatch = Self("Accept-Patch")!
+    static let clearSiteData = Self("Clear-Site-Data")!
 }
 
 extension Response {

@@ -91,6 +91,8 @@ import Testing
             }
             try await client.execute(uri: "/sign-out", method: .post, headers: Self.post("alice-secret")) { response in
                 #expect(response.status == .seeOther && response.headers[.setCookie]?.contains("Max-Age=0") == true)
+                // What the browser kept of the signed-in pages goes too (its back/forward cache).
+                #expect(response.headers[.clearSiteData] == "\"cache\"")
             }
         }
     }

@@ -20,7 +20,7 @@ import Testing
         #expect(html.hasPrefix("<!doctype html>\n<html"), "nothing before the document: \(html.prefix(40).debugDescription)")
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
         #expect(!html.contains("<script>alert"))
-        #expect(html.contains("<time datetime=\"2026-11-18T11:16:40.000Z\">2026-11-18 11:16 UTC</time>"), "an edited one shows when it changed")
+        #expect(html.contains("<time datetime=\"2026-11-18T11:16:40.000Z\">2026-11-18 11:16 UTC</time></p>"), "an edited one shows when it changed, with nothing after the time (the partial added a line break: \"…PM .\")")
         #expect(html.contains("Changed"))
         #expect(!html.contains("<script>") && html.contains("<script type=\"module\" src=\"/assets/app."), "no inline script, only the module")
     }

@@ -28,9 +28,15 @@ extension WebRoutes {
         return .seeOther(next, setCookie: WebSession.signIn(token, request))
     }
 
+    /// Signing out also clears what the browser kept of this site's pages (`Clear-Site-Data`):
+    /// Chromium keeps a signed-in page (`no-store`) in its back/forward cache, and Back after
+    /// signing out showed it again, history and all. (The pages' script reloads such a page when
+    /// it is shown from that cache, for a browser that does not take the header.)
     private func signOut(_ request: Request) throws -> Response {
         try WebSession.requireSameOrigin(request)
-        return .seeOther("/", setCookie: WebSession.signOut(request))
+        var response = Response.seeOther("/", setCookie: WebSession.signOut(request))
+        response.headers[.clearSiteData] = "\"cache\""
+        return response
     }
 
     private func create(_ request: Request) async throws -> Response {

@@ -15,13 +15,28 @@ function localizeTimes(root) {
   }
 }
 
-/** Sizes a body's frame to its document (the frame is same-origin, and runs no script). */
+/**
+ * Sizes a body's frame to its document (the frame is same-origin, and runs no script): the
+ * document's own height (a scrollHeight never goes below the frame's, so a frame never shrank),
+ * with the frame's padding and border on top (the editor's preview has them: its last line was
+ * cut). Again whenever the frame's width changes (a turned phone, a resized window, zoom), which
+ * wraps the text anew.
+ */
 function fitFrame(frame) {
   const fit = () => {
     const root = frame.contentDocument && frame.contentDocument.documentElement;
-    if (root) frame.style.height = Math.max(root.scrollHeight, 48) + 'px';
+    if (!root) return;
+    const style = getComputedStyle(frame);
+    const around = frame.offsetHeight - frame.clientHeight + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    frame.style.height = Math.ceil(root.getBoundingClientRect().height + around) + 'px';
   };
   frame.addEventListener('load', fit);
+  let width = frame.clientWidth;
+  new ResizeObserver(() => {
+    if (frame.clientWidth === width) return;
+    width = frame.clientWidth;
+    fit();
+  }).observe(frame);
   fit();
 }
 
@@ -158,7 +173,18 @@ function followTheLog() {
   connect();
 }
 
+/**
+ * A signed-in page shown again from the back/forward cache (Back after signing out, in Chromium,
+ * which keeps even `no-store` pages there) is fetched again: the server decides what it shows now.
+ */
+function revalidateSignedIn() {
+  addEventListener('pageshow', (event) => {
+    if (event.persisted && document.body.hasAttribute('data-signed-in')) location.reload();
+  });
+}
+
 localizeTimes(document);
+revalidateSignedIn();
 for (const frame of document.querySelectorAll('iframe.body')) fitFrame(frame);
 previewAsTyped();
 pastInLocalTime();
