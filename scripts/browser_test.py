@@ -285,6 +285,7 @@ def signing_in_and_out(driver, server):
     driver.find_element(By.ID, "token").send_keys("not-a-token")
     driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
     check(wait(driver, lambda d: "not one this server knows" in d.find_element(By.ID, "token-error").text), "a wrong token is refused, in words")
+    check(driver.switch_to.active_element.get_attribute("id") == "token", "the token field holds the focus again", driver.switch_to.active_element.get_attribute("id"))
     check(sign_in(driver, server, "editor"), "an editor signs in")
     cookie = driver.get_cookie("announcements_session") or {}
     check(cookie.get("httpOnly") is True and cookie.get("sameSite") == "Lax", "the token is kept in an HttpOnly, SameSite=Lax cookie", cookie)
@@ -338,6 +339,7 @@ def posting(driver, server):
     error = wait(driver, lambda d: d.find_elements(By.ID, "title-error"))
     check(error and "The title must not be blank" in error[0].text, "a 422 is shown by its field, in words", error and error[0].text)
     check(driver.find_element(By.ID, "title").get_attribute("aria-invalid") == "true", "the field is marked invalid")
+    check(driver.switch_to.active_element.get_attribute("id") == "title", "and holds the focus (a screen reader reads it with its error)", driver.switch_to.active_element.get_attribute("id"))
     check(driver.find_element(By.ID, "body").get_attribute("value") == "<p>kept</p>", "what was typed is kept")
 
 
