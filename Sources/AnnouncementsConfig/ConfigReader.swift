@@ -71,15 +71,19 @@ struct ConfigReader {
     }
 
     func integer(_ node: YAMLNode, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        // A plain value's digits after its sign, when that is all it holds.
+        var digits: Substring?
+        if case .scalar(let text, true, _) = node, case let unsigned = text.drop(while: { $0 == "-" || $0 == "+" }),
+           !unsigned.isEmpty, unsigned.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            digits = unsigned
+        }
         // `017`: YAML 1.1 (libyaml's, and other tools') reads it as octal 15, Swift as 17.
-        if case .scalar(let text, true, _) = node, case let digits = text.drop(while: { $0 == "-" || $0 == "+" }),
-           digits.count > 1, digits.first == "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+        if case .scalar(let text, _, _) = node, let digits, digits.count > 1, digits.first == "0" {
             throw error(node, key: key, "must be written without leading zeros (YAML 1.1 tools read \(text) as an octal number), not \(text)")
         }
         guard case .scalar(let text, true, _) = node, let value = Int(text) else {
             // Digits that do not fit an Int: out of range, not "not an integer".
-            if case .scalar(let text, true, _) = node, case let digits = text.drop(while: { $0 == "-" || $0 == "+" }),
-               !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            if case .scalar(let text, _, _) = node, digits != nil {
                 throw error(node, key: key, "must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
             }
             let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(node.kindDescription)"

@@ -10,23 +10,10 @@ public struct YAMLMark: Sendable, Hashable {
         self.column = column
     }
 
-    /// The place of the byte at `offset` of UTF-8 `bytes`: lines end at LF, CR LF or CR (as
-    /// libyaml counts them), columns count characters, both from 1.
-    init(ofByte offset: Int, in bytes: some RandomAccessCollection<UInt8>) {
-        var (line, column) = (1, 1)
-        var previous: UInt8?
-        for byte in bytes.prefix(offset) {
-            if byte == UInt8(ascii: "\n") {
-                if previous != UInt8(ascii: "\r") { line += 1 }
-                column = 1
-            } else if byte == UInt8(ascii: "\r") {
-                (line, column) = (line + 1, 1)
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-            previous = byte
-        }
-        self.init(line: line, column: column)
+    /// The place of the byte at `offset` of UTF-8 `bytes` (`TextPlace`).
+    init(ofByte offset: Int, in bytes: some Collection<UInt8>) {
+        let place = TextPlace(ofByte: offset, in: bytes)
+        self.init(line: place.line, column: place.column)
     }
 }
 

@@ -60,7 +60,12 @@ public struct ServerSettings: Sendable {
     func advertised(host: String, port: Int) -> String? {
         if let advertise { return advertise }
         guard !["0.0.0.0", "::", "*", ""].contains(host) else { return nil }
-        return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        return Self.url(host: host, port: port)
+    }
+
+    /// `http://HOST:PORT`, an IPv6 address in brackets (`http://[::1]:8080`), as a URL has it.
+    public static func url(host: String, port: Int) -> String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
     /// The largest request that still lets through every body within `maxBodyBytes` however JSON

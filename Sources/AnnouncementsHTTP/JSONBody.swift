@@ -61,7 +61,7 @@ enum RequestBody {
             throw APIError(.contentTooLarge, "the request body is larger than \(maxBytes) bytes, the most this server reads (it follows `max_body_bytes` in its config)")
         } catch let error as HTTPParserError {
             // The body was cut off by bytes that are not HTTP: none of it is used.
-            throw APIError(.badRequest, "the request body is not valid HTTP/1.1 (\(ConnectionGuard.describe(error))); nothing was written, and the connection is closed")
+            throw APIError(.badRequest, "the request body is not valid HTTP/1.1 (\(error.inWords)); nothing was written, and the connection is closed")
         }
     }
 }

@@ -804,8 +804,6 @@ public final class PostgresLog: EventLog {
             return left
         }
         do {
-            // Writes that already waited their time (behind a commit that hung) start no connection.
-            if lost || writer.withLock({ $0 }).isClosed { _ = try left() }
             let connection = try Self.openConnection(writer, settings, id: 1, logger: logger, replacing: lost, by: deadline, isClosed: { state.withLock { $0.role.isClosed } }) { connection in
                 for query in Self.writerSession(settings) {
                     let done: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
@@ -834,7 +832,9 @@ public final class PostgresLog: EventLog {
     /// The writer's session was not set up in time: PostgreSQL answered too slowly, or not at all.
     static let notSetUp = PostgresLogFailure("PostgreSQL did not set up the writer's session in the time its writes may wait (the database answers slowly, or not at all); the next write connects again")
 
-    /// The connection `slot` holds, or a new one (set up by `prepare`) when it is closed or `replacing`.
+    /// The connection `slot` holds, or a new one (set up by `prepare`) when it is closed or
+    /// `replacing`, connected by `deadline` (none is begun past it: writes that already waited
+    /// their time, behind a commit that hung, start no connection).
     private static func openConnection(
         _ slot: borrowing Mutex<PostgresConnection>,
         _ settings: PostgresSettings,
@@ -848,7 +848,9 @@ public final class PostgresLog: EventLog {
         let current = slot.withLock { $0 }
         guard current.isClosed || replacing else { return current }
         guard !isClosed() else { throw PostgresLogFailure("the log is closed") }
-        let fresh = try connection(settings, id: id, logger: logger, upTo: deadline.map { $0 - .now } ?? settings.commitTimeout)
+        let timeout = deadline.map { $0 - .now } ?? settings.commitTimeout
+        guard timeout > .zero else { throw notSetUp }
+        let fresh = try connection(settings, id: id, logger: logger, upTo: timeout)
         do {
             try prepare(fresh)
         } catch {
@@ -920,7 +922,7 @@ public final class PostgresLog: EventLog {
             on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try configuration(settings, connection: id), id: id, logger: logger
         )
         do {
-            return try wait(for: connecting, upTo: max(.zero, timeout ?? settings.commitTimeout), closing: nil)
+            return try wait(for: connecting, upTo: timeout ?? settings.commitTimeout, closing: nil)
         } catch {
             connecting.whenSuccess { closeSoon($0) }
             throw error

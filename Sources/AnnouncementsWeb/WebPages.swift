@@ -18,10 +18,14 @@ public struct WebPages: Sendable {
         var library = MustacheLibrary()
         var problems: [String] = []
         for (name, bytes) in Self.templates {
+            // Without the file's last line end: a partial used inside a line (`{{>time}}.`) would
+            // put it there, and a space showed before what follows ("…PM .").
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
             do {
                 // On a line of its own (a standalone tag, which renders nothing, not even its line
                 // end): the template's own first line is handled as it would be without it.
-                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name)}}\n" + String(decoding: bytes, as: UTF8.self), named: name)
+                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name)}}\n" + text, named: name)
             } catch {
                 problems.append("\(name).mustache: \(error)")
             }

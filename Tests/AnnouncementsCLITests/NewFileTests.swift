@@ -50,12 +50,18 @@ import Testing
         try ProgressTests().makeLargeLog(in: folder, lines: 50_000)
         let process = try ChildProcess(CLI.binary.path, arguments, environment: ProcessInfo.processInfo.environment, directory: folder)
         let partial = folder + "/" + target + ".partial"
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !FileManager.default.fileExists(atPath: partial), process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
+        // Watched, and signalled the moment the copy's file appears, from a thread of its own: a
+        // busy machine's cooperative pool may not run a task again before the copy has ended.
+        let signalled = try await offPool { () -> Bool in
+            let deadline = Date().addingTimeInterval(120)
+            while !FileManager.default.fileExists(atPath: partial) {
+                guard process.isRunning, Date() < deadline else { return false }
+                usleep(1_000)
+            }
+            process.signal(signal)
+            return true
         }
-        try #require(FileManager.default.fileExists(atPath: partial), "the copy never began, or ended before it could be interrupted")
-        process.signal(signal)
+        try #require(signalled, "the copy never began, or ended before it could be interrupted")
         try await offPool { process.waitUntilExit() }
         let stderr = String(decoding: readToEnd(try #require(process.error)), as: UTF8.self)
         // Ended by the signal, as without the cleanup (a shell says 130 or 143, and a script stops).

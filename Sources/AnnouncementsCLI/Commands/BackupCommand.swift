@@ -48,14 +48,8 @@ struct BackupCommand: AsyncParsableCommand {
             // Whatever fails, an interrupt too, no part of a backup is left behind (a second try
             // needs the folder empty, and it was).
             let files = [target, target + ".head", SnapshotFile.path(forLog: target)]
-            let removeAll: @Sendable () -> Void = { for file in files { unlink(file) } }
-            let done = try await Interruption.cleaningUp(after: {}, with: removeAll) { _ async throws(CLIError) in
-                do throws(CLIError) {
-                    return try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
-                } catch {
-                    removeAll()
-                    throw error
-                }
+            let done = try await Interruption.cleaningUp(with: { for file in files { unlink(file) } }) { () async throws(CLIError) in
+                try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
             }
             // Said once an interrupt can no longer remove it.
             Output.line(done)

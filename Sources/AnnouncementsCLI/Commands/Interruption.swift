@@ -19,7 +19,8 @@ import Darwin
 /// registrations' lock until then, and a file is made under that lock with its cleanup
 /// (`cleaningUp(after:with:_:)`): an interrupt finds a file with its cleanup, or neither. What
 /// the command's own thread says after the interrupt (a copy whose file was just removed cannot
-/// be named) is not printed (`happened`). Nothing changes for a command that registers nothing.
+/// be named) is not printed (`Output.silence()`). Nothing changes for a command that registers
+/// nothing.
 enum Interruption {
     private struct State {
         var next = 0
@@ -28,15 +29,21 @@ enum Interruption {
     }
 
     private static let state = Mutex(State())
-    /// Whether an interrupt came (errors and notes are no longer printed: `Output`).
-    static let happened = Atomic<Bool>(false)
     /// The pipe's end the signal handler writes to (set before the handler is installed).
     private static let signalled = Atomic<Int32>(-1)
     private static let signals = [SIGINT, SIGTERM]
 
-    /// Runs `make` and registers `cleanup` in one step, then `body` with what `make` made; the
-    /// cleanup is dropped once `body` returns or throws. An interrupt meanwhile runs it (then the
-    /// cleanups registered before it) and ends the process.
+    /// Runs `body` with `cleanup` registered: `cleanup` runs when `body` throws, or when an
+    /// interrupt comes meanwhile (then the cleanups registered before it run too, and the process
+    /// ends); it is dropped once `body` returns.
+    static func cleaningUp<Result>(
+        with cleanup: @escaping @Sendable () -> Void, _ body: () async throws(CLIError) -> Result
+    ) async throws(CLIError) -> Result {
+        try await cleaningUp(after: {}, with: cleanup) { _ async throws(CLIError) in try await body() }
+    }
+
+    /// `cleaningUp(with:_:)` for what `make` makes (a file), made and registered with `cleanup` in
+    /// one step, then given to `body`.
     static func cleaningUp<Made, Result>(
         after make: () throws(CLIError) -> sending Made,
         with cleanup: @escaping @Sendable () -> Void,
@@ -53,7 +60,12 @@ enum Interruption {
             return (state.next, made)
         }
         defer { state.withLock { $0.cleanups.removeAll { $0.id == id } } }
-        return try await body(made)
+        do throws(CLIError) {
+            return try await body(made)
+        } catch {
+            cleanup()
+            throw error
+        }
     }
 
     /// Catches the signals: a pipe, the thread that reads it, and a handler that writes to it (a
@@ -81,7 +93,7 @@ enum Interruption {
         }
         let number = Int32(byte)
         state.withLock { state in
-            happened.store(true, ordering: .sequentiallyConsistent)
+            Output.silence()
             for cleanup in state.cleanups.reversed() { cleanup.run() }
             Output.clearProgress()
             Output.standardError("note: interrupted\(state.cleanups.isEmpty ? "" : "; what it had not finished writing is removed")\n")

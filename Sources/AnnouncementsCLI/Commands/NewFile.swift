@@ -34,7 +34,7 @@ enum NewFile {
         guard made.error == 0 else {
             throw CLIError(.cantCreate, "\(path): cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))")
         }
-        // Made with its cleanup: an interrupt from then on removes it.
+        // Made with its cleanup: a failure, or an interrupt, from then on removes it.
         return try await Interruption.cleaningUp(after: { () throws(CLIError) in try Self.create(partial, for: path) }, with: { unlink(partial) }) { file async throws(CLIError) in
             do throws(LogError) {
                 let result = try await fill(file)
@@ -46,7 +46,6 @@ enum NewFile {
                 }
                 return result
             } catch {
-                unlink(partial)
                 throw CLIError(error)
             }
         }

@@ -106,8 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
             ])
         }
         let app = buildApplication(store: store, settings: settings, logger: logger) { host, port in
-            // An IPv6 address in brackets, as a URL has it (`http://[::1]:8080`).
-            Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            Output.line("listening on \(ServerSettings.url(host: host, port: port))")
             fflush(nil)
         }
         do {

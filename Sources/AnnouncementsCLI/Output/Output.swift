@@ -18,7 +18,7 @@ enum Output {
     /// `error: …` on stderr, one line, after what stdout holds: the message is escaped, for it may
     /// quote the log or a server.
     static func error(_ text: String) {
-        guard !Interruption.happened.load(ordering: .sequentiallyConsistent) else { return }
+        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         flushStandardOutput()
         clearProgress()
         standardError("error: \(VisibleText.escaped(text))\n")
@@ -26,10 +26,19 @@ enum Output {
 
     /// `note: …` on stderr, one line, after what stdout holds, escaped as an error is.
     static func note(_ text: String) {
-        guard !Interruption.happened.load(ordering: .sequentiallyConsistent) else { return }
+        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         flushStandardOutput()
         clearProgress()
         standardError("note: \(VisibleText.escaped(text))\n")
+    }
+
+    /// Whether errors and notes are no longer printed (`silence()`).
+    private static let silenced = Atomic<Bool>(false)
+
+    /// No error or note is printed from now on: the process is ending on an interrupt, and what
+    /// its command fails with because of it (a copy whose file was just removed) is not news.
+    static func silence() {
+        silenced.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Whether a progress line is on stderr (drawn, and not cleared since): an error or a note

@@ -27,22 +27,13 @@ package struct JSONScanner {
         }
     }
 
-    /// A syntax error at the current place: its column (1-based, in characters: code points, as
-    /// an editor counts them), and its line too in a text of several lines (a request body; a
-    /// log's line has one, whose number the reader of the log gives).
+    /// A syntax error at the current place (`TextPlace`): its column, and its line too in a text
+    /// of several lines (a request body; a log's line has one, whose number the reader of the log
+    /// gives).
     func syntax(_ what: String) -> LineProblem {
-        var line = 1, column = 1
-        for byte in bytes[..<min(index, bytes.count)] {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                // Not a UTF-8 continuation byte: a character begins.
-                column += 1
-            }
-        }
-        let place = line == 1 ? "column \(column)" : "line \(line), column \(column)"
-        return LineProblem("invalid JSON at \(place): \(what)", isMalformedJSON: true)
+        let place = TextPlace(ofByte: index, in: bytes)
+        let named = place.line == 1 ? "column \(place.column)" : "line \(place.line), column \(place.column)"
+        return LineProblem("invalid JSON at \(named): \(what)", isMalformedJSON: true)
     }
 
     // MARK: - Objects and keys

@@ -188,26 +188,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .headerOverflow:
             APIError(.requestHeaderFieldsTooLarge, "the request's header fields are too large: at most \(ConnectionLimits.maxHeaderFields) fields, each at most \(ConnectionLimits.maxHeaderFieldBytes) bytes, \(ConnectionLimits.maxHeadBytes) bytes in all")
         default:
-            APIError(.badRequest, "the request is not valid HTTP/1.1 (\(describe(error))); the connection is closed")
+            APIError(.badRequest, "the request is not valid HTTP/1.1 (\(error.inWords)); the connection is closed")
         }
     }
 
-    /// What SwiftNIO's parser (llhttp) refused, in words. Its `unknown` is several of llhttp's
-    /// refusals, named by what usually causes them.
-    static func describe(_ error: HTTPParserError) -> String {
-        switch error {
-        case .unexpectedContentLength, .unknown:
-            "its framing: Content-Length with Transfer-Encoding (RFC 9112 6.3 allows one or the other), a Transfer-Encoding that does not end in chunked, or a line that does not end in CR LF"
-        case .invalidContentLength: "its Content-Length: not one number, or sent with Transfer-Encoding (RFC 9112 6.3 allows one or the other)"
-        case .invalidChunkSize: "a chunk size that is not a hexadecimal number"
-        case .invalidMethod: "its method"
-        case .invalidURL: "its request target"
-        case .invalidVersion: "its HTTP version"
-        case .invalidHeaderToken: "a header field's name or value, which holds a character HTTP does not allow there"
-        case .lfExpected, .invalidConstant: "a line that does not end in CR LF, or text where the request line or a field was due"
-        default: "\(error)"
-        }
-    }
 
     // MARK: - Responses
 
@@ -350,6 +334,25 @@ extension ConnectionClock.Expiry {
         case .read: .readTimeout
         case .unread: .unread
         case .shutdown: .shutdown
+        }
+    }
+}
+
+extension HTTPParserError {
+    /// What SwiftNIO's parser (llhttp) refused, in words (for a 400's message). Its `unknown` is
+    /// several of llhttp's refusals, named by what usually causes them.
+    var inWords: String {
+        switch self {
+        case .unexpectedContentLength, .unknown:
+            "its framing: Content-Length with Transfer-Encoding (RFC 9112 6.3 allows one or the other), a Transfer-Encoding that does not end in chunked, or a line that does not end in CR LF"
+        case .invalidContentLength: "its Content-Length: not one number, or sent with Transfer-Encoding (RFC 9112 6.3 allows one or the other)"
+        case .invalidChunkSize: "a chunk size that is not a hexadecimal number"
+        case .invalidMethod: "its method"
+        case .invalidURL: "its request target"
+        case .invalidVersion: "its HTTP version"
+        case .invalidHeaderToken: "a header field's name or value, which holds a character HTTP does not allow there"
+        case .lfExpected, .invalidConstant: "a line that does not end in CR LF, or text where the request line or a field was due"
+        default: "\(self)"
         }
     }
 }

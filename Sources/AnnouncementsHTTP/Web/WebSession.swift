@@ -17,6 +17,8 @@ enum WebSession {
 
     /// The token the request's session cookie holds (the `__Host-` one first), or nil.
     static func token(in request: Request) -> String? {
+        // Most requests (every API client's) send no cookie: nothing to parse. (Every read asks.)
+        guard request.headers[.cookie] != nil else { return nil }
         let cookies = request.cookies
         guard let value = (cookies[secureCookieName] ?? cookies[cookieName])?.value, !value.isEmpty else { return nil }
         return value.removingPercentEncoding
