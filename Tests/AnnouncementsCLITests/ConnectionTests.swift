@@ -151,7 +151,9 @@ import Glibc
                     if Double(received) > Date().timeIntervalSince(start) * 1_000_000 {
                         usleep(20_000)
                     } else {
-                        let (bytes, closed) = reader.arrived()
+                        // A few KB at a time: all that has arrived can be megabytes, the
+                        // server refilling the socket as fast as this drains it.
+                        let (bytes, closed) = reader.arrived(atMost: 16_384)
                         received += bytes.count
                         if closed { closing = "closed" }
                         if bytes.isEmpty { usleep(2_000) }

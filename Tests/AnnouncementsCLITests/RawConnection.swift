@@ -133,11 +133,12 @@ final class RawConnection {
     /// Everything that has arrived, without waiting, and whether the connection is closed. A reader
     /// whose deadline has passed takes this last: its task may have waited for a thread longer
     /// than its server took to answer (every test's task shares the pool's few threads), and
-    /// what arrived while it waited counts.
-    func arrived() -> (bytes: [UInt8], closed: Bool) {
+    /// what arrived while it waited counts. With `limit`, it stops once it has that many bytes (or
+    /// a little more): a sender as fast as the reader would otherwise keep it reading.
+    func arrived(atMost limit: Int = .max) -> (bytes: [UInt8], closed: Bool) {
         var bytes: [UInt8] = []
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while poll(&poller, 1, 0) > 0 {
+        while bytes.count < limit, poll(&poller, 1, 0) > 0 {
             guard let chunk = receive() else { return (bytes, true) }
             bytes += chunk
         }
