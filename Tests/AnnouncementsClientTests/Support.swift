@@ -94,6 +94,7 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
             return keys[id]?.count == 1
         }
         guard !first else {
+            if let whenFirst = fakeReplaceFirstSeen.withLock({ $0.removeValue(forKey: id) }) { whenFirst() }
             let status = id / 10
             var headers: HTTPFields = [.contentType: "application/json"]
             // (Id 5039: 10 s, a wait long enough to be cancelled during, even on a busy machine.)
@@ -270,6 +271,9 @@ let fakeReplaceKeys = Mutex<[Int: [String]]>([:])
 
 /// The `Authorization` of each replace the fake server received (but id 1010's), by the id replaced.
 let fakeReplaceTokens = Mutex<[Int: [String]]>([:])
+
+/// What to do when a replace's first attempt arrives, before it is answered, by the id replaced.
+let fakeReplaceFirstSeen = Mutex<[Int: @Sendable () -> Void]>([:])
 
 /// The `Min-Seq` of each read of `<mode>/announcements/1` ("-" for none), by mode.
 let fakeMinSeqs = Mutex<[String: [String]]>([:])
