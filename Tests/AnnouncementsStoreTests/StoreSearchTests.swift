@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Logging
 import Testing
 @testable import AnnouncementsDomain
@@ -153,6 +155,35 @@ import Testing
         let atFour = try #require(indexer.copy(at: 4)).wait()
         #expect(atFour?.search(query, offset: 0, limit: 10).ids == [4, 3, 2, 1], "seq 5 is not in a copy at 4")
         #expect(await indexer.search(covering: 5) { $0.search(query, offset: 0, limit: 10).ids } == [5, 4, 3, 2, 1])
+    }
+
+    @Test("a batch's changes are handed over without waiting for the index, whoever holds it (the indexer taking in a batch, a search reading)")
+    func publishWaitsNotForTheIndex() async throws {
+        let indexer = SearchIndexer(batch: 1)
+        let empty = ReadModel()
+        indexer.start(from: { empty }, loaded: { nil }, changedSince: { _ in [] })
+        let changes = (1...3).map { id in
+            SearchIndexer.Change(id: id, old: nil, new: Announcement(id: id, created: AnnouncementDraft(title: "Notice \(id)", body: nil), revision: id, by: "alice", at: Timestamp(millisecondsSince1970: 0)))
+        }
+        let query = try #require(SearchQuery("notice"))
+        // A search holds the index until told to let go.
+        let holding = DispatchSemaphore(value: 0)
+        let letGo = DispatchSemaphore(value: 0)
+        let reader = Task.detached { await indexer.search(covering: 0) { _ in holding.signal(); letGo.wait() } }
+        holding.wait()
+        // Meanwhile a commit hands over changes (a flush asked for at each: batch 1), on a thread
+        // of its own: it returns while the index is held.
+        let handedOver = DispatchSemaphore(value: 0)
+        Thread {
+            for change in changes { indexer.publish(seq: change.id) { [change] } }
+            handedOver.signal()
+        }.start()
+        let returned = handedOver.wait(timeout: .now() + 10) == .success
+        letGo.signal()
+        _ = await reader.value
+        #expect(returned, "publish returned while a search held the index")
+        if !returned { handedOver.wait() }
+        #expect(await indexer.search(covering: 3) { $0.search(query, offset: 0, limit: 10).ids } == [3, 2, 1])
     }
 
     @Test("a search that waits longer than the index takes is refused as not ready, not answered wrong")

@@ -12,12 +12,23 @@ import Synchronization
 /// command that only writes or reads the log never pays for it), then follows every published
 /// change. A search waits until the index covers the state it reads (`SearchProgress`), at most
 /// `maxWait`.
+///
+/// Two locks: the committer, handing over a batch's changes, takes only the short one (`state`:
+/// the backlog and who waits); the index itself has its own (`indexed`), held by the indexer's
+/// thread while it takes in a published state's changes (a batch of writes, each body word by
+/// word) and by a search while it reads. So a commit never waits for the index, whoever holds it.
 final class SearchIndexer: Sendable {
     private struct State {
-        var index = SearchIndex()
         var progress = SearchProgress<CheckedContinuation<Bool, Never>>()
         var backlog: SearchBacklog<Change>
         var isStarted = false
+    }
+
+    /// The index and the seq of the state it covers (nil until it is built): written on the
+    /// indexer's thread alone, one published state at a time, before `progress` says so.
+    private struct Indexed {
+        var index = SearchIndex()
+        var seq: Int?
     }
 
     /// What a batch changed in one announcement: its state before and after (nil: not live).
@@ -28,6 +39,7 @@ final class SearchIndexer: Sendable {
     }
 
     private let state: Mutex<State>
+    private let indexed = Mutex(Indexed())
     private let worker = IdleWorker(lowersPriority: false)
     /// The longest a search waits for the index to cover its state (the first build of a large log
     /// takes seconds).
@@ -57,11 +69,8 @@ final class SearchIndexer: Sendable {
             // Queued while the lock is held: before any change `publish` queues after it.
             worker.async { [self] in
                 let index = Self.build(model, from: loaded, changed: changed)
-                let woken = self.state.withLock { state in
-                    state.index = index
-                    return state.progress.advance(to: model.seq)
-                }
-                for waiter in woken { waiter.resume(returning: true) }
+                self.indexed.withLock { $0 = Indexed(index: index, seq: model.seq) }
+                self.covered(model.seq)
             }
         }
     }
@@ -90,7 +99,7 @@ final class SearchIndexer: Sendable {
             // Queued behind the flushes asked for so far; it takes the changes up to `seq` itself.
             worker.async { [self] in
                 indexBacklog(upTo: seq)
-                pending.fulfil(self.state.withLock { $0.progress.seq == seq ? $0.index : nil })
+                pending.fulfil(self.indexed.withLock { $0.seq == seq ? $0.index : nil })
             }
             return pending
         }
@@ -149,22 +158,29 @@ final class SearchIndexer: Sendable {
         worker.async { [self] in indexBacklog(upTo: seq) }
     }
 
-    /// Indexes the changes in the backlog up to `seq`, one published state at a time (the lock is
-    /// held for one state's changes, not for the whole backlog), waking the searches each covers.
+    /// Indexes the changes in the backlog up to `seq`, one published state at a time (the index's
+    /// lock is held for one state's changes, not for the whole backlog), waking the searches each
+    /// covers.
     private func indexBacklog(upTo seq: Int) {
         let entries = state.withLock { $0.backlog.take(upTo: seq) }
         for (seq, changes) in entries {
-            let woken = state.withLock { state in
+            let isNew = indexed.withLock { indexed in
                 // A change the state the index was built from already held.
-                guard seq > state.progress.seq ?? 0 else { return [CheckedContinuation<Bool, Never>]() }
+                guard seq > indexed.seq ?? 0 else { return false }
                 for change in changes {
-                    if let old = change.old { state.index.remove(old) }
-                    if let new = change.new { state.index.add(new) }
+                    if let old = change.old { indexed.index.remove(old) }
+                    if let new = change.new { indexed.index.add(new) }
                 }
-                return state.progress.advance(to: seq)
+                indexed.seq = seq
+                return true
             }
-            for waiter in woken { waiter.resume(returning: true) }
+            if isNew { covered(seq) }
         }
+    }
+
+    /// The index covers the state at `seq`: the searches waiting for it go on.
+    private func covered(_ seq: Int) {
+        for waiter in state.withLock({ $0.progress.advance(to: seq) }) { waiter.resume(returning: true) }
     }
 
     /// Runs `search` on the index once it covers `seq`; nil when it did not within `maxWait`.
@@ -187,6 +203,6 @@ final class SearchIndexer: Sendable {
             }
         }
         guard ready else { return nil }
-        return state.withLock { search($0.index) }
+        return indexed.withLock { search($0.index) }
     }
 }
