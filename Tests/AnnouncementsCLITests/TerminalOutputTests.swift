@@ -104,9 +104,12 @@ import Testing
         #expect(followed.status == 0, "\(followed.stderr)")
         let rows = followed.stdout.split(separator: "\n").map(String.init)
         try #require(rows.count == 4, "a header and three events: \(rows)")
-        #expect(rows[1].hasSuffix(#"alice  1  "Fire \u001b[2K\rdrill" (body 25 bytes)"#))
-        #expect(rows[2].hasSuffix(#"mallory\u001b[2K  2  "Two\nlines""#))
-        #expect(rows[3].hasSuffix(#"title → "Two \u202esides""#))
+        // Aligned with the header until a wider cell comes (the escaped writer), each edit with
+        // the title it replaced.
+        #expect(rows[0] == "SEQ  TIME                      EVENT    BY      ID   CHANGE")
+        #expect(rows[1] == #"1    2026-11-21T09:30:00.000Z  created  alice   1    "Fire \u001b[2K\rdrill" (body 25 bytes)"#)
+        #expect(rows[2] == #"2    2026-11-21T09:30:01.000Z  created  mallory\u001b[2K  2    "Two\nlines" (no body)"#)
+        #expect(rows[3] == #"3    2026-11-21T09:30:02.000Z  edited   bob               2    title "Two\nlines" → "Two \u202esides""#)
         for output in [shown.stdout, listed.stdout, full.stdout, followed.stdout] {
             #expect(!Self.hasRawControl(output))
         }

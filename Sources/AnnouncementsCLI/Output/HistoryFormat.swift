@@ -4,18 +4,24 @@ import AnnouncementsDomain
 enum HistoryFormat {
     /// SEQ, TIME, EVENT, BY, ID and what changed.
     static func table(_ entries: [HistoryEntry]) -> String {
-        var table = TextTable("SEQ", "TIME", "EVENT", "BY", "ID", "CHANGE")
-        for entry in entries {
-            table.add(
-                String(entry.event.seq), entry.event.at.description, entry.event.type.rawValue,
-                VisibleText.escaped(entry.event.by), String(entry.event.id), change(entry)
-            )
-        }
+        var table = TextTable(header)
+        for entry in entries { table.add(cells(entry)) }
         return table.rendered
     }
 
+    static let header = ["SEQ", "TIME", "EVENT", "BY", "ID", "CHANGE"]
+
+    /// One entry's row, writers and titles escaped for the terminal.
+    static func cells(_ entry: HistoryEntry) -> [String] {
+        [
+            String(entry.event.seq), entry.event.at.description, entry.event.type.rawValue,
+            VisibleText.escaped(entry.event.by), String(entry.event.id), change(entry),
+        ]
+    }
+
     /// `title "A" → "B"; body 1,200 → 1,350 bytes (+150)`, or the created or deleted announcement;
-    /// titles escaped for the terminal.
+    /// titles escaped for the terminal. An entry whose announcement was not seen before it (a
+    /// follow that started later) says what became of it: `title → "B"; body → 1,350 bytes`.
     static func change(_ entry: HistoryEntry) -> String {
         switch entry.event.change {
         case .erased(let reason):
@@ -31,11 +37,16 @@ enum HistoryFormat {
             return "(text erased)"
         case .edited(let patch):
             var parts: [String] = []
+            guard let before = entry.before else {
+                if let title = patch.title { parts.append("title → \(quoted(title))") }
+                if let body = patch.body { parts.append(body.text.map { "body → \(Output.count($0.utf8Count)) bytes" } ?? "body cleared") }
+                return parts.joined(separator: "; ")
+            }
             if let title = patch.title {
-                parts.append("title \(quoted(entry.before?.title ?? "")) → \(quoted(title))")
+                parts.append("title \(quoted(before.title)) → \(quoted(title))")
             }
             if let body = patch.body {
-                let old = entry.before?.bodyText?.utf8Count, new = body.text?.utf8Count
+                let old = before.bodyText?.utf8Count, new = body.text?.utf8Count
                 switch (old, new) {
                 case (nil, nil): parts.append("body stays empty")
                 case (nil, let new?): parts.append("body added (\(Output.count(new)) bytes)")

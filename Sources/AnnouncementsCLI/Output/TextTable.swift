@@ -7,7 +7,15 @@ struct TextTable {
         self.header = header
     }
 
+    init(_ header: [String]) {
+        self.header = header
+    }
+
     mutating func add(_ cells: String...) {
+        rows.append(cells)
+    }
+
+    mutating func add(_ cells: [String]) {
         rows.append(cells)
     }
 
@@ -17,11 +25,33 @@ struct TextTable {
     var rendered: String {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(to: widths[column])
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return all.map { Self.line($0, widths: widths) }.joined(separator: "\n")
+    }
+
+    /// `row`'s cells padded to `widths` and two spaces apart, the last unpadded.
+    fileprivate static func line(_ row: [String], widths: [Int]) -> String {
+        row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell.padding(to: widths[column])
+        }.joined(separator: "  ")
+    }
+}
+
+/// A table printed a row at a time, whose rows are not known in advance (a follow that never
+/// ends): each cell padded to the widest of its column so far, starting from `widths` (what most
+/// cells take), so that the rows stay aligned with the header until a wider cell comes.
+struct RunningTable {
+    private var widths: [Int]
+
+    init(widths: [Int]) {
+        self.widths = widths
+    }
+
+    /// `row` as a line of the table.
+    mutating func line(_ row: [String]) -> String {
+        for (column, cell) in row.enumerated() where column < widths.count {
+            widths[column] = max(widths[column], cell.count)
+        }
+        return TextTable.line(row, widths: widths)
     }
 }
 

@@ -28,10 +28,17 @@ extension HistoryCommand {
             throw Self.followError(error, after: after)
         }
         if let event = first.first, Self.isPublicForm(event) { throw Self.publicFormOnly }
+        // Columns as wide as most of their cells: a seq of the follow's first digits and more, a
+        // time, the longest type, a writer's name, an id.
+        var table = RunningTable(widths: [max(3, String(after + 1).count + 1), 24, 7, 6, 3])
         if format == .table {
-            Output.line("SEQ  TIME                      EVENT    BY  ID  CHANGE")
+            Output.line(table.line(HistoryFormat.header))
             fflush(nil)
         }
+        // The fold the log's history makes, from where the follow starts: what an edit or a
+        // delete changed, from the events it saw before (an announcement it did not see, only
+        // what became of it).
+        var fold = HistoryFold(path: "the event feed", filter: filter, startsMidLog: true)
         do {
             for try await feedEvent in client.events(after: after) {
                 let event: Event
@@ -43,11 +50,18 @@ extension HistoryCommand {
                     continue
                 }
                 if case .time(let last)? = filter.until, event.at > last { return }
-                if filter.matches(event) {
-                    Output.line(format == .jsonl ? feedEvent.line : Self.row(event))
-                    fflush(nil)  // each event as it happens, also into a pipe
+                let bytes = Array(feedEvent.line.utf8)
+                let line = LogLine(number: event.seq, offset: 0, bytes: bytes[...], parsed: .success(event), isLast: false)
+                let goesOn: Bool
+                do throws(LogError) {
+                    goesOn = try fold.add(line) { entry in
+                        Output.line(format == .jsonl ? feedEvent.line : table.line(HistoryFormat.cells(entry)))
+                        fflush(nil)  // each event as it happens, also into a pipe
+                    }
+                } catch {
+                    throw CLIError(error)
                 }
-                if case .seq(let last)? = filter.until, event.seq >= last { return }
+                if !goesOn { return }
             }
         } catch let error as CLIError {
             throw error
@@ -75,27 +89,5 @@ extension HistoryCommand {
         // (The seq after: a number the server sent, or `--since`, may be Int.max.)
         let next = { (seq: Int) in seq < .max ? String(seq + 1) : "\(seq) + 1" }
         return CLIError(.failure, "the server's log ends at seq \(lastSeq), before seq \(next(requested)) where this follow \(place): it may have been restored from an older backup; follow with --since \(next(lastSeq)) for what comes next, or without --since to read it all again")
-    }
-
-    /// `7  2026-11-22T01:09:07.264Z  created  editor  7  "Fire drill"`: what the feed alone tells,
-    /// titles and writers escaped for the terminal.
-    static func row(_ event: Event) -> String {
-        let change: String
-        switch event.change {
-        case .created(let draft): change = "\"\(VisibleText.escaped(draft.title))\"\(draft.bodyText.map { " (body \($0.utf8Count) bytes)" } ?? "")"
-        case .edited(let patch):
-            var parts: [String] = []
-            if let title = patch.title { parts.append("title → \"\(VisibleText.escaped(title))\"") }
-            switch patch.body {
-            case .set(let body)?: parts.append("body → \(body.utf8Count) bytes")
-            case .clear?: parts.append("body cleared")
-            case nil: break
-            }
-            change = parts.joined(separator: "; ")
-        case .deleted: change = "deleted"
-        case .sealed: change = "(text erased)"
-        case .erased(let reason): change = "erased: \"\(VisibleText.escaped(reason))\""
-        }
-        return "\(event.seq)  \(event.at)  \(event.type.rawValue.padding(to: 7))  \(VisibleText.escaped(event.by))  \(event.id)  \(change)"
     }
 }

@@ -101,10 +101,15 @@ public struct HistoryFold: Sendable {
     /// erasure was interrupted before its lines were sealed, says so only once this set has it:
     /// a caller that shows entries at the end marks them then.
     public private(set) var textsErased: Set<Int> = []
+    /// Whether the lines start after the log's first (a server's feed followed from a seq): an
+    /// event about an announcement not seen, or after a gap, is taken as it comes (its `before`
+    /// unknown: nil), not refused.
+    private let startsMidLog: Bool
 
-    public init(path: String, filter: HistoryFilter) {
+    public init(path: String, filter: HistoryFilter, startsMidLog: Bool = false) {
         self.path = path
         self.filter = filter
+        self.startsMidLog = startsMidLog
         model.deferTitleIndex()
     }
 
@@ -133,7 +138,7 @@ public struct HistoryFold: Sendable {
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {
-            guard touchedByUnknown.contains(event.id) else {
+            guard startsMidLog || touchedByUnknown.contains(event.id) else {
                 throw LogError(.invalidLine, path: path, line: line.number, message: error.message)
             }
             model.force(event)
