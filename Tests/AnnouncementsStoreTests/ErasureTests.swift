@@ -120,8 +120,11 @@ import Testing
         await again.close()
     }
 
-    @Test("a snapshot from before an erasure that the erasure did not delete (a copy put back, one beside another path to the log) is deleted at the next start, which serves the state after the erasure")
-    func snapshotFromBeforeErasureDeletedAtStart() async throws {
+    @Test(
+        "a snapshot from before an erasure that the erasure did not delete (a copy put back, one beside another path to the log) is deleted at the next start, which serves the state after the erasure, whether that start reads snapshots or not",
+        arguments: [true, false]
+    )
+    func snapshotFromBeforeErasureDeletedAtStart(readsSnapshots: Bool) async throws {
         let folder = TemporaryFolder()
         let path = try await logWithSecrets(in: folder)
         let snapshotPath = SnapshotFile.path(forLog: path)
@@ -134,8 +137,8 @@ import Testing
         try before.write(to: URL(fileURLWithPath: snapshotPath))
 
         let logs = LogCapture()
-        let again = try await EventStore.open(path: path, snapshots: atClose, logger: logs.logger)
-        #expect(logs.entries(containing: "loaded the snapshot").count == 1, "it is usable: the state after the erasure is right")
+        let again = try await EventStore.open(path: path, snapshots: readsSnapshots ? atClose : .off, logger: logs.logger)
+        #expect(logs.entries(containing: "loaded the snapshot").count == (readsSnapshots ? 1 : 0), "it is usable: the state after the erasure is right")
         #expect(logs.entries(containing: "deleted the snapshot").count == 1)
         #expect(!FileManager.default.fileExists(atPath: snapshotPath), "gone before the store serves")
         #expect(again.snapshot.announcement(id: 2) == nil)

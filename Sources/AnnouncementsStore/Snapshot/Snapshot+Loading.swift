@@ -46,18 +46,22 @@ extension Snapshot {
     /// For a start-up that does not use snapshots: throws `SnapshotProblem.refusal` when the
     /// snapshot beside the log (its header's tag) covers lines the log no longer holds (or, with
     /// `logFile`, lines that file, to become the log, does not hold). A file that is not a
-    /// snapshot this version reads says nothing of the log, and is left alone.
-    static func checkTag(besideLog logPath: String, linesIn logFile: String? = nil) throws(LogError) {
+    /// snapshot this version reads says nothing of the log, and is left alone. Returns the seq of
+    /// the line a snapshot the log still holds covers last (nil: none, or not one this reads).
+    @discardableResult
+    static func checkTag(besideLog logPath: String, linesIn logFile: String? = nil) throws(LogError) -> Int? {
         let path = SnapshotFile.path(forLog: logPath)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return nil }
         defer { FileIO.close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, let header = try? SnapshotFile.Header(reading: fd, size: Int64(info.st_size), path: path) else { return }
+        guard fstat(fd, &info) == 0, let header = try? SnapshotFile.Header(reading: fd, size: Int64(info.st_size), path: path) else { return nil }
         do throws(SnapshotProblem) {
             try check(header.tag, inLog: logFile ?? logPath)
+            return header.tag.seq
         } catch {
             if let refusal = error.refusal(logPath: logPath) { throw refusal }
+            return nil
         }
     }
 

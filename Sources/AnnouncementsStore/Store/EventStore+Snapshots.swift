@@ -19,13 +19,9 @@ extension EventStore {
                 "snapshot.path": "\(snapshotPath)", "snapshot.seq": "\(seq)", "log.lines_replayed": "\(use.tail)", "seconds": "\(seconds)",
             ])
             guard use.predatesErasure else { return (replay, seq) }
-            // The erasure's own deletion of it failed, or went to another path to this log. The
-            // next one is written as after a full replay (at once when the log holds `every_events`,
-            // else at the next period or at close): the state holds no erased text.
-            let undeleted = Snapshotter.delete(besideLog: path, logger: logger)
-            if undeleted.isEmpty {
-                logger.notice("deleted the snapshot: it was taken before an erasure in the lines after it, and may hold the erased texts", metadata: ["snapshot.path": "\(snapshotPath)"])
-            }
+            // The next one is written as after a full replay (at once when the log holds
+            // `every_events`, else at the next period or at close): the state holds no erased text.
+            deleteSnapshotFromBeforeErasure(besideLog: path, logger: logger)
             return (replay, 0)
         }
         let problem = use.problem ?? "unknown"
@@ -38,6 +34,14 @@ extension EventStore {
             ])
         }
         return (replay, 0)
+    }
+
+    /// Deletes the snapshot beside the log, taken before an erasure in the lines after it: the
+    /// erasure's own deletion of it failed, or went to another path to this log, or a copy was
+    /// put back. It may hold the erased texts, whether this start reads it or not.
+    static func deleteSnapshotFromBeforeErasure(besideLog path: String, logger: Logger) {
+        guard Snapshotter.delete(besideLog: path, logger: logger).isEmpty else { return }
+        logger.notice("deleted the snapshot: it was taken before an erasure in the lines after it, and may hold the erased texts", metadata: ["snapshot.path": "\(SnapshotFile.path(forLog: path))"])
     }
 
     /// The state at the last published batch, for a snapshot: call on the committer's thread (or

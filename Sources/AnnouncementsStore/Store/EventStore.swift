@@ -181,8 +181,12 @@ public final class EventStore: Sendable {
                 if snapshots.isEnabled {
                     (replay, snapshotSeq) = try replayUsingSnapshot(path: path, logIsEmpty: log.durableEnd == 0, chainCheck: chainCheck, logger: logger)
                 } else {
-                    try Snapshot.checkTag(besideLog: path)
+                    let covered = try Snapshot.checkTag(besideLog: path)
                     replay = try LogReader(path: path).replay(indexing: true, chainCheck: chainCheck)
+                    // Not read, but a copy of the texts an erasure after it took out all the same.
+                    if let covered, replay.model.erased.values.contains(where: { $0 > covered }) {
+                        deleteSnapshotFromBeforeErasure(besideLog: path, logger: logger)
+                    }
                 }
                 try HeadRecord.check(replay, logPath: path)
             } catch {
