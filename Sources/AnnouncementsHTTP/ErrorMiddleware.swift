@@ -93,6 +93,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .log(let problem) where problem.kind == .locked:
             // The writer role is held elsewhere (several nodes): it moves, or a stalled holder loses it.
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)", headers: [.retryAfter: "1"])
+        case .log(let problem) where problem.kind == .copiesLeft:
+            // An erasure done but for a copy of the texts it could not delete: the log itself
+            // takes writes.
+            APIError(.serviceUnavailable, problem.placeless)
         case .log(let problem):
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)")
         case .closed:

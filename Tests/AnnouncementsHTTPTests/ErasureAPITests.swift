@@ -63,6 +63,16 @@ import Testing
         }
     }
 
+    @Test("an erasure whose snapshot cannot be deleted is a 503 that says so, not that the log cannot be written (it can); a write that failed says that")
+    func copiesLeftAnswer() {
+        let copiesLeft = StoreError.log(LogError(.copiesLeft, path: "events/a.jsonl", message: "announcement 2 is erased (event 8) and its lines overwritten, but the snapshot beside the log cannot be deleted (events/a.jsonl.snapshot: Is a directory)"))
+        let answer = ErrorMiddleware<AnnouncementsRequestContext>.apiError(copiesLeft)
+        #expect(answer.status == .serviceUnavailable)
+        #expect(answer.message == "announcement 2 is erased (event 8) and its lines overwritten, but the snapshot beside the log cannot be deleted (events/a.jsonl.snapshot: Is a directory)")
+        let failed = ErrorMiddleware<AnnouncementsRequestContext>.apiError(.log(LogError(.writeFailed, path: "events/a.jsonl", message: "No space left on device")))
+        #expect(failed.status == .serviceUnavailable && failed.message == "the log cannot be written right now; reads still work. No space left on device", "\(failed.message)")
+    }
+
     @Test("the read routes' encoded answers let go of an erased announcement's texts once the store takes the erasure in (the routes ask to be told as they are added)")
     func cachedAnswersForgotten() async throws {
         let path = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
