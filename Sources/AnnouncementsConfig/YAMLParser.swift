@@ -37,7 +37,7 @@ enum YAMLParser {
         case YAML_SEQUENCE_START_EVENT: event.data.sequence_start.tag
         default: UnsafeMutablePointer<yaml_char_t>?.none
         }
-        if let tag {
+        if tag != nil {
             // (The tag is not quoted: a token or a password may start with `!`.)
             throw YAMLError(message: "a YAML tag (a value that starts with `!`) is not supported: write the value without it, or in quotes if it is text", mark: mark)
         }

@@ -151,6 +151,29 @@ import Testing
         }
     }
 
+    @Test("a log whose sealed lines have no erased event after them (it was lost: cut from the log, or its last line without its newline) is refused at start-up, as verify refuses it, not served with an untitled announcement")
+    func sealedWithoutErasureRefused() async throws {
+        let folder = TemporaryFolder()
+        let path = try await logWithSecrets(in: folder)
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.erase(id: 2, by: "root", reason: "personal data")
+        await store.close()
+        let erased = try lines(of: path)
+        #expect(erased.last?.contains(#""type":"erased""#) == true)
+        // The erased event without its newline (read as a torn last line), or without the line.
+        for (name, cut) in [("its newline lost", true), ("the line lost", false)] {
+            try write(Array(erased.dropLast()) + (cut ? [erased[erased.count - 1]] : []), to: path, trailingNewline: !cut)
+            try? FileManager.default.removeItem(atPath: path + ".head")
+            try? FileManager.default.removeItem(atPath: path + ".snapshot")
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let refused = await #expect(throws: StoreError.self, "\(name)") { _ = try await EventStore.open(path: path, logger: quiet) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(name): nothing set aside or changed")
+            guard case .log(let problem)? = refused else { continue }
+            #expect(problem.kind == .invalidLine && problem.line == 2, "\(name): \(problem)")
+            #expect(problem.message.hasPrefix("the data of announcement 2 was erased here, but no erased event for it follows"), "\(name): \(problem.message)")
+        }
+    }
+
     @Test("after an erasure, verify finds a change to any other line, and to the erased skeleton")
     func tamperIsFound() async throws {
         let folder = TemporaryFolder()

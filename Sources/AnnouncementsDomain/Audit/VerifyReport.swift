@@ -198,10 +198,18 @@ public struct LogVerification: Sendable {
             }
         }
         for (id, number) in erasedBeforeEvent.sorted(by: { $0.value < $1.value }) {
-            report.problems.append(LogError(.invalidLine, path: path, line: number, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand"))
+            report.problems.append(.sealedWithoutErasure(id: id, line: number, path: path))
         }
         report.live = model.count
         report.partialTail = tail
         return report
+    }
+}
+
+extension LogError {
+    /// Line `line` of the log at `path` holds announcement `id` sealed (its texts erased), and no
+    /// erased event of it follows: an erasure appends that event before it overwrites anything.
+    public static func sealedWithoutErasure(id: Int, line: Int, path: String) -> LogError {
+        LogError(.invalidLine, path: path, line: line, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand, or the log lost its erased event (restore it from a backup)")
     }
 }

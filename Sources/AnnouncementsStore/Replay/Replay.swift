@@ -56,6 +56,8 @@ public struct Replay: Sendable {
     /// The announcements with a sealed line among those applied: erased (their erased event may
     /// come after a bounded replay's end), whose texts are gone.
     public var sealed: Set<Int> = []
+    /// The line of each one's first sealed line among those applied.
+    private var firstSealedLine: [Int: Int] = [:]
     /// Whether `apply` follows the hash chain, and what a break does.
     public var chainCheck = ChainCheck.off
     /// The chain up to the last applied line, when `chainCheck` is not `.off`.
@@ -109,7 +111,17 @@ extension Replay {
             index.add(seq: seq, id: id, offset: offset, length: count, link: nil)
             if let key { keys[key] = seq }
         }
-        if isSealed { sealed.insert(id) }
+        if isSealed, sealed.insert(id).inserted { firstSealedLine[id] = line }
+    }
+
+    /// Throws at the first sealed line (its texts erased) of an announcement that no applied
+    /// erased event erased: a whole log never holds one (an erasure appends its event before it
+    /// overwrites anything), and serving it would show an announcement without a title. A bounded
+    /// replay may end before the event: only a whole one is checked.
+    public func refuseSealedWithoutErasure(path: String) throws(LogError) {
+        let unerased = firstSealedLine.filter { model.erased[$0.key] == nil }
+        guard let (id, line) = unerased.min(by: { $0.value < $1.value }) else { return }
+        throw .sealedWithoutErasure(id: id, line: line, path: path)
     }
 
     /// Follows line `line` along the chain (see `chainCheck`).

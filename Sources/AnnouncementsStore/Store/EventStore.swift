@@ -188,6 +188,7 @@ public final class EventStore: Sendable {
                         deleteSnapshotFromBeforeErasure(besideLog: path, logger: logger)
                     }
                 }
+                try replay.refuseSealedWithoutErasure(path: path)
                 try HeadRecord.check(replay, logPath: path)
             } catch {
                 // Refused before anything was written: a log this open made is not left behind
