@@ -310,6 +310,13 @@ import Testing
             try await client.execute(uri: "/a/3/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=ada-secret"]) { response in
                 #expect(String(buffer: response.body).contains("Reason: personal data"))
             }
+            // Its question is not asked again (a bookmark, Back): the history answers it.
+            try await client.execute(uri: "/a/3/erase", method: .get, headers: [.cookie: "\(WebSession.cookieName)=ada-secret"]) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")
+            }
+            try await client.execute(uri: "/a/4/erase", method: .get, headers: [.cookie: "\(WebSession.cookieName)=ada-secret"]) { response in
+                #expect(response.status == .ok && String(buffer: response.body).contains("Erase for good"), "an announcement not erased is still asked about")
+            }
         }
     }
 

@@ -108,6 +108,8 @@ struct WebRoutes: Sendable {
         let caller = try signedIn(request, may: .erase)
         let id = try AnnouncementTag.id(request, context)
         guard store.lastEvent(of: id) != nil else { throw APIError(.notFound, "announcement \(id) was never created") }
+        // Erased already: nothing to ask. The history says when, by whom and why.
+        if store.snapshot.erased[id] != nil { return .seeOther("/a/\(id)/history") }
         let page = ConfirmPage.erase(chrome: chrome(caller), id: id, title: store.snapshot.announcement(id: id)?.title)
         return .page(pages.render(page), request)
     }
