@@ -237,6 +237,19 @@ func makeLog() async throws -> (folder: String, log: String) {
 
         let since = try await CLI.run(["history", "--since", "4", "--type", "created"], in: folder)
         #expect(since.stdout.split(separator: "\n").count == 2)
+
+        // What could never match is said, as the API says it, not printed as "no events".
+        let never = try await CLI.run(["history", "9"], in: folder)
+        #expect(never.status == 1 && never.stderr.hasPrefix("error: announcement 9 was never created: the ids of ") && never.stderr.hasSuffix(" go up to 3\n"), "\(never.stderr)")
+        #expect(never.stdout.isEmpty)
+        let noId = try await CLI.run(["history", "0"], in: folder)
+        #expect(noId.status == 64 && noId.stderr.contains("an announcement's id is 1 or more; got 0."), "\(noId.stderr)")
+        for (since, until) in [("5", "3"), ("2026-11-22T00:00:00Z", "2026-11-21T00:00:00Z")] {
+            let backwards = try await CLI.run(["history", "--since", since, "--until", until], in: folder)
+            #expect(backwards.status == 64 && backwards.stderr.contains("--since \(since) comes after --until \(until): no event could be in between."), "\(backwards.stderr)")
+        }
+        let bounded = try await CLI.run(["history", "9", "--until", "2"], in: folder)
+        #expect(bounded.status == 0 && bounded.stdout == "no events for announcement 9\n", "a bounded read says only what it read: \(bounded.stderr)")
     }
 
     @Test("history of an erased announcement says its texts are erased (it made up empty titles and dropped the reason), in the table and in json")

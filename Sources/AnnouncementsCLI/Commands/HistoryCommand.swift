@@ -57,6 +57,13 @@ struct HistoryCommand: AsyncParsableCommand {
         if let type, EventType(rawValue: type) == nil {
             throw ValidationError("--type takes \(Self.types); got \"\(type)\".")
         }
+        if let id, id < 1 { throw ValidationError("an announcement's id is 1 or more; got \(id).") }
+        let isBackwards = switch (since.flatMap(LogPoint.init), until.flatMap(LogPoint.init)) {
+        case (.seq(let first)?, .seq(let last)?): first > last
+        case (.time(let first)?, .time(let last)?): first > last
+        default: false
+        }
+        if isBackwards { throw ValidationError("--since \(since ?? "") comes after --until \(until ?? ""): no event could be in between.") }
         if follow, format == .json { throw ValidationError("--follow prints a table or jsonl, not json (it never ends).") }
         if follow, options.log != nil || options.config != nil {
             throw ValidationError("--follow reads a running server (--server), not a log file (--log, --config).")
@@ -109,6 +116,10 @@ struct HistoryCommand: AsyncParsableCommand {
             // with the texts, which are erased all the same.
             for index in entries.indices where fold.textsErased.contains(entries[index].event.id) {
                 entries[index].textsErased = true
+            }
+            // The whole log read: an id it never reached was never created (as the API says).
+            if let id, until == nil, id > fold.maxId {
+                throw CLIError(.failure, "announcement \(id) was never created: the ids of \(path) go up to \(fold.maxId)")
             }
             switch format {
             case .jsonl: break

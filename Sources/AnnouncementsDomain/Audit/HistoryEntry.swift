@@ -101,6 +101,8 @@ public struct HistoryFold: Sendable {
     /// erasure was interrupted before its lines were sealed, says so only once this set has it:
     /// a caller that shows entries at the end marks them then.
     public private(set) var textsErased: Set<Int> = []
+    /// The largest id created in the lines folded so far (deleted ones included).
+    public var maxId: Int { model.maxId }
     /// Whether the lines start after the log's first (a server's feed followed from a seq): an
     /// event about an announcement not seen, or after a gap, is taken as it comes (its `before`
     /// unknown: nil), not refused.
