@@ -449,6 +449,11 @@ def live_updates(driver, server):
     check(notice and "was changed" in notice.text, "an open announcement says when it was changed", notice and notice.text)
     server.api("DELETE", f"/announcements/{other['id']}", token=TOKENS["editor"])
     check(wait(driver, lambda d: "was deleted" in d.find_element(By.ID, "change-notice").text, 2), "and when it was deleted")
+    server.api("POST", f"/announcements/{other['id']}/erase", {"reason": "personal data"}, TOKENS["admin"])
+    check(wait(driver, lambda d: "was erased" in d.find_element(By.ID, "change-notice").text, 2), "and when it was erased")
+    shown = driver.find_element(By.TAG_NAME, "main").text
+    check("Open while it changes" not in shown + driver.title and not driver.find_elements(By.CSS_SELECTOR, "iframe.body")
+          and "Its texts have been erased" in shown, "and its texts leave the open page: title, text and the tab's name", shown)
     # A restart: the page reconnects by itself, and misses nothing.
     driver.get(server.url + "/")
     wait(driver, lambda d: "Live" in d.find_element(By.ID, "live-status").text)

@@ -130,6 +130,16 @@ function followTheLog() {
       link.textContent = 'Show the new version';
       notice.append(link);
     }
+    if (type === 'erased') {
+      // Its texts are gone from the log: from this page too.
+      const heading = document.getElementById('heading');
+      heading.textContent = `Announcement ${article.dataset.id}`;
+      document.title = `${heading.textContent} · Announcements`;
+      const gone = document.createElement('p');
+      gone.className = 'empty';
+      gone.textContent = 'Its texts have been erased.';
+      article.querySelector('iframe.body, p.empty')?.replaceWith(gone);
+    }
     notice.hidden = false;
   };
 
