@@ -50,6 +50,9 @@ struct ReplayCommand: AsyncParsableCommand {
             let source = try options.source()
             let path: String
             let replay: Replay
+            // Erased after the bound: an erasure a crash interrupted has not sealed its lines yet,
+            // and only its erased event, later in the log, says that their texts are gone.
+            var erasedLater: [Int] = []
             do throws(LogError) {
                 switch source {
                 case .postgres(let settings):
@@ -68,6 +71,9 @@ struct ReplayCommand: AsyncParsableCommand {
                 case .file(let file):
                     path = file
                     replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
+                    if bound != nil {
+                        erasedLater = Array(try LogReader(path: path).replayUsingSnapshot().replay.model.erased.keys)
+                    }
                 }
             } catch {
                 throw CLIError(error)
@@ -76,7 +82,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 Output.note("\(path):\(torn.line): ignored \(torn.count) bytes at the end: \(TornTail.reason) (a line being written, or torn by a crash)")
             }
             // A past state leaves out what was erased since (its erased event may come after the bound).
-            let model = bound == nil ? replay.model : replay.modelWithoutErased
+            let model = bound == nil ? replay.model : replay.modelWithoutErased(erasedLater: erasedLater)
             switch format {
             case .json: Output.line(Self.json(model))
             case .table: Output.line(Self.table(model, path: path))

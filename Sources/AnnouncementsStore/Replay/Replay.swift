@@ -74,11 +74,13 @@ public struct Replay: Sendable {
 }
 
 extension Replay {
-    /// The state, without the announcements erased since (`sealed`): what a past state shows,
-    /// as `GET /announcements?asOf=` does (their texts are gone, so they are left out).
-    public var modelWithoutErased: ReadModel {
+    /// The state, without the announcements erased since (`sealed`, and `erasedLater`: those whose
+    /// erased event came after the replay's end, their lines not sealed yet when an erasure was
+    /// interrupted): what a past state shows, as `GET /announcements?asOf=` does (their texts are
+    /// gone, so they are left out).
+    public func modelWithoutErased(erasedLater: some Sequence<Int> = []) -> ReadModel {
         var model = model
-        for id in sealed { model.leaveOut(id: id) }
+        for id in sealed.union(erasedLater) { model.leaveOut(id: id) }
         return model
     }
 
