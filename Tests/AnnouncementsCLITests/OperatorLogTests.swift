@@ -62,6 +62,19 @@ import FoundationNetworking
         #expect(text.contains { $0.contains(#"info announcements: GET "/health" 200 "#) && $0.contains(" client.address=127.0.0.1:") && !$0.contains("http.status") }, "\(text)")
         #expect(text.contains { $0.contains("connection limits") && $0.contains(" http.max_connections=") }, "other lines keep their http.* fields: \(text)")
 
+        // The error that stops a JSON-logging server is a JSON line too, the last one.
+        try "log: events/announcements.jsonl\nlog_format: json\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/events/announcements.jsonl"))
+        try log.seekToEnd()
+        try log.write(contentsOf: Data("not an event\n".utf8))
+        try log.close()
+        let refused = try await CLI.run(["serve", "--port", "0"], in: folder)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        let last = try #require(refused.stderr.split(separator: "\n").last.map(String.init))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: String], "not a JSON line: \(refused.stderr)")
+        #expect(object["level"] == "critical" && object["message"]?.contains("announcements.jsonl:6:") == true, "\(object)")
+        #expect(!refused.stderr.contains("error: "), "no text line among the JSON ones: \(refused.stderr)")
+
         let flag = try await CLI.run(["serve", "--log-format", "yaml"], in: folder)
         #expect(flag.status == 64)
         #expect(flag.stderr.contains("--log-format takes text, json; got \"yaml\""))

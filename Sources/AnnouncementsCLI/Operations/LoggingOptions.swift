@@ -31,6 +31,8 @@ struct LoggingOptions: ParsableArguments {
         let level = level.flatMap(Logger.Level.init(rawValue:)) ?? environment ?? configuration.logLevel
         let format = format.flatMap(Configuration.LogFormat.init(rawValue:)) ?? configuration.logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
+        // A JSON log's reader takes the error that ends the command from it too.
+        if format == .json { Output.logErrors(to: Logger(label: "announcements")) }
     }
 
     private static func names<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) -> String where Choice.RawValue == String {

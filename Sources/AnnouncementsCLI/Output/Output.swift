@@ -1,5 +1,6 @@
 import AnnouncementsDomain
 import Foundation
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,12 +17,24 @@ enum Output {
     }
 
     /// `error: …` on stderr, one line, after what stdout holds: the message is escaped, for it may
-    /// quote the log or a server.
+    /// quote the log or a server. A command that logs as JSON (`logErrors(to:)`) logs it instead,
+    /// at `critical`: a log pipeline reads one JSON object per line, the last one too.
     static func error(_ text: String) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         flushStandardOutput()
         clearProgress()
-        standardError("error: \(VisibleText.escaped(text))\n")
+        if let logger = errorLog.withLock({ $0 }) {
+            logger.critical("\(text)")
+        } else {
+            standardError("error: \(VisibleText.escaped(text))\n")
+        }
+    }
+
+    private static let errorLog = Mutex<Logger?>(nil)
+
+    /// Sends `error`'s lines to `logger` from now on.
+    static func logErrors(to logger: Logger) {
+        errorLog.withLock { $0 = logger }
     }
 
     /// `note: …` on stderr, one line, after what stdout holds, escaped as an error is.
