@@ -224,7 +224,8 @@ import Glibc
         // 256 descriptors leave room for 128 connections (128 are kept for the rest).
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try await ServerProcess(in: folder, descriptorLimit: 256)
+        let errorLog = folder + "/stderr.log"
+        let server = try await ServerProcess(in: folder, descriptorLimit: 256, errorLog: errorLog)
         defer { server.stop() }
         let served = try RawConnection(port: server.port)
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
@@ -250,6 +251,9 @@ import Glibc
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(await served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"), "a connection made before the limit is still served")
         #expect(try await Self.cuts("over_limit", server: server, over: served) ?? 0 >= 1, "counted in the metrics")
+        // And said in the server's log: a warning, not one line for each of the ~170 refused.
+        let warnings = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n").filter { $0.contains("past http.max_connections (128)") }
+        #expect(!warnings.isEmpty && warnings.count < 10 && warnings.allSatisfy { $0.contains(" warning ") }, "\(warnings)")
         #if os(Linux)
         // The event loop does not spin on connections it cannot take.
         let before = try Self.cpuSeconds(of: server.process.processIdentifier)
@@ -353,7 +357,8 @@ import Glibc
         let status = malformed.status
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n", extra: "tokens:\n  w: { token: w-secret, role: editor }\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try await ServerProcess(in: folder)
+        let errorLog = folder + "/stderr.log"
+        let server = try await ServerProcess(in: folder, errorLog: errorLog)
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(malformed.request)
@@ -368,6 +373,15 @@ import Glibc
         }
         let log = try String(contentsOfFile: folder + "/events/announcements.jsonl", encoding: .utf8)
         #expect(!log.contains("Sneaked in"), "nothing of a malformed request is written")
+        // Every refused request has its line in the server's log, with its status: the access
+        // log's, or (one the parser refused before it could be read) one that says so.
+        var logged: [Substring] = []
+        for _ in 0..<100 {
+            logged = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n").filter { $0.contains(" \(status) ") }
+            if !logged.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(logged.count == 1 && logged.allSatisfy { $0.contains(" info ") && $0.contains("client.address=127.0.0.1:") }, "\(logged)")
     }
 
     /// A whole announcement as the first chunk of a chunked POST, or before the end its

@@ -8,6 +8,7 @@ final class ConnectionCount: Sendable {
     let maximum: Int
     private let count = Atomic(0)
     private let refusals = Atomic(0)
+    private let report = Mutex(RefusalReport(interval: .seconds(10)))
     /// Refused connections kept open for a moment so that their 503 arrives; past this many they
     /// are closed at once, so that a flood of them cannot take every descriptor.
     static let refusalsKept = 64
@@ -42,5 +43,32 @@ final class ConnectionCount: Sendable {
     /// A refused connection closed.
     func refused() {
         refusals.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts a connection refused for the limit; returns how many to log now (see `RefusalReport`).
+    func reportRefusal(at now: ContinuousClock.Instant = .now) -> Int? {
+        report.withLock { $0.refused(at: now) }
+    }
+}
+
+/// When connections refused past `max_connections` are logged: the first at once, then at most
+/// one line per `interval`, with how many were refused since the line before (a flood of them
+/// is one line every few seconds, not one each).
+struct RefusalReport {
+    let interval: Duration
+    private var lastLine: ContinuousClock.Instant?
+    private var unlogged = 0
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// A connection was refused at `now`: the count to log now, or nil to wait.
+    mutating func refused(at now: ContinuousClock.Instant) -> Int? {
+        unlogged += 1
+        if let lastLine, now - lastLine < interval { return nil }
+        lastLine = now
+        defer { unlogged = 0 }
+        return unlogged
     }
 }

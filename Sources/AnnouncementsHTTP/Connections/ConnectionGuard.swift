@@ -154,6 +154,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         case .answerNow:
             metrics?.connectionCut(.badRequest)
+            logRefusal(rejection, context: context)
             reject(rejection, context: context)
         case .failRequest:
             // The request's handler reads the error where it reads the body (a 400, nothing of the
@@ -163,8 +164,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(cause)
         case .answerAfterOwed:
             metrics?.connectionCut(.badRequest)
+            logRefusal(rejection, context: context)
             self.rejection = rejection
         }
+    }
+
+    /// The access log's line for a request refused before it could be read: it has no method,
+    /// path or request id the server took in. (One the parser fails in its body is answered by
+    /// its handler, and logged as any request.)
+    private func logRefusal(_ rejection: APIError, context: ChannelHandlerContext) {
+        guard logger.logLevel <= .info else { return }
+        logger.info("refused a request it could not read: \(rejection.status.code) (\(rejection.message))", metadata: [
+            "client.address": "\(AccessLog.address(context.channel.remoteAddress))",
+            "http.status": "\(rejection.status.code)",
+        ])
     }
 
     /// Writes `rejection` as a whole response that closes the connection, then closes it.

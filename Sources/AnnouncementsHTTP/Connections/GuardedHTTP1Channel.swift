@@ -30,7 +30,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard connections.open() else { return refuse(channel) }
+        guard connections.open() else { return refuse(channel, logger: logger) }
         channel.closeFuture.whenComplete { [connections] _ in connections.close() }
         return channel.eventLoop.makeCompletedFuture {
             let connection = ConnectionGuard(limits: limits, logger: logger, metrics: metrics)
@@ -60,8 +60,14 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     /// Answers a connection past the limit with a 503 (see `RefusedConnection`). While too many
     /// refusals are under way, the connection is dropped (closed) instead.
-    private func refuse(_ channel: any Channel) -> EventLoopFuture<Value> {
+    private func refuse(_ channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         metrics?.connectionCut(.overLimit)
+        if let count = connections.reportRefusal() {
+            let connections = count == 1 ? "a connection" : "\(count) connections"
+            logger.warning("refused \(connections) past http.max_connections (\(limits.maxConnections)) since the last such line: raise the limit (and the descriptor limit), or find who holds so many open", metadata: [
+                "http.max_connections": "\(limits.maxConnections)", "client.address": "\(AccessLog.address(channel.remoteAddress))",
+            ])
+        }
         guard connections.refusing() else { return channel.eventLoop.makeFailedFuture(ConnectionCount.Refused()) }
         channel.closeFuture.whenComplete { [connections] _ in connections.refused() }
         return channel.eventLoop.makeCompletedFuture { [refusal] in
