@@ -46,9 +46,9 @@ struct SnapshotSchedule: Sendable {
     }
 
     /// Whether to write the state at `seq` (with the search index or not) as the store closes
-    /// (after any write in progress ends).
+    /// (after any write in progress ends). An empty log's state covers no line: there is none.
     mutating func takeFinal(seq: Int, withSearch: Bool = false) -> Bool {
-        guard policy.isEnabled, seq > writtenSeq || (seq == writtenSeq && withSearch && !writtenWithSearch) else { return false }
+        guard policy.isEnabled, seq > 0, seq > writtenSeq || (seq == writtenSeq && withSearch && !writtenWithSearch) else { return false }
         isWriting = true
         return true
     }
