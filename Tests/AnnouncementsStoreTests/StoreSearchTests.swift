@@ -169,20 +169,31 @@ import Testing
         // A search holds the index until told to let go.
         let holding = DispatchSemaphore(value: 0)
         let letGo = DispatchSemaphore(value: 0)
-        let reader = Task.detached { await indexer.search(covering: 0) { _ in holding.signal(); letGo.wait() } }
-        holding.wait()
+        let reader = Task.detached { await indexer.search(covering: 0) { _ in holding.signal(); _ = letGo.wait(timeout: .now() + 60) } }
         // Meanwhile a commit hands over changes (a flush asked for at each: batch 1), on a thread
-        // of its own: it returns while the index is held.
-        let handedOver = DispatchSemaphore(value: 0)
-        Thread {
-            for change in changes { indexer.publish(seq: change.id) { [change] } }
-            handedOver.signal()
-        }.start()
-        let returned = handedOver.wait(timeout: .now() + 10) == .success
-        letGo.signal()
+        // of its own: it returns while the index is held. (Every wait here is on threads of
+        // their own, off the cooperative pool, whose few threads the other suites need.)
+        let (held, returned) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, Bool), Never>) in
+            Thread {
+                guard holding.wait(timeout: .now() + 60) == .success else {
+                    letGo.signal()
+                    return continuation.resume(returning: (false, false))
+                }
+                let handedOver = DispatchSemaphore(value: 0)
+                Thread {
+                    for change in changes { indexer.publish(seq: change.id) { [change] } }
+                    handedOver.signal()
+                }.start()
+                let returned = handedOver.wait(timeout: .now() + 10) == .success
+                letGo.signal()
+                // (Without the fix, it returns once the search lets go.)
+                if !returned { handedOver.wait() }
+                continuation.resume(returning: (true, returned))
+            }.start()
+        }
         _ = await reader.value
+        #expect(held, "the search held the index within a minute")
         #expect(returned, "publish returned while a search held the index")
-        if !returned { handedOver.wait() }
         #expect(await indexer.search(covering: 3) { $0.search(query, offset: 0, limit: 10).ids } == [3, 2, 1])
     }
 

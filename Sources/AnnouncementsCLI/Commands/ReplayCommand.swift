@@ -71,8 +71,13 @@ struct ReplayCommand: AsyncParsableCommand {
                 case .file(let file):
                     path = file
                     replay = try LogReader(path: path).replay(until: bound, progress: Output.progress(label: "replaying"))
-                    if bound != nil {
-                        erasedLater = Array(try LogReader(path: path).replayUsingSnapshot().replay.model.erased.keys)
+                }
+                if bound != nil {
+                    // Read leniently: a line after the bound that does not parse (damaged, or of
+                    // a newer version) is not this past state's to refuse.
+                    try await LogLines.read(source) { line throws(LogError) in
+                        if case .success(let event) = line.parsed, event.type == .erased { erasedLater.append(event.id) }
+                        return .continue
                     }
                 }
             } catch {

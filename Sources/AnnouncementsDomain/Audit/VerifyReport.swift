@@ -210,6 +210,6 @@ extension LogError {
     /// Line `line` of the log at `path` holds announcement `id` sealed (its texts erased), and no
     /// erased event of it follows: an erasure appends that event before it overwrites anything.
     public static func sealedWithoutErasure(id: Int, line: Int, path: String) -> LogError {
-        LogError(.invalidLine, path: path, line: line, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand, or the log lost its erased event (restore it from a backup)")
+        LogError(.invalidLine, path: path, line: line, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand, or the log lost its erased event (restore it from a backup; a last line that is that event without its newline needs only the newline)")
     }
 }

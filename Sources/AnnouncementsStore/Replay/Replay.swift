@@ -55,7 +55,7 @@ public struct Replay: Sendable {
     public var keys: [String: Int] = [:]
     /// The announcements with a sealed line among those applied: erased (their erased event may
     /// come after a bounded replay's end), whose texts are gone.
-    public var sealed: Set<Int> = []
+    public private(set) var sealed: Set<Int> = []
     /// The line of each one's first sealed line among those applied.
     private var firstSealedLine: [Int: Int] = [:]
     /// Whether `apply` follows the hash chain, and what a break does.
