@@ -62,6 +62,8 @@
 #   - a log line's `snapshot.seconds=0.006751157`: how long writing the snapshot took -> <seconds>;
 #   - a metric of seconds (`announcements_startup_seconds 0.003211603`, a histogram's `_sum`)
 #     -> <seconds>;
+#   - `http_connections_open 1.0`: the scrape's own and any whose close the server has not yet
+#     taken in (the commands before it closed theirs a moment ago) -> <count>;
 # and, in what the command printed only:
 #   - a carriage return at the end of a line (HTTP's header lines, as `curl -i` prints them) is
 #     dropped;
@@ -155,7 +157,8 @@ normalize() {
         -e 's/^(X-Request-ID: )[0-9a-f]{6}-[0-9a-f]+/\1<id>/' \
         -e 's/( port [0-9]+ after )[0-9]+( ms: )/\1<ms>\2/' \
         -e 's/( snapshot\.seconds=)[0-9][0-9.e+-]*/\1<seconds>/' \
-        -e 's/^(announcements_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/'
+        -e 's/^(announcements_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/' \
+        -e 's/^(http_connections_open) [0-9.]+$/\1 <count>/'
 }
 
 # start_server SESSION WHERE FOLDER COMMAND…: a server for SESSION, run in FOLDER, its output in

@@ -78,10 +78,12 @@ public struct ServerSettings: Sendable {
 /// The router with every route and middleware: what `buildApplication` serves, and what tests drive.
 /// `forwarder` sends writes to the node that holds a shared log's writer role (nil: made here).
 public func buildRouter(store: EventStore, settings: ServerSettings) -> Router<AnnouncementsRequestContext> {
-    buildRouter(store: store, settings: settings, forwarder: nil)
+    buildRouter(store: store, settings: settings, forwarder: nil, connections: nil)
 }
 
-func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteForwarder?) -> Router<AnnouncementsRequestContext> {
+/// The same, with the writes sent on to a shared log's holder, and the count of connections open
+/// (`/metrics` reports it) when a server holds them.
+func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteForwarder?, connections: ConnectionCount? = nil) -> Router<AnnouncementsRequestContext> {
     let router = Router(context: AnnouncementsRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
     let streams = StreamSlots(maxConnections: settings.connections.maxConnections)
@@ -103,7 +105,7 @@ func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteFo
     forwarded?.add(to: router)
     web.add(to: router)
     OpenAPIDocument.add(to: router)
-    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams)
+    settings.metricsEndpoint?.add(to: router, store: store, metrics: settings.metrics ?? ServerMetrics(), streams: streams, connections: connections)
     routes.load(router.routes)
     forwarded?.responder.set(router.buildResponder())
     return router
@@ -132,7 +134,7 @@ func buildApplication(
     store.startSearchIndex()
     let forwarder = store.isShared ? WriteForwarder(store: store, maxRequestBytes: settings.maxRequestBytes, waits: waits) : nil
     var application = Application(
-        router: buildRouter(store: store, settings: settings, forwarder: forwarder),
+        router: buildRouter(store: store, settings: settings, forwarder: forwarder, connections: connections),
         server: HTTPServerBuilder { responder in
             GuardedHTTP1Channel(responder: responder, limits: settings.connections, connections: connections, metrics: settings.metrics)
         },

@@ -25,6 +25,14 @@ import Glibc
         return text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
+    /// How many connections the server has open, as its `/metrics` says (asked over `connection`).
+    static func openConnections(over connection: RawConnection) async -> Int? {
+        #expect(connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"))
+        let name = "http_connections_open "
+        let text = await connection.readResponse(seconds: 10)
+        return text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Double($0.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)) }.map { Int($0) }
+    }
+
     @Test("a connection that sends nothing is closed after the idle timeout")
     func idle() async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 2\n")
@@ -230,6 +238,16 @@ import Glibc
         let served = try RawConnection(port: server.port)
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(await served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"))
+        // `/metrics` counts the connections open: this one and two more (once the server has
+        // accepted them: a client's connect does not wait for that).
+        let two = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        var open: Int?
+        for _ in 0..<100 where open != 3 {
+            open = await Self.openConnections(over: served)
+            if open != 3 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(open == 3, "\(String(describing: open))")
+        #expect(two.count == 2)
         // More idle connections than descriptors: before the limit, the server ran out of them.
         let idle = try (0..<300).map { _ in try RawConnection(port: server.port) }
         // A new connection is answered at once. (While a flood of them is being refused, some are
@@ -251,6 +269,9 @@ import Glibc
         #expect(served.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(await served.readResponse(seconds: 10).hasPrefix("HTTP/1.1 200"), "a connection made before the limit is still served")
         #expect(try await Self.cuts("over_limit", server: server, over: served) ?? 0 >= 1, "counted in the metrics")
+        // The connections open: at most the limit (the refused ones are not among them).
+        let atLimit = try #require(await Self.openConnections(over: served))
+        #expect((1...128).contains(atLimit), "\(atLimit)")
         // And said in the server's log: a warning, not one line for each of the ~170 refused.
         let warnings = try String(contentsOfFile: errorLog, encoding: .utf8).split(separator: "\n").filter { $0.contains("past http.max_connections (128)") }
         #expect(!warnings.isEmpty && warnings.count < 10 && warnings.allSatisfy { $0.contains(" warning ") }, "\(warnings)")

@@ -30,7 +30,7 @@ import Testing
 
         /// The value of the sample `name{labels}` after a scrape, or nil.
         func value(_ name: String) -> Double? {
-            metrics.sample(store, openStreams: 0)
+            metrics.sample(store, openStreams: 0, openConnections: nil)
             return registry.emitToString().split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
         }
 

@@ -17,6 +17,9 @@ final class ConnectionCount: Sendable {
         self.maximum = maximum
     }
 
+    /// The connections open now.
+    var openNow: Int { count.load(ordering: .relaxed) }
+
     /// Counts a new connection in, if there is room.
     func open() -> Bool {
         var current = count.load(ordering: .relaxed)

@@ -16,7 +16,7 @@ public struct MetricsEndpoint: Sendable {
         self.render = render
     }
 
-    func add(to router: Router<AnnouncementsRequestContext>, store: EventStore, metrics: ServerMetrics, streams: StreamSlots) {
+    func add(to router: Router<AnnouncementsRequestContext>, store: EventStore, metrics: ServerMetrics, streams: StreamSlots, connections: ConnectionCount?) {
         let access = token.map { Access([(name: "metrics", token: $0, role: .auditor)]) }
         router.get("metrics") { request, _ throws(APIError) in
             if let access {
@@ -24,7 +24,7 @@ public struct MetricsEndpoint: Sendable {
                     throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config: send Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
                 }
             }
-            metrics.sample(store, openStreams: streams.count)
+            metrics.sample(store, openStreams: streams.count, openConnections: connections?.openNow)
             var response = Response(status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: ByteBuffer(bytes: render())))
             response.headers[.cacheControl] = "no-store"
             return response

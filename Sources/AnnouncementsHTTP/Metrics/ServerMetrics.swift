@@ -5,7 +5,7 @@ import Synchronization
 
 /// What the server reports through swift-metrics: each request by route template, method and
 /// status class, with its duration; and, when scraped, the log's seq and size, the live
-/// announcements, the event-stream subscribers, the store's health, the newest snapshot's seq and
+/// announcements, the event-stream subscribers, the connections open, the store's health, the newest snapshot's seq and
 /// how long start-up took. Labels come from fixed sets (route templates, never paths or ids; known
 /// methods; health states), so their number stays bounded whatever clients send. The executable
 /// chooses where they go (`MetricsSystem.bootstrap`). Requests reach the metrics in bursts, from
@@ -18,7 +18,7 @@ public final class ServerMetrics: Sendable {
     /// (or a scrape, `sample`) hands them on to the metrics: a request writes no metric that every
     /// core writes.
     private let answered = ThreadShards<(key: RequestKey, duration: Duration)>()
-    private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge
+    private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge, connectionsOpen: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
     private let health: [StoreHealth.State: Gauge]
     /// Connections the server closed or refused before a request reached the router, by why.
@@ -61,6 +61,7 @@ public final class ServerMetrics: Sendable {
         streams = Gauge(label: Name.streams, factory: factory)
         startup = Gauge(label: Name.startup, factory: factory)
         snapshotSeq = Gauge(label: Name.snapshotSeq, factory: factory)
+        connectionsOpen = Gauge(label: Name.connectionsOpen, factory: factory)
         health = Dictionary(uniqueKeysWithValues: StoreHealth.State.allCases.map { state in
             (state, Gauge(label: Name.health, dimensions: [("state", state.rawValue)], factory: factory))
         })
@@ -74,6 +75,7 @@ public final class ServerMetrics: Sendable {
         static let requests = "http_requests_total"
         static let duration = "http_request_duration_seconds"
         static let cutOff = "http_connections_cut_total"
+        static let connectionsOpen = "http_connections_open"
         static let seq = "announcements_log_seq"
         static let logBytes = "announcements_log_bytes"
         static let live = "announcements_live"
@@ -88,6 +90,7 @@ public final class ServerMetrics: Sendable {
         Name.requests: "HTTP requests answered, by route template, method and status class.",
         Name.duration: "Seconds from a request's arrival to its answer's head, by route template and method.",
         Name.cutOff: "Connections closed or refused before a request reached the router, by why.",
+        Name.connectionsOpen: "Connections open now, the scrape's own included: at most http.max_connections (the start-up log says it).",
         Name.seq: "The seq of the last durable event.",
         Name.logBytes: "The log's size in bytes (of a file log).",
         Name.live: "Live announcements.",
@@ -142,8 +145,9 @@ public final class ServerMetrics: Sendable {
 
     /// Counts the requests their threads still keep, and sets the gauges read from the store and
     /// the open event streams: what a scrape reports, every request answered before it counted.
-    func sample(_ store: EventStore, openStreams: Int) {
+    func sample(_ store: EventStore, openStreams: Int, openConnections: Int?) {
         countAnswered()
+        if let openConnections { connectionsOpen.record(openConnections) }
         let state = store.snapshot
         seq.record(state.seq)
         live.record(state.count)
