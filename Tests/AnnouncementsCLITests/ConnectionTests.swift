@@ -18,19 +18,21 @@ import Glibc
     /// How many connections the server cut off for `reason`, as its `/metrics` says (asked over
     /// `connection`, or a new one).
     static func cuts(_ reason: String, server: ServerProcess, over connection: RawConnection? = nil) async throws -> Int? {
-        let connection = try connection ?? RawConnection(port: server.port)
-        #expect(connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"))
-        let text = await connection.readResponse(seconds: 10)
-        let name = #"http_connections_cut_total{reason=""# + reason + #""} "#
-        return text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        await metric(#"http_connections_cut_total{reason=""# + reason + #""}"#, over: try connection ?? RawConnection(port: server.port))
     }
 
     /// How many connections the server has open, as its `/metrics` says (asked over `connection`).
     static func openConnections(over connection: RawConnection) async -> Int? {
+        await metric("http_connections_open", over: connection)
+    }
+
+    /// The value of the sample `name` (with its labels) in the server's `/metrics`, asked over
+    /// `connection`, as a whole number.
+    static func metric(_ name: String, over connection: RawConnection) async -> Int? {
         #expect(connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"))
-        let name = "http_connections_open "
         let text = await connection.readResponse(seconds: 10)
-        return text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Double($0.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)) }.map { Int($0) }
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespacesAndNewlines)) }.map { Int($0) }
     }
 
     @Test("a connection that sends nothing is closed after the idle timeout")

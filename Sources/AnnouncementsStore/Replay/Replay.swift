@@ -55,8 +55,8 @@ public struct Replay: Sendable {
     public var keys: [String: Int] = [:]
     /// The announcements with a sealed line among those applied: erased (their erased event may
     /// come after a bounded replay's end), whose texts are gone.
-    public private(set) var sealed: Set<Int> = []
-    /// The line of each one's first sealed line among those applied.
+    public var sealed: Set<Int> { Set(firstSealedLine.keys) }
+    /// Each of those, with the line of its first sealed line.
     private var firstSealedLine: [Int: Int] = [:]
     /// Whether `apply` follows the hash chain, and what a break does.
     public var chainCheck = ChainCheck.off
@@ -113,7 +113,7 @@ extension Replay {
             index.add(seq: seq, id: id, offset: offset, length: count, link: nil)
             if let key { keys[key] = seq }
         }
-        if isSealed, sealed.insert(id).inserted { firstSealedLine[id] = line }
+        if isSealed, firstSealedLine[id] == nil { firstSealedLine[id] = line }
     }
 
     /// Throws at the first sealed line (its texts erased) of an announcement that no applied
