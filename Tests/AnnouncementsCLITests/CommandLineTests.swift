@@ -284,11 +284,15 @@ func makeLog() async throws -> (folder: String, log: String) {
     func historyOfInterruptedErasure() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let erased = #"{"seq":6,"type":"erased","id":1,"at":"2099-01-01T00:00:00.000Z","by":"root","data":{"reason":"personal data"}}"#
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data((erased + "\n").utf8))
-        try handle.close()
+        // A crash after the erased event, before the overwrite: lines 1 and 3 still hold their texts.
+        let before = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        let erasure = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(erasure.status == 0, "\(erasure.stderr)")
+        var unsealed = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        unsealed[0] = before[0]
+        unsealed[2] = before[2]
+        try (unsealed.joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        #expect(try String(contentsOfFile: log, encoding: .utf8).contains("Welcome"))
         let table = try await CLI.run(["history", "1"], in: folder)
         #expect(table.status == 0, "\(table.stderr)")
         #expect(!table.stdout.contains("Welcome"), "\(table.stdout)")
@@ -296,6 +300,20 @@ func makeLog() async throws -> (folder: String, log: String) {
         let json = try await CLI.run(["history", "1", "--format", "json"], in: folder)
         #expect(!json.stdout.contains("Welcome"), "\(json.stdout)")
         #expect(json.stdout.components(separatedBy: #""textsErased":true"#).count == 4, "\(json.stdout)")
+        // The log's lines print sealed, as finishing the erasure writes them.
+        let lines = try await CLI.run(["history", "1", "--format", "jsonl"], in: folder)
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(!lines.stdout.contains("Welcome") && !lines.stdout.contains("Hello"), "\(lines.stdout)")
+        #expect(lines.stdout.split(separator: "\n").count == 3, "created, edited, erased: \(lines.stdout)")
+        // Erasing it again finishes it: done as asked, and said so; the lines are as history printed them.
+        let again = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "announcement 1 was erased already (event 6), but its erasure had been interrupted: finished it; sealed lines 1, 3\n")
+        let sealed = try await CLI.run(["history", "1", "--format", "jsonl"], in: folder)
+        #expect(sealed.stdout == lines.stdout)
+        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains(#""id":1,"#) }.joined(separator: "\n") + "\n" == lines.stdout)
+        let done = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
+        #expect(done.status == 1 && done.stderr.contains("announcement 1 was erased (event 6)"), "\(done.stderr)")
         // Nor a past state from before its erased event, read past the bound only for erasures
         // (a damaged line there is not the past state's to refuse).
         let damaged = try FileHandle(forWritingTo: URL(fileURLWithPath: log))

@@ -42,16 +42,25 @@ struct EraseCommand: AsyncParsableCommand {
         do throws(StoreError) {
             erasure = try await store.erase(id: id, by: writer, reason: reason)
         } catch {
+            let finished = store.erasureFinishedAtOpen(id: id)
             await store.close()
+            if case .erased(_, let seq) = error, let finished {
+                // Erased before, interrupted (by a crash or a failure), finished now: what was asked for is done.
+                Output.line("announcement \(id) was erased already (event \(seq)), but its erasure had been interrupted: finished it; \(Self.sealed(finished))")
+                return
+            }
             throw CLIError(error)
         }
         await store.close()
-        let lines = erasure.sealedLines.map(String.init).joined(separator: ", ")
-        let sealed = switch erasure.sealedLines.count {
+        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); \(Self.sealed(erasure.sealedLines))")
+    }
+
+    private static func sealed(_ seqs: [Int]) -> String {
+        let lines = seqs.map(String.init).joined(separator: ", ")
+        return switch seqs.count {
         case 0: "no line left to seal"
         case 1: "sealed line \(lines)"
         default: "sealed lines \(lines)"
         }
-        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); \(sealed)")
     }
 }

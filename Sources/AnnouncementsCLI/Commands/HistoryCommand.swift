@@ -9,7 +9,8 @@ struct HistoryCommand: AsyncParsableCommand {
         abstract: "Show who changed what, and when.",
         discussion: """
             Lists the events of one announcement (deleted ones too) or of all, oldest first. \
-            A TIME is an RFC 3339 time or a seq. With --format jsonl, prints the log's lines unchanged. \
+            A TIME is an RFC 3339 time or a seq. With --format jsonl, prints the log's lines unchanged (the lines \
+            of an erasure a crash interrupted in the sealed form finishing it writes). \
             With --follow, reads a running server's event feed instead of the log (--server, default \
             $ANNOUNCEMENTS_SERVER or http://127.0.0.1:8080) and prints events as they happen, until \
             interrupted.
@@ -90,6 +91,9 @@ struct HistoryCommand: AsyncParsableCommand {
             var lines = 0
             let format = self.format
             do throws(LogError) {
+                // Lines print as they are read: an erasure a crash interrupted (its erased event
+                // written, its lines not sealed yet) is known first, and its lines print sealed.
+                let erased = format == .jsonl ? try await LogLines.erasedIDs(source) : []
                 let tail = try await LogLines.read(source) { line throws(LogError) in
                     lines += 1
                     let goesOn = try fold.add(line, unknown: { line, outline in
@@ -99,7 +103,7 @@ struct HistoryCommand: AsyncParsableCommand {
                         if format == .jsonl { Output.line(raw) } else { Output.note("  as written: \(raw)") }
                     }) { entry in
                         if format == .jsonl {
-                            Output.line(String(decoding: entry.bytes, as: UTF8.self))
+                            Self.printLine(entry, erased: erased, path: path)
                         } else {
                             entries.append(entry)
                         }
@@ -128,6 +132,20 @@ struct HistoryCommand: AsyncParsableCommand {
                 Output.line(entries.isEmpty ? Self.nothingFound(id: id) : HistoryFormat.table(entries))
             }
         }
+    }
+
+    /// Prints `entry`'s line as the log holds it, or, when its announcement is `erased` and the
+    /// line still holds its texts, as finishing the erasure will overwrite it (byte for byte).
+    private static func printLine(_ entry: HistoryEntry, erased: Set<Int>, path: String) {
+        guard erased.contains(entry.event.id), entry.event.isSealedByErasure else {
+            Output.line(String(decoding: entry.bytes, as: UTF8.self))
+            return
+        }
+        guard let sealed = entry.bytes.withUnsafeBytes({ SealableLine.sealed($0) }) else {
+            Output.note("\(path):\(entry.line): left out: it holds texts of erased announcement \(entry.event.id), but is not laid out as the store writes lines, so it has no sealed form (`announcements verify` says more)")
+            return
+        }
+        Output.line(String(decoding: sealed, as: UTF8.self))
     }
 
     private static func nothingFound(id: Int?) -> String {

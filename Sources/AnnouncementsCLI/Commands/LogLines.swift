@@ -34,6 +34,19 @@ enum LogLines {
         }
     }
 
+    /// The announcements the log has an `erased` event for, read leniently (a line that does not
+    /// parse, damaged or of a newer version, is left to the caller's own reading). An erasure a
+    /// crash interrupted has not sealed its lines yet, and only its erased event, which may come
+    /// after what a command shows, says that their texts are gone.
+    static func erasedIDs(_ source: LogOptions.Source) async throws(LogError) -> Set<Int> {
+        var erased: Set<Int> = []
+        try await read(source) { line throws(LogError) in
+            if case .success(let event) = line.parsed, event.type == .erased { erased.insert(event.id) }
+            return .continue
+        }
+        return erased
+    }
+
     /// Checks the whole log as `verify` does.
     static func verify(_ source: LogOptions.Source, rules: ValidationRules, expecting expected: LogHead? = nil) async throws(LogError) -> VerifyReport {
         var verification = LogVerification(path: name(of: source), rules: rules, expecting: expected)

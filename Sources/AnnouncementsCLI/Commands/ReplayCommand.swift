@@ -52,7 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let replay: Replay
             // Erased after the bound: an erasure a crash interrupted has not sealed its lines yet,
             // and only its erased event, later in the log, says that their texts are gone.
-            var erasedLater: [Int] = []
+            var erasedLater: Set<Int> = []
             do throws(LogError) {
                 switch source {
                 case .postgres(let settings):
@@ -75,10 +75,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 if bound != nil {
                     // Read leniently: a line after the bound that does not parse (damaged, or of
                     // a newer version) is not this past state's to refuse.
-                    try await LogLines.read(source) { line throws(LogError) in
-                        if case .success(let event) = line.parsed, event.type == .erased { erasedLater.append(event.id) }
-                        return .continue
-                    }
+                    erasedLater = try await LogLines.erasedIDs(source)
                 }
             } catch {
                 throw CLIError(error)

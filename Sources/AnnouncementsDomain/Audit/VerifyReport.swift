@@ -160,7 +160,7 @@ public struct LogVerification: Sendable {
                 problem(line.number, "announcement \(event.id) is erased here, but line \(held) still holds its data: the erasure was interrupted (the next start of a server, or `announcements erase`, finishes it)")
             }
         }
-        if event.isErasable, event.hasData, event.type != .erased, dataLines[event.id] == nil { dataLines[event.id] = line.number }
+        if event.isErasable, event.isSealedByErasure, dataLines[event.id] == nil { dataLines[event.id] = line.number }
         do throws(ApplyProblem) {
             try model.apply(event)
         } catch {

@@ -57,6 +57,11 @@ public struct Event: Sendable, Hashable {
         }
     }
 
+    /// Whether erasing the event's announcement overwrites its line with the sealed form: it
+    /// carries data, and it is not the erased event itself, which keeps its reason (it is the
+    /// record of the erasure).
+    public var isSealedByErasure: Bool { hasData && type != .erased }
+
     /// Moves the change out of the event, leaving `.deleted`: unlike a copy, this does not retain
     /// the change's strings (replay applies every event this way).
     package mutating func takeChange() -> Change {

@@ -53,7 +53,7 @@ extension EventStore {
     @discardableResult
     private func finishSealing(_ id: Int, erasedAt seq: Int) async throws(StoreError) -> [Int] {
         do throws(StoreError) {
-            return try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true) }
+            return try await onErasureQueue { () throws(StoreError) in try self.seal([id], finishing: true)[id] ?? [] }
         } catch {
             guard case .log(var problem) = error else { throw error }
             if problem.kind == .copiesLeft {
@@ -74,26 +74,33 @@ extension EventStore {
     /// in one overwrite for every erased announcement.
     func finishErasures() throws(StoreError) {
         let sealed = try seal(snapshot.erased.keys.sorted(), finishing: false)
-        if !sealed.isEmpty {
-            logger.notice("finished an interrupted erasure", metadata: ["log.lines_sealed": "\(sealed.count)"])
+        erasuresFinishedAtOpen.withLock { $0 = sealed }
+        for (id, seqs) in sealed.sorted(by: { $0.key < $1.key }) {
+            logger.notice("finished an interrupted erasure", metadata: ["event.id": "\(id)", "log.lines_sealed": "\(seqs.count)"])
         }
     }
 
+    /// The lines of announcement `id` that this store's open sealed, finishing an erasure a crash
+    /// or a failure interrupted; nil when it finished none of it.
+    public func erasureFinishedAtOpen(id: Int) -> [Int]? {
+        erasuresFinishedAtOpen.withLock { $0[id] }
+    }
+
     /// Overwrites the lines of announcements `ids` that still hold data by their sealed forms, and
-    /// drops what the store keeps of them; returns their seqs. With `finishing` (an erasure asked
+    /// drops what the store keeps of them; returns their seqs, by announcement. With `finishing` (an erasure asked
     /// for, again or for the first time), the log's finishing steps (on PostgreSQL the notice to
     /// other nodes and `VACUUM FULL`) run also when no line was left to overwrite: an earlier
     /// attempt may have overwritten them and failed after. Without it (at open) they run only
     /// when lines were overwritten, so that a start does not lock a table for nothing.
-    private func seal(_ ids: [Int], finishing: Bool) throws(StoreError) -> [Int] {
+    private func seal(_ ids: [Int], finishing: Bool) throws(StoreError) -> [Int: [Int]] {
         var replacements: [LineReplacement] = []
         var secrets: [[UInt8]] = []
-        var sealedSeqs: [Int] = []
+        var sealedSeqs: [Int: [Int]] = [:]
         for id in ids {
             let lines = try sealing(id)
             replacements += lines.replacements
             secrets += lines.secrets
-            sealedSeqs += lines.seqs
+            if !lines.seqs.isEmpty { sealedSeqs[id] = lines.seqs }
         }
         // First what the store keeps of these lines: the snapshot (which a crash after the
         // overwrite must not leave behind; again on a retry, in case it could not be deleted),
@@ -110,7 +117,7 @@ extension EventStore {
         if !replacements.isEmpty {
             forgetFeedPages()
         }
-        guard finishing || !replacements.isEmpty else { return [] }
+        guard finishing || !replacements.isEmpty else { return [:] }
         // After the overwrite, failed or not, and also when this attempt had nothing left to
         // overwrite: pages read while an attempt overwrote the lines may hold their texts.
         defer { forgetFeedPages() }
@@ -187,7 +194,7 @@ extension EventStore {
     /// sealed form; nil when it has nothing to seal (no data, or the erased event itself, which
     /// keeps its reason: it is the record of the erasure).
     private func sealedForm(of line: ArraySlice<UInt8>, _ event: Event) throws(StoreError) -> [UInt8]? {
-        guard event.hasData, event.type != .erased else { return nil }
+        guard event.isSealedByErasure else { return nil }
         guard let sealed = line.withUnsafeBytes({ SealableLine.sealed($0) }) else {
             throw .log(LogError(.invalidLine, path: path, line: event.seq, message: "holds data of erased announcement \(event.id) but is not laid out as the store writes lines, so it cannot be sealed: stop the server, and correct the line or restore the log"))
         }

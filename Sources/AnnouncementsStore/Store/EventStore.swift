@@ -76,6 +76,9 @@ public final class EventStore: Sendable {
     /// Erasures run here, one at a time (see EventStore+Erasure.swift); `erasures` counts them.
     let erasureQueue = DispatchQueue(label: "announcements.erasures")
     let erasures = Atomic<Int>(0)
+    /// The lines each interrupted erasure had left, which this store's open sealed
+    /// (`finishErasures`), by announcement.
+    let erasuresFinishedAtOpen = Mutex<[Int: [Int]]>([:])
     /// Other processes' erasures (on a shared log) whose overwritten lines this store has not read
     /// back yet (see `awaitSeals`).
     let unconfirmedSeals = Mutex(UnconfirmedSeals())
