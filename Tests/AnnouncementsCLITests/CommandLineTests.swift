@@ -561,6 +561,18 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(text.contains(" warning announcements: \(warning)\n"), "\(text)")
     }
 
+    @Test("serve names the tokens that are off because their variables are unset or empty, beside those enabled")
+    func tokensOff() async throws {
+        let folder = try makeFolder(config: "log: log.jsonl\ntokens:\n  editor: a-secret\n  audit: {token: env:ANNOUNCEMENTS_TEST_UNSET_AUDITOR, role: auditor}\n  boss: {token: env:ANNOUNCEMENTS_TEST_EMPTY_ADMIN, role: admin}\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let errorLog = folder + "/stderr.log"
+        let server = try await ServerProcess(in: folder, environment: ["ANNOUNCEMENTS_TEST_EMPTY_ADMIN": ""], errorLog: errorLog)
+        #expect(await server.stopped() == 0)
+        let text = try String(contentsOfFile: errorLog, encoding: .utf8)
+        #expect(text.contains(" notice announcements: tokens off, their variables unset or empty tokens=audit (auditor) from ANNOUNCEMENTS_TEST_UNSET_AUDITOR, boss (admin) from ANNOUNCEMENTS_TEST_EMPTY_ADMIN\n"), "\(text)")
+        #expect(text.contains(" info announcements: tokens enabled reads=public tokens=editor (editor)\n"), "\(text)")
+    }
+
     @Test("serve on a host name that does not resolve says so, with exit 69 and the setting that fixes it")
     func unknownHost() async throws {
         let folder = try makeFolder(config: "log: log.jsonl\n")

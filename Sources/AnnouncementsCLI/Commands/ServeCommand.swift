@@ -100,6 +100,13 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.reads == .token, !tokens.contains(where: { $0.role.may(.read) }) {
             logger.warning("no token may read, and `reads: token` asks one for every read of the announcements: nothing can be read until a token is set (see `tokens` in the config)")
         }
+        let off = configuration.tokens.filter { $0.token == nil }
+        if !off.isEmpty {
+            // An operator who named a variable expects its token to work: say which are not.
+            logger.notice("tokens off, their variables unset or empty", metadata: [
+                "tokens": "\(off.map { "\($0.name) (\($0.role)) from \($0.source.dropFirst("env:".count))" }.joined(separator: ", "))",
+            ])
+        }
         if !tokens.isEmpty {
             logger.info("tokens enabled", metadata: [
                 "tokens": "\(tokens.map { "\($0.name) (\($0.role))" }.joined(separator: ", "))", "reads": "\(configuration.reads.rawValue)",
