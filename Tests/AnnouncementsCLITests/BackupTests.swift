@@ -96,7 +96,7 @@ import FoundationNetworking
         // file the copy is written under; missing folders are made, as `backup` makes its own.
         let nowhere = try await CLI.run(["export", "--to", "config.yaml/copy.jsonl"], in: folder)
         #expect(nowhere.status == 73, "\(nowhere.stderr)")
-        #expect(nowhere.stderr == "error: config.yaml/copy.jsonl: cannot create the folder config.yaml: Not a directory\n", "\(nowhere.stderr)")
+        #expect(nowhere.stderr == "error: config.yaml/copy.jsonl: config.yaml is not a folder (a file, or a link to nothing, is in its place)\n", "\(nowhere.stderr)")
         let folderNamed = try await CLI.run(["export", "--to", "outdir/"], in: folder)
         #expect(folderNamed.status == 73, "\(folderNamed.stderr)")
         #expect(folderNamed.stderr == "error: outdir/ names a folder: name the file to write in it, like outdir/announcements.jsonl\n", "\(folderNamed.stderr)")

@@ -22,11 +22,11 @@ import Testing
         // A file where a folder would go.
         #expect(FileManager.default.createFile(atPath: folder.file("var"), contents: Data()))
         let error = #expect(throws: LogError.self) { try FileLog(path: folder.file("var/lib/log.jsonl")) }
-        #expect(error?.description.contains("cannot create the folder \(folder.file("var")): Not a directory") == true, "it names the file in the way: \(String(describing: error))")
+        #expect(error?.description.contains("\(folder.file("var")) is not a folder (a file, or a link to nothing, is in its place)") == true, "it names the file in the way: \(String(describing: error))")
 
         // A link to a folder that is gone.
         #expect(symlink(folder.file("gone"), folder.file("events")) == 0)
         let dangling = #expect(throws: LogError.self) { try FileLog(path: folder.file("events/sub/log.jsonl")) }
-        #expect(dangling?.description.contains("cannot create the folder \(folder.file("events")): Not a directory") == true, "\(String(describing: dangling))")
+        #expect(dangling?.description.contains("\(folder.file("events")) is not a folder (a file, or a link to nothing, is in its place)") == true, "\(String(describing: dangling))")
     }
 }

@@ -111,7 +111,7 @@ struct BackupCommand: AsyncParsableCommand {
         let parent = FileLog.folder(of: folder)
         let made = FileLog.makeFolders(parent)
         guard made.error == 0 else {
-            throw CLIError(.cantCreate, "\(made.folder): cannot create the folder: \(String(cString: strerror(made.error)))")
+            throw CLIError(.cantCreate, "\(given): \(FileLog.folderProblem(made))")
         }
         // Made if missing (a folder there already is kept as it is), then found empty: no other
         // process can slip files in between a check and the creation.

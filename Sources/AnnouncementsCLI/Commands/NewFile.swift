@@ -32,7 +32,7 @@ enum NewFile {
         }
         let made = FileLog.makeFolders(FileLog.folder(of: path))
         guard made.error == 0 else {
-            throw CLIError(.cantCreate, "\(path): cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))")
+            throw CLIError(.cantCreate, "\(path): \(FileLog.folderProblem(made))")
         }
         // Made with its cleanup: a failure, or an interrupt, from then on removes it.
         return try await Interruption.cleaningUp(after: { () throws(CLIError) in try Self.create(partial, for: path) }, with: { unlink(partial) }) { file async throws(CLIError) in

@@ -49,7 +49,7 @@ public final class FileLog: EventLog, @unchecked Sendable {
         let folder = Self.folder(of: path)
         let made = Self.makeFolders(folder)
         guard made.error == 0 else {
-            throw LogError.system(.unreadable, path: path, "cannot create the folder \(made.folder)", errno: made.error)
+            throw LogError(.unreadable, path: path, message: Self.folderProblem(made))
         }
         created = access(path, F_OK) != 0
         // Readable by its owner only: it holds every text, erased ones until they are overwritten.
@@ -274,6 +274,14 @@ public final class FileLog: EventLog, @unchecked Sendable {
             return (folder, isFolder(folder) == true ? 0 : ENOTDIR)
         }
         return (folder, syncFolder(parent))
+    }
+
+    /// What kept `makeFolders` from making a folder, in words: a file where a folder should be
+    /// (`ENOTDIR`) is named as such, not as a folder that could not be created.
+    package static func folderProblem(_ made: (folder: String, error: Int32)) -> String {
+        made.error == ENOTDIR
+            ? "\(made.folder) is not a folder (a file, or a link to nothing, is in its place)"
+            : "cannot create the folder \(made.folder): \(String(cString: strerror(made.error)))"
     }
 
     /// Whether `path` names a folder (through links); nil when it names nothing.
