@@ -60,8 +60,8 @@
 #   - libcurl's "(Failed to connect to HOST port N after 0 ms: …)": the milliseconds it tried
 #     for -> <ms> (2 on a busy machine, where the document shows 0);
 #   - a log line's `snapshot.seconds=0.006751157`: how long writing the snapshot took -> <seconds>;
-#   - a metric of seconds (`announcements_startup_seconds 0.003211603`, a histogram's `_sum`)
-#     -> <seconds>;
+#   - a metric of seconds (`announcements_startup_seconds 0.003211603`, a histogram's `_sum`,
+#     `process_start_time_seconds 1796063046.928`) -> <seconds>;
 #   - `http_connections_open 1.0`: the scrape's own and any whose close the server has not yet
 #     taken in (the commands before it closed theirs a moment ago) -> <count>;
 # and, in what the command printed only:
@@ -157,7 +157,7 @@ normalize() {
         -e 's/^(X-Request-ID: )[0-9a-f]{6}-[0-9a-f]+/\1<id>/' \
         -e 's/( port [0-9]+ after )[0-9]+( ms: )/\1<ms>\2/' \
         -e 's/( snapshot\.seconds=)[0-9][0-9.e+-]*/\1<seconds>/' \
-        -e 's/^(announcements_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/' \
+        -e 's/^((announcements|process)_[a-z_]+_seconds(_sum)?) [0-9.e+-]+$/\1 <seconds>/' \
         -e 's/^(http_connections_open) [0-9.]+$/\1 <count>/'
 }
 

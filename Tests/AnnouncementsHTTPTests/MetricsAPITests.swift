@@ -110,6 +110,10 @@ import Testing
             #expect((sample(text, "announcements_log_bytes") ?? 0) > 100)
             #expect(sample(text, "announcements_stream_subscribers") == 0)
             #expect(sample(text, "announcements_startup_seconds") == 1.5)
+            // The release serving, and when it started: within this test's run.
+            #expect(sample(text, #"announcements_build_info{version="\#(Release.version)"}"#) == 1, "\(text)")
+            let started = try #require(sample(text, "process_start_time_seconds"))
+            #expect(abs(started - Date().timeIntervalSince1970) < 600, "\(started)")
 
             // The scrape itself is counted by the next one.
             let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)

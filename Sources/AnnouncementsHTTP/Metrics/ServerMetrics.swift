@@ -1,3 +1,4 @@
+import AnnouncementsDomain
 import AnnouncementsStore
 import CoreMetrics
 import HTTPTypes
@@ -5,8 +6,8 @@ import Synchronization
 
 /// What the server reports through swift-metrics: each request by route template, method and
 /// status class, with its duration; and, when scraped, the log's seq and size, the live
-/// announcements, the event-stream subscribers, the connections open, the store's health, the newest snapshot's seq and
-/// how long start-up took. Labels come from fixed sets (route templates, never paths or ids; known
+/// announcements, the event-stream subscribers, the connections open, the store's health, the newest snapshot's seq,
+/// how long start-up took, and the release and its start time. Labels come from fixed sets (route templates, never paths or ids; known
 /// methods; health states), so their number stays bounded whatever clients send. The executable
 /// chooses where they go (`MetricsSystem.bootstrap`). Requests reach the metrics in bursts, from
 /// the thread that answered them, and all of them at each scrape (`sample`): a backend that is not
@@ -19,6 +20,8 @@ public final class ServerMetrics: Sendable {
     /// core writes.
     private let answered = ThreadShards<(key: RequestKey, duration: Duration)>()
     private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge, connectionsOpen: Gauge
+    /// Set once, when the metrics are made: the release serving, and when it started.
+    private let buildInfo: Gauge, startTime: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
     private let health: [StoreHealth.State: Gauge]
     /// Connections the server closed or refused before a request reached the router, by why.
@@ -62,6 +65,10 @@ public final class ServerMetrics: Sendable {
         startup = Gauge(label: Name.startup, factory: factory)
         snapshotSeq = Gauge(label: Name.snapshotSeq, factory: factory)
         connectionsOpen = Gauge(label: Name.connectionsOpen, factory: factory)
+        buildInfo = Gauge(label: Name.buildInfo, dimensions: [("version", Release.version)], factory: factory)
+        buildInfo.record(1)
+        startTime = Gauge(label: Name.startTime, factory: factory)
+        startTime.record(Double(Timestamp.now().millisecondsSince1970) / 1000)
         health = Dictionary(uniqueKeysWithValues: StoreHealth.State.allCases.map { state in
             (state, Gauge(label: Name.health, dimensions: [("state", state.rawValue)], factory: factory))
         })
@@ -83,6 +90,8 @@ public final class ServerMetrics: Sendable {
         static let startup = "announcements_startup_seconds"
         static let snapshotSeq = "announcements_snapshot_seq"
         static let health = "announcements_health"
+        static let buildInfo = "announcements_build_info"
+        static let startTime = "process_start_time_seconds"
     }
 
     /// What each metric counts and in what unit, by name: its `# HELP` in a Prometheus scrape.
@@ -98,6 +107,8 @@ public final class ServerMetrics: Sendable {
         Name.startup: "Seconds the log took to open at start-up (snapshot and replay).",
         Name.snapshotSeq: "The seq the newest snapshot beside the log covers (0: none).",
         Name.health: "1 for the store's state now (ok, failing, unusable, closed), 0 for the others.",
+        Name.buildInfo: "1, labelled with the release serving (what `announcements --version` prints).",
+        Name.startTime: "When the server started, in seconds since 1970-01-01 UTC (Unix time).",
     ]
 
     /// Counts a connection closed or refused for `reason` (no lock: the counters are made once).
