@@ -41,7 +41,10 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
         guard policy.isEnabled else { return try await next(request, context) }
         let origin = request.headers[.origin]
         if let origin, request.method == .options, let asked = request.headers[.accessControlRequestMethod] {
-            if let answer = preflight(request, origin: origin, method: HTTPRequest.Method(asked)) { return answer }
+            if let answer = preflight(request, origin: origin, method: HTTPRequest.Method(asked)) {
+                routes.nameRoute(of: request, in: context)
+                return answer
+            }
             return try await next(request, context)
         }
         var response = try await next(request, context)

@@ -27,6 +27,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPResponseError {
             if error.status == .notFound, let allowed = routes.allowedMethods(for: request.uri.path) {
                 let allow = allowed.joined(separator: ", ")
+                routes.nameRoute(of: request, in: context)
                 // Through `answer`, as every refusal: on a web client's path (a browser's GET of
                 // /sign-out), a page.
                 return try answer(APIError(.methodNotAllowed, "\(request.uri.path) does not take \(request.method); it takes \(allow)", headers: [.allow: allow]), request, context)

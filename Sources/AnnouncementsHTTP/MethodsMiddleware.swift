@@ -18,6 +18,7 @@ struct MethodsMiddleware<Context: RequestContext>: RouterMiddleware {
             // `OPTIONS *` asks about the server as a whole (RFC 9110 9.3.7).
             let allowed = request.uri.path == "*" ? routes.serverMethods() : routes.allowedMethods(for: request.uri.path)
             guard let allowed else { return try await next(request, context) }
+            routes.nameRoute(of: request, in: context)
             var headers: HTTPFields = [.allow: allowed.joined(separator: ", ")]
             if allowed.contains("PATCH") { headers[.acceptPatch] = JSONBody.acceptPatch }
             return Response(status: .noContent, headers: headers)

@@ -6,16 +6,18 @@ import Synchronization
 /// Loaded from the router once every route is registered (see `buildRouter`), so that it cannot
 /// drift from the routes themselves.
 final class RouteTable: Sendable {
-    /// Each route's path components (nil for a parameter such as `{id}`) and method.
-    private let routes = Mutex<[(components: [Substring?], method: String)]>([])
+    /// Each route's path components (nil for a parameter such as `{id}`), method and template
+    /// (`/announcements/{id}`).
+    private let routes = Mutex<[(components: [Substring?], method: String, template: String)]>([])
 
     /// The order methods are named in `Allow`.
     private static let methodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     func load(_ routes: [Router<AnnouncementsRequestContext>.RouteDescription]) {
         let loaded = routes.map { route in
-            let components = route.path.description.split(separator: "/").map { $0.first == "{" ? nil : $0 }
-            return (components, route.method.rawValue)
+            let template = route.path.description
+            let components = template.split(separator: "/").map { $0.first == "{" ? nil : $0 }
+            return (components, route.method.rawValue, template.hasPrefix("/") ? template : "/" + template)
         }
         self.routes.withLock { $0 = loaded }
     }
@@ -23,14 +25,33 @@ final class RouteTable: Sendable {
     /// The methods `path` accepts (`HEAD` wherever `GET` is, and `OPTIONS`), or nil when no
     /// resource lives there.
     func allowedMethods(for path: String) -> [String]? {
+        Self.allowed(matches(path).map(\.method))
+    }
+
+    /// The template of the route `path` is on (`/announcements/{id}` for `/announcements/3`), or
+    /// nil when no resource lives there.
+    func template(for path: String) -> String? {
+        matches(path).first?.template
+    }
+
+    /// Names the route of a request answered before it reached one (an `OPTIONS`, a CORS
+    /// preflight, a 405) by its template, as the router names those it routes: what the access
+    /// log and `http_requests_total` count it under, in place of `NotFound`.
+    func nameRoute(of request: Request, in context: some RequestContext) {
+        // (The router names a request it found no route for `NotFound`: a 405 has been there.)
+        guard [nil, "NotFound"].contains(context.coreContext.endpointPath.value), let template = template(for: request.uri.path) else { return }
+        context.coreContext.endpointPath.value = template
+    }
+
+    /// The routes `path` is on, with any method.
+    private func matches(_ path: String) -> [(components: [Substring?], method: String, template: String)] {
         let parts = path.split(separator: "/")
-        let methods = routes.withLock { routes in
+        return routes.withLock { routes in
             routes.filter { route in
                 route.components.count == parts.count
                     && zip(route.components, parts).allSatisfy { component, part in component.map { $0 == part } ?? true }
-            }.map(\.method)
+            }
         }
-        return Self.allowed(methods)
     }
 
     /// The methods the server as a whole accepts, for `OPTIONS *` (RFC 9110 9.3.7): every one a

@@ -17,7 +17,7 @@ import Testing
 @Suite struct MetricsAPITests {
     /// A live server whose store and HTTP side report to one Prometheus registry.
     func withMetricsServer(
-        token: String? = nil, heartbeat: Duration = .seconds(15), maxConnections: Int? = nil,
+        token: String? = nil, heartbeat: Duration = .seconds(15), maxConnections: Int? = nil, cors: CORSPolicy = CORSPolicy(),
         _ test: @Sendable (any TestClientProtocol, EventStore) async throws -> Void
     ) async throws {
         let path = NSTemporaryDirectory() + "metrics-test-\(UUID().uuidString)"
@@ -36,6 +36,7 @@ import Testing
             metrics: metrics, metricsEndpoint: MetricsEndpoint(token: token) { registry.emitToBuffer() }
         )
         if let maxConnections { settings.connections.maxConnections = maxConnections }
+        settings.cors = cors
         try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in try await test(client, store) }
         await store.close()
     }
@@ -118,6 +119,23 @@ import Testing
             // The scrape itself is counted by the next one.
             let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(sample(again, #"http_requests_total{route="/metrics",method="GET",status="2xx"}"#) == 1)
+        }
+    }
+
+    @Test("requests answered before they reach a route (OPTIONS, a CORS preflight, a 405) are counted under the template of the route their path is on, not NotFound")
+    func answeredBeforeTheRoute() async throws {
+        try await withMetricsServer(cors: CORSPolicy(origins: ["https://intranet.example"])) { client, _ in
+            #expect(try await client.execute(uri: "/announcements/1", method: .options).status == .noContent)
+            let preflight: HTTPFields = [.origin: "https://intranet.example", .accessControlRequestMethod: "PATCH"]
+            let answer = try await client.execute(uri: "/announcements/2", method: .options, headers: preflight)
+            #expect(answer.status == .noContent && answer.headers[.accessControlAllowMethods] != nil)
+            #expect(try await client.execute(uri: "/announcements/1", method: .post).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/nowhere", method: .options).status == .notFound)
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(sample(text, #"http_requests_total{route="/announcements/{id}",method="OPTIONS",status="2xx"}"#) == 2, "\(text)")
+            #expect(sample(text, #"http_requests_total{route="/announcements/{id}",method="POST",status="4xx"}"#) == 1)
+            #expect(sample(text, #"http_requests_total{route="NotFound",method="OPTIONS",status="4xx"}"#) == 1, "no route: NotFound")
+            #expect(!text.contains(#"route="NotFound",method="POST""#) && !text.contains(#"route="NotFound",method="OPTIONS",status="2xx""#))
         }
     }
 
