@@ -72,8 +72,23 @@ struct SnapshotContents: Sendable {
         guard free - needed < keepingFree else { return }
         throw LogError(
             .writeFailed, path: path,
-            message: "not enough free space for a snapshot: \(free >> 20) MiB free, about \(needed >> 20) MiB needed, and \(keepingFree >> 20) MiB kept free for the log's writes (snapshot.keep_free_mb); skipped"
+            message: "not enough free space for a snapshot: \(size(free)) free, about \(size(needed)) needed, and \(size(keepingFree)) kept free for the log's writes (snapshot.keep_free_mb); skipped"
         )
+    }
+
+    /// `bytes` in the largest unit it fills, to a tenth (`512 bytes`, `12.5 KiB`, `3.2 MiB`,
+    /// `1.0 GiB`): a small snapshot's need is not `0 MiB`.
+    static func size(_ bytes: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard bytes >= 1024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        var scale = 0
+        while scale < units.count - 1, bytes >= Int64(1) << (10 * (scale + 2)) { scale += 1 }
+        // Whole units and the rest apart: `bytes * 10` overflows near the top of the range.
+        let shift = Int64(10 * (scale + 1))
+        var whole = bytes >> shift
+        var tenth = ((bytes & ((1 << shift) - 1)) * 10 + (1 << (shift - 1))) >> shift
+        if tenth == 10 { (whole, tenth) = (whole + 1, 0) }
+        return "\(whole).\(tenth) \(units[scale])"
     }
 
     /// About how many bytes the snapshot takes, a little more rather than less (every number
