@@ -100,7 +100,7 @@ extension AnnouncementsClient {
             let wait: Duration
             switch outcome {
             case .success(let received) where statuses.contains(received.status):
-                wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter) ?? Self.backoff(after: retries)
+                wait = Self.retryAfter(received.header("Retry-After"), atMost: Self.longestRetryAfter).map(Reconnection.spread) ?? Self.backoff(after: retries)
             case .failure(.unreachable(_, let underlying)) where networkFailures && Self.isTransient(underlying):
                 wait = Self.backoff(after: retries)
             default:

@@ -76,7 +76,8 @@ public final class AnnouncementsClient: Sendable {
 
     /// The configuration the client was made with (its `token` the first one: see `token`).
     public let configuration: Configuration
-    private let currentToken: Mutex<String?>
+    /// The token, and how many times it was set since the client was made.
+    private let currentToken: Mutex<(value: String?, changes: Int)>
     let session: URLSession
     let cache = ResponseCache()
     /// The highest `Log-Seq` this client's writes were answered with (0 before any): reads of
@@ -97,7 +98,7 @@ public final class AnnouncementsClient: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.currentToken = Mutex(configuration.token)
+        self.currentToken = Mutex((configuration.token, 0))
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionInterval(configuration.timeout)
         // The client does its own conditional requests: a URL cache would answer 304s itself.
@@ -105,6 +106,12 @@ public final class AnnouncementsClient: Sendable {
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // No redirect is followed (it would take the token and the body elsewhere): see `RedirectRefusal`.
         session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
+
+    deinit {
+        // A session keeps its delegate, its connections and (on Linux) libcurl's handles until it
+        // is invalidated: without this, each client an app made and let go stayed behind.
+        session.finishTasksAndInvalidate()
     }
 
     public convenience init(baseURL: URL, version: APIVersion = .v2, token: String? = nil, timeout: TimeInterval = 5, writeRetries: Int = 2) {
@@ -115,14 +122,20 @@ public final class AnnouncementsClient: Sendable {
     /// it when a token is refreshed, or a user signs out (nil) or in. The client keeps what it knows
     /// of its writes (reads go on reflecting them, see `Min-Seq`) and forgets the responses it kept
     /// (another caller may be allowed to read other things). A request under way keeps the token
-    /// it was sent with; an event feed takes the new one when it connects again.
+    /// it was sent with. An event feed delivers nothing more that it received under the old one
+    /// (an auditor's full lines, for a user who signed out): it connects again with the new
+    /// token, from the last event it delivered.
     public var token: String? {
-        get { currentToken.withLock { $0 } }
+        get { currentToken.withLock { $0.value } }
         set {
-            currentToken.withLock { $0 = newValue }
+            currentToken.withLock { $0 = (newValue, $0.changes + 1) }
             cache.forgetAll()
         }
     }
+
+    /// The token, and how many times it was set: what a feed received under one count is not
+    /// delivered under another.
+    var tokenAndChanges: (value: String?, changes: Int) { currentToken.withLock { $0 } }
 
     public var statistics: Statistics { cache.statistics }
 

@@ -48,6 +48,18 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether asking again later may succeed (after the client's own retries): the network
+    /// failed on the way (not the address, a certificate or the system's rules), or the server
+    /// could not answer now (429, 500, 502, 503, 504). A write that failed so may have landed:
+    /// sent again with the same `idempotencyKey:`, it is made once.
+    public var isTemporary: Bool {
+        switch self {
+        case .unreachable(_, let underlying): AnnouncementsClient.isTransient(underlying)
+        case .status(let code, _, _): code >= 500 || code == 429
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreachable(let url, let underlying):

@@ -13,6 +13,11 @@ actor FeedReader {
     private var reconnection: Reconnection
     /// The seq of the last event received (delivered, or waiting in `pending`).
     private var last: Int
+    /// The seq of the last event delivered.
+    private var delivered: Int
+    /// The client's count of token changes when what `pending` and `stream` hold was asked for
+    /// (`AnnouncementsClient.tokenAndChanges`).
+    private var tokenChanges: Int
     /// Events received and not delivered yet, from `nextPending` on.
     private var pending: [FeedEvent] = []
     private var nextPending = 0
@@ -32,6 +37,8 @@ actor FeedReader {
     init(client: AnnouncementsClient, after seq: Int, retryDelay: Duration, idleTimeout: Duration, pollInterval: Duration?) {
         self.client = client
         self.last = seq
+        self.delivered = seq
+        self.tokenChanges = client.tokenAndChanges.changes
         self.reconnection = Reconnection(delay: retryDelay)
         self.idleTimeout = idleTimeout
         self.pollInterval = pollInterval
@@ -73,8 +80,10 @@ actor FeedReader {
                 closeStream()
                 return nil
             }
+            if client.tokenAndChanges.changes != tokenChanges { forgetReceived() }
             if nextPending < pending.count {
                 defer { nextPending += 1 }
+                delivered = pending[nextPending].seq
                 return pending[nextPending]
             }
             do {
@@ -116,6 +125,18 @@ actor FeedReader {
         closeStream()
     }
 
+    /// The token changed (a user signed out, or in as another): what was received under the old
+    /// one is not delivered, and the stream it opened is closed. The feed goes on from the last
+    /// event delivered, asked for with the new token.
+    private func forgetReceived() {
+        closeStream()
+        pending.removeAll()
+        nextPending = 0
+        last = delivered
+        caughtUp = false
+        tokenChanges = client.tokenAndChanges.changes
+    }
+
     /// Takes the events of a page or a chunk that come after the last one received, in order.
     private func take(_ events: [FeedEvent]) {
         pending.removeAll(keepingCapacity: true)
@@ -137,6 +158,7 @@ actor FeedReader {
         }
         let received: AnnouncementsClient.Received
         do throws(ClientError) {
+            // (A page asked for with a token changed meanwhile is dropped by `next()`'s check.)
             received = try await client.attempt(
                 .get, path: "events", token: client.token, query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
                 minSeq: last > 0 ? last : nil, accepting: [429, 503]
@@ -197,7 +219,9 @@ actor FeedReader {
         // again) rather than call the position one beyond its log.
         if last > 0 { request.setValue(String(last), forHTTPHeaderField: "Min-Seq") }
         // An auditor's (or an admin's) token gets the full lines; without one, the public form.
-        if let token = client.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let token = client.tokenAndChanges
+        if let value = token.value { request.setValue("Bearer \(value)", forHTTPHeaderField: "Authorization") }
+        tokenChanges = token.changes
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
         let idle = idleTimeout.components
         request.timeoutInterval = AnnouncementsClient.sessionInterval(max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18))

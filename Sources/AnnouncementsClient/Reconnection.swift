@@ -6,7 +6,8 @@ struct FeedRefusal: Error {
 
 /// The waits between the feed's connections: `delay` (at least `shortest`) after one that worked,
 /// doubled after each that failed in a row, at most `longest` (or a longer `delay`, at most
-/// `EventStreamParser.longestRetry`), with a random part taken off (at most half). A connection
+/// `EventStreamParser.longestRetry`), with a random part taken off (at most half); never less
+/// than a server's `Retry-After`, with a random part added (see `spread`). A connection
 /// worked when it brought events (or a page), or stayed open `steady` (an idle stream a proxy
 /// cut): one that opened and ended at once, as a server in trouble does, counts as failed.
 struct Reconnection {
@@ -46,6 +47,12 @@ struct Reconnection {
         failures += 1
         let capped = min(doubled, ceiling)
         let jittered = capped * Double.random(in: 0.5...1)
-        return max(jittered, min(asked ?? .zero, EventStreamParser.longestRetry))
+        return max(jittered, Self.spread(min(asked ?? .zero, EventStreamParser.longestRetry)))
+    }
+
+    /// A server's `Retry-After`, and up to a quarter more at random: the clients it answered
+    /// together (after a restart, every app's stream) do not all come back at the same instant.
+    static func spread(_ asked: Duration) -> Duration {
+        asked * Double.random(in: 1...1.25)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,6 +10,13 @@ import FoundationNetworking
 /// redirect is the caller's answer instead: a `ClientError.status` with the redirect's code, whose
 /// message names the address it points to (see `ClientError(redirect:location:)`).
 final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    /// Whether the session was invalidated (the client let go of it: see its `deinit`).
+    let sessionInvalidated = Atomic<Bool>(false)
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        sessionInvalidated.store(true, ordering: .relaxed)
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void

@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    @Test("a client let go invalidates its session (which kept its delegate, its connections and libcurl's handles until then)")
+    func sessionInvalidated() async throws {
+        try await withServer { url in
+            var delegate: RedirectRefusal?
+            do {
+                let client = AnnouncementsClient(baseURL: url, timeout: testTimeout)
+                _ = try await client.health()
+                delegate = client.session.delegate as? RedirectRefusal
+                #expect(delegate?.sessionInvalidated.load(ordering: .relaxed) == false)
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while delegate?.sessionInvalidated.load(ordering: .relaxed) == false, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(delegate?.sessionInvalidated.load(ordering: .relaxed) == true, "the session was never invalidated")
+        }
+    }
+
     @Test("every request says its version: the lists theirs, the rest the configured one")
     func versionHeader() async throws {
         try await withFakeServer { url in
@@ -347,16 +365,28 @@ import Testing
         }
     }
 
-    @Test("without retries left, the 503 is the answer, with the server's message; Retry-After is read in seconds, within a bound")
+    @Test("without retries left, the 503 is the answer, with the server's message, and temporary (a write that may have landed); Retry-After is read in seconds, within a bound")
     func writeNotRetried() async throws {
         fakeReplaceKeys.withLock { $0[5039] = nil }
         try await withFakeServer { url in
             let once = AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout, writeRetries: 0)
             await #expect { try await once.replace(id: 5031, title: "Replaced", body: nil) } throws: { error in
-                guard case .status(503, let message, _) = error as? ClientError else { return false }
-                return message == "the log cannot be written right now"
+                guard let error = error as? ClientError, case .status(503, let message, _) = error else { return false }
+                return message == "the log cannot be written right now" && error.isTemporary
             }
         }
+        // What asking again later may mend, and what it cannot.
+        let url = try #require(URL(string: "http://127.0.0.1:1"))
+        let temporary: [ClientError] = [
+            .unreachable(url: url, underlying: URLError(.timedOut)), .unreachable(url: url, underlying: URLError(.networkConnectionLost)),
+            .status(code: 429, message: "", fieldErrors: []), .status(code: 502, message: "", fieldErrors: []), .status(code: 504, message: "", fieldErrors: []),
+        ]
+        let lasting: [ClientError] = [
+            .unreachable(url: url, underlying: URLError(.serverCertificateUntrusted)), .unreachable(url: url, underlying: URLError(.cancelled)),
+            .status(code: 401, message: "", fieldErrors: []), .status(code: 422, message: "", fieldErrors: []),
+            .changedBySomeoneElse(message: ""), .positionBeyondLog(requested: 9, lastSeq: 3), .invalidJSON(detail: ""),
+        ]
+        #expect(temporary.allSatisfy(\.isTemporary) && !lasting.contains(where: \.isTemporary))
         #expect(AnnouncementsClient.retryAfter("3", atMost: .seconds(10)) == .seconds(3))
         #expect(AnnouncementsClient.retryAfter("3600", atMost: .seconds(10)) == .seconds(10))
         #expect(AnnouncementsClient.retryAfter("120", atMost: EventStreamParser.longestRetry) == .seconds(120), "the feed waits as long as a server asks, up to five minutes")
@@ -411,7 +441,7 @@ import Testing
         }
     }
 
-    @Test("the feed's reconnection waits double while attempts fail, at most a minute, never below a Retry-After, and start again once a connection brings events or stays open")
+    @Test("the feed's reconnection waits double while attempts fail, at most a minute, never below a Retry-After (spread over a quarter more), and start again once a connection brings events or stays open")
     func reconnectionBackoff() {
         var reconnection = Reconnection(delay: .seconds(1))
         var waits: [Duration] = []
@@ -420,7 +450,15 @@ import Testing
             let full = min(Duration.seconds(1) * (1 << index), Reconnection.longest)
             #expect(wait <= full && wait >= full / 2, "wait \(index): \(wait)")
         }
-        #expect(reconnection.next(atLeast: .seconds(200)) == .seconds(200), "a server's Retry-After is kept")
+        let asked = reconnection.next(atLeast: .seconds(200))
+        #expect(asked >= .seconds(200) && asked <= .seconds(250), "a server's Retry-After is kept, and up to a quarter more: \(asked)")
+        // Clients a server answered together come back spread over that quarter, not in step.
+        let spread = (0..<100).map { _ -> Duration in
+            var first = Reconnection(delay: .milliseconds(100))
+            return first.next(atLeast: .seconds(4))
+        }
+        #expect(spread.allSatisfy { $0 >= .seconds(4) && $0 <= .seconds(5) }, "\(spread)")
+        #expect(spread.max()! - spread.min()! > .milliseconds(500), "\(spread)")
         reconnection.received()
         reconnection.worked()
         #expect(reconnection.next() <= .seconds(1), "a connection that brought events starts the waits again")
@@ -739,6 +777,8 @@ import Testing
                 outcome = edited.revision ?? ""
             } catch .changedBySomeoneElse {
                 outcome = "changed by someone else"
+            } catch .status(let code, _, _) where code == 429 || code >= 500 {
+                outcome = "retry later"
             } catch .status(let code, let message, _) {
                 outcome = "\(code) \(message)"
             } catch .unreachable(_, let underlying) {

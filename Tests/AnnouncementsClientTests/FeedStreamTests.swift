@@ -136,6 +136,24 @@ import Testing
         }
     }
 
+    @Test("signing out (token = nil) reaches an open feed: what it received under the auditor's token is not delivered; it goes on from the last event delivered, in the public form", arguments: [nil, Duration.milliseconds(50)] as [Duration?])
+    func signingOutReachesTheFeed(pollInterval: Duration?) async throws {
+        try await withServer(seed: (1...3).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
+            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            // The page (or the stream's first read) brings all three, as full lines.
+            let first = try #require(try await reader.next())
+            #expect(first.seq == 1 && first.line.contains("Announcement 1"), "the auditor's full line: \(first.line)")
+            client.token = nil
+            var rest: [FeedEvent] = []
+            for _ in 0..<2 { if let event = try await reader.next() { rest.append(event) } }
+            #expect(rest.map(\.seq) == [2, 3])
+            for event in rest {
+                #expect(!event.line.contains("Announcement") && !event.line.contains(#""by""#), "the public form: \(event.line)")
+            }
+        }
+    }
+
     @Test("polling: after a page that reached the end of the log (its Log-Seq), the next page waits the poll interval, not asked for at once to come back empty")
     func pollWaitsAfterTheEnd() async throws {
         try await withServer { url in
