@@ -64,14 +64,14 @@ extension AnnouncementsClient {
     /// full): the server answers a key it has seen with the first outcome, so a write that did
     /// land is not made twice. A write's `Log-Seq` is remembered for the reads after it (see `read`).
     func send(
-        _ method: Method, path: String, query: [URLQueryItem] = [], body: WriteBody? = nil,
+        _ method: Method, path: String, query: [URLQueryItem] = [], body: (any Encodable)? = nil,
         ifMatch: String? = nil, key: String? = nil, version: APIVersion? = nil, cached: Bool = false, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         guard method != .get else {
             return try await read(path: path, query: query, version: version, cached: cached, accepting: accepting)
         }
         let key = key ?? UUID().uuidString
-        // Encoded once for every attempt. A `WriteBody` holds only strings: encoding it cannot fail.
+        // Encoded once for every attempt. A write's body holds only strings: encoding it cannot fail.
         let payload = body.flatMap { try? JSONEncoder().encode($0) }
         // Every attempt goes with the token the write was sent with: its key is that writer's
         // (the server refuses a key used by another), whatever `token` became meanwhile.

@@ -223,6 +223,13 @@ public final class AnnouncementsClient: Sendable {
         try await send(.delete, path: "announcements/\(id)", ifMatch: ifMatch, key: idempotencyKey).checkDeleted()
     }
 
+    /// Erases every title and body announcement `id` ever had (live or deleted), for `reason`
+    /// (an `admin`'s token): what the `erased` event records. Erasing it again is a
+    /// `status(410, …)`: a retry of an erasure that landed says so too.
+    public func erase(id: Int, reason: String) async throws(ClientError) -> Erasure {
+        try await send(.post, path: "announcements/\(id)/erase", body: EraseBody(reason: reason)).decode(Erasure.self)
+    }
+
     private func list<Item: Decodable>(
         version: APIVersion, offset: Int, max: Int, sort: SortField, order: SortOrder
     ) async throws(ClientError) -> Page<Item> {
@@ -239,6 +246,11 @@ public final class AnnouncementsClient: Sendable {
         let total = response.header("X-Total-Count").flatMap(Int.init) ?? offset + items.count
         return Page(items: items, total: total, offset: offset)
     }
+}
+
+/// The JSON of an erasure.
+struct EraseBody: Encodable {
+    var reason: String
 }
 
 /// The JSON of a write: fields left out are left alone (PATCH); POST and PUT send both.

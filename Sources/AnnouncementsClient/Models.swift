@@ -178,6 +178,22 @@ public struct Health: Sendable, Hashable, Codable {
     }
 }
 
+/// What an erasure did (`AnnouncementsClient.erase`).
+public struct Erasure: Sendable, Hashable, Codable {
+    /// The announcement erased.
+    public var id: Int
+    /// The `erased` event's seq.
+    public var seq: Int
+    /// The seqs of its lines overwritten by their sealed forms.
+    public var sealedLines: [Int]
+
+    public init(id: Int, seq: Int, sealedLines: [Int]) {
+        self.id = id
+        self.seq = seq
+        self.sealedLines = sealedLines
+    }
+}
+
 /// How a list is ordered.
 public enum SortField: String, Sendable, CaseIterable {
     case id, title

@@ -64,6 +64,30 @@ import AnnouncementsClient
         #expect(await server.stopped() == 0)
     }
 
+    @Test("erase --server: a running server erases with an admin's token (its name the writer); again is a 410, an editor's token a 77; a stopped log's options are refused beside it; erasing the running server's log directly names --server")
+    func eraseThroughServer() async throws {
+        let folder = try makeFolder(config: Self.config.replacingOccurrences(of: "  bob: bob-secret\n", with: "  bob: bob-secret\n  root: {token: root-secret, role: admin}\n"))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        let root = ["--server", server.url, "--token", "root-secret"]
+        let erased = try await CLI.run(["erase", "1", "--reason", "personal data"] + root)
+        #expect(erased.status == 0, "\(erased.stderr)")
+        #expect(erased.stdout == "erased announcement 1: event 2; sealed line 1\n")
+        let again = try await CLI.run(["erase", "1", "--reason", "personal data"] + root)
+        #expect(again.status == 1 && again.stderr == "error: the server answered 410: announcement 1 was erased (event 2): its texts are gone\n", "\(again.stderr)")
+        let posted = try await CLI.run(["post", "--title", "Fire drill", "--server", server.url, "--token", "alice-secret"])
+        #expect(posted.status == 0, "\(posted.stderr)")
+        let editor = try await CLI.run(["erase", "2", "--reason", "personal data", "--server", server.url, "--token", "alice-secret"])
+        #expect(editor.status == 77 && editor.stderr.contains("this needs role admin"), "\(editor.stderr)")
+        let mixed = try await CLI.run(["erase", "2", "--reason", "x", "--by", "root"] + root)
+        #expect(mixed.status == 64 && mixed.stderr.contains("--by is for a stopped log"), "\(mixed.stderr)")
+        let locked = try await CLI.run(["erase", "2", "--reason", "x"], in: folder)
+        #expect(locked.status == 75 && locked.stderr.contains("or erase through the server that holds it: announcements erase 2 --reason TEXT --server URL"), "\(locked.stderr)")
+        #expect(await server.stopped() == 0)
+        let history = try await CLI.run(["history", "1"], in: folder)
+        #expect(history.stdout.contains("erased   root") && !history.stdout.contains("Welcome"), "\(history.stdout)")
+    }
+
     @Test("search and list --api-version 3.0: when each changed, and v3's fields in JSON")
     func searchAndVersionThree() async throws {
         let folder = try makeFolder(config: Self.config)

@@ -104,6 +104,33 @@ import Testing
         }
     }
 
+    @Test("erase: an admin's erasure answers its event and the lines it sealed; the texts are gone from the feed; again is a 410, an editor's a 403")
+    func erase() async throws {
+        try await withServer { url in
+            let editor = AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout)
+            let posted = try await editor.create(title: "Home address of Bob", body: "<p>12 Elm Street</p>")
+            _ = try await editor.update(id: posted.id, title: "Home address")
+            do throws(ClientError) {
+                _ = try await editor.erase(id: posted.id, reason: "personal data")
+                Issue.record("an editor erased")
+            } catch {
+                #expect(error.statusCode == 403, "\(error)")
+            }
+            let admin = AnnouncementsClient(baseURL: url, token: "root-secret", timeout: testTimeout)
+            let erasure = try await admin.erase(id: posted.id, reason: "personal data")
+            let auditor = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
+            let lines = try await auditor.eventPage(after: 0, limit: 100).filter { $0.line.contains(#""id":\#(posted.id),"#) }
+            #expect(erasure == Erasure(id: posted.id, seq: lines.last?.seq ?? 0, sealedLines: lines.dropLast().map(\.seq)))
+            #expect(erasure.sealedLines.count == 2 && !lines.contains { $0.line.contains("Elm") || $0.line.contains("Home") }, "\(lines)")
+            do throws(ClientError) {
+                _ = try await admin.erase(id: posted.id, reason: "personal data")
+                Issue.record("erased twice")
+            } catch {
+                #expect(error.statusCode == 410, "\(error)")
+            }
+        }
+    }
+
     @Test("writes: create, replace, update and delete, each answered with the result")
     func writes() async throws {
         try await withServer { url in

@@ -19,7 +19,7 @@ func withServer(
     let folder = NSTemporaryDirectory() + "client-test-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let store = try await EventStore.open(path: folder + "/log.jsonl", seed: seed, logger: quiet)
-    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("audrey", "audrey-secret", .auditor)]), maxRequestBytes: 4096)
+    let settings = ServerSettings(host: "127.0.0.1", port: 0, access: Access([("alice", "alice-secret", .editor), ("audrey", "audrey-secret", .auditor), ("root", "root-secret", .admin)]), maxRequestBytes: 4096)
     try await buildApplication(store: store, settings: settings, logger: quiet).test(.live) { client in
         try await test(try baseURL(client))
     }

@@ -1,3 +1,4 @@
+import AnnouncementsClient
 import AnnouncementsConfig
 import AnnouncementsDomain
 import AnnouncementsStore
@@ -5,17 +6,19 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// `announcements erase ID --reason TEXT`: erase an announcement's texts from a stopped log.
+/// `announcements erase ID --reason TEXT`: erase an announcement's texts from a stopped log, or
+/// through a running server (`--server`).
 struct EraseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "erase",
-        abstract: "Erase every title and body an announcement ever had from the log (the server must be stopped).",
+        abstract: "Erase every title and body an announcement ever had from the log: a stopped one, or through a running server (--server).",
         discussion: """
             Appends an `erased` event (who, when, the reason), then overwrites each earlier line of \
             the announcement with its sealed form: its skeleton (seq, type, time, writer) and the \
             digest of its data stay, and the hash chain still proves every line. Deletes the \
-            snapshot, and torn lines set aside beside the log that hold the texts. A running \
-            server does the same through POST /announcements/{id}/erase (an admin's token).
+            snapshot, and torn lines set aside beside the log that hold the texts. With --server, \
+            a running server does it (POST /announcements/{id}/erase), with an admin's token \
+            (--token, default $ANNOUNCEMENTS_TOKEN), whose name it records as the writer.
             """
     )
 
@@ -25,9 +28,34 @@ struct EraseCommand: AsyncParsableCommand {
     @OptionGroup var options: LogOptions
     @OptionGroup var chain: ChainOptions
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var remote: ServerOptions
+
+    func validate() throws {
+        guard remote.server != nil else {
+            if remote.token != nil || remote.timeout != nil { throw ValidationError("--token and --timeout go with --server (erasing through a running server).") }
+            return
+        }
+        let local = [
+            ("--log", options.log != nil), ("--config", options.config != nil), ("--by", by != nil),
+            ("--accept-broken-chain", chain.acceptBrokenChain), ("--log-level", logging.level != nil), ("--log-format", logging.format != nil),
+        ].filter(\.1).map(\.0)
+        if let first = local.first {
+            throw ValidationError("\(first) is for a stopped log; with --server, the server erases (its token's name is the writer).")
+        }
+    }
 
     func run() async throws {
-        try await reportingErrors { () async throws(CLIError) in try await erase() }
+        try await reportingErrors { () async throws(CLIError) in
+            if remote.server != nil { try await eraseThroughServer() } else { try await erase() }
+        }
+    }
+
+    /// `--server`: the running server erases it.
+    private func eraseThroughServer() async throws(CLIError) {
+        if let problem = ValidationRules.problem(reason: reason) { throw CLIError(.usage, "--reason \(problem)") }
+        let client = try remote.client()
+        let erasure = try await request(writing: true) { () async throws(ClientError) in try await client.erase(id: id, reason: reason) }
+        Output.line("erased announcement \(id): event \(erasure.seq); \(Self.sealed(erasure.sealedLines))")
     }
 
     private func erase() async throws(CLIError) {
@@ -37,7 +65,13 @@ struct EraseCommand: AsyncParsableCommand {
         guard writer != "seed" else { throw CLIError(.usage, "--by must not be `seed`, the seed data's writer") }
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
-        let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), existing: "erase", chainCheck: chain.chainCheck)
+        let store: EventStore
+        do {
+            store = try await options.openStore(configuration, logger: Logger(label: "announcements"), existing: "erase", chainCheck: chain.chainCheck)
+        } catch {
+            guard error.code == .tempFail else { throw error }
+            throw CLIError(.tempFail, error.message + "; or erase through the server that holds it: announcements erase \(id) --reason TEXT --server URL (an admin's token)")
+        }
         let erasure: EventStore.Erasure
         do throws(StoreError) {
             erasure = try await store.erase(id: id, by: writer, reason: reason)
