@@ -94,6 +94,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .log(let problem) where problem.kind == .locked:
             // The writer role is held elsewhere (several nodes): it moves, or a stalled holder loses it.
             APIError(.serviceUnavailable, "the log cannot be written right now; reads still work. \(problem.placeless)", headers: [.retryAfter: "1"])
+        case .log(let problem) where problem.kind == .sealsLeft:
+            // The erased event is durable; its overwrite failed (the server's log says why): the
+            // log takes writes, and erasing again retries the overwrite.
+            APIError(.serviceUnavailable, problem.placeless)
         case .log(let problem) where problem.kind == .copiesLeft:
             // An erasure done but for a copy of the texts it could not delete: the log itself
             // takes writes.

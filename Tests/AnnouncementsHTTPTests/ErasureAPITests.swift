@@ -63,12 +63,15 @@ import Testing
         }
     }
 
-    @Test("an erasure whose snapshot cannot be deleted is a 503 that says so, not that the log cannot be written (it can); a write that failed says that")
+    @Test("an erasure whose snapshot cannot be deleted, or whose overwrite failed, is a 503 that says so, not that the log cannot be written (it can); a write that failed says that")
     func copiesLeftAnswer() {
         let copiesLeft = StoreError.log(LogError(.copiesLeft, path: "events/a.jsonl", message: "announcement 2 is erased (event 8) and its lines overwritten, but the snapshot beside the log cannot be deleted (events/a.jsonl.snapshot: Is a directory)"))
         let answer = ErrorMiddleware<AnnouncementsRequestContext>.apiError(copiesLeft)
         #expect(answer.status == .serviceUnavailable)
         #expect(answer.message == "announcement 2 is erased (event 8) and its lines overwritten, but the snapshot beside the log cannot be deleted (events/a.jsonl.snapshot: Is a directory)")
+        let unsealed = ErrorMiddleware<AnnouncementsRequestContext>.apiError(.log(LogError(.sealsLeft, path: "events/a.jsonl", message: "announcement 2 is erased (event 8), but its lines could not be overwritten yet: cannot create the erasure's journal: Permission denied. Erase it again, or restart the server, to finish")))
+        #expect(unsealed.status == .serviceUnavailable)
+        #expect(unsealed.message == "announcement 2 is erased (event 8), but its lines could not be overwritten yet: cannot create the erasure's journal: Permission denied. Erase it again, or restart the server, to finish")
         let failed = ErrorMiddleware<AnnouncementsRequestContext>.apiError(.log(LogError(.writeFailed, path: "events/a.jsonl", message: "No space left on device")))
         #expect(failed.status == .serviceUnavailable && failed.message == "the log cannot be written right now; reads still work. No space left on device", "\(failed.message)")
     }

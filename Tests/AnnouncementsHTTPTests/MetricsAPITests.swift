@@ -111,6 +111,7 @@ import Testing
             #expect((sample(text, "announcements_log_bytes") ?? 0) > 100)
             #expect(sample(text, "announcements_stream_subscribers") == 0)
             #expect(sample(text, "announcements_startup_seconds") == 1.5)
+            #expect(sample(text, "announcements_erasures_unsealed") == 0)
             // The release serving, and when it started: within this test's run.
             #expect(sample(text, #"announcements_build_info{version="\#(Release.version)"}"#) == 1, "\(text)")
             let started = try #require(sample(text, "process_start_time_seconds"))

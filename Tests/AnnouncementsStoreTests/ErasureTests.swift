@@ -313,12 +313,21 @@ import Testing
         // A folder where the journal goes: the erased event is appended, the overwrite cannot start.
         let journal = FileLog.journalPath(forLog: path)
         try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: false)
-        await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        do throws(StoreError) {
+            _ = try await store.erase(id: 2, by: "root", reason: "personal data")
+            Issue.record("the overwrite could not start, and the erasure said nothing")
+        } catch {
+            // Not a failed append: the log takes writes (an answer must not say it cannot be written).
+            guard case .log(let problem) = error else { Issue.record("\(error)"); return }
+            #expect(problem.kind == .sealsLeft && problem.message.hasPrefix("announcement 2 is erased (event 4), but its lines could not be overwritten yet: "), "\(problem)")
+        }
         #expect(store.snapshot.erased == [2: 4])
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0]), "the lines still hold the texts")
+        #expect(store.unsealedErasures == 1, "counted, for the metrics")
+        _ = try await store.create(AnnouncementDraft(title: "Still writable"), by: "alice")
 
         let history = try #require(try await store.historyLines(id: 2)).map { String(decoding: $0, as: UTF8.self) }
-        let feed = try await store.eventLines(after: 0, limit: 10).map { String(decoding: $0, as: UTF8.self) }
+        let feed = try await store.eventLines(after: 0, limit: 4).map { String(decoding: $0, as: UTF8.self) }
         for text in history + feed {
             #expect(!Self.secrets.contains { text.contains($0) }, "served: \(text)")
         }
@@ -337,8 +346,9 @@ import Testing
         try FileManager.default.removeItem(atPath: journal)
         await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
         #expect(!(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0])))
+        #expect(store.unsealedErasures == 0)
         #expect(try #require(try await store.historyLines(id: 2)).map { String(decoding: $0, as: UTF8.self) } == history)
-        #expect(try await store.eventLines(after: 0, limit: 10).map { String(decoding: $0, as: UTF8.self) } == feed)
+        #expect(try await store.eventLines(after: 0, limit: 4).map { String(decoding: $0, as: UTF8.self) } == feed)
         await store.close()
         #expect(try LogReader(path: path).verify().isSound)
     }

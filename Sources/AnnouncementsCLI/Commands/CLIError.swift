@@ -43,7 +43,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .unreadable: self.init(.noInput, error.description)
         case .locked: self.init(.tempFail, error.description)
         case .unavailable: self.init(.unavailable, error.description)
-        case .writeFailed, .unusable, .copiesLeft, .damaged: self.init(.ioError, error.description)
+        case .writeFailed, .unusable, .copiesLeft, .sealsLeft, .damaged: self.init(.ioError, error.description)
         }
     }
 

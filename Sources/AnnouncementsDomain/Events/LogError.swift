@@ -17,6 +17,9 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An erasure overwrote its lines, but a copy of their texts is left beside them (a
         /// snapshot that cannot be deleted, old row versions `VACUUM FULL` did not remove).
         case copiesLeft
+        /// An erasure's event is in the log, but the overwrite of its lines failed: they hold its
+        /// texts until it is erased again, or the next start finishes it. The log takes writes.
+        case sealsLeft
         /// The log is not as it was written: its hash chain is broken, or it no longer holds what
         /// was recorded of it (a snapshot, a head): changed, cut back or replaced since.
         case damaged

@@ -19,7 +19,7 @@ public final class ServerMetrics: Sendable {
     /// (or a scrape, `sample`) hands them on to the metrics: a request writes no metric that every
     /// core writes.
     private let answered = ThreadShards<(key: RequestKey, duration: Duration)>()
-    private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge, connectionsOpen: Gauge
+    private let seq: Gauge, logBytes: Gauge, live: Gauge, streams: Gauge, startup: Gauge, snapshotSeq: Gauge, connectionsOpen: Gauge, unsealed: Gauge
     /// Set once, when the metrics are made: the release serving, and when it started.
     private let buildInfo: Gauge, startTime: Gauge
     /// `announcements_health{state}`: 1 for the store's state now, 0 for the others.
@@ -65,6 +65,7 @@ public final class ServerMetrics: Sendable {
         startup = Gauge(label: Name.startup, factory: factory)
         snapshotSeq = Gauge(label: Name.snapshotSeq, factory: factory)
         connectionsOpen = Gauge(label: Name.connectionsOpen, factory: factory)
+        unsealed = Gauge(label: Name.unsealed, factory: factory)
         buildInfo = Gauge(label: Name.buildInfo, dimensions: [("version", Release.version)], factory: factory)
         buildInfo.record(1)
         startTime = Gauge(label: Name.startTime, factory: factory)
@@ -90,6 +91,7 @@ public final class ServerMetrics: Sendable {
         static let startup = "announcements_startup_seconds"
         static let snapshotSeq = "announcements_snapshot_seq"
         static let health = "announcements_health"
+        static let unsealed = "announcements_erasures_unsealed"
         static let buildInfo = "announcements_build_info"
         static let startTime = "process_start_time_seconds"
     }
@@ -107,6 +109,7 @@ public final class ServerMetrics: Sendable {
         Name.startup: "Seconds the log took to open at start-up (snapshot and replay).",
         Name.snapshotSeq: "The seq the newest snapshot beside the log covers (0: none).",
         Name.health: "1 for the store's state now (ok, failing, unusable, closed), 0 for the others.",
+        Name.unsealed: "Erased announcements whose lines still hold their texts (an overwrite that failed, or another node's not read back yet): alert when above 0 for minutes.",
         Name.buildInfo: "1, labelled with the release serving (what `announcements --version` prints).",
         Name.startTime: "When the server started, in seconds since 1970-01-01 UTC (Unix time).",
     ]
@@ -167,6 +170,7 @@ public final class ServerMetrics: Sendable {
         let now = store.health.state
         for (state, gauge) in health { gauge.record(state == now ? 1 : 0) }
         snapshotSeq.record(store.snapshotSeq ?? 0)
+        unsealed.record(store.unsealedErasures)
     }
 
     /// Records how long start-up took to replay the log (or load a snapshot and replay its tail).

@@ -60,6 +60,12 @@ extension EventStore {
                 problem.message = "announcement \(id) is erased (event \(seq)) and its lines overwritten, but \(problem.message)"
             } else {
                 problem.message = "announcement \(id) is erased (event \(seq)), but its lines could not be overwritten yet: \(problem.message). Erase it again, or restart the server, to finish"
+                // The overwrite (or its journal) failed, not the log's appends or reads: it takes
+                // writes and serves. (A file replaced meanwhile, or a database out of reach, says so.)
+                if problem.kind == .writeFailed || problem.kind == .unreadable { problem.kind = .sealsLeft }
+                logger.error("an erasure could not overwrite its lines: they hold its texts until it is erased again or the server restarts", metadata: [
+                    "log.path": "\(path)", "event.id": "\(id)", "event.seq": "\(seq)", "error": "\(problem.message)",
+                ])
             }
             throw .log(problem)
         }
@@ -170,6 +176,14 @@ extension EventStore {
     /// here or reads its lines sealed.
     func erasuresWaitingForSeals() -> Set<Int> {
         unconfirmedSeals.withLock { $0.erased }
+    }
+
+    /// How many erased announcements still have lines this store has not read back sealed: an
+    /// overwrite that failed (erasing again, or the next start, finishes it), or another node's
+    /// on a shared log, not come yet. What to alert on while it stays above 0: their texts are
+    /// on disk.
+    public var unsealedErasures: Int {
+        unconfirmedSeals.withLock { $0.erased.count }
     }
 
     /// `lines`, stored lines, as history and the feed serve them: a line of an announcement in
