@@ -617,6 +617,18 @@ func makeLog() async throws -> (folder: String, log: String) {
         }
     }
 
+    @Test("a log that cannot be made (a file where its folder goes, a folder where it goes) stops serve and init with 73, naming what is in the way", arguments: ["serve", "init"])
+    func logCannotBeMade(command: String) async throws {
+        let folder = try makeFolder(config: "log: taken/log.jsonl\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(FileManager.default.createFile(atPath: folder + "/taken", contents: Data()))
+        let underFile = try await CLI.run([command] + (command == "serve" ? ["--port", "0"] : []), in: folder)
+        #expect(underFile.status == 73 && underFile.stderr.contains("taken/log.jsonl: taken is not a folder"), "\(underFile.stderr)")
+        try FileManager.default.createDirectory(atPath: folder + "/log.jsonl", withIntermediateDirectories: false)
+        let folderThere = try await CLI.run([command, "--log", "log.jsonl"] + (command == "serve" ? ["--port", "0"] : []), in: folder)
+        #expect(folderThere.status == 73 && folderThere.stderr.contains("log.jsonl: cannot open the log for writing: Is a directory"), "\(folderThere.stderr)")
+    }
+
     @Test("a folder without config.yaml gets a clear error")
     func noConfig() async throws {
         let result = try await CLI.run(["verify"], in: NSTemporaryDirectory())

@@ -23,6 +23,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: folder.file("var"), contents: Data()))
         let error = #expect(throws: LogError.self) { try FileLog(path: folder.file("var/lib/log.jsonl")) }
         #expect(error?.description.contains("\(folder.file("var")) is not a folder (a file, or a link to nothing, is in its place)") == true, "it names the file in the way: \(String(describing: error))")
+        #expect(error?.kind == .uncreatable, "a log that cannot be made, not one that cannot be read")
 
         // A link to a folder that is gone.
         #expect(symlink(folder.file("gone"), folder.file("events")) == 0)

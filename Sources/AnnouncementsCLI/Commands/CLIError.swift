@@ -41,6 +41,7 @@ struct CLIError: Error, CustomStringConvertible {
         switch error.kind {
         case .invalidLine: self.init(.dataError, error.description)
         case .unreadable: self.init(.noInput, error.description)
+        case .uncreatable: self.init(.cantCreate, error.description)
         case .locked: self.init(.tempFail, error.description)
         case .unavailable: self.init(.unavailable, error.description)
         case .writeFailed, .unusable, .copiesLeft, .sealsLeft, .damaged: self.init(.ioError, error.description)

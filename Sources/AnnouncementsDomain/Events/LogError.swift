@@ -6,6 +6,9 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidLine
         /// The file cannot be opened or read.
         case unreadable
+        /// The log, or its folder, cannot be made or opened for writing (a permission, a
+        /// read-only disk, a file in the way).
+        case uncreatable
         /// Another process holds the log's write lock.
         case locked
         /// The log's server (a database) cannot be reached.

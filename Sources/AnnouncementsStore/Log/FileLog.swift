@@ -49,12 +49,12 @@ public final class FileLog: EventLog, @unchecked Sendable {
         let folder = Self.folder(of: path)
         let made = Self.makeFolders(folder)
         guard made.error == 0 else {
-            throw LogError(.unreadable, path: path, message: Self.folderProblem(made))
+            throw LogError(.uncreatable, path: path, message: Self.folderProblem(made))
         }
         created = access(path, F_OK) != 0
         // Readable by its owner only: it holds every text, erased ones until they are overwritten.
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LogError.system(.unreadable, path: path, "cannot open the log for writing", errno: errno) }
+        guard fd >= 0 else { throw LogError.system(.uncreatable, path: path, "cannot open the log for writing", errno: errno) }
         try FileIO.lockOrClose(fd, LOCK_EX, path: path, whenHeld: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
         (self.length, self.identity) = try FileIO.sizeAndIdentityOrClose(fd, path: path)
         // Lines a killed writer wrote and never synced are read as the log's own: sync them before
