@@ -10,6 +10,8 @@ extension Configuration {
         /// The most connections open at once (`max_connections`); nil: derived from the process's
         /// descriptor limit at start-up.
         public var maxConnections: Int?
+        /// Where `max_connections` is in the file, for an error that its value cannot be had.
+        public var maxConnectionsMark: YAMLMark?
         /// Seconds a graceful stop lets requests in flight finish (`shutdown_grace_seconds`).
         public var shutdownGraceSeconds = 10
         /// The web origins whose pages may call the API (`cors_origins`): `scheme://host[:port]`,
@@ -33,7 +35,9 @@ extension ConfigReader {
             switch name {
             case "idle_timeout_seconds": http.idleTimeoutSeconds = try integer(value, key: key, in: 1...86_400)
             case "read_timeout_seconds": http.readTimeoutSeconds = try integer(value, key: key, in: 1...3_600)
-            case "max_connections": http.maxConnections = try integer(value, key: key, in: 1...1_000_000)
+            case "max_connections":
+                http.maxConnections = try integer(value, key: key, in: 1...1_000_000)
+                http.maxConnectionsMark = value.mark
             case "shutdown_grace_seconds": http.shutdownGraceSeconds = try integer(value, key: key, in: 0...3_600)
             case "cors_origins":
                 for item in try list(value, key: key) {

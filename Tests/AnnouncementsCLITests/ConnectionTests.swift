@@ -226,7 +226,18 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await CLI.run(["-c", "ulimit -n 256 && exec \"$0\" serve --port 0", CLI.binary.path], in: folder, timeout: 30, executable: "/bin/sh")
         #expect(result.status == 78)
-        #expect(result.stderr.contains("http.max_connections is 5000, but this process may open only 256 descriptors, which leaves room for 128 connections"), "\(result.stderr)")
+        #expect(result.stderr.contains("config.yaml:6:20: http.max_connections: 5000 connections, but this process may open only 256 descriptors, which leaves room for 128 connections"), "\(result.stderr)")
+    }
+
+    @Test("a descriptor limit that leaves room for few connections, with max_connections unset, is a warning at start-up, not an info line")
+    func fewConnectionsWarned() async throws {
+        let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let errorLog = folder + "/stderr.log"
+        let server = try await ServerProcess(in: folder, descriptorLimit: 200, errorLog: errorLog)
+        #expect(await server.stopped() == 0)
+        let text = try String(contentsOfFile: errorLog, encoding: .utf8)
+        #expect(text.contains(" warning announcements: the descriptor limit leaves room for only 72 connections: raise it"), "\(text)")
     }
 
     @Test("past max_connections a new connection is answered 503 at once; those connected are still served")

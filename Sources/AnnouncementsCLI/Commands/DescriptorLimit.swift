@@ -6,6 +6,8 @@ import Musl
 import Darwin
 #endif
 
+import AnnouncementsConfig
+
 /// The process's limit on open descriptors, which bounds how many connections the server can hold.
 enum DescriptorLimit {
     /// Descriptors kept for everything but connections: the log and its readers, the event loops,
@@ -34,14 +36,22 @@ enum DescriptorLimit {
 
     /// The most connections the server may hold within `descriptors`, or what the config asks
     /// when that fits; an error naming both, and the config file, when it does not.
-    static func maxConnections(configured: Int?, descriptors: Int, config: String) throws(CLIError) -> Int {
+    static func maxConnections(configured: Int?, at mark: YAMLMark? = nil, descriptors: Int, config: String) throws(CLIError) -> Int {
         let fitting = max(1, descriptors - reserved)
         guard let configured else { return min(fitting, defaultConnectionCeiling) }
         guard configured <= fitting else {
-            throw CLIError(.config, "\(config): http.max_connections is \(configured), but this process may open only \(descriptors) descriptors, which leaves room for \(fitting) connections (\(reserved) are kept for the log and the server): lower http.max_connections, or raise the limit (ulimit -n) before starting the server")
+            let problem = ConfigError(
+                path: config, line: mark?.line, column: mark?.column, key: "http.max_connections",
+                message: "\(configured) connections, but this process may open only \(descriptors) descriptors, which leaves room for \(fitting) connections (\(reserved) are kept for the log and the server): lower http.max_connections, or raise the limit (ulimit -n) before starting the server"
+            )
+            throw CLIError(.config, problem.description)
         }
         return configured
     }
+
+    /// Below this many connections, a derived limit is worth a warning: a server that holds so
+    /// few refuses most clients of a busy hour.
+    static let fewConnections = 256
 
     #if canImport(Glibc)
     private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -59,7 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = configuration.metrics.isEnabled ? ServerMetrics() : nil
         let descriptors = DescriptorLimit.raise()
         let maxConnections = try DescriptorLimit.maxConnections(
-            configured: configuration.http.maxConnections, descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
+            configured: configuration.http.maxConnections, at: configuration.http.maxConnectionsMark,
+            descriptors: descriptors, config: options.config ?? LogOptions.defaultConfigPath
         )
         let (listenHost, listenPort) = (host ?? configuration.host, port ?? configuration.port)
         do { try ListenAddress.check(host: listenHost, port: listenPort) } catch { throw Self.failure(error, host: listenHost, port: listenPort) }
@@ -88,6 +89,11 @@ struct ServeCommand: AsyncParsableCommand {
             metricsEndpoint: configuration.metrics.isEnabled ? MetricsEndpoint(token: configuration.metrics.token, render: exposition.render) : nil,
             advertise: configuration.storage.postgres?.advertise
         )
+        if configuration.http.maxConnections == nil, maxConnections < DescriptorLimit.fewConnections {
+            logger.warning("the descriptor limit leaves room for only \(maxConnections) connections: raise it (ulimit -n, LimitNOFILE= in a systemd unit), or set http.max_connections to say this is meant", metadata: [
+                "descriptors": "\(descriptors)", "http.max_connections": "\(maxConnections)",
+            ])
+        }
         logger.info("connection limits", metadata: [
             "http.max_connections": "\(maxConnections)", "descriptors": "\(descriptors)",
             "http.idle_timeout_seconds": "\(configuration.http.idleTimeoutSeconds)",

@@ -20,8 +20,11 @@ public struct MetricsEndpoint: Sendable {
         let access = token.map { Access([(name: "metrics", token: $0, role: .auditor)]) }
         router.get("metrics") { request, _ throws(APIError) in
             if let access {
-                guard try access.caller(request) != nil else {
-                    throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config: send Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
+                // Missing, malformed or another token (an API token is not it): the same answer,
+                // naming the one it needs (the API's "not one of the configured tokens" would be
+                // wrong of an API token).
+                guard (try? access.caller(request)) != nil else {
+                    throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config (not an API token): send Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
                 }
             }
             metrics.sample(store, openStreams: streams.count, openConnections: connections?.openNow)
