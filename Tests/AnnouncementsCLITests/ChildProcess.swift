@@ -21,6 +21,9 @@ final class ChildProcess: Sendable {
         case null
         /// A file, created (or emptied) for it.
         case file(String)
+        /// A pipe whose reading end is closed before the child starts: each write fails (EPIPE),
+        /// and raises SIGPIPE unless the child ignores it.
+        case closedPipe
     }
 
     let processIdentifier: pid_t
@@ -126,6 +129,18 @@ final class ChildProcess: Sendable {
             case .file(let path):
                 ours.append(nil)
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .closedPipe:
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else {
+                    let code = errno
+                    for fd in ours { if let fd { close(fd) } }
+                    throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EMFILE)
+                }
+                close(fds[0])
+                _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+                theirs.append(fds[1])
+                ours.append(nil)
+                posix_spawn_file_actions_adddup2(&actions, fds[1], target)
             }
         }
         // Nothing of the test process's but the three streams. A copy of a socket in the child

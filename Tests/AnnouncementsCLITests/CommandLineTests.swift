@@ -84,9 +84,9 @@ struct ServerProcess {
     /// `arguments` replace `serve --port 0`.
     /// Waits for the server's first line on a thread of its own, at most two minutes (a server that
     /// says nothing by then is stopped, and the test fails).
-    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, arguments: [String] = ["serve", "--port", "0"]) async throws {
+    init(in folder: String, environment: [String: String] = [:], descriptorLimit: Int? = nil, binary: URL = CLI.binary, errorLog: String? = nil, errorStream: ChildProcess.Stream? = nil, arguments: [String] = ["serve", "--port", "0"]) async throws {
         let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let error: ChildProcess.Stream = errorLog.map { .file($0) } ?? .null
+        let error: ChildProcess.Stream = errorStream ?? errorLog.map { .file($0) } ?? .null
         if let descriptorLimit {
             process = try ChildProcess(
                 "/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments,

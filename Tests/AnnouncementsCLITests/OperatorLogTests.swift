@@ -83,4 +83,20 @@ import FoundationNetworking
         #expect(config.status == 78)
         #expect(config.stderr.contains("config.yaml:1:12: log_level: must be one of `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`, not \"loud\""), "\(config.stderr)")
     }
+
+    @Test("a server whose log lines' reader goes away (a closed pipe: `serve 2>&1 | tee`, a shipper that restarts) goes on serving, and stops cleanly")
+    func readerOfTheLogGone() async throws {
+        let folder = try makeFolder(config: "log: log.jsonl\nseed:\n  - title: One\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Gone before the server starts: its first lines (the seed, the log opened) go nowhere.
+        let server = try await ServerProcess(in: folder, errorStream: .closedPipe)
+        // Each request logs its access line into the closed pipe.
+        for _ in 0..<3 {
+            let connection = try RawConnection(port: server.port)
+            #expect(connection.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+            let response = await connection.readResponse(seconds: 10)
+            #expect(response.hasPrefix("HTTP/1.1 200"), "\(response.prefix(200))")
+        }
+        #expect(await server.stopped() == 0, "killed by SIGPIPE (141) or failed")
+    }
 }

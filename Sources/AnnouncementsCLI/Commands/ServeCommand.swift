@@ -49,6 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve() async throws(CLIError) {
+        // A server outlives the reader of its log lines (`serve 2>&1 | tee`, a log shipper that
+        // restarts): a write to a closed pipe fails, and the server goes on (as under systemd,
+        // whose IgnoreSIGPIPE is on), rather than be killed mid-request, its snapshot unwritten.
+        signal(SIGPIPE, SIG_IGN)
         let configuration = try options.configuration()
         logging.bootstrap(configuration)
         let logger = Logger(label: "announcements")
