@@ -216,7 +216,7 @@ import Testing
         await restored.close()
     }
 
-    @Test("a head record that is not SEQ:SHA256 stops start-up naming it")
+    @Test("a head record that is not SEQ:SHA256, or not a file, stops start-up naming it")
     func unreadableRecord() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
@@ -224,5 +224,10 @@ import Testing
         try Data("3:not-a-hash\n".utf8).write(to: URL(fileURLWithPath: HeadRecord.path(forLog: path)))
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
         #expect("\(String(describing: failure))".contains("\(HeadRecord.path(forLog: path)): the head recorded beside the log is not `SEQ:SHA256`"))
+        // A folder in its place is named as the head record, not as the log.
+        try FileManager.default.removeItem(atPath: HeadRecord.path(forLog: path))
+        try FileManager.default.createDirectory(atPath: HeadRecord.path(forLog: path), withIntermediateDirectories: false)
+        let folderThere = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
+        #expect("\(String(describing: folderThere))".contains("\(HeadRecord.path(forLog: path)): the head recorded beside the log is not a file (a folder, or another kind of entry): move it out of the way (mv "), "\(String(describing: folderThere))")
     }
 }

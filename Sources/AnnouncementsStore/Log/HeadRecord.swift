@@ -29,17 +29,22 @@ public enum HeadRecord {
     static func read(besideLog logPath: String) throws(LogError) -> LogHead? {
         let path = path(forLog: logPath)
         if access(path, F_OK) != 0, errno == ENOENT { return nil }
-        let file: ReadOnlyFile
-        do throws(LogError) {
-            file = try ReadOnlyFile(path: path)
-        } catch {
-            throw LogError(.unreadable, path: path, message: "cannot read the head recorded beside the log: \(error.message)")
+        let moveAside = "move it out of the way (mv \(path) \(path).set-aside) if the log is known to be whole"
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw LogError(.damaged, path: path, message: "the head recorded beside the log is not a file (a folder, or another kind of entry): \(moveAside)")
         }
-        // `SEQ:` and 64 hex digits, a newline: anything much longer is not a record.
-        let bytes = try file.bytes(from: 0, count: Int(min(file.size, 128)))
+        let bytes: [UInt8]
+        do throws(LogError) {
+            let file = try ReadOnlyFile(path: path)
+            // `SEQ:` and 64 hex digits, a newline: anything much longer is not a record.
+            bytes = try file.bytes(from: 0, count: Int(min(file.size, 128)))
+        } catch {
+            throw LogError(.unreadable, path: path, message: "cannot read the head recorded beside the log (\(error.message)): make it readable, or \(moveAside)")
+        }
         let text = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0 == "\n" || $0 == "\r" || $0 == " " }
         guard let head = LogHead(text) else {
-            throw LogError(.damaged, path: path, message: "the head recorded beside the log is not `\(LogHead.form)`: restore it from a backup, or move it out of the way (mv \(path) \(path).set-aside) if the log is known to be whole")
+            throw LogError(.damaged, path: path, message: "the head recorded beside the log is not `\(LogHead.form)`: restore it from a backup, or \(moveAside)")
         }
         return head
     }
