@@ -70,7 +70,7 @@ extension AnnouncementsClient {
         switch error {
         case .unreachable(_, let underlying) where underlying.code == .unknown: streamed
         case .unreachable(_, let underlying): !permanentFailures.contains(underlying.code)
-        case .status(let code, _, _): code >= 500 || code == 429
+        case .status(let code, _, _): ClientError.temporaryStatuses.contains(code)
         default: false
         }
     }

@@ -85,7 +85,8 @@ extension AnnouncementsClient {
     }
 
     /// Runs `attempt`, and again (up to `configuration.writeRetries` times) while it answers with
-    /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, or after
+    /// one of `statuses` (after the answer's `Retry-After`, at most `longestRetryAfter`, spread by
+    /// up to a quarter more (`Reconnection.spread`), or after
     /// `backoff`) or, with `networkFailures`, fails on the way (`isTransient`). Returns the
     /// last answer, which may still have one of `statuses`; throws the last failure. Cancelled
     /// while waiting, it throws what a cancelled request does (`unreachable`, `URLError.cancelled`,

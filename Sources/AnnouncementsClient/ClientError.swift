@@ -55,10 +55,15 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isTemporary: Bool {
         switch self {
         case .unreachable(_, let underlying): AnnouncementsClient.isTransient(underlying)
-        case .status(let code, _, _): code >= 500 || code == 429
+        case .status(let code, _, _): Self.temporaryStatuses.contains(code)
         default: false
         }
     }
+
+    /// The statuses of a server that could not answer now: busy (429), failing (500), or a
+    /// proxy or node that could not reach or be the server (502, 503, 504). Not 501 or 505: what
+    /// a server does not do, it will not do later.
+    static let temporaryStatuses: Set<Int> = [429, 500, 502, 503, 504]
 
     public var description: String {
         switch self {

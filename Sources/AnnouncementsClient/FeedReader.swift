@@ -157,10 +157,10 @@ actor FeedReader {
             if Task.isCancelled { return }
         }
         let received: AnnouncementsClient.Received
+        let token = client.tokenAndChanges
         do throws(ClientError) {
-            // (A page asked for with a token changed meanwhile is dropped by `next()`'s check.)
             received = try await client.attempt(
-                .get, path: "events", token: client.token, query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
+                .get, path: "events", token: token.value, query: AnnouncementsClient.pageQuery(after: last, limit: AnnouncementsClient.pollPageSize),
                 minSeq: last > 0 ? last : nil, accepting: [429, 503]
             )
         } catch {
@@ -180,6 +180,9 @@ actor FeedReader {
         }
         reconnection.received()
         reconnection.worked()
+        // Asked for with this token (nothing of an older one is left: `pending` was read out); one
+        // changed meanwhile drops the page at `next()`'s check.
+        tokenChanges = token.changes
         take(page)
         // A page cut short (past the server's byte limit per page) is followed at once.
         caughtUp = pending.isEmpty || received.header("Log-Seq").flatMap(Int.init).map { last >= $0 } == true

@@ -186,11 +186,28 @@ public struct Erasure: Sendable, Hashable, Codable {
     public var seq: Int
     /// The seqs of its lines overwritten by their sealed forms.
     public var sealedLines: [Int]
+    /// Whether it finished an earlier erasure (by event `seq`) whose overwrite had failed (its
+    /// answer a 503, perhaps sent again by this client), rather than made one.
+    public var finishedEarlier: Bool
 
-    public init(id: Int, seq: Int, sealedLines: [Int]) {
+    public init(id: Int, seq: Int, sealedLines: [Int], finishedEarlier: Bool = false) {
         self.id = id
         self.seq = seq
         self.sealedLines = sealedLines
+        self.finishedEarlier = finishedEarlier
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, seq, sealedLines, finishedEarlier
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        seq = try container.decode(Int.self, forKey: .seq)
+        sealedLines = try container.decode([Int].self, forKey: .sealedLines)
+        // Sent only when true.
+        finishedEarlier = try container.decodeIfPresent(Bool.self, forKey: .finishedEarlier) ?? false
     }
 }
 

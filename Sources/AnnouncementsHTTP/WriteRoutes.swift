@@ -132,11 +132,13 @@ struct WriteRoutes: Sendable {
         let id = try AnnouncementTag.id(request, context)
         let reason = try await EraseReason.read(request, context, maxBytes: maxRequestBytes)
         let erasure = try await store.erase(id: id, by: writer, reason: reason)
-        context.logger.notice("erased announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
+        context.logger.notice(erasure.finishedEarlier ? "finished the erasure of announcement \(id)" : "erased announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         var json = JSONBytes()
         json.raw(#"{"id":"#); json.integer(id)
         json.raw(#","seq":"#); json.integer(erasure.seq)
         json.raw(#","sealedLines":"#); json.array(erasure.sealedLines) { $0.integer($1) }
+        // An erasure asked for again after its overwrite failed: this finished that one.
+        if erasure.finishedEarlier { json.raw(#","finishedEarlier":true"#) }
         json.raw("}")
         var response = Response.json(json.bytes, status: .ok)
         response.headers[.logSeq] = String(erasure.seq)

@@ -305,6 +305,11 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(lines.status == 0, "\(lines.stderr)")
         #expect(!lines.stdout.contains("Welcome") && !lines.stdout.contains("Hello"), "\(lines.stdout)")
         #expect(lines.stdout.split(separator: "\n").count == 3, "created, edited, erased: \(lines.stdout)")
+        // Nor a trail cut before its erased event.
+        for format in ["table", "json", "jsonl"] {
+            let cut = try await CLI.run(["history", "1", "--until", "5", "--format", format], in: folder)
+            #expect(cut.status == 0 && !cut.stdout.contains("Welcome") && cut.stdout.contains("seed"), "\(format): \(cut.stdout)")
+        }
         // Erasing it again finishes it: done as asked, and said so; the lines are as history printed them.
         let again = try await CLI.run(["erase", "1", "--reason", "personal data", "--by", "root"], in: folder)
         #expect(again.status == 0, "\(again.stderr)")

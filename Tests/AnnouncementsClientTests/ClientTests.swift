@@ -410,7 +410,7 @@ import Testing
         ]
         let lasting: [ClientError] = [
             .unreachable(url: url, underlying: URLError(.serverCertificateUntrusted)), .unreachable(url: url, underlying: URLError(.cancelled)),
-            .status(code: 401, message: "", fieldErrors: []), .status(code: 422, message: "", fieldErrors: []),
+            .status(code: 401, message: "", fieldErrors: []), .status(code: 422, message: "", fieldErrors: []), .status(code: 501, message: "", fieldErrors: []),
             .changedBySomeoneElse(message: ""), .positionBeyondLog(requested: 9, lastSeq: 3), .invalidJSON(detail: ""),
         ]
         #expect(temporary.allSatisfy(\.isTemporary) && !lasting.contains(where: \.isTemporary))
@@ -804,7 +804,7 @@ import Testing
                 outcome = edited.revision ?? ""
             } catch .changedBySomeoneElse {
                 outcome = "changed by someone else"
-            } catch .status(let code, _, _) where code == 429 || code >= 500 {
+            } catch .status(let code, _, _) where [429, 500, 502, 503, 504].contains(code) {
                 outcome = "retry later"
             } catch .status(let code, let message, _) {
                 outcome = "\(code) \(message)"

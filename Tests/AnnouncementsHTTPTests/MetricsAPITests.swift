@@ -140,6 +140,29 @@ import Testing
         }
     }
 
+    @Test("an erasure whose overwrite fails is counted in announcements_erasures_unsealed until erasing again finishes it, which answers what it finished")
+    func unsealedErasureCounted() async throws {
+        try await withMetricsServer { client, store in
+            // A folder where the erasure's journal goes: its event is appended, the overwrite cannot start.
+            let journal = store.path + ".erasing"
+            try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: false)
+            let admin: HTTPFields = [.authorization: "Bearer ada-secret", .contentType: "application/json"]
+            let failed = try await client.execute(uri: "/announcements/1/erase", method: .post, headers: admin, body: ByteBuffer(string: #"{"reason":"personal data"}"#))
+            #expect(failed.status == .serviceUnavailable)
+            #expect(String(buffer: failed.body).contains("announcement 1 is erased (event 3), but its lines could not be overwritten yet"), "\(String(buffer: failed.body))")
+            let during = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(sample(during, "announcements_erasures_unsealed") == 1, "\(during)")
+            try FileManager.default.removeItem(atPath: journal)
+            let finished = try await client.execute(uri: "/announcements/1/erase", method: .post, headers: admin, body: ByteBuffer(string: #"{"reason":"personal data"}"#))
+            #expect(finished.status == .ok)
+            #expect(String(buffer: finished.body) == #"{"id":1,"seq":3,"sealedLines":[1],"finishedEarlier":true}"#)
+            let after = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(sample(after, "announcements_erasures_unsealed") == 0, "\(after)")
+            let again = try await client.execute(uri: "/announcements/1/erase", method: .post, headers: admin, body: ByteBuffer(string: #"{"reason":"personal data"}"#))
+            #expect(again.status == .gone, "nothing left to finish")
+        }
+    }
+
     @Test("with metrics.token, /metrics is a 401 without it and with another token, a 200 with it")
     func token() async throws {
         try await withMetricsServer(token: "scrape-secret") { client, _ in

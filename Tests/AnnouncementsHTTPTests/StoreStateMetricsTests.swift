@@ -93,8 +93,8 @@ import Testing
         #expect(throws: LogError.self, "more than the disk holds") { try SnapshotContents.checkFreeSpace(for: snapshot, needing: 1 << 60, keepingFree: 0) }
         try SnapshotContents.checkFreeSpace(for: snapshot, needing: 1 << 20, keepingFree: 1 << 20)
         // Sizes in the unit they fill, so that a small snapshot's need is not "0 MiB".
-        #expect([0, 1, 1023, 1024, 20_000, 1 << 20, 3_400_000, 1 << 30, 5 << 40, 4 << 50].map(SnapshotContents.size) ==
-                ["0 bytes", "1 byte", "1023 bytes", "1.0 KiB", "19.5 KiB", "1.0 MiB", "3.2 MiB", "1.0 GiB", "5.0 TiB", "4096.0 TiB"])
+        #expect([0, 1, 1023, 1024, 20_000, (1 << 20) - 1, 1 << 20, 3_400_000, 1 << 30, 5 << 40, 4 << 50].map(SnapshotContents.size) ==
+                ["0 bytes", "1 byte", "1023 bytes", "1.0 KiB", "19.5 KiB", "1.0 MiB", "1.0 MiB", "3.2 MiB", "1.0 GiB", "5.0 TiB", "4096.0 TiB"])
         do {
             try SnapshotContents.checkFreeSpace(for: snapshot, needing: 20_000, keepingFree: 1 << 60)
             Issue.record("no room for 2^60 bytes kept free")

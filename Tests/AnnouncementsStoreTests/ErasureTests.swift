@@ -342,9 +342,11 @@ import Testing
             guard case .sealed = event.change else { Issue.record("served with its texts: \(event.change)"); continue }
         }
 
-        // The overwrite, once it can run, writes exactly what was served.
+        // The overwrite, once it can run, writes exactly what was served; erasing again, which
+        // ran it, says that it finished the erasure made before.
         try FileManager.default.removeItem(atPath: journal)
-        await #expect(throws: StoreError.self) { try await store.erase(id: 2, by: "root", reason: "personal data") }
+        let finished = try await store.erase(id: 2, by: "root", reason: "personal data")
+        #expect(finished == EventStore.Erasure(seq: 4, sealedLines: [2, 3], finishedEarlier: true))
         #expect(!(try String(contentsOfFile: path, encoding: .utf8).contains(Self.secrets[0])))
         #expect(store.unsealedErasures == 0)
         #expect(try #require(try await store.historyLines(id: 2)).map { String(decoding: $0, as: UTF8.self) } == history)

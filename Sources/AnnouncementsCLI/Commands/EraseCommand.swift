@@ -18,7 +18,10 @@ struct EraseCommand: AsyncParsableCommand {
             digest of its data stay, and the hash chain still proves every line. Deletes the \
             snapshot, and torn lines set aside beside the log that hold the texts. With --server, \
             a running server does it (POST /announcements/{id}/erase), with an admin's token \
-            (--token, default $ANNOUNCEMENTS_TOKEN), whose name it records as the writer.
+            (--token, default $ANNOUNCEMENTS_TOKEN), whose name it records as the writer; \
+            $ANNOUNCEMENTS_SERVER alone does not send an erasure to a server. An erasure that had \
+            been interrupted (its event written, its lines not overwritten) is finished, said so, \
+            exit 0; one complete already is exit 1.
             """
     )
 
@@ -55,7 +58,11 @@ struct EraseCommand: AsyncParsableCommand {
         if let problem = ValidationRules.problem(reason: reason) { throw CLIError(.usage, "--reason \(problem)") }
         let client = try remote.client()
         let erasure = try await request(writing: true) { () async throws(ClientError) in try await client.erase(id: id, reason: reason) }
-        Output.line("erased announcement \(id): event \(erasure.seq); \(Self.sealed(erasure.sealedLines))")
+        if erasure.finishedEarlier {
+            Output.line(Self.finished(id: id, seq: erasure.seq, sealed: erasure.sealedLines))
+        } else {
+            Output.line("erased announcement \(id): event \(erasure.seq); \(Self.sealed(erasure.sealedLines))")
+        }
     }
 
     private func erase() async throws(CLIError) {
@@ -79,14 +86,23 @@ struct EraseCommand: AsyncParsableCommand {
             let finished = store.erasureFinishedAtOpen(id: id)
             await store.close()
             if case .erased(_, let seq) = error, let finished {
-                // Erased before, interrupted (by a crash or a failure), finished now: what was asked for is done.
-                Output.line("announcement \(id) was erased already (event \(seq)), but its erasure had been interrupted: finished it; \(Self.sealed(finished))")
+                // Erased before, interrupted by a crash, finished by this open: what was asked for is done.
+                Output.line(Self.finished(id: id, seq: seq, sealed: finished))
                 return
             }
             throw CLIError(error)
         }
         await store.close()
-        Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); \(Self.sealed(erasure.sealedLines))")
+        if erasure.finishedEarlier {
+            Output.line(Self.finished(id: id, seq: erasure.seq, sealed: erasure.sealedLines))
+        } else {
+            Output.line("erased announcement \(id): event \(erasure.seq) by \(VisibleText.escaped(writer)); \(Self.sealed(erasure.sealedLines))")
+        }
+    }
+
+    /// An erasure asked for again, which finished an earlier one whose overwrite had not run.
+    private static func finished(id: Int, seq: Int, sealed: [Int]) -> String {
+        "announcement \(id) was erased already (event \(seq)), but its erasure had been interrupted: finished it; \(Self.sealed(sealed))"
     }
 
     private static func sealed(_ seqs: [Int]) -> String {

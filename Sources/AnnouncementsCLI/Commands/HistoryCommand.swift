@@ -91,9 +91,10 @@ struct HistoryCommand: AsyncParsableCommand {
             var lines = 0
             let format = self.format
             do throws(LogError) {
-                // Lines print as they are read: an erasure a crash interrupted (its erased event
-                // written, its lines not sealed yet) is known first, and its lines print sealed.
-                let erased = format == .jsonl ? try await LogLines.erasedIDs(source) : []
+                // An erasure a crash interrupted (its erased event written, its lines not sealed
+                // yet) is known first where the fold does not read to its erased event: lines
+                // that print as they are read, and a trail cut at --until.
+                let erased = format == .jsonl || until != nil ? try await LogLines.erasedIDs(source) : []
                 let tail = try await LogLines.read(source) { line throws(LogError) in
                     lines += 1
                     let goesOn = try fold.add(line, unknown: { line, outline in
@@ -113,13 +114,13 @@ struct HistoryCommand: AsyncParsableCommand {
                 if let tail {
                     Output.note("\(path):\(lines + 1): ignored \(tail) bytes at the end with no newline (a line being written, or torn by a crash)")
                 }
+                // An erasure whose lines were not sealed yet (interrupted): its earlier entries
+                // came with the texts, which are erased all the same.
+                for index in entries.indices where fold.textsErased.contains(entries[index].event.id) || erased.contains(entries[index].event.id) {
+                    entries[index].textsErased = true
+                }
             } catch {
                 throw CLIError(error)
-            }
-            // An erasure whose lines were not sealed yet (interrupted): its earlier entries came
-            // with the texts, which are erased all the same.
-            for index in entries.indices where fold.textsErased.contains(entries[index].event.id) {
-                entries[index].textsErased = true
             }
             // The whole log read: an id it never reached was never created (as the API says).
             if let id, until == nil, id > fold.maxId {

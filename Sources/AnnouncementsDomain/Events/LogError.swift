@@ -6,8 +6,8 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidLine
         /// The file cannot be opened or read.
         case unreadable
-        /// The log, or its folder, cannot be made or opened for writing (a permission, a
-        /// read-only disk, a file in the way).
+        /// The log, or its folder, cannot be made or opened for writing, for a reason a retry
+        /// cannot mend: a permission, a read-only disk, a file in the way.
         case uncreatable
         /// Another process holds the log's write lock.
         case locked
@@ -17,8 +17,9 @@ public struct LogError: Error, Sendable, Hashable, CustomStringConvertible {
         case writeFailed
         /// An earlier failure left the file in a state this process cannot vouch for.
         case unusable
-        /// An erasure overwrote its lines, but a copy of their texts is left beside them (a
-        /// snapshot that cannot be deleted, old row versions `VACUUM FULL` did not remove).
+        /// An erasure overwrote its lines, but something it was to remove is left beside them: a
+        /// copy of their texts (a snapshot that cannot be deleted, a torn line set aside, old row
+        /// versions `VACUUM FULL` did not remove), or its journal (sealed forms only).
         case copiesLeft
         /// An erasure's event is in the log, but the overwrite of its lines failed: they hold its
         /// texts until it is erased again, or the next start finishes it. The log takes writes.

@@ -119,7 +119,8 @@ extension FileLog {
 
     private func removeJournal(_ journal: String) throws(LogError) {
         guard unlink(journal) == 0 || errno == ENOENT else {
-            throw LogError.system(.writeFailed, path: journal, "cannot remove the erasure's journal", errno: errno)
+            // The lines are overwritten and synced: what is left is the journal (sealed forms only).
+            throw LogError.system(.copiesLeft, path: journal, "cannot remove the erasure's journal, which holds only the sealed forms of lines overwritten already: fix what stops it (its folder's permissions), or remove it by hand", errno: errno)
         }
         // Not checked: a removal that a crash undoes leaves a journal whose lines are in place
         // already, which the next open applies again to no effect.
@@ -192,7 +193,7 @@ extension FileLog {
                 FileIO.fullSync(fd)
                 FileIO.close(fd)
             }
-            guard unlink(side) == 0 else { throw LogError.system(.writeFailed, path: side, "cannot remove a torn line that holds erased text", errno: errno) }
+            guard unlink(side) == 0 else { throw LogError.system(.copiesLeft, path: side, "cannot remove a torn line that holds erased text (\(side)): remove it by hand, or fix its folder and erase again", errno: errno) }
         }
         Self.syncFolder(folder)
     }

@@ -49,12 +49,15 @@ public final class FileLog: EventLog, @unchecked Sendable {
         let folder = Self.folder(of: path)
         let made = Self.makeFolders(folder)
         guard made.error == 0 else {
-            throw LogError(.uncreatable, path: path, message: Self.folderProblem(made))
+            throw LogError(Self.creationFailure(made.error), path: path, message: Self.folderProblem(made))
         }
         created = access(path, F_OK) != 0
         // Readable by its owner only: it holds every text, erased ones until they are overwritten.
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LogError.system(.uncreatable, path: path, "cannot open the log for writing", errno: errno) }
+        guard fd >= 0 else {
+            let code = errno
+            throw LogError.system(Self.creationFailure(code), path: path, "cannot open the log for writing", errno: code)
+        }
         try FileIO.lockOrClose(fd, LOCK_EX, path: path, whenHeld: "another process is writing to this log (it holds the write lock); stop it, or use another log file")
         (self.length, self.identity) = try FileIO.sizeAndIdentityOrClose(fd, path: path)
         // Lines a killed writer wrote and never synced are read as the log's own: sync them before
@@ -274,6 +277,13 @@ public final class FileLog: EventLog, @unchecked Sendable {
             return (folder, isFolder(folder) == true ? 0 : ENOTDIR)
         }
         return (folder, syncFolder(parent))
+    }
+
+    /// The kind of a failure to make or open the log (or its folder) for writing: one a restart
+    /// cannot mend (a permission, a read-only disk, something in the way) is `uncreatable`; the
+    /// others (a full disk, an I/O error, too many open files) may pass.
+    static func creationFailure(_ code: Int32) -> LogError.Kind {
+        [EACCES, EPERM, EROFS, EISDIR, ENOTDIR].contains(code) ? .uncreatable : .unreadable
     }
 
     /// What kept `makeFolders` from making a folder, in words: a file where a folder should be

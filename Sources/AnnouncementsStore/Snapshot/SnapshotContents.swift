@@ -88,6 +88,8 @@ struct SnapshotContents: Sendable {
         var whole = bytes >> shift
         var tenth = ((bytes & ((1 << shift) - 1)) * 10 + (1 << (shift - 1))) >> shift
         if tenth == 10 { (whole, tenth) = (whole + 1, 0) }
+        // Rounded up to the next unit (1,048,575 bytes): said in it.
+        if whole == 1024, scale < units.count - 1 { (whole, scale) = (1, scale + 1) }
         return "\(whole).\(tenth) \(units[scale])"
     }
 

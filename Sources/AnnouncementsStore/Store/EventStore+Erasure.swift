@@ -23,6 +23,9 @@ extension EventStore {
         public var seq: Int
         /// The lines overwritten by their sealed forms.
         public var sealedLines: [Int]
+        /// Whether it finished an earlier erasure (by event `seq`), whose overwrite had failed,
+        /// rather than made one.
+        public var finishedEarlier = false
     }
 
     /// Erases announcement `id` (live or deleted) for `reason`, by `writer`.
@@ -32,8 +35,11 @@ extension EventStore {
         }
         guard let history = try await history(id: id) else { throw .notFound(id: id) }
         if let erasure = history.first(where: { $0.event.type == .erased }) {
-            // Erased already: finish the sealing if it was interrupted (a failed overwrite), then say so.
-            try await finishSealing(id, erasedAt: erasure.event.seq)
+            // Erased already: finish the sealing if it was interrupted (a failed overwrite): what
+            // was asked for is done, and the answer says so (a client that sent the erasure again
+            // after its 503 learns what became of it); else there is nothing left to erase.
+            let sealed = try await finishSealing(id, erasedAt: erasure.event.seq)
+            guard sealed.isEmpty else { return Erasure(seq: erasure.event.seq, sealedLines: sealed, finishedEarlier: true) }
             throw .erased(id: id, seq: erasure.event.seq)
         }
         let old = history.filter { !$0.event.isErasable && $0.event.hasData }.map { $0.event.seq }
@@ -130,6 +136,8 @@ extension EventStore {
         do throws(LogError) {
             try log.eraseDurably(replacements, secrets: secrets)
         } catch {
+            // Overwritten all the same: what is left is beside the lines (see `copiesLeft`).
+            if error.kind == .copiesLeft { unconfirmedSeals.withLock { $0.erased.subtract(ids) } }
             throw .log(error)
         }
         // Read back sealed from here on: readers may read the lines as they are.
