@@ -26,6 +26,8 @@ actor FeedReader {
     /// The open stream, and the parser of what it sent so far (without `pollInterval`).
     private var stream: FeedStream?
     private var parser = EventStreamParser()
+    /// Whether the open stream is in the client's `statistics` as a request answered yet.
+    private var streamCounted = false
     /// Whether the feed ended (cancelled, or with an error): every `next()` after is nil.
     private var ended = false
     /// Whether a `next()` is under way, and the calls waiting for it to end: one at a time, as
@@ -200,6 +202,13 @@ actor FeedReader {
             return
         }
         reconnection.received()
+        // In `statistics`, as the pages are: the stream a request answered, its bytes as they come.
+        if streamCounted {
+            client.cache.count(moreBytes: chunk.count)
+        } else {
+            client.cache.count(bytes: chunk.count, notModified: false)
+            streamCounted = true
+        }
         let before = last
         take(try parser.feed(chunk))
         // Only events make the connection one that worked: a stream that opens (its first comment)
@@ -231,6 +240,7 @@ actor FeedReader {
         let stream = FeedStream(request, base: configuration.baseURL)
         self.stream = stream
         parser = EventStreamParser()
+        streamCounted = false
         return stream
     }
 

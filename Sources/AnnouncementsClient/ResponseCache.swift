@@ -62,6 +62,11 @@ final class ResponseCache: @unchecked Sendable {
         order.removeAll { $0 == key }
     }
 
+    /// More of a response already counted (the event stream's next chunk).
+    func count(moreBytes bytes: Int) {
+        lock.withLock { counters.bytesReceived += bytes }
+    }
+
     func count(bytes: Int, notModified: Bool) {
         lock.withLock {
             counters.requests += 1

@@ -154,6 +154,19 @@ import Testing
         }
     }
 
+    @Test("the client's statistics count the event stream, as they count pages: a request answered, and the bytes it brought", arguments: [nil, Duration.milliseconds(50)] as [Duration?])
+    func streamInStatistics(pollInterval: Duration?) async throws {
+        try await withServer(seed: (1...3).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
+            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            var lines = 0
+            for _ in 0..<3 { lines += try #require(try await reader.next()).line.utf8.count }
+            let statistics = client.statistics
+            #expect(statistics.requests >= 1, "\(statistics)")
+            #expect(statistics.bytesReceived >= lines, "\(statistics), \(lines) bytes of lines")
+        }
+    }
+
     @Test("polling: after a page that reached the end of the log (its Log-Seq), the next page waits the poll interval, not asked for at once to come back empty")
     func pollWaitsAfterTheEnd() async throws {
         try await withServer { url in
