@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// The connections open now, against the most allowed, and the refused ones still closing.
@@ -64,6 +65,16 @@ struct RefusalReport {
 
     init(interval: Duration) {
         self.interval = interval
+    }
+
+    /// The warning for `count` connections refused past `limit`, the latest from `address`: one
+    /// line for many names that address as the latest refused one's, not as the one it was about.
+    static func warning(count: Int, limit: Int, address: String) -> (message: Logger.Message, metadata: Logger.Metadata) {
+        let connections = count == 1 ? "a connection" : "\(count) connections"
+        return (
+            "refused \(connections) past http.max_connections (\(limit)) since the last such line: raise the limit (and the descriptor limit), or find who holds so many open",
+            ["http.max_connections": "\(limit)", count == 1 ? "client.address" : "client.latest_address": "\(address)"]
+        )
     }
 
     /// A connection was refused at `now`: the count to log now, or nil to wait.

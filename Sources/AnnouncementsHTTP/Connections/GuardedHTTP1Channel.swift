@@ -63,10 +63,8 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     private func refuse(_ channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         metrics?.connectionCut(.overLimit)
         if let count = connections.reportRefusal() {
-            let connections = count == 1 ? "a connection" : "\(count) connections"
-            logger.warning("refused \(connections) past http.max_connections (\(limits.maxConnections)) since the last such line: raise the limit (and the descriptor limit), or find who holds so many open", metadata: [
-                "http.max_connections": "\(limits.maxConnections)", "client.address": "\(AccessLog.address(channel.remoteAddress))",
-            ])
+            let line = RefusalReport.warning(count: count, limit: limits.maxConnections, address: AccessLog.address(channel.remoteAddress))
+            logger.warning(line.message, metadata: line.metadata)
         }
         guard connections.refusing() else { return channel.eventLoop.makeFailedFuture(ConnectionCount.Refused()) }
         channel.closeFuture.whenComplete { [connections] _ in connections.refused() }
