@@ -300,7 +300,9 @@ extension ClientError {
             var lastSeq: Int?
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
-        let message = body?.message ?? fallback ?? HTTPURLResponse.localizedString(forStatusCode: status)
+        // A body without the API's message is someone else's (a proxy, another program on the
+        // port): said so, after the status's own words.
+        let message = body?.message ?? fallback ?? HTTPURLResponse.localizedString(forStatusCode: status) + ClientError.foreignAnswer
         switch (status, body?.after ?? body?.minSeq, body?.lastSeq) {
         case (412, _, _): self = .changedBySomeoneElse(message: message)
         case (409, let after?, let lastSeq?): self = .positionBeyondLog(requested: after, lastSeq: lastSeq)

@@ -60,10 +60,14 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What ends the message of a `status` whose body is not this API's error (a proxy's page,
+    /// another program on the server's address): the message is then the status's own words.
+    package static let foreignAnswer = " (the answer is not this API's: no message in its body)"
+
     /// The statuses of a server that could not answer now: busy (429), failing (500), or a
     /// proxy or node that could not reach or be the server (502, 503, 504). Not 501 or 505: what
     /// a server does not do, it will not do later.
-    static let temporaryStatuses: Set<Int> = [429, 500, 502, 503, 504]
+    package static let temporaryStatuses: Set<Int> = [429, 500, 502, 503, 504]
 
     public var description: String {
         switch self {

@@ -129,6 +129,14 @@ import AnnouncementsClient
         if status == 69 { #expect(result.stderr.split(separator: "\n").count == 1) }
     }
 
+    @Test("an error answer without this API's message (another program on the port, a proxy's path) is 76, not a refusal's 1; a proxy's 502 or 503 page stays a passing failure")
+    func foreignAnswer() throws {
+        let foreign = ClientError.status(code: 404, message: "not found" + ClientError.foreignAnswer, fieldErrors: [])
+        #expect(CLIError(foreign).code == .protocolError && CLIError(foreign).message.hasSuffix("is --server this API's address?"), "\(CLIError(foreign).message)")
+        #expect(CLIError(.status(code: 404, message: "announcement 9 does not exist", fieldErrors: [])).code == .failure, "the API's own 404")
+        #expect(CLIError(.status(code: 502, message: "bad gateway" + ClientError.foreignAnswer, fieldErrors: [])).code == .failure, "a proxy's page for a node it cannot reach")
+    }
+
     @Test("a write that got no answer after its tries (or a proxy's 502 or 504) says it may have been made; a refusal, or the server's own 503, says nothing more")
     func writeMayHaveLanded() throws {
         let url = try #require(URL(string: "http://127.0.0.1:1/announcements"))

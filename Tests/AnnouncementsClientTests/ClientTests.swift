@@ -785,6 +785,11 @@ import Testing
             await #expect(throws: ClientError.unexpectedJSON(field: "id", detail: "expected a whole number")) {
                 try await client.announcement(id: 3)
             }
+            // An error whose body has no API message (no route there: the framework's own 404) says so.
+            await #expect { try await client.announcement(id: 999) } throws: { error in
+                guard case .status(404, let message, _) = error as? ClientError else { return false }
+                return message.hasSuffix(ClientError.foreignAnswer)
+            }
         }
     }
 }

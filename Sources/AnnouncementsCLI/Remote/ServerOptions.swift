@@ -54,6 +54,9 @@ extension CLIError {
         switch error {
         case .unreachable: self.init(.unavailable, error.description)
         case .invalidJSON, .unexpectedJSON, .badEventStream: self.init(.protocolError, error.description)
+        case .status(let code, let message, _) where message.hasSuffix(ClientError.foreignAnswer) && !ClientError.temporaryStatuses.contains(code):
+            // Another program answers there (a wrong port, a proxy's path), not a refusal of this API's.
+            self.init(.protocolError, "\(error.description): is --server this API's address?")
         case .status(401, _, _), .status(403, _, _):
             self.init(.noPermission, "\(error.description) (pass --token, or set ANNOUNCEMENTS_TOKEN, to a token from the server's config whose role may do this)")
         case .status, .changedBySomeoneElse, .positionBeyondLog: self.init(.failure, error.description)
