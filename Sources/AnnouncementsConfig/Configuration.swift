@@ -45,6 +45,11 @@ public struct Configuration: Sendable, Hashable {
         /// Where the token comes from: `env:NAME`, or `inline`.
         public var source: String
 
+        /// The environment variable the token is read from (`NAME` of `env:NAME`); nil for an inline one.
+        public var variable: Substring? {
+            source.hasPrefix("env:") ? source.dropFirst("env:".count) : nil
+        }
+
         public init(name: String, role: Role = .editor, token: String?, source: String) {
             self.name = name
             self.role = role

@@ -110,7 +110,7 @@ final class ChildProcess: Sendable {
         for (target, stream) in streams.enumerated() {
             let target = Int32(target)
             switch stream {
-            case .pipe:
+            case .pipe, .closedPipe:
                 var fds: [Int32] = [0, 0]
                 guard pipe(&fds) == 0 else {
                     let code = errno
@@ -121,7 +121,13 @@ final class ChildProcess: Sendable {
                 // The child reads its input from the read end (0), writes output to the write end (1).
                 let (child, parent) = target == 0 ? (fds[0], fds[1]) : (fds[1], fds[0])
                 theirs.append(child)
-                ours.append(parent)
+                if case .closedPipe = stream {
+                    // Closed before the child starts: none of its writes has a reader.
+                    close(parent)
+                    ours.append(nil)
+                } else {
+                    ours.append(parent)
+                }
                 posix_spawn_file_actions_adddup2(&actions, child, target)
             case .null:
                 ours.append(nil)
@@ -129,18 +135,6 @@ final class ChildProcess: Sendable {
             case .file(let path):
                 ours.append(nil)
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            case .closedPipe:
-                var fds: [Int32] = [0, 0]
-                guard pipe(&fds) == 0 else {
-                    let code = errno
-                    for fd in ours { if let fd { close(fd) } }
-                    throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EMFILE)
-                }
-                close(fds[0])
-                _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-                theirs.append(fds[1])
-                ours.append(nil)
-                posix_spawn_file_actions_adddup2(&actions, fds[1], target)
             }
         }
         // Nothing of the test process's but the three streams. A copy of a socket in the child

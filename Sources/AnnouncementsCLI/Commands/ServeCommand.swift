@@ -114,7 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !off.isEmpty {
             // An operator who named a variable expects its token to work: say which are not.
             logger.notice("tokens off, their variables unset or empty", metadata: [
-                "tokens": "\(off.map { "\($0.name) (\($0.role)) from \($0.source.dropFirst("env:".count))" }.joined(separator: ", "))",
+                "tokens": "\(off.map { "\($0.name) (\($0.role)) from \($0.variable ?? "")" }.joined(separator: ", "))",
             ])
         }
         if !tokens.isEmpty {
@@ -140,11 +140,10 @@ struct ServeCommand: AsyncParsableCommand {
     /// Why no token may write, and what to set: the variable a writer's token waits for, when one
     /// does (the shipped config's `editor` reads ANNOUNCEMENTS_TOKEN).
     static func readOnlyWarning(_ tokens: [Configuration.Token]) -> String {
-        let waiting = tokens.filter { $0.token == nil && $0.role.may(.create) && $0.source.hasPrefix("env:") }
-        guard let first = waiting.first else {
+        let waiting = tokens.filter { $0.token == nil && $0.role.may(.create) && $0.variable != nil }
+        guard let first = waiting.first, let variable = first.variable else {
             return "no token may write: the API is read-only (add a token of role author, editor or admin under `tokens` in the config)"
         }
-        let variable = first.source.dropFirst("env:".count)
         return "no token may write: the API is read-only until \(variable) is set (the token of `\(first.name)`, role \(first.role), is read from it; see `tokens` in the config)"
     }
 
