@@ -94,14 +94,19 @@ struct EventStreamParser {
             if data == nil { data = [] } else { data?.append(Self.lf) }
             data?.append(contentsOf: value)
         case "event": type = String(decoding: value, as: UTF8.self)
-        case "id": id = Int(String(decoding: value, as: UTF8.self))
+        // An id is this API's seq: digits only (not `+5`, `-1` or ` 5`, which `Int` would take).
+        case "id": id = Self.digits(value)
         case "retry":
-            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
-                retry = .milliseconds(milliseconds)
-            }
+            if let milliseconds = Self.digits(value) { retry = .milliseconds(milliseconds) }
         default: break
         }
         return nil
+    }
+
+    /// The number `value` writes in ASCII digits alone; nil for anything else, or one too large.
+    private static func digits(_ value: ArraySlice<UInt8>) -> Int? {
+        guard !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(String(decoding: value, as: UTF8.self))
     }
 
     /// Ends the event being read: delivered when it has data and an id.

@@ -35,10 +35,13 @@ public struct Access: Sendable {
         }
         guard let token = Self.bearerToken(in: header) else {
             let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
-            throw APIError(.unauthorized, isBearer ? "Authorization: Bearer needs a token after it, a space apart (`Bearer <token>`)" : "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Self.challenge)
+            guard isBearer else {
+                throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Challenge.bearer)
+            }
+            throw APIError(.unauthorized, "Authorization: Bearer needs a token after it, a space apart (`Bearer <token>`)", headers: Challenge.invalidRequest)
         }
         guard let caller = caller(token: token) else {
-            throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Self.challenge)
+            throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Challenge.invalidToken)
         }
         return caller
     }
@@ -50,7 +53,7 @@ public struct Access: Sendable {
     func require(_ permission: Permission, _ request: Request) throws(APIError) -> Caller {
         // A token that is not configured is a 401 first, whatever else is wrong.
         guard let caller = try caller(request) else {
-            throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Self.challenge)
+            throw APIError(.unauthorized, "this needs a token of role \(permission.rolesDescription): send Authorization: Bearer <token>", headers: Challenge.bearer)
         }
         guard tokens.contains(where: { $0.caller.role.may(permission) }) else {
             let example = permission.roles.contains(.editor) ? "editor: env:ANNOUNCEMENTS_TOKEN" : "audit: {token: env:AUDIT_TOKEN, role: \(permission.roles[0])}"
@@ -117,15 +120,32 @@ public struct Access: Sendable {
         if hashed == nil { hasher.update(data: Array(token.utf8)) }
         return hasher.finalize()
     }
+}
 
-    private static let challenge: HTTPFields = [.wwwAuthenticate: "Bearer"]
+/// The `WWW-Authenticate` of a refusal, as RFC 6750 (section 3) has them: `Bearer` alone where the
+/// request sent no bearer token, with an `error` code where it sent one that is malformed, not
+/// configured, or of a role without the permission, so that a client can tell "sign in" from
+/// "this token will not do".
+enum Challenge {
+    static let bearer: HTTPFields = [.wwwAuthenticate: "Bearer"]
+    static let invalidRequest: HTTPFields = [.wwwAuthenticate: #"Bearer error="invalid_request""#]
+    static let invalidToken: HTTPFields = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+    static let insufficientScope: HTTPFields = [.wwwAuthenticate: #"Bearer error="insufficient_scope""#]
+
+    /// The `error` code of a challenge (`invalid_token`), `no_token` for one without (no bearer
+    /// token was sent), nil without a challenge: what the access log says of a refusal.
+    static func error(of response: HTTPFields) -> String? {
+        guard let challenge = response[.wwwAuthenticate] else { return nil }
+        guard let start = challenge.firstRange(of: #"error=""#)?.upperBound, let end = challenge[start...].firstIndex(of: "\"") else { return "no_token" }
+        return String(challenge[start..<end])
+    }
 }
 
 extension APIError {
     /// A 403 for a request outside its token's role: `"needs"` lists the roles that may, `"role"`
-    /// is the token's.
+    /// is the token's, and the challenge says `insufficient_scope`.
     static func forbidden(needs permission: Permission, role: Role, _ reason: String) -> APIError {
-        var error = APIError(.forbidden, "forbidden: \(reason); this needs role \(permission.rolesDescription)")
+        var error = APIError(.forbidden, "forbidden: \(reason); this needs role \(permission.rolesDescription)", headers: Challenge.insufficientScope)
         error.details = [.init("needs", .strings(permission.roles.map { "\($0)" })), .init("role", .string("\(role)"))]
         return error
     }

@@ -756,6 +756,16 @@ import Testing
         #expect(bad.retry == nil, "a retry that is not digits is ignored")
     }
 
+    @Test("an event whose id is not a seq in digits (-1, +5, a space, a NUL, a word) is not delivered: a seq is what the feed resumes from")
+    func eventStreamIDs() throws {
+        for id in ["-1", "+5", " 5", "5\u{0}", "five", "99999999999999999999"] {
+            var parser = EventStreamParser()
+            #expect(try parser.feed(Data("id: \(id)\ndata: {}\n\n".utf8)).isEmpty, "id: \(id)")
+        }
+        var parser = EventStreamParser()
+        #expect(try parser.feed(Data("id: 0042\ndata: {}\n\n".utf8)) == [FeedEvent(seq: 42, type: "message", line: "{}")])
+    }
+
     @Test("an event that never ends is refused once past the limit, however it is split; one within it is read")
     func eventStreamLimit() throws {
         var parser = EventStreamParser(maxEventBytes: 1000)

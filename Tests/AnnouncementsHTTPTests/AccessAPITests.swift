@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 @testable import AnnouncementsHTTP
@@ -98,6 +99,7 @@ import Testing
                 #expect(response.object["needs"] as? [String] == ["editor", "admin"])
                 #expect(response.object["role"] as? String == "author")
                 #expect(response.object["message"] as? String == "forbidden: announcement 1 was created by another token, and an author edits and deletes only what it created; this needs role editor or admin")
+                #expect(response.headers[.wwwAuthenticate] == #"Bearer error="insufficient_scope""#, "the author's token will not do")
             }
             try await client.execute(uri: "/announcements", method: .post, headers: Caller.auditor.headers, body: body(#"{"title":"Audited"}"#)) { response in
                 #expect(response.status == .forbidden)
@@ -121,6 +123,38 @@ import Testing
             let history = try #require(try await store.history(id: id))
             #expect(history.map(\.event.by) == ["arthur", "arthur"])
         }
+    }
+
+    @Test("a refusal's WWW-Authenticate says, as RFC 6750 does, whether no token came or which way the one sent will not do; its access-log line says the same")
+    func challenges() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test", factory: { _ in lines })
+        let cases: [(authorization: String?, uri: String, status: HTTPResponse.Status, challenge: String, logged: String)] = [
+            (nil, "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
+            ("Basic YWxpY2U6c2VjcmV0", "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
+            ("Bearer ", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearer not-a-configured-token", "/announcements", .unauthorized, #"Bearer error="invalid_token""#, "invalid_token"),
+            ("Bearer alice-secret", "/announcements/1/history", .forbidden, #"Bearer error="insufficient_scope""#, "insufficient_scope"),
+        ]
+        try await withServer(logger: logger) { client, _ in
+            for (index, each) in cases.enumerated() {
+                var headers: HTTPFields = [.requestID: "challenge-\(index)"]
+                if let authorization = each.authorization { headers[.authorization] = authorization }
+                try await client.execute(uri: each.uri, method: .get, headers: headers) { response in
+                    #expect(response.status == each.status, "\(each)")
+                    #expect(response.headers[.wwwAuthenticate] == each.challenge, "\(each)")
+                }
+            }
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.authorization: "Bearer audrey-secret", .requestID: "granted"]) { #expect($0.status == .ok) }
+        }
+        let access = lines.lines.filter { $0.fields["request.id"] != nil }
+        for (index, each) in cases.enumerated() {
+            let line = access.first { $0.fields["request.id"] == "challenge-\(index)" }
+            #expect(line?.fields["auth.error"] == each.logged, "\(each): \(String(describing: line))")
+        }
+        let granted = access.first { $0.fields["request.id"] == "granted" }
+        #expect(granted != nil && granted?.fields["auth.error"] == nil, "an answer without a challenge says nothing of it: \(String(describing: granted))")
+        #expect(!lines.messages.joined().contains("not-a-configured-token") && !access.contains { $0.fields.values.contains { $0.contains("secret") } }, "no token is logged")
     }
 
     @Test("reads: token: every read needs a token of any role (401 without one); /health and the API document stay open")

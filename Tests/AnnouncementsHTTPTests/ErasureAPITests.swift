@@ -76,6 +76,41 @@ import Testing
         #expect(failed.status == .serviceUnavailable && failed.message == "the log cannot be written right now; reads still work. No space left on device", "\(failed.message)")
     }
 
+    @Test("erasing from a log in the first format is a 409 that says to upgrade it, through the API and as a page, and nothing is appended")
+    func needsUpgrade() async throws {
+        let folder = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Self.firstFormatLog([(1, "Holiday rota"), (2, "Parking")]).write(to: URL(fileURLWithPath: folder + "/log.jsonl"))
+        try await withServer(seed: [], folder: folder) { client, store in
+            let message = "announcement 1 has events in the log's first format (lines 1), whose place in the hash chain covers their text: stop the server and run `announcements upgrade` on the log, then erase"
+            try await client.execute(uri: "/announcements/1/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"personal data"}"#)) { response in
+                #expect(response.status == .conflict)
+                #expect(response.object["message"] as? String == message)
+            }
+            try await client.execute(uri: "/a/1/erase", method: .post, headers: WebRoutesTests.post("ada-secret"), body: body("reason=personal+data")) { response in
+                #expect(response.status == .conflict)
+                let html = String(buffer: response.body)
+                #expect(html.contains("Not possible with this log") && !html.contains("Changed meanwhile"), "\(html)")
+                #expect(html.contains("stop the server and run `announcements upgrade` on the log, then erase."), "\(html)")
+            }
+            #expect(store.lastSeq == 2 && store.snapshot.erased.isEmpty)
+        }
+    }
+
+    /// A log of created events in the first format (no salt, no `v`), chained.
+    static func firstFormatLog(_ titles: [(id: Int, title: String)]) -> Data {
+        var text: [UInt8] = []
+        var prev: LineHash?
+        for (seq, entry) in titles.enumerated() {
+            let event = Event(seq: seq + 1, id: entry.id, at: Timestamp(millisecondsSince1970: 1_795_253_400_000), by: "seed", change: .created(AnnouncementDraft(title: entry.title)), prev: prev)
+            let line = event.encodedLine()
+            prev = LineHash(link: line)
+            text += line + [UInt8(ascii: "\n")]
+        }
+        return Data(text)
+    }
+
     @Test("the read routes' encoded answers let go of an erased announcement's texts once the store takes the erasure in (the routes ask to be told as they are added)")
     func cachedAnswersForgotten() async throws {
         let path = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"

@@ -171,6 +171,7 @@ import Testing
             #expect(none.headers[.wwwAuthenticate] == "Bearer")
             let admin = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer ada-secret"])
             #expect(admin.status == .unauthorized, "an API token is not the metrics token")
+            #expect(admin.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
             #expect(String(buffer: admin.body).contains("/metrics needs the token set as metrics.token in the config (not an API token)"), "not 'not one of the configured tokens', of a configured one")
             let scraper = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer scrape-secret"])
             #expect(scraper.status == .ok)

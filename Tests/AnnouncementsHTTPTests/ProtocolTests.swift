@@ -283,13 +283,16 @@ import Testing
     }
 }
 
-/// A log handler that keeps every message, for tests that read the log.
+/// A log handler that keeps every message and its fields, for tests that read the log.
 final class LogLines: LogHandler, Sendable {
-    private let kept = Mutex<[String]>([])
-    var messages: [String] { kept.withLock { $0 } }
+    private let kept = Mutex<[(message: String, fields: [String: String])]>([])
+    var messages: [String] { kept.withLock { $0.map(\.message) } }
+    /// Each line's fields, by the line's message.
+    var lines: [(message: String, fields: [String: String])] { kept.withLock { $0 } }
 
     func log(event: LogEvent) {
-        kept.withLock { $0.append(event.message.description) }
+        let fields = (event.metadata ?? [:]).mapValues(\.description)
+        kept.withLock { $0.append((event.message.description, fields)) }
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

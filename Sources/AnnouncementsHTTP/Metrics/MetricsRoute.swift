@@ -20,11 +20,17 @@ public struct MetricsEndpoint: Sendable {
         let access = token.map { Access([(name: "metrics", token: $0, role: .auditor)]) }
         router.get("metrics") { request, _ throws(APIError) in
             if let access {
-                // Missing, malformed or another token (an API token is not it): the same answer,
-                // naming the one it needs (the API's "not one of the configured tokens" would be
-                // wrong of an API token).
-                guard (try? access.caller(request)) != nil else {
-                    throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config (not an API token): send Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
+                // Missing, malformed or another token (an API token is not it): one message, naming
+                // the one it needs (the API's "not one of the configured tokens" would be wrong of
+                // an API token); the challenge says which of the three.
+                let challenge: HTTPFields
+                do throws(APIError) {
+                    if try access.caller(request) != nil { challenge = [:] } else { challenge = Challenge.bearer }
+                } catch {
+                    challenge = error.headers
+                }
+                guard challenge.isEmpty else {
+                    throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config (not an API token): send Authorization: Bearer <token>", headers: challenge)
                 }
             }
             metrics.sample(store, openStreams: streams.count, openConnections: connections?.openNow)

@@ -19,7 +19,9 @@ extension WebRoutes {
         case .notFound: heading = "Not found"
         case .forbidden: heading = "Not allowed"
         case .unauthorized: heading = "Sign in first"
-        case .conflict: heading = "Changed meanwhile"
+        // A 409 here is the log's state, not an edit's race (the forms answer those themselves): an
+        // erasure that needs the log upgraded first, a position past its end.
+        case .conflict: heading = "Not possible with this log"
         case .gone: heading = "Erased"
         case .serviceUnavailable: heading = "Not available right now"
         default: heading = error.status.reasonPhrase
