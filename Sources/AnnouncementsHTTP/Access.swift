@@ -30,11 +30,25 @@ public struct Access: Sendable {
     /// (`WebSession`) instead; one whose token is not configured reads as none. An unsafe request
     /// never does: the web client's forms check where they come from first (`sessionCaller`).
     func caller(_ request: Request) throws(APIError) -> Caller? {
-        guard let header = request.headers[.authorization] else {
+        guard request.headers[.authorization] != nil else {
             return request.method == .get || request.method == .head ? sessionCaller(request) : nil
         }
+        return try bearerCaller(request)
+    }
+
+    /// The caller whose bearer token the request's `Authorization` sends, nil without one; never
+    /// the session cookie (`/metrics`'s scraper sends its token so). 401 for a token that is not
+    /// configured, a malformed one, another scheme or two `Authorization` fields.
+    func bearerCaller(_ request: Request) throws(APIError) -> Caller? {
+        let fields = request.headers[values: .authorization]
+        guard let header = fields.first else { return nil }
+        guard fields.count == 1 else {
+            throw APIError(.unauthorized, "send one Authorization header, not \(fields.count)", headers: Challenge.invalidRequest)
+        }
         guard let token = Self.bearerToken(in: header) else {
-            let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
+            // `Bearer` itself, with or without what follows it: a token missing or malformed.
+            let bytes = Array(header.utf8.prefix(7))
+            let isBearer = bytes.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 } && (bytes.count == 6 || bytes[6] == UInt8(ascii: " ") || bytes[6] == UInt8(ascii: "\t"))
             guard isBearer else {
                 throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Challenge.bearer)
             }
@@ -57,7 +71,7 @@ public struct Access: Sendable {
         }
         guard tokens.contains(where: { $0.caller.role.may(permission) }) else {
             let example = permission.roles.contains(.editor) ? "editor: env:ANNOUNCEMENTS_TOKEN" : "audit: {token: env:AUDIT_TOKEN, role: \(permission.roles[0])}"
-            throw APIError(.forbidden, "no configured token has role \(permission.rolesDescription), so this server does not allow it: add one under `tokens` in config.yaml (e.g. `\(example)`), set it, and restart the server")
+            throw APIError(.forbidden, "no configured token has role \(permission.rolesDescription), so this server does not allow it: add one under `tokens` in config.yaml (e.g. `\(example)`), set it, and restart the server", headers: Challenge.insufficientScope)
         }
         guard caller.role.may(permission) else {
             throw APIError.forbidden(needs: permission, role: caller.role, "the token of `\(caller.name)` has role \(caller.role)")

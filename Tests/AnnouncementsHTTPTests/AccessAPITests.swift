@@ -133,6 +133,8 @@ import Testing
             (nil, "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
             ("Basic YWxpY2U6c2VjcmV0", "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
             ("Bearer ", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearer\tfoo", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearerfoo", "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
             ("Bearer not-a-configured-token", "/announcements", .unauthorized, #"Bearer error="invalid_token""#, "invalid_token"),
             ("Bearer alice-secret", "/announcements/1/history", .forbidden, #"Bearer error="insufficient_scope""#, "insufficient_scope"),
         ]
@@ -146,6 +148,19 @@ import Testing
                 }
             }
             try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.authorization: "Bearer audrey-secret", .requestID: "granted"]) { #expect($0.status == .ok) }
+            var twice: HTTPFields = [.authorization: "Bearer audrey-secret"]
+            twice.append(HTTPField(name: .authorization, value: "Bearer ada-secret"))
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: twice) { response in
+                #expect(response.status == .unauthorized && response.headers[.wwwAuthenticate] == #"Bearer error="invalid_request""#)
+                #expect(response.object["message"] as? String == "send one Authorization header, not 2")
+            }
+        }
+        // A role no configured token has: the token will not do either.
+        try await withServer(tokens: [("alice", "alice-secret", .editor)]) { client, _ in
+            try await client.execute(uri: "/announcements/1/history", method: .get, headers: [.authorization: "Bearer alice-secret"]) { response in
+                #expect(response.status == .forbidden && response.headers[.wwwAuthenticate] == #"Bearer error="insufficient_scope""#)
+                #expect((response.object["message"] as? String)?.hasPrefix("no configured token has role auditor or admin") == true)
+            }
         }
         let access = lines.lines.filter { $0.fields["request.id"] != nil }
         for (index, each) in cases.enumerated() {

@@ -125,6 +125,7 @@ import Testing
             try await client.execute(uri: "/announcements/1", method: .get, headers: [.origin: Self.listed]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == Self.listed)
                 #expect(response.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
+                #expect(response.headers[.accessControlExposeHeaders]?.contains("WWW-Authenticate") == true, "a page tells a missing token from one refused")
                 #expect(response.headers[values: .vary].contains("Origin"))
                 #expect(response.headers[.accessControlAllowCredentials] == nil)
             }

@@ -250,6 +250,7 @@ import Testing
             try await client.execute(uri: "/a/1/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=alice-secret"]) { response in
                 #expect(response.status == .forbidden)
                 #expect(String(buffer: response.body).contains("this needs role auditor or admin"))
+                #expect(response.headers[.wwwAuthenticate] == nil, "a page's reader signs in with a cookie: no bearer challenge")
             }
             try await client.execute(uri: "/a/1/history", method: .get, headers: [.cookie: "\(WebSession.cookieName)=audrey-secret"]) { response in
                 #expect(response.status == .ok && String(buffer: response.body).contains("Posted</span> by <span class=\"by\">seed</span>"))

@@ -25,7 +25,7 @@ public struct MetricsEndpoint: Sendable {
                 // an API token); the challenge says which of the three.
                 let challenge: HTTPFields
                 do throws(APIError) {
-                    if try access.caller(request) != nil { challenge = [:] } else { challenge = Challenge.bearer }
+                    if try access.bearerCaller(request) != nil { challenge = [:] } else { challenge = Challenge.bearer }
                 } catch {
                     challenge = error.headers
                 }

@@ -31,7 +31,8 @@ extension WebRoutes {
             page.history = path
         }
         var response = Response.page(pages.render(page), request, status: error.status)
-        for field in error.headers where field.name != .contentType { response.headers.append(field) }
+        // A page's reader signs in with a cookie, not a bearer token: no challenge for one.
+        for field in error.headers where field.name != .contentType && field.name != .wwwAuthenticate { response.headers.append(field) }
         return response
     }
 }
