@@ -86,7 +86,7 @@ public struct SearchIndex: Sendable {
     private mutating func remove(id: Int, title: String, bodyUTF8 body: [UInt8]?) {
         guard let key = UInt32(exactly: id), key < .max else { return }
         let remove = { (index: inout SearchIndex, word: UnsafeBufferPointer<UInt8>) in
-            guard let slot = index.table.find(word, hash: WordTable.hash(word), word: { index.terms[$0].word }) else { return }
+            guard let slot = index.slot(of: word) else { return }
             index.terms[slot].any.remove(key)
             index.terms[slot].title.remove(key)
             // Its next add is a new one.
@@ -196,7 +196,7 @@ public struct SearchIndex: Sendable {
     /// The slot of `word`, made when it is new.
     private mutating func slot(for word: UnsafeBufferPointer<UInt8>) -> Int {
         let hash = WordTable.hash(word)
-        if let slot = table.find(word, hash: hash, word: { terms[$0].word }) { return slot }
+        if let slot = slot(of: word, hash: hash) { return slot }
         let term = Term(word: Array(word), hash: hash)
         let slot: Int
         if let free = freeSlots.popLast() {
@@ -231,7 +231,16 @@ public struct SearchIndex: Sendable {
 
     /// The slot of `word`, when some announcement holds it.
     private func slot(of word: [UInt8]) -> Int? {
-        word.withUnsafeBufferPointer { table.find($0, hash: WordTable.hash($0), word: { terms[$0].word }) }
+        word.withUnsafeBufferPointer { slot(of: $0) }
+    }
+
+    /// The slot of `word` (whose hash is `hash`, computed when not given), when some announcement
+    /// holds it: the stored hashes compared first, the bytes only of a word with the same hash.
+    private func slot(of word: UnsafeBufferPointer<UInt8>, hash: UInt64? = nil) -> Int? {
+        let hash = hash ?? WordTable.hash(word)
+        return terms.withUnsafeBufferPointer { terms in
+            table.find(hash: hash) { terms[$0].hash == hash && WordTable.same(terms[$0].word, word) }
+        }
     }
 
     private mutating func removeTerm(at slot: Int) {

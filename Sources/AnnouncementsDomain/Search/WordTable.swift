@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Finds a word's slot in the search index from its UTF-8 bytes, without making a `String` of
 /// them: an open-addressing hash table (linear probing, FNV-1a) of slots, whose words the index
 /// keeps. Building the index looks up every word of every text here.
@@ -18,14 +26,24 @@ struct WordTable: Sendable {
         return hash
     }
 
-    /// The slot of `word` (with hash `hash`), whose words `word(of:)` gives; nil when absent.
-    func find(_ word: UnsafeBufferPointer<UInt8>, hash: UInt64, word wordOf: (Int) -> [UInt8]) -> Int? {
-        var bucket = Int(truncatingIfNeeded: hash) & (buckets.count - 1)
-        while true {
-            let slot = buckets[bucket]
-            if slot == Self.empty { return nil }
-            if slot >= 0, wordOf(Int(slot)).elementsEqual(word) { return Int(slot) }
-            bucket = (bucket + 1) & (buckets.count - 1)
+    /// The slot of the word with hash `hash` for which `isWord` is true (given a slot, it compares
+    /// that slot's word with the one looked for); nil when absent.
+    func find(hash: UInt64, isWord: (Int) -> Bool) -> Int? {
+        buckets.withUnsafeBufferPointer { buckets in
+            var bucket = Int(truncatingIfNeeded: hash) & (buckets.count - 1)
+            while true {
+                let slot = buckets[bucket]
+                if slot == Self.empty { return nil }
+                if slot >= 0, isWord(Int(slot)) { return Int(slot) }
+                bucket = (bucket + 1) & (buckets.count - 1)
+            }
+        }
+    }
+
+    /// Whether two words are the same bytes.
+    static func same(_ stored: [UInt8], _ word: UnsafeBufferPointer<UInt8>) -> Bool {
+        stored.count == word.count && stored.withUnsafeBufferPointer { stored in
+            stored.isEmpty || memcmp(stored.baseAddress!, word.baseAddress!, word.count) == 0
         }
     }
 
