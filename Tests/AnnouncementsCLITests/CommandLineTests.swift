@@ -375,6 +375,8 @@ func makeLog() async throws -> (folder: String, log: String) {
 
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        // (The head recorded beside the log would tell: this is the chain alone, and a head.)
+        try FileManager.default.removeItem(atPath: log + ".head")
         #expect(try await CLI.run(["verify"], in: folder).status == 0, "the chain alone cannot tell")
         let cut = try await CLI.run(["verify", "--expect-head", head], in: folder)
         #expect(cut.status == 1)
@@ -387,6 +389,37 @@ func makeLog() async throws -> (folder: String, log: String) {
             #expect(usage.stderr.contains("--expect-head takes SEQ:SHA256"), "\(usage.stderr)")
             #expect(usage.stdout.isEmpty)
         }
+    }
+
+    @Test("verify checks the head recorded beside a log file, as start-up does: a log cut back, emptied or rewritten since is NOT sound, as serve refuses it")
+    func verifyRecordedHead() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recorded = try String(contentsOfFile: log + ".head", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let whole = try await CLI.run(["verify"], in: folder)
+        #expect(whole.status == 0)
+        #expect(whole.stdout.contains("  recorded head:       found (events/announcements.jsonl.head)"), "\(whole.stdout)")
+
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        try "".write(toFile: log, atomically: false, encoding: .utf8)
+        let emptied = try await CLI.run(["verify"], in: folder)
+        #expect(emptied.status == 1)
+        #expect(emptied.stdout.contains("events/announcements.jsonl: the log is empty, but events/announcements.jsonl.head records that it held 5 lines (head \(recorded)): it was cut back, emptied or replaced by an older copy since; the server does not start on it"), "\(emptied.stdout)")
+        #expect(emptied.stdout.contains("  recorded head:       NOT found (events/announcements.jsonl.head)"))
+        #expect(try await CLI.run(["serve", "--port", "0"], in: folder).status == 74, "serve refuses what verify finds")
+
+        try text.replacingOccurrences(of: "Parking", with: "Parked").write(toFile: log, atomically: false, encoding: .utf8)
+        let rewritten = try await CLI.run(["verify"], in: folder)
+        #expect(rewritten.status == 1)
+        #expect(rewritten.stdout.contains("events/announcements.jsonl:5: the SHA-256 of line 5 is "), "\(rewritten.stdout)")
+        #expect(rewritten.stdout.contains("as events/announcements.jsonl.head records: the log was rewritten up to that line since; the server does not start on it"), "\(rewritten.stdout)")
+
+        // A record that is not one: the problem start-up would stop on.
+        try text.write(toFile: log, atomically: false, encoding: .utf8)
+        try "not a head\n".write(toFile: log + ".head", atomically: false, encoding: .utf8)
+        let damaged = try await CLI.run(["verify"], in: folder)
+        #expect(damaged.status == 1)
+        #expect(damaged.stdout.contains("the head recorded beside the log is not `SEQ:SHA256`"), "\(damaged.stdout)")
     }
 
     @Test("errors are one line on stderr with a distinct exit code", arguments: [

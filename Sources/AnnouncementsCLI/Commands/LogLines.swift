@@ -48,8 +48,8 @@ enum LogLines {
     }
 
     /// Checks the whole log as `verify` does.
-    static func verify(_ source: LogOptions.Source, rules: ValidationRules, expecting expected: LogHead? = nil) async throws(LogError) -> VerifyReport {
-        var verification = LogVerification(path: name(of: source), rules: rules, expecting: expected)
+    static func verify(_ source: LogOptions.Source, rules: ValidationRules, expecting expected: LogHead? = nil, recorded: (head: LogHead, record: String)? = nil) async throws(LogError) -> VerifyReport {
+        var verification = LogVerification(path: name(of: source), rules: rules, expecting: expected, recorded: recorded)
         let tail = try await read(source, computesHashes: true) { line in
             verification.check(line)
             return .continue

@@ -12,7 +12,9 @@ struct VerifyCommand: AsyncParsableCommand {
             Data that breaks today's validation rules (written before a rule, or under other limits) \
             is a warning, not a problem: the store replays and serves it as it is. \
             Prints the log's head (SEQ:SHA256): record it, and a later --expect-head with it proves \
-            that the log was not cut back or rewritten up to that line since.
+            that the log was not cut back or rewritten up to that line since. The head a server \
+            recorded beside a log file (LOG.head, which start-up checks) is checked the same way: \
+            a log that does not hold it is one the server refuses.
             """
     )
 
@@ -38,9 +40,12 @@ struct VerifyCommand: AsyncParsableCommand {
             let (source, rules) = try options.sourceAndRules()
             let expected = expectHead.flatMap(LogHead.init)
             let path = LogLines.name(of: source)
-            let report: VerifyReport
+            var report: VerifyReport
             do throws(LogError) {
-                report = try await LogLines.verify(source, rules: rules, expecting: expected)
+                let (recorded, recordProblem) = Self.recordedHead(source)
+                report = try await LogLines.verify(source, rules: rules, expecting: expected, recorded: recorded)
+                // A record that cannot be read: start-up refuses the log as well.
+                if let recordProblem { report.problems.append(recordProblem) }
             } catch {
                 throw CLIError(error)
             }
@@ -65,6 +70,17 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
+    /// The head recorded beside a log file (`<log>.head`), with the record's path; or the problem
+    /// of a record that is there but cannot be read. Nothing for a database's log, or none there.
+    static func recordedHead(_ source: LogOptions.Source) -> (recorded: (head: LogHead, record: String)?, problem: LogError?) {
+        guard case .file(let logPath) = source else { return (nil, nil) }
+        do throws(LogError) {
+            return (try HeadRecord.read(besideLog: logPath).map { ($0, HeadRecord.path(forLog: logPath)) }, nil)
+        } catch {
+            return (nil, error)
+        }
+    }
+
     static func summary(_ report: VerifyReport, path: String) -> String {
         var unsealed = ""
         if !report.unsealedLines.isEmpty {
@@ -80,6 +96,9 @@ struct VerifyCommand: AsyncParsableCommand {
         var expected = ""
         if let holds = report.holdsExpectedHead {
             expected = "\n  expected head:       \(holds ? "found" : "NOT found")"
+        }
+        if let holds = report.holdsRecordedHead {
+            expected += "\n  recorded head:       \(holds ? "found" : "NOT found") (\(HeadRecord.path(forLog: path)))"
         }
         return """
             \(path): \(report.isSound ? "sound" : "NOT sound")

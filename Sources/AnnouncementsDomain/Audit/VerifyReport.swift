@@ -21,6 +21,9 @@ public struct VerifyReport: Sendable {
     /// Whether the log still holds the head recorded earlier (`verify(expecting:)`); nil when
     /// none was given. When it does not, `problems` says how the log differs.
     public var holdsExpectedHead: Bool?
+    /// Whether the log holds the head recorded beside it (`<log>.head`, which start-up checks);
+    /// nil when there is none. When it does not, `problems` says how the log differs.
+    public var holdsRecordedHead: Bool?
     /// Every problem, each naming its line.
     public var problems: [LogError] = []
     /// The lines whose `prev` does not match the line before (each also a problem): a log served
@@ -57,7 +60,7 @@ public struct LogVerification: Sendable {
     public let path: String
     public let rules: ValidationRules
     /// A head recorded earlier, that the log must still hold unchanged (see `report(tail:)`).
-    public let expected: LogHead?
+    public var expected: LogHead? { heads.first { $0.record == nil }?.head }
     private var report = VerifyReport()
     private var model = ReadModel()
     /// The hash chain up to the line before, and that line's time.
@@ -65,8 +68,8 @@ public struct LogVerification: Sendable {
     private var previousAt: Timestamp?
     /// The seq of the last line that names one.
     private var lastSeq: Int?
-    /// Whether the line of the recorded head's seq was found with its hash.
-    private var foundExpected = false
+    /// The heads the log must hold: one given (`record` nil), and the one recorded beside it.
+    private var heads: [HeadCheck] = []
     /// Whether the line before was one this version does not know: how a newer version links the
     /// next line to it is unknown too, so that link is not checked.
     private var previousIsUnknown = false
@@ -79,10 +82,14 @@ public struct LogVerification: Sendable {
     /// line unchanged: a log cut back before it, or rewritten up to it, is a problem. (The chain
     /// alone cannot tell: a log cut after any line, or whose last lines were rewritten with their
     /// `prev`s recomputed, is a sound chain.)
-    public init(path: String, rules: ValidationRules = ValidationRules(), expecting expected: LogHead? = nil) {
+    ///
+    /// With `recorded`, the head recorded beside the log and the record's path, it checks that
+    /// head the same way, as start-up does: a log that does not hold it is one the server refuses.
+    public init(path: String, rules: ValidationRules = ValidationRules(), expecting expected: LogHead? = nil, recorded: (head: LogHead, record: String)? = nil) {
         self.path = path
         self.rules = rules
-        self.expected = expected
+        if let expected { heads.append(HeadCheck(head: expected, record: nil)) }
+        if let recorded { heads.append(HeadCheck(head: recorded.head, record: recorded.record)) }
         model.deferTitleIndex()
     }
 
@@ -102,15 +109,13 @@ public struct LogVerification: Sendable {
         defer { previousAt = (try? line.parsed.get())?.at }
         let afterUnknown = previousIsUnknown
         previousIsUnknown = false
-        // The recorded head is found by its seq (the line number, unless lines were removed).
+        // A recorded head is found by its seq (the line number, unless lines were removed).
         let seq = line.seq
-        if let expected, seq == expected.seq, let hash = line.hash {
-            if hash == expected.hash {
-                foundExpected = true
-            } else {
-                problem(line.number, "the SHA-256 of line \(line.number) is \(hash), not the recorded head's \(expected.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(expected))")
-                report.holdsExpectedHead = false
-            }
+        for index in heads.indices where seq == heads[index].head.seq {
+            guard let hash = line.hash else { continue }
+            let check = heads[index]
+            heads[index].found = hash == check.head.hash
+            if hash != check.head.hash { problem(line.number, check.mismatch(line: line.number, hash: hash)) }
         }
         let event: Event
         lastSeq = seq
@@ -186,16 +191,12 @@ public struct LogVerification: Sendable {
         var report = self.report
         report.lastHash = chain.last
         report.lastSeq = lastSeq
-        if let expected, report.holdsExpectedHead == nil {
-            report.holdsExpectedHead = foundExpected
-            let end = lastSeq ?? report.events
-            if foundExpected {
-                // Found: the chain covers every line up to it.
-            } else if end < expected.seq {
-                report.problems.append(LogError(.invalidLine, path: path, message: "the log ends at seq \(end), before the recorded head \(expected.seq): it was cut back (restore it from a backup that holds \(expected))"))
-            } else {
-                report.problems.append(LogError(.invalidLine, path: path, message: "the log has no line of seq \(expected.seq), the recorded head's: it was removed (restore the log from a backup that holds \(expected))"))
-            }
+        for check in heads {
+            let holds = check.found == true
+            if check.record == nil { report.holdsExpectedHead = holds } else { report.holdsRecordedHead = holds }
+            // Found: the chain covers every line up to it. Found with another hash: said at its line.
+            guard check.found == nil else { continue }
+            report.problems.append(LogError(.invalidLine, path: path, message: check.missing(end: lastSeq ?? report.events)))
         }
         for (id, number) in erasedBeforeEvent.sorted(by: { $0.value < $1.value }) {
             report.problems.append(.sealedWithoutErasure(id: id, line: number, path: path))
@@ -211,5 +212,36 @@ extension LogError {
     /// erased event of it follows: an erasure appends that event before it overwrites anything.
     public static func sealedWithoutErasure(id: Int, line: Int, path: String) -> LogError {
         LogError(.invalidLine, path: path, line: line, message: "the data of announcement \(id) was erased here, but no erased event for it follows (an erasure appends that event before it erases anything): the line was changed by hand, or the log lost its erased event (restore it from a backup; a last line that is that event without its newline needs only the newline)")
+    }
+}
+
+/// A head a log must hold (`LogVerification`): one given, or the one recorded beside the log.
+private struct HeadCheck: Sendable {
+    let head: LogHead
+    /// The record's path (`<log>.head`); nil for a head given to `verify`.
+    let record: String?
+    /// Whether its seq's line had its hash; nil until that line is read.
+    var found: Bool?
+
+    /// The problem of its seq's line, `line`, whose hash is `hash`, not the head's.
+    func mismatch(line: Int, hash: LineHash) -> String {
+        guard let record else {
+            return "the SHA-256 of line \(line) is \(hash), not the recorded head's \(head.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(head))"
+        }
+        return "the SHA-256 of line \(line) is \(hash), not \(head.hash), as \(record) records: the log was rewritten up to that line since; the server does not start on it (restore it from a backup that holds \(head))"
+    }
+
+    /// The problem of a log without its seq's line, which ends at seq `end`.
+    func missing(end: Int) -> String {
+        switch (record, end < head.seq) {
+        case (nil, true):
+            "the log ends at seq \(end), before the recorded head \(head.seq): it was cut back (restore it from a backup that holds \(head))"
+        case (nil, false):
+            "the log has no line of seq \(head.seq), the recorded head's: it was removed (restore the log from a backup that holds \(head))"
+        case (let record?, true):
+            "the log \(end == 0 ? "is empty" : "ends at seq \(end)"), but \(record) records that it held \(head.seq) lines (head \(head)): it was cut back, emptied or replaced by an older copy since; the server does not start on it (restore it from a backup that holds \(head))"
+        case (let record?, false):
+            "the log has no line of seq \(head.seq), which \(record) records (head \(head)): it was removed since; the server does not start on it (restore the log from a backup that holds \(head))"
+        }
     }
 }

@@ -26,7 +26,7 @@ public enum HeadRecord {
     }
 
     /// The head recorded beside the log at `logPath`; nil when there is no record.
-    static func read(besideLog logPath: String) throws(LogError) -> LogHead? {
+    public static func read(besideLog logPath: String) throws(LogError) -> LogHead? {
         let path = path(forLog: logPath)
         if access(path, F_OK) != 0, errno == ENOENT { return nil }
         let moveAside = "move it out of the way (mv \(path) \(path).set-aside) if the log is known to be whole"
