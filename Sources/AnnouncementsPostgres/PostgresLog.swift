@@ -1025,7 +1025,11 @@ public final class PostgresLog: EventLog {
             return "PostgreSQL: \(message)" + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
         if let connection = error.underlying as? NIOConnectionError {
-            var reasons = connection.connectionErrors.map { "\($0.error)" }
+            // The system's own words for an I/O error (NIO's description of one reads
+            // "…: Connection refused) (errno: 111)").
+            var reasons = connection.connectionErrors.map { failure in
+                (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(failure.error)"
+            }
             if reasons.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil { reasons = ["the host name does not resolve"] }
             return "\(error.code): " + (reasons.isEmpty ? "no address to connect to" : Array(Set(reasons)).sorted().joined(separator: "; "))
         }

@@ -176,6 +176,7 @@ import FoundationNetworking
             let refused = try await CLI.run(arguments, in: folder)
             #expect(refused.status == 65, "\(refused.stderr)")
             #expect(refused.stderr.contains("(every one a break of the hash chain: --accept-broken-chain copies the log as it is)"), "\(refused.stderr)")
+            if arguments[0] == "backup" { #expect(!FileManager.default.fileExists(atPath: folder + "/saved"), "a refused backup leaves no folder it made") }
             let copied = try await CLI.run(arguments + ["--accept-broken-chain"], in: folder)
             #expect(copied.status == 0, "\(copied.stderr)")
             #expect(copied.stderr.contains("note: events/announcements.jsonl:3: `prev` does not match the SHA-256 of line 2") && copied.stderr.contains("copied as it is (--accept-broken-chain)"), "\(copied.stderr)")
@@ -246,7 +247,11 @@ import FoundationNetworking
         let note = "note: events/announcements.jsonl: the copy did not verify; copying again, in case an erasure was overwriting a line while it was read\n"
         #expect(damaged.stderr.components(separatedBy: note).count == 2, "one more copy finds the same problem, and that is enough: \(damaged.stderr)")
         #expect(damaged.stderr.contains("error: events/announcements.jsonl: the copy does not verify (1 problem, above)"), "\(damaged.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/damaged") == [], "no part of a failed backup is left")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/damaged"), "no part of a failed backup is left, nor the folder it made")
+        // A folder that was there (empty) stays, empty.
+        try FileManager.default.createDirectory(atPath: folder + "/ready", withIntermediateDirectories: false)
+        #expect(try await CLI.run(["backup", "ready"], in: folder).status == 65)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/ready") == [], "the folder it was given is kept, empty")
         try "storage: postgres\npostgres:\n  url: postgres://u@127.0.0.1:1/db\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
         let postgres = try await CLI.run(["backup", "elsewhere"], in: folder)
         #expect(postgres.status == 64)
@@ -313,6 +318,9 @@ import FoundationNetworking
         #expect(refused.status == 74, "\(refused.stdout) \(refused.stderr)")
         #expect(refused.stderr.contains("the log ends at seq 3, but events/announcements.jsonl.head records that it held 5 lines"), "\(refused.stderr)")
         #expect(refused.stderr.contains("move the record out of the way first (mv events/announcements.jsonl.head"), "\(refused.stderr)")
+        // In an import's words: what it imported, and what the import (not a server) does.
+        #expect(refused.stderr.contains("importing older.jsonl: the log ends at seq 3") && refused.stderr.contains("this import leaves it empty. Import a backup that holds 5:"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("to start this log anew from older.jsonl") && !refused.stderr.contains("server"), "\(refused.stderr)")
         #expect(FileManager.default.contents(atPath: log) == Data(), "the log is left as it was")
         let opened = try await CLI.run(["init"], in: folder)
         #expect(opened.status == 74 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses the emptied log too: \(opened.stderr)")

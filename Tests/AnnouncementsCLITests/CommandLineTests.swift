@@ -207,8 +207,10 @@ func makeLog() async throws -> (folder: String, log: String) {
     func replayTable() async throws {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try await CLI.run(["replay", "--config", "/nonexistent.yaml", "--log", log])
-        #expect(result.status == 0)
+        // The config names another log (and must load, as it does); --log wins.
+        try "log: elsewhere/announcements.jsonl\n".write(toFile: folder + "/other.yaml", atomically: true, encoding: .utf8)
+        let result = try await CLI.run(["replay", "--config", folder + "/other.yaml", "--log", log])
+        #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("ID  REV  TITLE           BODY"))
         #expect(result.stdout.contains("1   3    Welcome aboard  19 bytes"))
         #expect(result.stdout.contains("2 announcements at seq 5"))
@@ -391,6 +393,16 @@ func makeLog() async throws -> (folder: String, log: String) {
         }
     }
 
+    @Test("init and backup count in words that agree with the count: 1 event, 1 live announcement")
+    func countsInWords() async throws {
+        let folder = try makeFolder(config: "log: events/announcements.jsonl\nseed:\n  - title: Only one\n")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let initialized = try await CLI.run(["init"], in: folder)
+        #expect(initialized.stdout == "events/announcements.jsonl: 1 event, 1 live announcement\n", "\(initialized.stdout)")
+        let backedUp = try await CLI.run(["backup", "saved"], in: folder)
+        #expect(backedUp.stdout.contains(": 1 event, 1 live announcement"), "\(backedUp.stdout)")
+    }
+
     @Test("verify checks the head recorded beside a log file, as start-up does: a log cut back, emptied or rewritten since is NOT sound, as serve refuses it")
     func verifyRecordedHead() async throws {
         let (folder, log) = try await makeLog()
@@ -426,6 +438,9 @@ func makeLog() async throws -> (folder: String, log: String) {
         (["replay", "--log", "/nonexistent/log.jsonl"], Int32(66), "error: /nonexistent/log.jsonl: no such log file"),
         (["replay", "--config", "/nonexistent/config.yaml"], Int32(66), "error: /nonexistent/config.yaml: cannot read the config file: No such file or directory"),
         (["replay", "--config", "/"], Int32(66), "error: /: cannot read the config file: Is a directory"),
+        // With --log too, the config is still read, and must load.
+        (["replay", "--config", "/nonexistent/config.yaml", "--log", "x"], Int32(66), "error: /nonexistent/config.yaml: cannot read the config file"),
+        (["history", "--config", "/nonexistent/config.yaml", "--log", "x"], Int32(66), "error: /nonexistent/config.yaml: cannot read the config file"),
         (["replay", "--as-of", "yesterday", "--log", "x"], Int32(64), "--as-of takes an RFC 3339 time"),
         (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
         (["erase", "1", "--reason", "r", "--by", "", "--log", "x"], Int32(64), "--by must not be empty"),

@@ -120,7 +120,8 @@ import AnnouncementsClient
         (["edit", "1", "--server", "http://127.0.0.1:1"], Int32(64), "Error: Nothing to change"),
         (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body-file", "/nonexistent/body.html"], Int32(66), "error: /nonexistent/body.html: cannot read the body file: no such file\n"),
         (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body-file", "/"], Int32(66), "error: /: cannot read the body file: it is a folder\n"),
-        (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: the timeout must be more than 0 seconds and at most 3600; got 0.0"),
+        (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: --timeout must be more than 0 seconds and at most 3600; got 0"),
+        (["list", "--server", "http://127.0.0.1:1", "--timeout", "3600.5"], Int32(64), "error: --timeout must be more than 0 seconds and at most 3600; got 3600.5"),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {
         let result = try await CLI.run(arguments)

@@ -23,7 +23,7 @@ struct BackupCommand: AsyncParsableCommand {
             reads (a copy that does not verify is not kept). The snapshot beside the log, if any, is \
             copied first, so it never covers more than the copied log. Writes DEST/NAME, \
             DEST/NAME.snapshot and DEST/NAME.head (the head, SEQ:SHA256), and prints the head. \
-            DEST must not exist or be empty. For a log in PostgreSQL, use PostgreSQL's own backups \
+            DEST must be new, or an empty folder. For a log in PostgreSQL, use PostgreSQL's own backups \
             (pg_dump, or a base backup), or `announcements export`.
             """
     )
@@ -31,7 +31,7 @@ struct BackupCommand: AsyncParsableCommand {
     @OptionGroup var options: LogOptions
     @OptionGroup var chain: CopyChainOptions
 
-    @Argument(help: ArgumentHelp("The folder to write the backup into (created; it must not exist or be empty).", valueName: "dest"))
+    @Argument(help: ArgumentHelp("The folder to write the backup into (made; it must be new, or an empty folder).", valueName: "dest"))
     var destination: String
 
     func run() async throws {
@@ -42,13 +42,17 @@ struct BackupCommand: AsyncParsableCommand {
             }
             // Before the folder is made: a mistyped log leaves nothing behind.
             try LogOptions.requireExisting(log, command: "backup")
-            let folder = try Self.prepare(folder: destination)
+            let (folder, madeFolder) = try Self.prepare(folder: destination)
             let name = String(log.split(separator: "/").last ?? "announcements.jsonl")
             let target = folder + "/" + name
             // Whatever fails, an interrupt too, no part of a backup is left behind (a second try
-            // needs the folder empty, and it was).
+            // needs the folder empty, and it was), nor the folder when this backup made it.
             let files = [target, target + ".head", SnapshotFile.path(forLog: target)]
-            let done = try await Interruption.cleaningUp(with: { for file in files { unlink(file) } }) { () async throws(CLIError) in
+            let cleanup: @Sendable () -> Void = {
+                for file in files { unlink(file) }
+                if madeFolder { rmdir(folder) }
+            }
+            let done = try await Interruption.cleaningUp(with: cleanup) { () async throws(CLIError) in
                 try await Self.copy(log, to: target, rules: rules, acceptingBrokenChain: chain.acceptBrokenChain)
             }
             // Said once an interrupt can no longer remove it.
@@ -82,7 +86,7 @@ struct BackupCommand: AsyncParsableCommand {
             try await NewFile.create(target + ".head") { file throws(LogError) in try file.add((head + "\n").utf8) }
         }
         return """
-            backed up \(log) to \(target): \(Output.count(report.events)) events, \(Output.count(report.live)) live announcements\(snapshot ? ", with its snapshot" : "")
+            backed up \(log) to \(target): \(Output.count(report.events, "event")), \(Output.count(report.live, "live announcement"))\(snapshot ? ", with its snapshot" : "")
               head: \(head)
             """
     }
@@ -102,20 +106,22 @@ struct BackupCommand: AsyncParsableCommand {
     /// Creates `folder` (only its owner may enter it: a backup holds every text) and the folders it
     /// is in, durably (a power loss after "backed up" must not take the folder with it), or checks
     /// that it is an empty one. Returns it as named without a trailing slash.
-    private static func prepare(folder given: String) throws(CLIError) -> String {
+    /// The folder, and whether this made it (not the folders above it).
+    private static func prepare(folder given: String) throws(CLIError) -> (folder: String, made: Bool) {
         let files = FileManager.default
         guard !given.isEmpty else { throw CLIError(.usage, "name the folder to write the backup into (`announcements backup DEST`)") }
         // `backups/today/` names the folder `backups/today`, made here with its own permissions.
         var folder = given
         while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
         let parent = FileLog.folder(of: folder)
-        let made = FileLog.makeFolders(parent)
-        guard made.error == 0 else {
-            throw CLIError(.cantCreate, "\(given): \(FileLog.folderProblem(made))")
+        let above = FileLog.makeFolders(parent)
+        guard above.error == 0 else {
+            throw CLIError(.cantCreate, "\(given): \(FileLog.folderProblem(above))")
         }
         // Made if missing (a folder there already is kept as it is), then found empty: no other
         // process can slip files in between a check and the creation.
-        if mkdir(folder, 0o700) == 0 {
+        let made = mkdir(folder, 0o700) == 0
+        if made {
             FileLog.syncFolder(parent)
         } else if errno != EEXIST {
             throw CLIError(.cantCreate, "\(folder): cannot create the folder: \(String(cString: strerror(errno)))")
@@ -135,7 +141,7 @@ struct BackupCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(.cantCreate, "\(folder): cannot create the folder, or read it: \((error as NSError).localizedDescription)")
         }
-        return folder
+        return (folder, made)
     }
 
     /// Copies the snapshot beside `log` (renamed into place whole by the server, so any one read is

@@ -28,6 +28,6 @@ struct InitCommand: AsyncParsableCommand {
         let store = try await options.openStore(configuration, logger: Logger(label: "announcements"), chainCheck: chain.chainCheck)
         let model = store.snapshot
         await store.close()
-        Output.line("\(store.path): \(Output.count(model.seq)) events, \(Output.count(model.count)) live announcements")
+        Output.line("\(store.path): \(Output.count(model.seq, "event")), \(Output.count(model.count, "live announcement"))")
     }
 }

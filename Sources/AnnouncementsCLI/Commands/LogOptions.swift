@@ -102,9 +102,10 @@ struct LogOptions: ParsableArguments {
         return (try source(configuration), configuration.rules)
     }
 
-    /// `source(_:)` with the configuration read as `configuration()` does.
+    /// `source(_:)` with the configuration read as `configuration()` does: not read for `--log`
+    /// alone; with `--config` too, it must load (a mistyped one is an error, not ignored).
     func source() throws(CLIError) -> Source {
-        if let log { return .file(log) }
+        if let log, config == nil { return .file(log) }
         return try source(configuration())
     }
 }

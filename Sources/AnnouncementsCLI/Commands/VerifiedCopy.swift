@@ -49,7 +49,7 @@ enum VerifiedCopy {
             guard attempt < attempts, problems != previous else {
                 for problem in report.problems.prefix(VerifyCommand.problemsShown) { Output.line(VisibleText.escaped(problem.description)) }
                 let accepting = report.hasOnlyChainBreaks ? " (every one a break of the hash chain: --accept-broken-chain copies the log as it is)" : ""
-                throw CLIError(.dataError, "\(name): the copy does not verify (\(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s"), above): the log itself has them; `announcements verify` says more\(accepting)")
+                throw CLIError(.dataError, "\(name): the copy does not verify (\(Output.count(report.problems.count, "problem")), above): the log itself has them; `announcements verify` says more\(accepting)")
             }
             Output.note("\(name): the copy did not verify; copying again, in case an erasure was overwriting a line while it was read")
             previous = problems

@@ -66,7 +66,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 Output.note("\(path): ignored \(partial) bytes at the end with no newline (a line being written, or torn by a crash)")
             }
             Output.line(Self.summary(report, path: path))
-            if !report.isSound { throw CLIError(.failure, "\(path): \(Output.count(report.problems.count)) problem\(report.problems.count == 1 ? "" : "s") found") }
+            if !report.isSound { throw CLIError(.failure, "\(path): \(Output.count(report.problems.count, "problem")) found") }
         }
     }
 

@@ -96,6 +96,11 @@ enum Output {
         }
     }
 
+    /// `value` as `count` writes it, and `noun`, plural unless `value` is 1: `1 event`, `2,048 events`.
+    static func count(_ value: Int, _ noun: String) -> String {
+        "\(count(value)) \(noun)\(value == 1 ? "" : "s")"
+    }
+
     /// A count with thousands separators: 1,234,567.
     static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)

@@ -36,7 +36,8 @@ struct ServerOptions: ParsableArguments {
             seconds = Self.defaultTimeout
         }
         guard seconds > 0, seconds <= 3600 else {
-            throw CLIError(.usage, "the timeout must be more than 0 seconds and at most 3600; got \(seconds)")
+            let option = timeout != nil ? "--timeout" : "ANNOUNCEMENTS_TIMEOUT"
+            throw CLIError(.usage, "\(option) must be more than 0 seconds and at most 3600; got \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds))")
         }
         return AnnouncementsClient(baseURL: url, token: token, timeout: seconds)
     }

@@ -32,7 +32,7 @@ extension FileLog {
             let copy = try FileLog(path: copyPath)
             defer { copy.close() }
             end = try copy.append(linesOf: source, batchBytes: batchBytes)
-            try checkRecords(holdBy: copyPath)
+            try checkRecords(holdBy: copyPath, source: source)
             try check(copyPath)
         } catch {
             unlink(copyPath)
@@ -54,10 +54,10 @@ extension FileLog {
     /// Throws unless the copy at `copy` holds the lines the records beside this log say it held
     /// (its head, a snapshot's tag): an empty log beside them was emptied, not made, and those
     /// lines were acknowledged. A restore from a backup that holds them is taken; any other log
-    /// is refused, as start-up would refuse it, with start-up's remedies.
-    private func checkRecords(holdBy copy: String) throws(LogError) {
-        try Snapshot.checkTag(besideLog: path, linesIn: copy)
+    /// is refused, as start-up would refuse it, in an import's words (`source`'s).
+    private func checkRecords(holdBy copy: String, source: String) throws(LogError) {
+        try Snapshot.checkTag(besideLog: path, linesIn: copy, remedy: .importing(from: source))
         guard try HeadRecord.read(besideLog: path) != nil else { return }
-        try HeadRecord.check(try LogReader(path: copy).replay(indexing: true), logPath: path, linesIn: copy)
+        try HeadRecord.check(try LogReader(path: copy).replay(indexing: true), logPath: path, linesIn: copy, remedy: .importing(from: source))
     }
 }

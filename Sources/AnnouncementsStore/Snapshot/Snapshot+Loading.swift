@@ -49,7 +49,7 @@ extension Snapshot {
     /// snapshot this version reads says nothing of the log, and is left alone. Returns the seq of
     /// the line a snapshot the log still holds covers last (nil: none, or not one this reads).
     @discardableResult
-    static func checkTag(besideLog logPath: String, linesIn logFile: String? = nil) throws(LogError) -> Int? {
+    static func checkTag(besideLog logPath: String, linesIn logFile: String? = nil, remedy: RecordRemedy = .startUp) throws(LogError) -> Int? {
         let path = SnapshotFile.path(forLog: logPath)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -60,7 +60,7 @@ extension Snapshot {
             try check(header.tag, inLog: logFile ?? logPath)
             return header.tag.seq
         } catch {
-            if let refusal = error.refusal(logPath: logPath) { throw refusal }
+            if let refusal = error.refusal(logPath: logPath, remedy: remedy) { throw refusal }
             return nil
         }
     }

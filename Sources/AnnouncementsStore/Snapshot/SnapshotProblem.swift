@@ -47,17 +47,13 @@ enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// may (by replaying the whole log): a stale snapshot may be the only copy of the lines the log
     /// lost, which a new snapshot would replace. Start-up leaves both files as they are and says
     /// how to go on.
-    func refusal(logPath: String) -> LogError? {
+    func refusal(logPath: String, remedy: RecordRemedy = .startUp) -> LogError? {
         guard case .stale(let detail, let line) = self else { return nil }
         let path = SnapshotFile.path(forLog: logPath)
         // The head recorded beside the log says the same: both go aside, or the next start refuses again.
         let head = HeadRecord.path(forLog: logPath)
         let aside = ([path] + (access(head, F_OK) == 0 ? [head] : [])).map { "mv \($0) \($0).set-aside" }.joined(separator: "; ")
-        return LogError(.damaged, path: logPath, line: line, message: """
-            \(detail), and the snapshot beside it (\(path)) may be the only copy of what the log lost: \
-            the server does not start on it. Restore the log from a backup that holds those lines; or, to \
-            serve this log as it is and give up what only the snapshot holds, move what was recorded of it \
-            out of the way first (\(aside))
-            """)
+        let text = remedy.text(holding: "those lines", givingUp: "what only the snapshot holds", moving: "what was recorded of it", aside)
+        return LogError(.damaged, path: logPath, line: line, message: remedy.reason("\(detail), and the snapshot beside it (\(path)) may be the only copy of what the log lost: ") + text)
     }
 }
