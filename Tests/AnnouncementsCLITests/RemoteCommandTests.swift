@@ -88,6 +88,15 @@ import AnnouncementsClient
         #expect(history.stdout.contains("erased   root") && !history.stdout.contains("Welcome"), "\(history.stdout)")
     }
 
+    @Test("--help says where each command's server comes from: list's from $ANNOUNCEMENTS_SERVER by default, erase's only from --server")
+    func serverHelp() async throws {
+        let list = try await CLI.run(["list", "--help"])
+        #expect(list.stdout.contains("default: $ANNOUNCEMENTS_SERVER"), "\(list.stdout)")
+        let erase = try await CLI.run(["erase", "--help"])
+        let server = erase.stdout.components(separatedBy: "--server <url>").last ?? ""
+        #expect(!server.contains("default: $ANNOUNCEMENTS_SERVER") && server.contains("$ANNOUNCEMENTS_SERVER is"), "erase goes to a server only when --server names it: \(erase.stdout)")
+    }
+
     @Test("search and list --api-version 3.0: when each changed, and v3's fields in JSON")
     func searchAndVersionThree() async throws {
         let folder = try makeFolder(config: Self.config)

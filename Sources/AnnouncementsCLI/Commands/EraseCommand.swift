@@ -31,7 +31,7 @@ struct EraseCommand: AsyncParsableCommand {
     @OptionGroup var options: LogOptions
     @OptionGroup var chain: ChainOptions
     @OptionGroup var logging: LoggingOptions
-    @OptionGroup var remote: ServerOptions
+    @OptionGroup var remote: ServerOptions<NamedServer>
 
     func validate() throws {
         guard remote.server != nil else {

@@ -40,7 +40,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Flag(help: "Follow a running server's event feed and print events as they happen.")
     var follow = false
 
-    @OptionGroup var remote: ServerOptions
+    @OptionGroup var remote: ServerOptions<DefaultServer>
 
     /// The event types, as `--type` takes them: `created, edited, deleted or erased`.
     static let types = EventType.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (EventType.allCases.last?.rawValue ?? "")

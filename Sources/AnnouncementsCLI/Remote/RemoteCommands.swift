@@ -9,7 +9,7 @@ struct ListCommand: AsyncParsableCommand {
         discussion: "API version 2.0 lists summaries (id, title); 1.0 full announcements; 3.0 summaries with when each was created and last changed, its revision and an excerpt."
     )
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
 
     @Option(help: "Skip this many announcements.") var offset = 0
     @Option(help: "Show at most this many (the server caps it at 100).") var max = 10
@@ -49,7 +49,7 @@ struct SearchCommand: AsyncParsableCommand {
         discussion: "Finds the announcements holding every word (in the title or the body's text, case and accents aside; the last word also as the start of a word), those with every word in the title first, each group newest first."
     )
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The words to look for.") var words: [String]
     @Option(help: "Skip this many announcements.") var offset = 0
     @Option(help: "Show at most this many (the server caps it at 100).") var max = 10
@@ -89,7 +89,7 @@ extension AnnouncementsClient.APIVersion: ExpressibleByArgument {
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one announcement from a running server.")
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The announcement's id.") var id: Int
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
 
@@ -105,7 +105,7 @@ struct ShowCommand: AsyncParsableCommand {
 struct PostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "post", abstract: "Post a new announcement to a running server.")
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
     @Option(help: "The title.") var title: String
     @OptionGroup var body: BodyOptions
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
@@ -127,7 +127,7 @@ struct EditCommand: AsyncParsableCommand {
         discussion: "Only what is given changes; --clear-body removes the body."
     )
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The announcement's id.") var id: Int
     @Option(help: "The new title.") var title: String?
     @OptionGroup var body: BodyOptions
@@ -155,7 +155,7 @@ struct EditCommand: AsyncParsableCommand {
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an announcement on a running server.")
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The announcement's id.") var id: Int
 
     func run() async throws {

@@ -2,27 +2,48 @@ import AnnouncementsClient
 import ArgumentParser
 import Foundation
 
+/// What `--server`'s help says: a command that always talks to a server has a default one; one
+/// that does so only when `--server` names it (`erase`) has none.
+protocol ServerHelp {
+    static var server: String { get }
+}
+
+extension ServerHelp {
+    /// The server a command talks to without `--server` or $ANNOUNCEMENTS_SERVER.
+    static var defaultServer: String { "http://127.0.0.1:8080" }
+    /// The seconds a command waits for each answer without `--timeout` or $ANNOUNCEMENTS_TIMEOUT.
+    static var defaultTimeout: Double { 5 }
+}
+
+/// `--server` of a command that talks to a server: $ANNOUNCEMENTS_SERVER, else the local one.
+enum DefaultServer: ServerHelp {
+    static let server = "The server's URL (default: $ANNOUNCEMENTS_SERVER, else \(defaultServer))."
+}
+
+/// `--server` of `erase`, which goes to a server only when it is named.
+enum NamedServer: ServerHelp {
+    static let server = "The URL of a running server, to erase through it (with an admin's token); without it the log itself is erased, and must be stopped. $ANNOUNCEMENTS_SERVER is not used."
+}
+
 /// `--server` and `--token`: the running server a command talks to, through `AnnouncementsClient`.
-struct ServerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The server's URL (default: $ANNOUNCEMENTS_SERVER, else \(Self.defaultServer)).", valueName: "url"))
+struct ServerOptions<Help: ServerHelp>: ParsableArguments {
+    @Option(help: ArgumentHelp(Help.server, valueName: "url"))
     var server: String?
 
     @Option(help: ArgumentHelp("The bearer token: for writes, history and past states, and reads where the server wants one (default: $ANNOUNCEMENTS_TOKEN).", valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("Seconds to wait for each answer (default: $ANNOUNCEMENTS_TIMEOUT, else \(Int(Self.defaultTimeout))).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for each answer (default: $ANNOUNCEMENTS_TIMEOUT, else \(Int(Help.defaultTimeout))).", valueName: "seconds"))
     var timeout: Double?
 
-    static let defaultServer = "http://127.0.0.1:8080"
-    static let defaultTimeout: Double = 5
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// A client for the server, speaking `version`.
     func client() throws(CLIError) -> AnnouncementsClient {
-        let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Self.defaultServer
+        let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Help.defaultServer
         guard let url = URL(string: address), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Self.defaultServer); got \"\(address)\"")
+            throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Help.defaultServer); got \"\(address)\"")
         }
         // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
         let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
@@ -33,7 +54,7 @@ struct ServerOptions: ParsableArguments {
             guard let value = Double(text) else { throw CLIError(.usage, "ANNOUNCEMENTS_TIMEOUT must be a number of seconds, like 5; got \"\(text)\"") }
             seconds = value
         } else {
-            seconds = Self.defaultTimeout
+            seconds = Help.defaultTimeout
         }
         guard seconds > 0, seconds <= 3600 else {
             let option = timeout != nil ? "--timeout" : "ANNOUNCEMENTS_TIMEOUT"
