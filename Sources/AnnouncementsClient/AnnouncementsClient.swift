@@ -78,6 +78,8 @@ public final class AnnouncementsClient: Sendable {
     public let configuration: Configuration
     /// The token, and how many times it was set since the client was made.
     private let currentToken: Mutex<(value: String?, changes: Int)>
+    /// What to call when the token is set (the open feed streams' closes), by number.
+    private let tokenWatchers = Mutex<(next: Int, watchers: [Int: @Sendable () -> Void])>((0, [:]))
     let session: URLSession
     let cache = ResponseCache()
     /// The highest `Log-Seq` this client's writes were answered with (0 before any): reads of
@@ -130,12 +132,28 @@ public final class AnnouncementsClient: Sendable {
         set {
             currentToken.withLock { $0 = (newValue, $0.changes + 1) }
             cache.forgetAll()
+            // Each open feed stream closes now, not at its next chunk: its connection was opened
+            // with the old token (an auditor's, receiving full lines).
+            for watcher in tokenWatchers.withLock({ Array($0.watchers.values) }) { watcher() }
         }
     }
 
     /// The token, and how many times it was set: what a feed received under one count is not
     /// delivered under another.
     var tokenAndChanges: (value: String?, changes: Int) { currentToken.withLock { $0 } }
+
+    /// Calls `changed` each time the token is set, until `unwatchToken` with the number returned.
+    func watchToken(_ changed: @escaping @Sendable () -> Void) -> Int {
+        tokenWatchers.withLock { state in
+            state.next += 1
+            state.watchers[state.next] = changed
+            return state.next
+        }
+    }
+
+    func unwatchToken(_ id: Int) {
+        _ = tokenWatchers.withLock { $0.watchers.removeValue(forKey: id) }
+    }
 
     public var statistics: Statistics { cache.statistics }
 

@@ -25,6 +25,8 @@ actor FeedReader {
     private var caughtUp = false
     /// The open stream, and the parser of what it sent so far (without `pollInterval`).
     private var stream: FeedStream?
+    /// The client's watch that closes `stream` when the token is set (its number).
+    private var streamWatch: Int?
     private var parser = EventStreamParser()
     /// Whether the open stream is in the client's `statistics` as a request answered yet.
     private var streamCounted = false
@@ -48,6 +50,7 @@ actor FeedReader {
 
     deinit {
         stream?.close()
+        if let streamWatch { client.unwatchToken(streamWatch) }
     }
 
     /// The next event; nil once the iterating task is cancelled, and after the feed ended. Throws
@@ -197,8 +200,9 @@ actor FeedReader {
         let stream = self.stream ?? connect()
         guard let chunk = try await stream.next() else {
             closeStream()
-            // Ended by its reader's cancellation: not a failed attempt (the next reader connects again).
-            if !Task.isCancelled { try? await Task.sleep(for: reconnection.next()) }
+            // Ended by its reader's cancellation, or closed as the token was set (the loop connects
+            // again with the new one at once): not a failed attempt.
+            if !Task.isCancelled, client.tokenAndChanges.changes == tokenChanges { try? await Task.sleep(for: reconnection.next()) }
             return
         }
         reconnection.received()
@@ -239,6 +243,9 @@ actor FeedReader {
         request.timeoutInterval = AnnouncementsClient.sessionInterval(max(configuration.timeout, Double(idle.seconds) + Double(idle.attoseconds) / 1e18))
         let stream = FeedStream(request, base: configuration.baseURL)
         self.stream = stream
+        streamWatch = client.watchToken { [weak stream] in stream?.close() }
+        // Set between reading the token and the watch: closed as the watch would have.
+        if client.tokenAndChanges.changes != token.changes { stream.close() }
         parser = EventStreamParser()
         streamCounted = false
         return stream
@@ -247,8 +254,13 @@ actor FeedReader {
     private func closeStream() {
         stream?.close()
         stream = nil
+        if let streamWatch { client.unwatchToken(streamWatch) }
+        streamWatch = nil
     }
 
     /// The bytes received and not parsed yet (for tests).
     var bufferedBytes: Int { stream?.bufferedBytes ?? 0 }
+
+    /// The stream open now, if any (for tests).
+    var openStream: FeedStream? { stream }
 }

@@ -95,6 +95,9 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
     /// The bytes received and not read yet.
     var bufferedBytes: Int { state.withLock { $0.bytes } }
 
+    /// Whether the stream ended (closed, or the response over).
+    var hasEnded: Bool { state.withLock { $0.end != nil } }
+
     /// Ends the stream with `end` (the first end stands), waking a waiting reader.
     private func finish(_ end: Result<Void, any Error>) {
         let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in

@@ -154,6 +154,31 @@ import Testing
         }
     }
 
+    @Test("setting the token closes an open feed stream at once, not at its next chunk: the connection opened with the auditor's token ends while no event comes, and the feed goes on in the public form")
+    func tokenClosesTheStream() async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "audrey-secret", timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: nil)
+            for _ in 0..<3 { _ = try await reader.next() }
+            let auditors = try #require(await reader.openStream)
+            // Waiting for the next chunk of the open, idle stream (the next heartbeat is 15 s away).
+            let waiting = Task { try await reader.next() }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(!auditors.hasEnded)
+            client.token = nil
+            var replaced = false
+            for _ in 0..<100 where !replaced {
+                try await Task.sleep(for: .milliseconds(50))
+                replaced = await reader.openStream.map { $0 !== auditors && !$0.hasEnded } == true
+            }
+            #expect(auditors.hasEnded, "the auditor's stream is closed, with no event to carry the change")
+            #expect(replaced, "and another is open, asked for without the token, within 5 s")
+            _ = try await AnnouncementsClient(baseURL: url, token: "alice-secret", timeout: testTimeout).create(title: "Four", body: nil)
+            let event = try #require(try await waiting.value)
+            #expect(event.seq == 4 && !event.line.contains("Four"), "the public form: \(event.line)")
+        }
+    }
+
     @Test("the client's statistics count the event stream, as they count pages: a request answered, and the bytes it brought", arguments: [nil, Duration.milliseconds(50)] as [Duration?])
     func streamInStatistics(pollInterval: Duration?) async throws {
         try await withServer(seed: (1...3).map { AnnouncementDraft(title: "Announcement \($0)") }) { url in
