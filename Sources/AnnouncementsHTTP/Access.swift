@@ -30,7 +30,7 @@ public struct Access: Sendable {
     /// (`WebSession`) instead; one whose token is not configured reads as none. An unsafe request
     /// never does: the web client's forms check where they come from first (`sessionCaller`).
     func caller(_ request: Request) throws(APIError) -> Caller? {
-        guard request.headers[.authorization] != nil else {
+        guard request.headers.contains(.authorization) else {
             return request.method == .get || request.method == .head ? sessionCaller(request) : nil
         }
         return try bearerCaller(request)
@@ -40,15 +40,20 @@ public struct Access: Sendable {
     /// the session cookie (`/metrics`'s scraper sends its token so). 401 for a token that is not
     /// configured, a malformed one, another scheme or two `Authorization` fields.
     func bearerCaller(_ request: Request) throws(APIError) -> Caller? {
-        let fields = request.headers[values: .authorization]
-        guard let header = fields.first else { return nil }
-        guard fields.count == 1 else {
-            throw APIError(.unauthorized, "send one Authorization header, not \(fields.count)", headers: Challenge.invalidRequest)
+        // One pass over the fields, no array: this runs on every request with a token.
+        var header: String?
+        var count = 0
+        for field in request.headers where field.name == .authorization {
+            count += 1
+            if header == nil { header = field.value }
+        }
+        guard let header else { return nil }
+        guard count == 1 else {
+            throw APIError(.unauthorized, "send one Authorization header, not \(count)", headers: Challenge.invalidRequest)
         }
         guard let token = Self.bearerToken(in: header) else {
-            // `Bearer` itself, with or without what follows it: a token missing or malformed.
-            let bytes = Array(header.utf8.prefix(7))
-            let isBearer = bytes.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 } && (bytes.count == 6 || bytes[6] == UInt8(ascii: " ") || bytes[6] == UInt8(ascii: "\t"))
+            // `Bearer` with what follows it missing or malformed (`Bearerabc` too: a space forgotten).
+            let isBearer = header.utf8.prefix(6).elementsEqual("bearer".utf8) { ($0 | 0x20) == $1 }
             guard isBearer else {
                 throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Challenge.bearer)
             }
@@ -146,11 +151,14 @@ enum Challenge {
     static let invalidToken: HTTPFields = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
     static let insufficientScope: HTTPFields = [.wwwAuthenticate: #"Bearer error="insufficient_scope""#]
 
-    /// The `error` code of a challenge (`invalid_token`), `no_token` for one without (no bearer
-    /// token was sent), nil without a challenge: what the access log says of a refusal.
-    static func error(of response: HTTPFields) -> String? {
+    /// The `error` code of a response's challenge (`invalid_token`); for one without, `no_token`
+    /// when the request sent no `Authorization` and `other_scheme` when it sent another scheme's
+    /// (`Basic …`); nil without a challenge: what the access log says of a refusal.
+    static func error(of response: HTTPFields, request: HTTPFields) -> String? {
         guard let challenge = response[.wwwAuthenticate] else { return nil }
-        guard let start = challenge.firstRange(of: #"error=""#)?.upperBound, let end = challenge[start...].firstIndex(of: "\"") else { return "no_token" }
+        guard let start = challenge.firstRange(of: #"error=""#)?.upperBound, let end = challenge[start...].firstIndex(of: "\"") else {
+            return request.contains(.authorization) ? "other_scheme" : "no_token"
+        }
         return String(challenge[start..<end])
     }
 }

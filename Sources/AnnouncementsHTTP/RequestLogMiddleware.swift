@@ -8,9 +8,9 @@ import NIOCore
 /// is `GET "/announcements?limit=10" 200 1.25ms 1234B` (method, path with its query, status,
 /// duration, bytes sent, `-` for a stream); its metadata holds the same as fields (`http.method`,
 /// `http.path`, `http.status`, `http.duration_ms`, `http.bytes`), with `client.address` and
-/// `request.id`, and `auth.error` for a refusal with a bearer challenge (`no_token`, or the
-/// challenge's code: `invalid_token`, `invalid_request`, `insufficient_scope`; see `Challenge`): the
-/// keys of a JSON log line. No credentials: headers are not logged, and of the
+/// `request.id`, and `auth.error` for a refusal with a bearer challenge (`no_token`, `other_scheme`,
+/// or the challenge's code: `invalid_token`, `invalid_request`, `insufficient_scope`; see
+/// `Challenge`): the keys of a JSON log line. No credentials: headers are not logged, and of the
 /// query only the values of the parameters the route takes (`max`, `after`, …) are: any other's is
 /// written `***` (a client that puts a token in the URL, `?access_token=…`, is refused, and the
 /// token stays out of the log).
@@ -46,7 +46,7 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext & RequestIDRequ
             "http.bytes": "\(bytes)",
         ]
         // A refused token: whether none was sent or the one sent will not do (and why).
-        if let error = Challenge.error(of: response.headers) { metadata["auth.error"] = "\(error)" }
+        if let error = Challenge.error(of: response.headers, request: request.headers) { metadata["auth.error"] = "\(error)" }
         context.logger.info("\(request.method) \(VisibleText.quoted(target)) \(response.status.code) \(milliseconds)ms \(bytes)B", metadata: metadata)
         return response
     }

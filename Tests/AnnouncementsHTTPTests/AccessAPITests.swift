@@ -131,10 +131,10 @@ import Testing
         let logger = Logger(label: "test", factory: { _ in lines })
         let cases: [(authorization: String?, uri: String, status: HTTPResponse.Status, challenge: String, logged: String)] = [
             (nil, "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
-            ("Basic YWxpY2U6c2VjcmV0", "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
+            ("Basic YWxpY2U6c2VjcmV0", "/announcements/1/history", .unauthorized, "Bearer", "other_scheme"),
             ("Bearer ", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
             ("Bearer\tfoo", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
-            ("Bearerfoo", "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
+            ("Bearerfoo", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
             ("Bearer not-a-configured-token", "/announcements", .unauthorized, #"Bearer error="invalid_token""#, "invalid_token"),
             ("Bearer alice-secret", "/announcements/1/history", .forbidden, #"Bearer error="insufficient_scope""#, "insufficient_scope"),
         ]

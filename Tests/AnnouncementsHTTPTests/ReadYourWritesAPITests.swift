@@ -56,11 +56,13 @@ import Testing
     @Test("under reads: token, Min-Seq from a caller who may not read is the read's 401, before Min-Seq is looked at, and names no seq; a reader's is answered as usual")
     func minSeqNeedsAReader() async throws {
         try await withServer(reads: .token) { client, _ in
-            let strangers: [HTTPFields] = [[.minSeq: "1000000"], [.minSeq: "1000000", .authorization: "Bearer not-a-token"]]
-            for headers in strangers {
+            let strangers: [(headers: HTTPFields, challenge: String)] = [
+                ([.minSeq: "1000000"], "Bearer"), ([.minSeq: "1000000", .authorization: "Bearer not-a-token"], #"Bearer error="invalid_token""#),
+            ]
+            for (headers, challenge) in strangers {
                 let response = try await client.execute(uri: "/announcements", method: .get, headers: headers)
                 #expect(response.status == .unauthorized, "\(headers)")
-                #expect(response.headers[.wwwAuthenticate] == "Bearer", "\(headers)")
+                #expect(response.headers[.wwwAuthenticate] == challenge, "\(headers)")
                 #expect(!response.object.keys.contains("lastSeq") && !response.object.keys.contains("minSeq"), "nothing about the log to a caller who may not read it")
             }
             var reader = auditor

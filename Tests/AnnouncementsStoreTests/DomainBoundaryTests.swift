@@ -19,7 +19,9 @@ import Testing
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let words = line.split(separator: " ")
                 // `import X`, `@testable import X`, `import struct X.Y`, `#if canImport(X)`.
-                if let position = words.firstIndex(of: "import"), position + 1 < words.count {
+                // (An import statement's first word, or the one after an attribute: not the word
+                // in a sentence.)
+                if let position = words.firstIndex(of: "import"), position == 0 || (position == 1 && words[0].hasPrefix("@")), position + 1 < words.count {
                     let module = words[words.count - 1].split(separator: ".").first.map(String.init) ?? ""
                     #expect(Self.allowed.contains(module), "\(file):\(number + 1): the domain imports \(module)")
                 }

@@ -133,4 +133,23 @@ import Testing
         #expect(SearchQuery("bc b")?.lastIsPrefix == false, "a one-letter word is taken whole")
         #expect(SearchQuery("東")?.lastIsPrefix == true, "one character of three bytes is a prefix")
     }
+
+    @Test("the word table compares the bytes of a word whose hash matches: two words under one hash are told apart, and an empty word is none other")
+    func wordTableCompares() {
+        let words: [[UInt8]] = [Array("cafe".utf8), Array("cafd".utf8), [], Array("caf".utf8)]
+        for (index, word) in words.enumerated() {
+            word.withUnsafeBufferPointer { probe in
+                #expect(words.indices.filter { WordTable.same(words[$0], probe) } == [index], "\(word)")
+            }
+        }
+        // Every word put under one hash (a collision, as probing meets them): each found by its bytes.
+        var table = WordTable()
+        for slot in words.indices { table.insert(slot, hash: 7) { _ in 7 } }
+        for (index, word) in words.enumerated() {
+            let found = word.withUnsafeBufferPointer { probe in table.find(hash: 7) { WordTable.same(words[$0], probe) } }
+            #expect(found == index, "\(word)")
+        }
+        let absent = Array("cafes".utf8).withUnsafeBufferPointer { probe in table.find(hash: 7) { WordTable.same(words[$0], probe) } }
+        #expect(absent == nil)
+    }
 }

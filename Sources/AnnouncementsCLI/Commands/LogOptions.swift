@@ -105,7 +105,6 @@ struct LogOptions: ParsableArguments {
     /// `source(_:)` with the configuration read as `configuration()` does: not read for `--log`
     /// alone; with `--config` too, it must load (a mistyped one is an error, not ignored).
     func source() throws(CLIError) -> Source {
-        if let log, config == nil { return .file(log) }
-        return try source(configuration())
+        try sourceAndRules().source
     }
 }

@@ -13,8 +13,8 @@ struct VerifyCommand: AsyncParsableCommand {
             is a warning, not a problem: the store replays and serves it as it is. \
             Prints the log's head (SEQ:SHA256): record it, and a later --expect-head with it proves \
             that the log was not cut back or rewritten up to that line since. The head a server \
-            recorded beside a log file (LOG.head, which start-up checks) is checked the same way: \
-            a log that does not hold it is one the server refuses.
+            recorded beside a log file (LOG.head) and its snapshot (LOG.snapshot) are checked as \
+            start-up checks them: a log that lacks what they record is one the server refuses.
             """
     )
 
@@ -42,10 +42,13 @@ struct VerifyCommand: AsyncParsableCommand {
             let path = LogLines.name(of: source)
             var report: VerifyReport
             do throws(LogError) {
-                let (recorded, recordProblem) = Self.recordedHead(source)
+                var (recorded, recordProblems) = Self.records(source)
+                // The same head given and recorded: checked once, as given.
+                if recorded?.head == expected { recorded = nil }
                 report = try await LogLines.verify(source, rules: rules, expecting: expected, recorded: recorded)
-                // A record that cannot be read: start-up refuses the log as well.
-                if let recordProblem { report.problems.append(recordProblem) }
+                // A record that cannot be read, a snapshot that covers lines the log lacks: start-up
+                // refuses the log for them as well.
+                report.problems += recordProblems
             } catch {
                 throw CLIError(error)
             }
@@ -70,15 +73,25 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// The head recorded beside a log file (`<log>.head`), with the record's path; or the problem
-    /// of a record that is there but cannot be read. Nothing for a database's log, or none there.
-    static func recordedHead(_ source: LogOptions.Source) -> (recorded: (head: LogHead, record: String)?, problem: LogError?) {
-        guard case .file(let logPath) = source else { return (nil, nil) }
+    /// What start-up checks beside a log file besides its lines: the head recorded there
+    /// (`<log>.head`, with the record's path), for the verification to check; and the problems of a
+    /// record that is there but cannot be read, or of a snapshot that covers lines the log no
+    /// longer holds. Nothing for a database's log.
+    static func records(_ source: LogOptions.Source) -> (recorded: (head: LogHead, record: String)?, problems: [LogError]) {
+        guard case .file(let logPath) = source else { return (nil, []) }
+        var recorded: (head: LogHead, record: String)?
+        var problems: [LogError] = []
         do throws(LogError) {
-            return (try HeadRecord.read(besideLog: logPath).map { ($0, HeadRecord.path(forLog: logPath)) }, nil)
+            recorded = try HeadRecord.read(besideLog: logPath).map { ($0, HeadRecord.path(forLog: logPath)) }
         } catch {
-            return (nil, error)
+            problems.append(error)
         }
+        do throws(LogError) {
+            try SnapshotFile.checkCoveredLines(besideLog: logPath)
+        } catch {
+            problems.append(error)
+        }
+        return (recorded, problems)
     }
 
     static func summary(_ report: VerifyReport, path: String) -> String {

@@ -228,20 +228,16 @@ private struct HeadCheck: Sendable {
         guard let record else {
             return "the SHA-256 of line \(line) is \(hash), not the recorded head's \(head.hash): the log was rewritten up to the recorded head (restore it from a backup that holds \(head))"
         }
-        return "the SHA-256 of line \(line) is \(hash), not \(head.hash), as \(record) records: the log was rewritten up to that line since; the server does not start on it (restore it from a backup that holds \(head))"
+        return "the SHA-256 of line \(line) is \(hash), not \(head.hash): " + RecordRemedy.startUp.headRefusal(record: record, head: head, endingAt: nil)
     }
 
     /// The problem of a log without its seq's line, which ends at seq `end`.
     func missing(end: Int) -> String {
-        switch (record, end < head.seq) {
-        case (nil, true):
-            "the log ends at seq \(end), before the recorded head \(head.seq): it was cut back (restore it from a backup that holds \(head))"
-        case (nil, false):
-            "the log has no line of seq \(head.seq), the recorded head's: it was removed (restore the log from a backup that holds \(head))"
-        case (let record?, true):
-            "the log \(end == 0 ? "is empty" : "ends at seq \(end)"), but \(record) records that it held \(head.seq) lines (head \(head)): it was cut back, emptied or replaced by an older copy since; the server does not start on it (restore it from a backup that holds \(head))"
-        case (let record?, false):
-            "the log has no line of seq \(head.seq), which \(record) records (head \(head)): it was removed since; the server does not start on it (restore the log from a backup that holds \(head))"
+        guard let record else {
+            return end < head.seq
+                ? "the log ends at seq \(end), before the recorded head \(head.seq): it was cut back (restore it from a backup that holds \(head))"
+                : "the log has no line of seq \(head.seq), the recorded head's: it was removed (restore the log from a backup that holds \(head))"
         }
+        return RecordRemedy.startUp.headRefusal(record: record, head: head, endingAt: end < head.seq ? end : nil)
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Finds a word's slot in the search index from its UTF-8 bytes, without making a `String` of
 /// them: an open-addressing hash table (linear probing, FNV-1a) of slots, whose words the index
 /// keeps. Building the index looks up every word of every text here.
@@ -42,9 +34,7 @@ struct WordTable: Sendable {
 
     /// Whether two words are the same bytes.
     static func same(_ stored: [UInt8], _ word: UnsafeBufferPointer<UInt8>) -> Bool {
-        stored.count == word.count && stored.withUnsafeBufferPointer { stored in
-            stored.isEmpty || memcmp(stored.baseAddress!, word.baseAddress!, word.count) == 0
-        }
+        stored.count == word.count && stored.withUnsafeBufferPointer { $0.elementsEqual(word) }
     }
 
     /// Adds `slot`, whose word hashes to `hash` (not in the table yet); `hashOf` gives any slot's

@@ -23,13 +23,15 @@ public struct MetricsEndpoint: Sendable {
                 // Missing, malformed or another token (an API token is not it): one message, naming
                 // the one it needs (the API's "not one of the configured tokens" would be wrong of
                 // an API token); the challenge says which of the three.
-                let challenge: HTTPFields
+                let authorized: Bool
+                var challenge = Challenge.bearer
                 do throws(APIError) {
-                    if try access.bearerCaller(request) != nil { challenge = [:] } else { challenge = Challenge.bearer }
+                    authorized = try access.bearerCaller(request) != nil
                 } catch {
-                    challenge = error.headers
+                    authorized = false
+                    if error.headers[.wwwAuthenticate] != nil { challenge = error.headers }
                 }
-                guard challenge.isEmpty else {
+                guard authorized else {
                     throw APIError(.unauthorized, "/metrics needs the token set as metrics.token in the config (not an API token): send Authorization: Bearer <token>", headers: challenge)
                 }
             }

@@ -86,24 +86,22 @@ public enum HeadRecord {
     /// Throws unless the log at `logPath`, whose state `replay` is (indexed), holds the head
     /// recorded beside it (when there is one): its line of the recorded seq, with the recorded hash.
     /// With `logFile`, the lines are that file's (`replay` its state): one that is to become the log.
-    /// `remedy`: whose refusal it is (start-up's, or an import's).
-    static func check(_ replay: Replay, logPath: String, linesIn logFile: String? = nil, remedy refusal: RecordRemedy = .startUp) throws(LogError) {
+    /// `remedy`: whose refusal it is (start-up's, or an import's, whose problem is in the file it
+    /// imports).
+    static func check(_ replay: Replay, logPath: String, linesIn logFile: String? = nil, remedy: RecordRemedy = .startUp) throws(LogError) {
         guard let recorded = try read(besideLog: logPath) else { return }
         let path = path(forLog: logPath)
-        let remedy = ": " + refusal.text(
-            holding: "\(recorded)", check: " (`announcements verify --log FILE --expect-head \(recorded)` checks one)",
-            givingUp: "what it lost", moving: "the record", "mv \(path) \(path).set-aside"
-        )
+        var problemPath = logPath
+        if case .importing(let source) = remedy { problemPath = source }
         guard replay.model.seq >= recorded.seq else {
-            let end = replay.model.seq == 0 ? "is empty" : "ends at seq \(replay.model.seq)"
-            throw LogError(.damaged, path: logPath, message: refusal.reason("the log \(end), but \(path) records that it held \(recorded.seq) lines (head \(recorded)): it was cut back, emptied or replaced by an older copy since") + remedy)
+            throw LogError(.damaged, path: problemPath, message: remedy.headRefusal(record: path, head: recorded, endingAt: replay.model.seq))
         }
         // (Replay indexes every line it applies: a line the index lacks is not one this log holds.)
         let line = try replay.index.span(recorded.seq...recorded.seq).map { span throws(LogError) in
             try ReadOnlyFile(path: logFile ?? logPath).bytes(from: span.offset, count: span.count - 1)
         }
         guard let line, LineHash(link: line) == recorded.hash else {
-            throw LogError(.damaged, path: logPath, line: recorded.seq, message: refusal.reason("line \(recorded.seq) is not the line \(path) records (head \(recorded)): it was changed, or the log rewritten or replaced, since") + remedy)
+            throw LogError(.damaged, path: problemPath, line: recorded.seq, message: remedy.headRefusal(record: path, head: recorded, endingAt: nil))
         }
     }
 }

@@ -262,6 +262,12 @@ extension UnsafeRawBufferPointer {
 }
 
 extension SnapshotFile {
+    /// Throws start-up's refusal when the snapshot beside the log at `logPath` covers lines the log
+    /// no longer holds (what `verify` checks as start-up does); nothing without one this reads.
+    public static func checkCoveredLines(besideLog logPath: String) throws(LogError) {
+        try Snapshot.checkTag(besideLog: logPath)
+    }
+
     /// The seq of the last line the snapshot at `path` covers, from its header; nil when there is
     /// no such file, or it is not a snapshot this version reads.
     public static func coveredSeq(ofSnapshotAt path: String) -> Int? {

@@ -53,7 +53,9 @@ enum SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
         // The head recorded beside the log says the same: both go aside, or the next start refuses again.
         let head = HeadRecord.path(forLog: logPath)
         let aside = ([path] + (access(head, F_OK) == 0 ? [head] : [])).map { "mv \($0) \($0).set-aside" }.joined(separator: "; ")
-        let text = remedy.text(holding: "those lines", givingUp: "what only the snapshot holds", moving: "what was recorded of it", aside)
-        return LogError(.damaged, path: logPath, line: line, message: remedy.reason("\(detail), and the snapshot beside it (\(path)) may be the only copy of what the log lost: ") + text)
+        let message = remedy.snapshotRefusal(snapshot: path, detail: detail, moves: aside)
+        // An import's problem is the file it imports, not a line of the empty log.
+        if case .importing(let source) = remedy { return LogError(.damaged, path: source, message: message) }
+        return LogError(.damaged, path: logPath, line: line, message: message)
     }
 }
