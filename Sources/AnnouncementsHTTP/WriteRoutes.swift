@@ -131,7 +131,13 @@ struct WriteRoutes: Sendable {
         _ = try APIVersion(of: request)
         let id = try AnnouncementTag.id(request, context)
         let reason = try await EraseReason.read(request, context, maxBytes: maxRequestBytes)
-        let erasure = try await store.erase(id: id, by: writer, reason: reason)
+        let erasure: EventStore.Erasure
+        do {
+            erasure = try await store.erase(id: id, by: writer, reason: reason)
+        } catch StoreError.notFound {
+            // A deleted announcement is erased as a live one is: this one never was.
+            throw APIError(.notFound, "announcement \(id) was never created: there is nothing to erase")
+        }
         context.logger.notice(erasure.finishedEarlier ? "finished the erasure of announcement \(id)" : "erased announcement \(id)", metadata: ["writer": "\(writer)", "event.id": "\(id)"])
         var json = JSONBytes()
         json.raw(#"{"id":"#); json.integer(id)

@@ -88,6 +88,14 @@ import AnnouncementsClient
         #expect(history.stdout.contains("erased   root") && !history.stdout.contains("Welcome"), "\(history.stdout)")
     }
 
+    @Test("a bad ANNOUNCEMENTS_SERVER or ANNOUNCEMENTS_TOKEN is named as the variable, not as an option that was not given")
+    func environmentNamed() async throws {
+        let server = try await CLI.run(["list"], environment: ["ANNOUNCEMENTS_SERVER": "garbage"])
+        #expect(server.status == 64 && server.stderr == "error: ANNOUNCEMENTS_SERVER must be an http:// or https:// URL, like http://127.0.0.1:8080; got \"garbage\"\n", "\(server.stderr)")
+        let token = try await CLI.run(["list", "--server", "http://127.0.0.1:1"], environment: ["ANNOUNCEMENTS_TOKEN": "s3cret\nagain"])
+        #expect(token.status == 64 && token.stderr.hasPrefix("error: ANNOUNCEMENTS_TOKEN must be visible ASCII characters") && !token.stderr.contains("s3cret"), "named, and not echoed: \(token.stderr)")
+    }
+
     @Test("--help says where each command's server comes from: list's from $ANNOUNCEMENTS_SERVER by default, erase's only from --server")
     func serverHelp() async throws {
         let list = try await CLI.run(["list", "--help"])
@@ -131,6 +139,12 @@ import AnnouncementsClient
         (["post", "--title", "x", "--server", "http://127.0.0.1:1", "--body-file", "/"], Int32(66), "error: /: cannot read the body file: it is a folder\n"),
         (["list", "--server", "http://127.0.0.1:1", "--timeout", "0"], Int32(64), "error: --timeout must be more than 0 seconds and at most 3600; got 0"),
         (["list", "--server", "http://127.0.0.1:1", "--timeout", "3600.5"], Int32(64), "error: --timeout must be more than 0 seconds and at most 3600; got 3600.5"),
+        // An id is 1 or more, before a server is asked; a token a header cannot carry is not
+        // dropped without a word; history reads a server only with --follow.
+        (["show", "0", "--server", "http://127.0.0.1:1"], Int32(64), "Error: an announcement's id is 1 or more; got 0."),
+        (["delete", "0", "--server", "http://127.0.0.1:1"], Int32(64), "Error: an announcement's id is 1 or more; got 0."),
+        (["list", "--server", "http://127.0.0.1:1", "--token", "two words"], Int32(64), "error: --token must be visible ASCII characters, without spaces or line breaks"),
+        (["history", "3", "--server", "http://127.0.0.1:1"], Int32(64), "Error: --server, --token and --timeout go with --follow"),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {
         let result = try await CLI.run(arguments)

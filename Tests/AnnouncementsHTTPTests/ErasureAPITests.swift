@@ -76,6 +76,17 @@ import Testing
         #expect(failed.status == .serviceUnavailable && failed.message == "the log cannot be written right now; reads still work. No space left on device", "\(failed.message)")
     }
 
+    @Test("erasing an announcement never created is a 404 that says so (a deleted one is erased as a live one is), and nothing is appended")
+    func neverCreated() async throws {
+        try await withServer { client, store in
+            try await client.execute(uri: "/announcements/99/erase", method: .post, headers: Self.admin, body: body(#"{"reason":"personal data"}"#)) { response in
+                #expect(response.status == .notFound)
+                #expect(response.object["message"] as? String == "announcement 99 was never created: there is nothing to erase")
+            }
+            #expect(store.lastSeq == 6)
+        }
+    }
+
     @Test("erasing from a log in the first format is a 409 that says to upgrade it, through the API and as a page, and nothing is appended")
     func needsUpgrade() async throws {
         let folder = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"

@@ -34,6 +34,7 @@ struct EraseCommand: AsyncParsableCommand {
     @OptionGroup var remote: ServerOptions<NamedServer>
 
     func validate() throws {
+        try AnnouncementID.check(id)
         guard remote.server != nil else {
             if remote.token != nil || remote.timeout != nil { throw ValidationError("--token and --timeout go with --server (erasing through a running server).") }
             return

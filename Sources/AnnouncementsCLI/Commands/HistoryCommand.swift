@@ -58,7 +58,7 @@ struct HistoryCommand: AsyncParsableCommand {
         if let type, EventType(rawValue: type) == nil {
             throw ValidationError("--type takes \(Self.types); got \"\(type)\".")
         }
-        if let id, id < 1 { throw ValidationError("an announcement's id is 1 or more; got \(id).") }
+        try AnnouncementID.check(id)
         let isBackwards = switch (since.flatMap(LogPoint.init), until.flatMap(LogPoint.init)) {
         case (.seq(let first)?, .seq(let last)?): first > last
         case (.time(let first)?, .time(let last)?): first > last
@@ -68,6 +68,9 @@ struct HistoryCommand: AsyncParsableCommand {
         if follow, format == .json { throw ValidationError("--follow prints a table or jsonl, not json (it never ends).") }
         if follow, options.log != nil || options.config != nil {
             throw ValidationError("--follow reads a running server (--server), not a log file (--log, --config).")
+        }
+        if !follow, remote.server != nil || remote.token != nil || remote.timeout != nil {
+            throw ValidationError("--server, --token and --timeout go with --follow (a running server's feed); without it, history reads the log itself (--log, --config).")
         }
     }
 

@@ -93,6 +93,10 @@ struct ShowCommand: AsyncParsableCommand {
     @Argument(help: "The announcement's id.") var id: Int
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
 
+    func validate() throws {
+        try AnnouncementID.check(id)
+    }
+
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
@@ -135,6 +139,7 @@ struct EditCommand: AsyncParsableCommand {
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
 
     func validate() throws {
+        try AnnouncementID.check(id)
         if clearBody, body.body != nil || body.bodyFile != nil { throw ValidationError("Use --clear-body or a new body, not both.") }
         if title == nil, body.body == nil, body.bodyFile == nil, !clearBody {
             throw ValidationError("Nothing to change: give --title, --body, --body-file or --clear-body.")
@@ -157,6 +162,10 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The announcement's id.") var id: Int
+
+    func validate() throws {
+        try AnnouncementID.check(id)
+    }
 
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in

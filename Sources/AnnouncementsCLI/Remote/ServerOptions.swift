@@ -1,4 +1,5 @@
 import AnnouncementsClient
+import AnnouncementsDomain
 import ArgumentParser
 import Foundation
 
@@ -43,10 +44,17 @@ struct ServerOptions<Help: ServerHelp>: ParsableArguments {
     func client() throws(CLIError) -> AnnouncementsClient {
         let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Help.defaultServer
         guard let url = URL(string: address), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw CLIError(.usage, "--server takes an http:// or https:// URL, like \(Help.defaultServer); got \"\(address)\"")
+            let named = server != nil ? "--server takes" : "ANNOUNCEMENTS_SERVER must be"
+            throw CLIError(.usage, "\(named) an http:// or https:// URL, like \(Help.defaultServer); got \"\(VisibleText.escaped(address))\"")
         }
         // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
         let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
+        // One a header cannot carry (a space, a line break) would be left out of every request
+        // without a word, and the server would say that none was sent. (Not echoed: a secret.)
+        if let token, !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            let named = self.token != nil ? "--token" : "ANNOUNCEMENTS_TOKEN"
+            throw CLIError(.usage, "\(named) must be visible ASCII characters, without spaces or line breaks: the token as the config gives it")
+        }
         let seconds: Double
         if let timeout {
             seconds = timeout
