@@ -1,4 +1,5 @@
 import AnnouncementsClient
+import struct AnnouncementsDomain.SearchQuery
 import ArgumentParser
 
 /// `announcements list`: a page of announcements from a running server.
@@ -57,6 +58,15 @@ struct SearchCommand: AsyncParsableCommand {
 
     func validate() throws {
         if words.isEmpty { throw ValidationError("Name at least one word to search for.") }
+        // The server's rules (the same domain code): a usage error here, not a refusal there.
+        let text = words.joined(separator: " ")
+        if text.count > SearchQuery.maxLength {
+            throw ValidationError("the words are \(text.count) characters long; a search takes at most \(SearchQuery.maxLength).")
+        }
+        guard let query = SearchQuery(text) else { throw ValidationError("the words hold no word to search for (letters or digits).") }
+        if query.words.count > SearchQuery.maxWords {
+            throw ValidationError("the words are \(query.words.count); a search takes at most \(SearchQuery.maxWords).")
+        }
         if offset < 0 { throw ValidationError("--offset takes 0 or more.") }
         if max < 1 { throw ValidationError("--max takes 1 or more.") }
     }
