@@ -111,7 +111,7 @@ import FoundationNetworking
         let size = copy.count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
         #expect(exported.stdout.hasPrefix("exported 5 events (\(size) bytes) from events/announcements.jsonl to copy.jsonl"), "\(exported.stdout)")
         let verified = try await CLI.run(["verify"], in: folder)
-        let head = { (text: String) in text.split(separator: "\n").first { $0.contains("head:") }?.split(separator: " ").last.map(String.init) }
+        let head = { (text: String) in text.split(separator: "\n").first { $0.hasPrefix("  head:") }?.split(separator: " ").last.map(String.init) }
         #expect(head(exported.stdout)?.hasPrefix("5:") == true, "\(exported.stdout)")
         #expect(head(exported.stdout) == head(verified.stdout), "\(verified.stdout)")
         // An erasure interrupted after its event (as a copy read beside a server while the erasure

@@ -33,7 +33,7 @@ struct PostgresCLITests {
         let (folder, log) = try await makeLog()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try Self.postgresConfig(in: folder)
-        let fileHead = try await CLI.run(["verify", "--log", log], in: folder).stdout.split(separator: "\n").last { $0.contains("head:") }
+        let fileHead = try await CLI.run(["verify", "--log", log], in: folder).stdout.split(separator: "\n").first { $0.hasPrefix("  head:") }
 
         let imported = try await CLI.run(["import", "--config", config, "--from", log], in: folder)
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -41,7 +41,7 @@ struct PostgresCLITests {
         let verified = try await CLI.run(["verify", "--config", config], in: folder)
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains("#cli_") && verified.stdout.contains(": sound"))
-        #expect(verified.stdout.split(separator: "\n").last { $0.contains("head:") } == fileHead)
+        #expect(verified.stdout.split(separator: "\n").first { $0.hasPrefix("  head:") } == fileHead)
         #expect(try await CLI.run(["replay", "--config", config, "--format", "json"], in: folder).stdout == (try await CLI.run(["replay", "--log", log, "--format", "json"], in: folder)).stdout)
 
         let history = try await CLI.run(["history", "1", "--config", config, "--format", "jsonl"], in: folder)
