@@ -188,6 +188,8 @@ final class StreamingConnection {
             let publicOnly = try await CLI.run(["history", "--follow", "--server", server.url] + token, timeout: 60)
             #expect(publicOnly.status == 77, "\(publicOnly.stderr)")
             #expect(publicOnly.stderr.contains("history --follow needs an auditor's or an admin's token"), "\(publicOnly.stderr)")
+            let given = token.isEmpty ? "error: without a token, the server sends the feed's public form" : "error: the server sends this token the feed's public form"
+            #expect(publicOnly.stderr.hasPrefix(given), "said of the token sent, or of none: \(publicOnly.stderr)")
             #expect(publicOnly.stdout.isEmpty, "\(publicOnly.stdout)")
         }
         // An unreachable server is an error at once, not an endless wait.

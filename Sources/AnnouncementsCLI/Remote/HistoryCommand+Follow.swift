@@ -27,7 +27,7 @@ extension HistoryCommand {
         } catch {
             throw Self.followError(error, after: after)
         }
-        if let event = first.first, Self.isPublicForm(event) { throw Self.publicFormOnly }
+        if let event = first.first, Self.isPublicForm(event) { throw Self.publicFormOnly(tokenSent: client.token != nil) }
         // Columns as wide as most of their cells: a seq of the follow's first digits and more, a
         // time, the longest type, a writer's name, an id.
         var table = RunningTable(widths: [max(3, String(after + 1).count + 1), 24, 7, 6, 3])
@@ -45,7 +45,7 @@ extension HistoryCommand {
                 do throws(LineProblem) {
                     event = try EventParser.parse(Array(feedEvent.line.utf8))
                 } catch {
-                    if Self.isPublicForm(feedEvent) { throw Self.publicFormOnly }
+                    if Self.isPublicForm(feedEvent) { throw Self.publicFormOnly(tokenSent: client.token != nil) }
                     Output.note("event \(feedEvent.seq) skipped: the server sent a line that is not an event (\(error.message))")
                     continue
                 }
@@ -78,7 +78,11 @@ extension HistoryCommand {
         !event.line.contains(#""by""#)
     }
 
-    static let publicFormOnly = CLIError(.noPermission, "the server sends this token the feed's public form (seq, type, id and time, no text or writer): history --follow needs an auditor's or an admin's token (pass --token, or set ANNOUNCEMENTS_TOKEN)")
+    /// The refusal of a feed in its public form, to a token of another role or to none.
+    static func publicFormOnly(tokenSent: Bool) -> CLIError {
+        let given = tokenSent ? "the server sends this token" : "without a token, the server sends"
+        return CLIError(.noPermission, "\(given) the feed's public form (seq, type, id and time, no text or writer): history --follow needs an auditor's or an admin's token (pass --token, or set ANNOUNCEMENTS_TOKEN)")
+    }
 
     /// A failed request of a follow that started after `after`, as one line and an exit code.
     static func followError(_ error: ClientError, after: Int) -> CLIError {
