@@ -40,6 +40,11 @@ struct ServerOptions<Help: ServerHelp>: ParsableArguments {
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
+    /// What a problem names: the option when it was given, else the variable its value came from.
+    private static func named(_ given: (some Any)?, _ option: String, _ variable: String) -> String {
+        given != nil ? option : variable
+    }
+
     /// A client for the server, speaking `version`.
     func client() throws(CLIError) -> AnnouncementsClient {
         let address = server ?? environment["ANNOUNCEMENTS_SERVER"] ?? Help.defaultServer
@@ -52,8 +57,7 @@ struct ServerOptions<Help: ServerHelp>: ParsableArguments {
         // One a header cannot carry (a space, a line break) would be left out of every request
         // without a word, and the server would say that none was sent. (Not echoed: a secret.)
         if let token, !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            let named = self.token != nil ? "--token" : "ANNOUNCEMENTS_TOKEN"
-            throw CLIError(.usage, "\(named) must be visible ASCII characters, without spaces or line breaks: the token as the config gives it")
+            throw CLIError(.usage, "\(Self.named(self.token, "--token", "ANNOUNCEMENTS_TOKEN")) must be visible ASCII characters, without spaces or line breaks: the token as the config gives it")
         }
         let seconds: Double
         if let timeout {
@@ -65,8 +69,7 @@ struct ServerOptions<Help: ServerHelp>: ParsableArguments {
             seconds = Help.defaultTimeout
         }
         guard seconds > 0, seconds <= 3600 else {
-            let option = timeout != nil ? "--timeout" : "ANNOUNCEMENTS_TIMEOUT"
-            throw CLIError(.usage, "\(option) must be more than 0 seconds and at most 3600; got \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds))")
+            throw CLIError(.usage, "\(Self.named(timeout, "--timeout", "ANNOUNCEMENTS_TIMEOUT")) must be more than 0 seconds and at most 3600; got \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds))")
         }
         return AnnouncementsClient(baseURL: url, token: token, timeout: seconds)
     }
