@@ -58,7 +58,11 @@ import Testing
             let client = client(url, "slow", timeout: 5)
             _ = try await client.create(title: "Posted", body: nil)
             #expect(try await client.announcement(id: 1).title == "9")
-            #expect(seen("slow") == ["9", "9"])
+            // The read was sent again only once the node had answered 503. A client that gave
+            // up at its own 5 s would have sent it again while the node still waited (["9", "9"],
+            // the "503" after). Sends after the second are not asserted: on a starved machine a
+            // read may be sent once more after a dropped connection, as reads may be.
+            #expect(seen("slow").prefix(3) == ["9", "503", "9"])
         }
     }
 

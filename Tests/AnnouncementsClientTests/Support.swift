@@ -110,7 +110,7 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
     // read of `<mode>/announcements/1` records its `Min-Seq` ("-" for none) and, while it carries
     // one, answers as `mode` says: `beyond`, a 409 (a log restored from an older backup);
     // `behind-N`, a 503 with `Retry-After: 0` the first N times (a node that has not taken the seq
-    // in yet); `slow`, that 503 once after 6 s (as a node waits for the seq); `unrelated`, a
+    // in yet); `slow`, that 503 once after 6 s (as a node waits for the seq), recording "503" as it answers; `unrelated`, a
     // 409 that is not about `Min-Seq`; `gateway`, a 502 the first time (a proxy whose node died).
     // The announcement's title is the `Min-Seq` it got. A read
     // of the list `<mode>/announcements` (one summary, the same title) and of `<mode>/health`
@@ -139,7 +139,10 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         }
         let behind = mode == "slow" ? 1 : mode.hasPrefix("behind-") ? Int(mode.dropFirst("behind-".count)) ?? 0 : 0
         if minSeq != nil, count <= behind {
-            if mode == "slow" { try await Task.sleep(for: .seconds(6)) }
+            if mode == "slow" {
+                try await Task.sleep(for: .seconds(6))
+                fakeMinSeqs.withLock { $0[mode, default: []].append("503") }
+            }
             let body = #"{"error":503,"message":"this node has the log up to seq 3: seq 9 has not reached it within 5 s; try again","minSeq":9,"lastSeq":3}"#
             return Response(status: .serviceUnavailable, headers: [.contentType: "application/json", .retryAfter: "0"], body: .init(byteBuffer: ByteBuffer(string: body)))
         }
