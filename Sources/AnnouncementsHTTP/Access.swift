@@ -38,7 +38,8 @@ public struct Access: Sendable {
 
     /// The caller whose bearer token the request's `Authorization` sends, nil without one; never
     /// the session cookie (`/metrics`'s scraper sends its token so). 401 for a token that is not
-    /// configured, a malformed one, another scheme or two `Authorization` fields.
+    /// configured or another scheme; 400 for a malformed `Bearer` or two `Authorization` fields
+    /// (RFC 6750's `invalid_request`, section 3.1).
     func bearerCaller(_ request: Request) throws(APIError) -> Caller? {
         // One pass over the fields, no array: this runs on every request with a token.
         var header: String?
@@ -49,7 +50,7 @@ public struct Access: Sendable {
         }
         guard let header else { return nil }
         guard count == 1 else {
-            throw APIError(.unauthorized, "send one Authorization header, not \(count)", headers: Challenge.invalidRequest)
+            throw APIError(.badRequest, "send one Authorization header, not \(count)", headers: Challenge.invalidRequest)
         }
         guard let token = Self.bearerToken(in: header) else {
             // `Bearer` with what follows it missing or malformed (`Bearerabc` too: a space forgotten).
@@ -57,7 +58,7 @@ public struct Access: Sendable {
             guard isBearer else {
                 throw APIError(.unauthorized, "Authorization must be `Bearer <token>`: this server takes no other scheme", headers: Challenge.bearer)
             }
-            throw APIError(.unauthorized, "Authorization: Bearer needs a token after it, a space apart (`Bearer <token>`)", headers: Challenge.invalidRequest)
+            throw APIError(.badRequest, "Authorization: Bearer needs a token after it, a space apart (`Bearer <token>`)", headers: Challenge.invalidRequest)
         }
         guard let caller = caller(token: token) else {
             throw APIError(.unauthorized, "the bearer token is not one of the configured tokens", headers: Challenge.invalidToken)

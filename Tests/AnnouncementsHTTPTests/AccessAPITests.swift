@@ -132,9 +132,9 @@ import Testing
         let cases: [(authorization: String?, uri: String, status: HTTPResponse.Status, challenge: String, logged: String)] = [
             (nil, "/announcements/1/history", .unauthorized, "Bearer", "no_token"),
             ("Basic YWxpY2U6c2VjcmV0", "/announcements/1/history", .unauthorized, "Bearer", "other_scheme"),
-            ("Bearer ", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
-            ("Bearer\tfoo", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
-            ("Bearerfoo", "/announcements/1/history", .unauthorized, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearer ", "/announcements/1/history", .badRequest, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearer\tfoo", "/announcements/1/history", .badRequest, #"Bearer error="invalid_request""#, "invalid_request"),
+            ("Bearerfoo", "/announcements/1/history", .badRequest, #"Bearer error="invalid_request""#, "invalid_request"),
             ("Bearer not-a-configured-token", "/announcements", .unauthorized, #"Bearer error="invalid_token""#, "invalid_token"),
             ("Bearer alice-secret", "/announcements/1/history", .forbidden, #"Bearer error="insufficient_scope""#, "insufficient_scope"),
         ]
@@ -151,7 +151,7 @@ import Testing
             var twice: HTTPFields = [.authorization: "Bearer audrey-secret"]
             twice.append(HTTPField(name: .authorization, value: "Bearer ada-secret"))
             try await client.execute(uri: "/announcements/1/history", method: .get, headers: twice) { response in
-                #expect(response.status == .unauthorized && response.headers[.wwwAuthenticate] == #"Bearer error="invalid_request""#)
+                #expect(response.status == .badRequest && response.headers[.wwwAuthenticate] == #"Bearer error="invalid_request""#)
                 #expect(response.object["message"] as? String == "send one Authorization header, not 2")
             }
         }

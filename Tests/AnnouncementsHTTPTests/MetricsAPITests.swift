@@ -173,7 +173,7 @@ import Testing
             #expect(admin.status == .unauthorized, "an API token is not the metrics token")
             #expect(admin.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
             let malformed = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer "])
-            #expect(malformed.status == .unauthorized && malformed.headers[.wwwAuthenticate] == #"Bearer error="invalid_request""#)
+            #expect(malformed.status == .badRequest && malformed.headers[.wwwAuthenticate] == #"Bearer error="invalid_request""#)
             let cookie = try await client.execute(uri: "/metrics", method: .get, headers: [.cookie: "announcements_session=scrape-secret"])
             #expect(cookie.status == .unauthorized, "the token is sent in Authorization, not as the web client's session cookie")
             #expect(String(buffer: admin.body).contains("/metrics needs the token set as metrics.token in the config (not an API token)"), "not 'not one of the configured tokens', of a configured one")

@@ -20,14 +20,15 @@ public struct MetricsEndpoint: Sendable {
         let access = token.map { Access([(name: "metrics", token: $0, role: .auditor)]) }
         router.get("metrics") { request, _ throws(APIError) in
             if let access {
-                // Missing, malformed or another token (an API token is not it): one message, naming
-                // the one it needs (the API's "not one of the configured tokens" would be wrong of
-                // an API token); the challenge says which of the three.
+                // Missing or another token (an API token is not it): one message, naming the one
+                // it needs (the API's "not one of the configured tokens" would be wrong of an API
+                // token); the challenge says which. A malformed one is the API's 400.
                 let authorized: Bool
                 var challenge = Challenge.bearer
                 do throws(APIError) {
                     authorized = try access.bearerCaller(request) != nil
                 } catch {
+                    guard error.status != .badRequest else { throw error }
                     authorized = false
                     if error.headers[.wwwAuthenticate] != nil { challenge = error.headers }
                 }

@@ -88,7 +88,7 @@ paths:
           content:
             text/plain:
               schema: { type: string }
-        "400": { $ref: "#/components/responses/NoQuery" }
+        "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
   /openapi.yaml:
     get:
@@ -404,9 +404,9 @@ paths:
         role: { type: string, enum: [author, editor, auditor, admin], description: "A 403: the token's role." }
   responses:
     NoQuery: { description: "A query parameter: this takes none (the message names it).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
-    BadRequest: { description: A malformed request (named)., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    BadRequest: { description: "A malformed request (named); with `WWW-Authenticate: Bearer error=\"invalid_request\"` (RFC 6750), a malformed `Authorization: Bearer` or two `Authorization` fields.", headers: { WWW-Authenticate: { schema: { type: string } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Unauthorized:
-      description: "No token where one is needed, or a token that is not a configured one (on the announcements' and the feed's routes, wherever it is sent). WWW-Authenticate says which, with RFC 6750's codes: `Bearer` where no bearer token came, `Bearer error=\"invalid_token\"` for one that is not configured, `Bearer error=\"invalid_request\"` for `Bearer` without a token."
+      description: "No token where one is needed, or a token that is not a configured one (on the announcements' and the feed's routes, wherever it is sent). WWW-Authenticate says which, with RFC 6750's codes: `Bearer` where no bearer token came, `Bearer error=\"invalid_token\"` for one that is not configured (a malformed one is a 400)."
       headers: { WWW-Authenticate: { schema: { type: string, example: "Bearer error=\"invalid_token\"" } } }
       content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
     Forbidden: { description: "The token's role does not allow this (`needs` lists the roles that do, `role` is the token's, and WWW-Authenticate is `Bearer error=\"insufficient_scope\"`; an author changes only what it created), or no configured token has such a role.", headers: { WWW-Authenticate: { schema: { type: string } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
