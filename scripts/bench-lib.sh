@@ -1,6 +1,6 @@
 # Sourced by the benchmark scripts that start servers of their own (scripts/http-bench.sh,
-# scripts/handovers-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh, scripts/nodes-bench.sh,
-# scripts/shared-bench.sh):
+# scripts/handovers-bench.sh, scripts/timeline-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh,
+# scripts/nodes-bench.sh, scripts/shared-bench.sh):
 #   wrk_run ARGS…       runs wrk (pinned with taskset to the cores in WRK_PIN when set) and prints
 #                       its output; fails, printing it, when an answer was not 2xx or no request
 #                       was answered (a figure that would be measured as if it were answers)
