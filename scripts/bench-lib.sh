@@ -17,6 +17,12 @@
 #                       starts the server BIN on a bench config (bench_config) in DIR, and the bare
 #                       Hummingbird server (`BENCH_BIN bare`) beside it; sets SERVER and BARE (their
 #                       pids, for the caller to stop) and URL and BARE_URL (where they listen)
+#   bench_serve_both NAME
+#                       for a script that measures the release server beside the bare one:
+#                       checks that both release builds are there (BIN, BENCH_BIN), makes the folder
+#                       DIR (NAME-XXXXXX under BENCH_DIR, default .bench), starts both in it
+#                       (bench_start_both) and sets BENCH_POST_BODY for scripts/bench-post.lua; on
+#                       exit stops them and removes DIR
 #   listening OUT PID   waits (10 s at most) for the `listening on URL` line in the file OUT, which
 #                       the server PID writes its stdout to; prints the URL. Returns 1, with the
 #                       server's stderr (OUT with `.err` for `.out`), when it exits or says nothing.
@@ -83,4 +89,22 @@ bench_start_both() {
   BARE=$!
   URL=$(listening "$1/server.out" "$SERVER")
   BARE_URL=$(listening "$1/bare.out" "$BARE")
+}
+
+bench_serve_both() {
+  BIN=.build/release/announcements
+  BENCH_BIN=.build/release/AnnouncementsBench
+  for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
+  mkdir -p "${BENCH_DIR:-.bench}"
+  DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/$1-XXXXXX")
+  SERVER= BARE=
+  trap bench_stop_both EXIT
+  trap 'exit 130' INT TERM
+  bench_start_both "$DIR" "$BIN" "$BENCH_BIN"
+  export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+}
+
+bench_stop_both() {
+  for pid in $SERVER $BARE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  rm -rf "$DIR"
 }

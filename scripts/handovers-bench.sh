@@ -17,24 +17,9 @@ shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
 
-BIN=.build/release/announcements
-BENCH_BIN=.build/release/AnnouncementsBench
 SECONDS_EACH=${HANDOVERS_SECONDS:-5}
-for tool in "$BIN" "$BENCH_BIN"; do [ -x "$tool" ] || { echo "$tool is missing: run 'swift build -c release' first"; exit 1; }; done
 bench_need_perf
-
-mkdir -p "${BENCH_DIR:-.bench}"
-DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/handovers-XXXXXX")
-SERVER= BARE=
-stop_all() {
-  for pid in $SERVER $BARE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
-  rm -rf "$DIR"
-}
-trap stop_all EXIT
-trap 'exit 130' INT TERM
-
-bench_start_both "$DIR" "$BIN" "$BENCH_BIN"
-export BENCH_POST_BODY=$PWD/scripts/bench-post.json
+bench_serve_both handovers
 
 # run PID CONNECTIONS URL NAME [wrk options…]: wrk for SECONDS_EACH while perf counts in PID; prints
 # one summary line and the busiest threads.
