@@ -64,6 +64,44 @@ import AnnouncementsClient
         #expect(await server.stopped() == 0)
     }
 
+    @Test("edit and delete --if-revision: made at the revision show printed (quoted or not), refused once someone else changed it (exit 1, nothing changed); a malformed one is a usage error")
+    func ifRevision() async throws {
+        let folder = try makeFolder(config: Self.config)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try await ServerProcess(in: folder)
+        let alice = ["--server", server.url, "--token", "alice-secret"]
+        func revision(_ id: Int) async throws -> String {
+            let shown = try await CLI.run(["show", String(id)] + alice)
+            let line = shown.stdout.split(separator: "\n").first { $0.hasPrefix("revision: ") }
+            return String(line?.dropFirst("revision: ".count) ?? "")
+        }
+
+        let first = try await revision(1)
+        #expect(first.hasPrefix("\"1-1-"), "\(first)")
+        let edited = try await CLI.run(["edit", "1", "--title", "Welcome, all", "--if-revision", first] + alice)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        // The shell's quotes gone, as `--if-revision "1-2-…"` leaves it.
+        let second = try await revision(1)
+        let unquoted = try await CLI.run(["edit", "1", "--title", "Welcome, everyone", "--if-revision", String(second.dropFirst().dropLast())] + alice)
+        #expect(unquoted.status == 0, "\(unquoted.stderr)")
+
+        let stale = try await CLI.run(["edit", "1", "--title", "Lost update", "--if-revision", second] + alice)
+        #expect(stale.status == 1)
+        #expect(stale.stderr.hasPrefix("error: changed by someone else since it was fetched: "), "\(stale.stderr)")
+        let staleDelete = try await CLI.run(["delete", "1", "--if-revision", first] + alice)
+        #expect(staleDelete.status == 1, "\(staleDelete.stderr)")
+        let shown = try await CLI.run(["show", "1", "--format", "json"] + alice)
+        #expect(shown.stdout.hasPrefix(#"{"id":1,"title":"Welcome, everyone""#), "\(shown.stdout)")
+
+        for bad in ["", "\"\"", "1 2", "a\"b"] {
+            let refused = try await CLI.run(["delete", "1", "--if-revision", bad] + alice)
+            #expect(refused.status == 64 && refused.stderr.contains("--if-revision takes a revision as show prints it"), "\(bad): \(refused.stderr)")
+        }
+        let deleted = try await CLI.run(["delete", "1", "--if-revision", try await revision(1)] + alice)
+        #expect(deleted.status == 0 && deleted.stdout == "deleted announcement 1\n", "\(deleted.stderr)")
+        #expect(await server.stopped() == 0)
+    }
+
     @Test("erase --server: a running server erases with an admin's token (its name the writer); again is a 410, an editor's token a 77; a stopped log's options are refused beside it; erasing the running server's log directly names --server")
     func eraseThroughServer() async throws {
         let folder = try makeFolder(config: Self.config.replacingOccurrences(of: "  bob: bob-secret\n", with: "  bob: bob-secret\n  root: {token: root-secret, role: admin}\n"))

@@ -146,6 +146,7 @@ struct EditCommand: AsyncParsableCommand {
     @Option(help: "The new title.") var title: String?
     @OptionGroup var body: BodyOptions
     @Flag(name: .customLong("clear-body"), help: "Remove the body.") var clearBody = false
+    @OptionGroup var revision: RevisionOption
     @Option(help: "Output format: table or json.") var format: RemoteFormat = .table
 
     func validate() throws {
@@ -160,7 +161,7 @@ struct EditCommand: AsyncParsableCommand {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
             let change: BodyChange = clearBody ? .clear : try body.text().map(BodyChange.set) ?? .keep
-            let updated = try await request(writing: true) { () async throws(ClientError) in try await client.update(id: id, title: title, body: change) }
+            let updated = try await request(writing: true) { () async throws(ClientError) in try await client.update(id: id, title: title, body: change, ifMatch: revision.ifMatch) }
             RemoteOutput.print(updated, format: format)
         }
     }
@@ -172,6 +173,7 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions<DefaultServer>
     @Argument(help: "The announcement's id.") var id: Int
+    @OptionGroup var revision: RevisionOption
 
     func validate() throws {
         try AnnouncementID.check(id)
@@ -180,7 +182,7 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors { () async throws(CLIError) in
             let client = try server.client()
-            try await request(writing: true) { () async throws(ClientError) in try await client.delete(id: id) }
+            try await request(writing: true) { () async throws(ClientError) in try await client.delete(id: id, ifMatch: revision.ifMatch) }
             Output.line("deleted announcement \(id)")
         }
     }
