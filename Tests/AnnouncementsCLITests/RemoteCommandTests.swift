@@ -156,6 +156,9 @@ import AnnouncementsClient
         #expect(found.status == 0, "\(found.stderr)")
         let time = try Regex(#"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z"#)
         #expect(found.stdout.replacing(time, with: "TIME") == "ID  UPDATED                   TITLE\n2   TIME  Café reopens\n1-1 of 1\n")
+        // No hits: the same columns as a search that finds some.
+        let nothing = try await CLI.run(["search", "tea"] + alice)
+        #expect(nothing.status == 0 && nothing.stdout == "ID  UPDATED  TITLE\nnone of 0\n", "\(nothing.stdout)")
         let json = try await CLI.run(["search", "coffee", "--format", "json"] + alice)
         #expect(json.stdout.replacing(time, with: "TIME") == #"{"total":1,"offset":0,"announcements":[{"id":2,"title":"Café reopens","createdAt":"TIME","updatedAt":"TIME","revision":2,"excerpt":"Fresh coffee"}]}"# + "\n")
         let listed = try await CLI.run(["list", "--api-version", "3", "--format", "json", "--max", "1"] + alice)

@@ -33,10 +33,10 @@ struct ListCommand: AsyncParsableCommand {
                 RemoteOutput.print(page, format: format)
             case .v2:
                 let page = try await request { () async throws(ClientError) in try await client.summaries(offset: offset, max: max, sort: sort, order: order) }
-                RemoteOutput.print(page, format: format)
+                RemoteOutput.print(page, format: format, detailed: false)
             case .v3:
                 let page = try await request { () async throws(ClientError) in try await client.entries(offset: offset, max: max, sort: sort, order: order) }
-                RemoteOutput.print(page, format: format)
+                RemoteOutput.print(page, format: format, detailed: true)
             }
         }
     }
@@ -76,7 +76,7 @@ struct SearchCommand: AsyncParsableCommand {
             let client = try server.client()
             let text = words.joined(separator: " ")
             let page = try await request { () async throws(ClientError) in try await client.search(text, offset: offset, max: max) }
-            RemoteOutput.print(page, format: format)
+            RemoteOutput.print(page, format: format, detailed: true)
         }
     }
 }

@@ -21,10 +21,9 @@ enum RemoteOutput {
         }
     }
 
-    /// A page of summaries: v2's, or v3's with their details (a column of when each last changed,
-    /// and in JSON the server's fields).
-    static func print(_ page: Page<AnnouncementSummary>, format: RemoteFormat) {
-        let detailed = page.items.contains { $0.details != nil }
+    /// A page of summaries: v2's, or v3's and a search's with their details (`detailed`: a column
+    /// of when each last changed, even over no rows, and in JSON the server's fields).
+    static func print(_ page: Page<AnnouncementSummary>, format: RemoteFormat, detailed: Bool) {
         switch format {
         case .json:
             Output.line(json(page) { json, item in
