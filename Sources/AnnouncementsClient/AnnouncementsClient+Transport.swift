@@ -217,7 +217,7 @@ extension AnnouncementsClient {
         // URLSession decodes them, on Apple's systems and on Linux (where libcurl does it, and
         // would otherwise offer every coding it was built with).
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let token, !token.isEmpty { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let minSeq {

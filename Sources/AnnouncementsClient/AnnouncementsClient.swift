@@ -37,7 +37,8 @@ public final class AnnouncementsClient: Sendable {
         /// The bearer token, sent with every request: writes need one of a role that writes, history
         /// and past states an auditor's or an admin's, and reads one of any role on a server whose
         /// reads need a token. The event feed sends full lines to an auditor or an admin, and the
-        /// public form (`seq`, `type`, `id`, `at`) to anyone else.
+        /// public form (`seq`, `type`, `id`, `at`) to anyone else. An empty one is none (an app's
+        /// empty settings field): `Bearer` without a token would be a malformed request (400).
         public var token: String?
         /// How long a request may wait for the server, in seconds (a write `writeWait` more). On
         /// Linux, rounded up to whole seconds (`sessionInterval`).

@@ -25,7 +25,8 @@ public struct Access: Sendable {
     }
 
     /// The caller whose token the request sends, or nil when it sends none: 401 for a token that
-    /// is not a configured one, on whichever route asks (a revoked token is found at once).
+    /// is not a configured one, on whichever route asks (a revoked token is found at once), 400
+    /// for a malformed one (see `bearerCaller`).
     /// Without `Authorization`, a read (GET, HEAD) takes the web client's session cookie
     /// (`WebSession`) instead; one whose token is not configured reads as none. An unsafe request
     /// never does: the web client's forms check where they come from first (`sessionCaller`).

@@ -8,7 +8,7 @@ import Hummingbird
 /// A node that has not yet taken in seq N waits for it, at most `wait`, then answers 503. A
 /// server alone on its log has every seq it answered with: a `Min-Seq` beyond its last is a 409
 /// at once (the seq came from elsewhere, or the log was restored from an older backup). Only a
-/// caller who may read gets that far: any other gets the read routes' 401 or 403 at once.
+/// caller who may read gets that far: any other gets the read routes' 400, 401 or 403 at once.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: EventStore
     /// Who may read: checked before the wait, which holds the connection and, on a shared log,

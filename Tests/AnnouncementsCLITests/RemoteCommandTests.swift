@@ -93,10 +93,14 @@ import AnnouncementsClient
         let shown = try await CLI.run(["show", "1", "--format", "json"] + alice)
         #expect(shown.stdout.hasPrefix(#"{"id":1,"title":"Welcome, everyone""#), "\(shown.stdout)")
 
-        for bad in ["", "\"\"", "1 2", "a\"b"] {
+        // Refused before the server is asked: malformed, or never a revision of this announcement
+        // (a seq, `*`, another's), which the server would refuse as changed by someone else.
+        for bad in ["", "\"\"", "1 2", "a\"b", "8", "*", "1-x-abc", "1-2-"] {
             let refused = try await CLI.run(["delete", "1", "--if-revision", bad] + alice)
-            #expect(refused.status == 64 && refused.stderr.contains("--if-revision takes a revision as show prints it"), "\(bad): \(refused.stderr)")
+            #expect(refused.status == 64 && refused.stderr.contains("--if-revision takes a revision as show prints it (like \"1-8-6c5a5ef9\")"), "\(bad): \(refused.stderr)")
         }
+        let another = try await CLI.run(["edit", "1", "--title", "T", "--if-revision", "\"2-2-6c5a5ef9\""] + alice)
+        #expect(another.status == 64 && another.stderr.contains("is a revision of announcement 2, not of 1"), "\(another.stderr)")
         let deleted = try await CLI.run(["delete", "1", "--if-revision", try await revision(1)] + alice)
         #expect(deleted.status == 0 && deleted.stdout == "deleted announcement 1\n", "\(deleted.stderr)")
         #expect(await server.stopped() == 0)

@@ -333,6 +333,18 @@ import Testing
         }
     }
 
+    @Test("an empty token is none: no Authorization is sent (Bearer without a token is a malformed request, a 400)")
+    func emptyTokenIsNone() async throws {
+        fakeReplaceKeys.withLock { $0[5034] = nil; $0[5035] = nil }
+        fakeReplaceTokens.withLock { $0[5034] = nil; $0[5035] = nil }
+        try await withFakeServer { url in
+            // Ids 5034 and 5035: a 503 (Retry-After: 1) first, then the answer; both attempts recorded.
+            _ = try await AnnouncementsClient(baseURL: url, token: "", timeout: testTimeout).replace(id: 5034, title: "Replaced", body: nil)
+            _ = try await AnnouncementsClient(baseURL: url, token: "t", timeout: testTimeout).replace(id: 5035, title: "Replaced", body: nil)
+            #expect(fakeReplaceTokens.withLock { [$0[5034], $0[5035]] } == [["", ""], ["Bearer t", "Bearer t"]])
+        }
+    }
+
     @Test("a write goes with the Idempotency-Key the app gives, on every attempt")
     func keyOfTheApp() async throws {
         fakeReplaceKeys.withLock { $0[5032] = nil }

@@ -151,6 +151,7 @@ struct EditCommand: AsyncParsableCommand {
 
     func validate() throws {
         try AnnouncementID.check(id)
+        try revision.check(for: id)
         if clearBody, body.body != nil || body.bodyFile != nil { throw ValidationError("Use --clear-body or a new body, not both.") }
         if title == nil, body.body == nil, body.bodyFile == nil, !clearBody {
             throw ValidationError("Nothing to change: give --title, --body, --body-file or --clear-body.")
@@ -177,6 +178,7 @@ struct DeleteCommand: AsyncParsableCommand {
 
     func validate() throws {
         try AnnouncementID.check(id)
+        try revision.check(for: id)
     }
 
     func run() async throws {
