@@ -1,4 +1,5 @@
-/// Columns of text, left-aligned and padded to the widest cell.
+/// Columns of text, left-aligned and padded to the widest cell, in a terminal's columns (a CJK
+/// character takes two: `String.columns`).
 struct TextTable {
     private let header: [String]
     private var rows: [[String]] = []
@@ -24,7 +25,7 @@ struct TextTable {
     /// The table, one line per row, the last column unpadded.
     var rendered: String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let widths = header.indices.map { column in all.map { $0[column].columns }.max() ?? 0 }
         return all.map { Self.line($0, widths: widths) }.joined(separator: "\n")
     }
 
@@ -49,19 +50,29 @@ struct RunningTable {
     /// `row` as a line of the table.
     mutating func line(_ row: [String]) -> String {
         for (column, cell) in row.enumerated() where column < widths.count {
-            widths[column] = max(widths[column], cell.count)
+            widths[column] = max(widths[column], cell.columns)
         }
         return TextTable.line(row, widths: widths)
     }
 }
 
 extension String {
+    /// Spaces after it up to `width` columns.
     func padding(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
+        let columns = columns
+        return columns >= width ? self : self + String(repeating: " ", count: width - columns)
     }
 
-    /// At most `limit` characters, with an ellipsis when cut.
+    /// At most `limit` columns, with an ellipsis (one column) when cut.
     func truncated(to limit: Int) -> String {
-        count <= limit ? self : String(prefix(limit - 1)) + "…"
+        guard columns > limit else { return self }
+        var kept = ""
+        var used = 0
+        for character in self {
+            guard used + character.columns <= limit - 1 else { break }
+            kept.append(character)
+            used += character.columns
+        }
+        return kept + "…"
     }
 }
