@@ -22,7 +22,7 @@
 #                       checks that both release builds are there (BIN, BENCH_BIN), makes the folder
 #                       DIR (NAME-XXXXXX under BENCH_DIR, default .bench), starts both in it
 #                       (bench_start_both) and sets BENCH_POST_BODY for scripts/bench-post.lua; on
-#                       exit stops them and removes DIR
+#                       exit stops them and the script's other background jobs, and removes DIR
 #   listening OUT PID   waits (10 s at most) for the `listening on URL` line in the file OUT, which
 #                       the server PID writes its stdout to; prints the URL. Returns 1, with the
 #                       server's stderr (OUT with `.err` for `.out`), when it exits or says nothing.
@@ -105,6 +105,10 @@ bench_serve_both() {
 }
 
 bench_stop_both() {
-  for pid in $SERVER $BARE; do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+  local pid
+  # Whatever else the script left running in the background (a wrk, a perf), with the programs
+  # each started (`wrk_run` runs wrk in a command substitution of its own).
+  for pid in $(jobs -p); do pkill -P "$pid" 2> /dev/null || true; kill "$pid" 2> /dev/null || true; done
+  for pid in $SERVER $BARE $(jobs -p); do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
   rm -rf "$DIR"
 }

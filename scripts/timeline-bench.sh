@@ -29,19 +29,16 @@ probe=$(perf sched record -o /dev/null -- true 2>&1 > /dev/null) || {
   exit 1
 }
 bench_serve_both timeline
-WRK=
-trap 'kill $WRK 2> /dev/null || true; bench_stop_both' EXIT
 
 # trace NAME URL: wrk on one connection for the trace's length and a second on each side; prints
 # the rate and the phases.
 trace() {
-  local name=$1 url=$2 out
+  local name=$1 url=$2
   wrk_run -t1 -c1 -d"$((SECONDS_EACH + 2))s" -s scripts/bench-post.lua "$url/announcements" > "$DIR/wrk-$name.txt" &
-  WRK=$!
+  local wrk=$!
   sleep 1
   perf sched record -o "$DIR/sched-$name.data" -- sleep "$SECONDS_EACH" > /dev/null 2> "$DIR/perf.err" || { cat "$DIR/perf.err"; return 1; }
-  wait "$WRK"
-  WRK=
+  wait "$wrk"
   perf sched timehist -w -i "$DIR/sched-$name.data" > "$DIR/timeline-$name.txt" 2> "$DIR/perf.err" || { cat "$DIR/perf.err"; return 1; }
   echo "$name: $(awk '/^Requests\/sec/ { printf "%d POSTs/s", $2 }' "$DIR/wrk-$name.txt"), one connection"
   python3 - "$DIR/timeline-$name.txt" << 'EOF'

@@ -161,6 +161,13 @@ extension AnnouncementsClient {
         return received
     }
 
+    /// The `Authorization` a request sends with `token`: none without one, and none for an empty
+    /// one (an app's empty settings field), as `Bearer` without a token is a malformed request (400).
+    static func authorization(_ token: String?) -> String? {
+        guard let token, !token.isEmpty else { return nil }
+        return "Bearer \(token)"
+    }
+
     /// How much longer than `timeout` a read with `Min-Seq` may take: a node waits up to 5 s for
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
@@ -217,7 +224,7 @@ extension AnnouncementsClient {
         // URLSession decodes them, on Apple's systems and on Linux (where libcurl does it, and
         // would otherwise offer every coding it was built with).
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
-        if let token, !token.isEmpty { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let authorization = Self.authorization(token) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let minSeq {

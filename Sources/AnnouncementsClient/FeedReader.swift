@@ -236,7 +236,7 @@ actor FeedReader {
         if last > 0 { request.setValue(String(last), forHTTPHeaderField: "Min-Seq") }
         // An auditor's (or an admin's) token gets the full lines; without one, the public form.
         let token = client.tokenAndChanges
-        if let value = token.value, !value.isEmpty { request.setValue("Bearer \(value)", forHTTPHeaderField: "Authorization") }
+        if let authorization = AnnouncementsClient.authorization(token.value) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         tokenChanges = token.changes
         // Longer than the server's heartbeat (15 seconds by default), so an idle stream is not taken for a dead one.
         let idle = idleTimeout.components

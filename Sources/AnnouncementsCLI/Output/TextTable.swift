@@ -69,9 +69,10 @@ extension String {
         var kept = ""
         var used = 0
         for character in self {
-            guard used + character.columns <= limit - 1 else { break }
+            let columns = character.columns
+            guard used + columns <= limit - 1 else { break }
             kept.append(character)
-            used += character.columns
+            used += columns
         }
         return kept + "…"
     }

@@ -18,10 +18,8 @@ struct RevisionOption: ParsableArguments {
     /// (`8`, `*`, another announcement's) would be refused as changed by someone else.
     func check(for id: Int) throws(ValidationError) {
         guard let ifRevision else { return }
-        guard let tag = Self.tag(ifRevision) else {
-            throw ValidationError("--if-revision takes a revision as show prints it (like \"\(id)-8-6c5a5ef9\"); got \(ifRevision.debugDescription).")
-        }
-        let parts = tag.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
+        // `ID-SEQ-LINE`, and after it what the representation adds (`-v3`, `-gzip`).
+        let parts = Self.tag(ifRevision)?.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false) ?? []
         guard parts.count == 3, let owner = Int(parts[0]), Int(parts[1]) != nil, !parts[2].isEmpty else {
             throw ValidationError("--if-revision takes a revision as show prints it (like \"\(id)-8-6c5a5ef9\"); got \(ifRevision.debugDescription).")
         }
