@@ -17,6 +17,11 @@ import Testing
         ("&#0; &#x110000;", "\u{FFFD} \u{FFFD}"),
         ("a&#1;b &#xFFFF; &#99999999999;", "a\u{FFFD}b \u{FFFD} \u{FFFD}"),
         ("&#+65; &#x; &#;", "&#+65; &#x; &#;"),
+        // Tag names in any case; the longest known ones; longer, unknown and closing-only names.
+        ("<P>one</P><BR>two<SCRIPT>x</Script>three<NoScript>y</noscript>", "one two three"),
+        ("a<blockquote>b</blockquote>c<FIGCAPTION>d</figcaption>e", "a b c d e"),
+        ("in<blockquotes>line</blockquotes><h7>too</h7>", "inlinetoo"),
+        ("</script>kept</style>", "kept"),
     ])
     func plain(html: String, text: String) {
         #expect(HTMLText.plain(html) == text)

@@ -425,19 +425,19 @@ import Testing
     @Test("the schedule: due after N events or T seconds with events, one write at a time, the last at close, the next write after an erasure")
     func schedule() {
         var schedule = SnapshotSchedule(policy: SnapshotPolicy(isEnabled: true, everyEvents: 10, everySeconds: 60), loadedSeq: 100, now: 0)
-        var taken = schedule.takePeriodic(seq: 109, now: 1)
+        var taken = schedule.takePeriodic(seq: 109, count: 5, now: 1)
         #expect(!taken)
-        taken = schedule.takePeriodic(seq: 110, now: 2)
+        taken = schedule.takePeriodic(seq: 110, count: 5, now: 2)
         #expect(taken)
-        taken = schedule.takePeriodic(seq: 130, now: 3)
+        taken = schedule.takePeriodic(seq: 130, count: 5, now: 3)
         #expect(!taken, "one write at a time")
         schedule.finished(seq: 110, written: true)
-        taken = schedule.takePeriodic(seq: 115, now: 61)
+        taken = schedule.takePeriodic(seq: 115, count: 5, now: 61)
         #expect(!taken)
-        taken = schedule.takePeriodic(seq: 115, now: 62)
+        taken = schedule.takePeriodic(seq: 115, count: 5, now: 62)
         #expect(taken, "60 seconds after the last")
         schedule.finished(seq: 115, written: false)
-        taken = schedule.takePeriodic(seq: 115, now: 500)
+        taken = schedule.takePeriodic(seq: 115, count: 5, now: 500)
         #expect(!taken, "no new event: nothing to write")
         taken = schedule.takeFinal(seq: 115)
         #expect(taken, "the failed write is retried at close")
@@ -447,14 +447,41 @@ import Testing
         // An erasure deletes the snapshot: the next is due at the next write, as for a store
         // that opened without one.
         schedule.erased(count: 1)
-        taken = schedule.takePeriodic(seq: 116, now: 63)
+        taken = schedule.takePeriodic(seq: 116, count: 5, now: 63)
         #expect(taken, "due after the erasure")
         schedule.finished(seq: 116, written: true)
         var off = SnapshotSchedule(policy: .off, loadedSeq: 0, now: 0)
-        taken = off.takePeriodic(seq: 1_000_000, now: 1e9)
+        taken = off.takePeriodic(seq: 1_000_000, count: 5, now: 1e9)
         #expect(!taken)
         taken = off.takeFinal(seq: 1)
         #expect(!taken)
+    }
+
+    @Test("a state larger than N events waits for as many events as it held at the last snapshot: a growing state is written at doubling intervals")
+    func scheduleGrowsWithTheState() {
+        let policy = SnapshotPolicy(isEnabled: true, everyEvents: 10, everySeconds: nil)
+        var schedule = SnapshotSchedule(policy: policy, loadedSeq: 0, now: 0)
+        // Writes that only create: the state holds as many announcements as the log has lines.
+        var takenAt: [Int] = []
+        for seq in 1...200 where schedule.takePeriodic(seq: seq, count: seq, now: 0) {
+            takenAt.append(seq)
+            schedule.finished(seq: seq, written: true)
+        }
+        #expect(takenAt == [10, 20, 40, 80, 160], "each after as many events as the state held at the one before, never fewer than 10")
+        // Opened from a snapshot of a state of 50: the next after 50 events, not 10; small again
+        // (deletions), after 10.
+        var loaded = SnapshotSchedule(policy: policy, loadedSeq: 300, count: 50, now: 0)
+        var taken = loaded.takePeriodic(seq: 349, count: 50, now: 0)
+        #expect(!taken)
+        taken = loaded.takePeriodic(seq: 350, count: 3, now: 0)
+        #expect(taken)
+        loaded.finished(seq: 350, written: true)
+        taken = loaded.takePeriodic(seq: 360, count: 3, now: 0)
+        #expect(taken, "the state held 3 at the last: N events")
+        // A store that opened without a snapshot (a whole log replayed) is due at once, whatever its size.
+        var unloaded = SnapshotSchedule(policy: policy, loadedSeq: 0, count: 500, now: 0)
+        taken = unloaded.takePeriodic(seq: 600, count: 500, now: 0)
+        #expect(taken)
     }
 
     @Test("at close, a snapshot as new as the state but without the search index is written again with it, once")

@@ -70,14 +70,37 @@ public enum HTMLText {
         return String(word.isEmpty ? cut : word) + "…"
     }
 
-    /// Elements whose content is not text a reader sees.
-    private static let hiddenElements: Set<[UInt8]> = Set(["script", "style", "template", "title", "head", "noscript"].map { Array($0.utf8) })
+    /// What an element's tag means for the text around it.
+    private enum Element {
+        /// Its content is not text a reader sees.
+        case hidden
+        /// It starts a new block: words on either side of it are separate.
+        case block
+        /// Text flows through it.
+        case inline
 
-    /// Elements that start a new block: words on either side of them are separate.
-    private static let blockElements: Set<[UInt8]> = Set([
-        "p", "br", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table",
-        "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figcaption",
-    ].map { Array($0.utf8) })
+        /// The elements that are not inline, by the length of their names: a name is compared
+        /// with the few of its length, without making an array of it or hashing it (every tag of
+        /// every body indexed is looked up here).
+        private static let byLength: [[(name: [UInt8], element: Element)]] = {
+            let hidden = ["script", "style", "template", "title", "head", "noscript"]
+            let block = [
+                "p", "br", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table",
+                "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figcaption",
+            ]
+            let all = hidden.map { (Array($0.utf8), Element.hidden) } + block.map { (Array($0.utf8), Element.block) }
+            var byLength = [[(name: [UInt8], element: Element)]](repeating: [], count: all.map(\.0.count).max().map { $0 + 1 } ?? 0)
+            for (name, element) in all { byLength[name.count].append((name, element)) }
+            return byLength
+        }()
+
+        /// The element named `name`, in any case.
+        static func named(_ name: UnsafeBufferPointer<UInt8>) -> Element {
+            guard name.count < byLength.count else { return .inline }
+            for entry in byLength[name.count] where entry.name.elementsEqual(name.lazy.map { $0 | 0x20 }) { return entry.element }
+            return .inline
+        }
+    }
 
     /// The named character references bodies use most; any other name is left as written.
     private static let namedReferences: [String: String] = [
@@ -177,7 +200,7 @@ public enum HTMLText {
             while index < bytes.count, isLetter(bytes[index]) || (bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")) {
                 index += 1
             }
-            let name = bytes[nameStart..<index].map { $0 | 0x20 }
+            let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
             var quote: UInt8?
             while index < bytes.count {
                 let byte = bytes[index]
@@ -191,11 +214,13 @@ public enum HTMLText {
                 }
             }
             position = index
-            if HTMLText.blockElements.contains(name) { pendingSpace = true }
-            if !closing, HTMLText.hiddenElements.contains(name) {
+            switch Element.named(name) {
+            case .block: pendingSpace = true
+            case .hidden where !closing:
                 // Up to its end tag, whatever is between (a script's `<` is not markup).
-                position = endTag(name, from: position)
+                position = endTag(name.map { $0 | 0x20 }, from: position)
                 pendingSpace = true
+            case .hidden, .inline: break
             }
         }
 

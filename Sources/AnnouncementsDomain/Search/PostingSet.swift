@@ -3,7 +3,7 @@
 /// as a bitmap once it has many (8 KiB, one bit each). A word in most announcements costs a bit
 /// per announcement; a rare word two bytes per one. (The idea of Roaring bitmaps, Lemire et al.)
 package struct PostingSet: Sendable {
-    /// A block's ids: the low 16 bits of each.
+    /// A block's ids: the low 16 bits of each (how a snapshot stores a block).
     package enum Block: Sendable {
         /// Sorted, at most `listLimit` of them.
         case list([UInt16])
@@ -11,12 +11,56 @@ package struct PostingSet: Sendable {
         case bitmap([UInt64], count: Int)
     }
 
+    /// A block as the set keeps it: a list in `ids` while `bits` is empty, else a bitmap in `bits`.
+    /// Two stored arrays, not an enum's payloads, so that adding an id changes its array in place
+    /// (an enum's payload is taken out, retained, and put back for every change).
+    private struct Container: Sendable {
+        var ids: [UInt16] = []
+        var bits: [UInt64] = []
+        /// The bits set, for a bitmap.
+        var count = 0
+
+        var isBitmap: Bool { !bits.isEmpty }
+
+        init(ids: [UInt16]) {
+            self.ids = ids
+        }
+
+        init(_ block: Block) {
+            switch block {
+            case .list(let ids): self.ids = ids
+            case .bitmap(let bits, let count): (self.bits, self.count) = (bits, count)
+            }
+        }
+
+        var block: Block { isBitmap ? .bitmap(bits, count: count) : .list(ids) }
+
+        /// A list of more than `listLimit` ids becomes a bitmap; a bitmap of `listLimit / 2` or
+        /// fewer, a list again (not at the limit itself, so that a block at it does not change
+        /// form with every insert and removal).
+        mutating func settle() {
+            if isBitmap {
+                guard count <= PostingSet.listLimit / 2 else { return }
+                ids = PostingSet.ids(of: bits)
+                bits = []
+                count = 0
+            } else if ids.count > PostingSet.listLimit {
+                bits = PostingSet.bits(of: ids)
+                count = ids.count
+                ids = []
+            }
+        }
+    }
+
     /// Past this many ids a block is a bitmap: where a list would take more than the bitmap's 8 KiB.
     package static let listLimit = 4096
 
     /// The blocks' high bits, sorted, and the blocks.
     package private(set) var keys: [UInt16] = []
-    package private(set) var blocks: [Block] = []
+    private var containers: [Container] = []
+
+    /// The blocks, in the order of `keys`: what a snapshot stores.
+    package var blocks: [Block] { containers.map(\.block) }
 
     package init() {}
 
@@ -34,141 +78,124 @@ package struct PostingSet: Sendable {
             }
         }
         self.keys = keys
-        self.blocks = blocks
+        self.containers = blocks.map(Container.init)
     }
 
-    var isEmpty: Bool { blocks.isEmpty }
+    var isEmpty: Bool { containers.isEmpty }
 
     /// The largest id in the set; -1 when it is empty.
     var maxId: Int {
-        guard let key = keys.last, let block = blocks.last else { return -1 }
-        let low: Int = switch block {
-        case .list(let ids): Int(ids.last ?? 0)
-        case .bitmap(let words, _):
-            words.lastIndex { $0 != 0 }.map { $0 << 6 + 63 - words[$0].leadingZeroBitCount } ?? 0
-        }
+        guard let key = keys.last, let block = containers.last else { return -1 }
+        let low = block.isBitmap
+            ? block.bits.lastIndex { $0 != 0 }.map { $0 << 6 + 63 - block.bits[$0].leadingZeroBitCount } ?? 0
+            : Int(block.ids.last ?? 0)
         return Int(key) << 16 + low
     }
 
     /// Adds `id` (0 ..< 2³²).
     mutating func insert(_ id: UInt32) {
         let (key, low) = (UInt16(id >> 16), UInt16(truncatingIfNeeded: id))
-        // Past the last id of the last list: where a build, in id order, adds each one.
-        let last = blocks.count - 1
-        if last >= 0, keys[last] == key, case .list(var ids) = blocks[last], ids.count < Self.listLimit, let end = ids.last, end < low {
-            blocks[last] = .list([])
-            ids.append(low)
-            blocks[last] = .list(ids)
-            return
-        }
-        guard let place = blockIndex(key) else {
+        // The last block, where a build or a write (in id order) adds each id: found without a search.
+        let place: Int
+        if let last = keys.last, last == key {
+            place = keys.count - 1
+        } else if let found = blockIndex(key) {
+            place = found
+        } else {
             let at = keys.partitionPoint { $0 < key }
             keys.insert(key, at: at)
-            blocks.insert(.list([low]), at: at)
+            containers.insert(Container(ids: [low]), at: at)
             return
         }
-        switch blocks[place] {
-        case .list(var ids):
-            let at = ids.partitionPoint { $0 < low }
-            guard at == ids.count || ids[at] != low else { return }
-            blocks[place] = .list([])  // `ids` holds the only reference now
-            ids.insert(low, at: at)
-            blocks[place] = ids.count > Self.listLimit ? Self.bitmap(of: ids) : .list(ids)
-        case .bitmap(var words, let count):
+        if containers[place].isBitmap {
             let (word, bit) = (Int(low >> 6), UInt64(1) << (low & 63))
-            guard words[word] & bit == 0 else { return }
-            blocks[place] = .list([])
-            words[word] |= bit
-            blocks[place] = .bitmap(words, count: count + 1)
+            guard containers[place].bits[word] & bit == 0 else { return }
+            containers[place].bits[word] |= bit
+            containers[place].count += 1
+            return
         }
+        // Past the last id of the list: appended.
+        if let end = containers[place].ids.last, end < low {
+            containers[place].ids.append(low)
+        } else {
+            let at = containers[place].ids.partitionPoint { $0 < low }
+            guard at == containers[place].ids.count || containers[place].ids[at] != low else { return }
+            containers[place].ids.insert(low, at: at)
+        }
+        containers[place].settle()
     }
 
     /// Removes `id` when it is there.
     mutating func remove(_ id: UInt32) {
         let (key, low) = (UInt16(id >> 16), UInt16(truncatingIfNeeded: id))
         guard let place = blockIndex(key) else { return }
-        switch blocks[place] {
-        case .list(var ids):
-            let at = ids.partitionPoint { $0 < low }
-            guard at < ids.count, ids[at] == low else { return }
-            blocks[place] = .list([])
-            ids.remove(at: at)
-            if ids.isEmpty {
-                keys.remove(at: place)
-                blocks.remove(at: place)
-            } else {
-                blocks[place] = .list(ids)
-            }
-        case .bitmap(var words, let count):
+        if containers[place].isBitmap {
             let (word, bit) = (Int(low >> 6), UInt64(1) << (low & 63))
-            guard words[word] & bit != 0 else { return }
-            blocks[place] = .list([])
-            words[word] &= ~bit
-            blocks[place] = count - 1 <= Self.listLimit / 2 ? .list(Self.ids(of: words)) : .bitmap(words, count: count - 1)
+            guard containers[place].bits[word] & bit != 0 else { return }
+            containers[place].bits[word] &= ~bit
+            containers[place].count -= 1
+        } else {
+            let at = containers[place].ids.partitionPoint { $0 < low }
+            guard at < containers[place].ids.count, containers[place].ids[at] == low else { return }
+            containers[place].ids.remove(at: at)
         }
+        containers[place].settle()
+        dropIfEmpty(place)
     }
 
     /// Adds every id of `other`.
     mutating func formUnion(_ other: PostingSet) {
-        for (key, block) in zip(other.keys, other.blocks) {
+        for (key, block) in zip(other.keys, other.containers) {
             let at = keys.partitionPoint { $0 < key }
             guard at < keys.count, keys[at] == key else {
                 keys.insert(key, at: at)
-                blocks.insert(block, at: at)
+                containers.insert(block, at: at)
                 continue
             }
             var words = [UInt64](repeating: 0, count: 1024)
-            for each in [blocks[at], block] {
-                switch each {
-                case .list(let ids): for low in ids { words[Int(low >> 6)] |= UInt64(1) << (low & 63) }
-                case .bitmap(let bits, _): for index in words.indices { words[index] |= bits[index] }
+            for each in [containers[at], block] {
+                if each.isBitmap {
+                    for index in words.indices { words[index] |= each.bits[index] }
+                } else {
+                    for low in each.ids { words[Int(low >> 6)] |= UInt64(1) << (low & 63) }
                 }
             }
             let count = words.reduce(0) { $0 + $1.nonzeroBitCount }
-            blocks[at] = count > Self.listLimit ? .bitmap(words, count: count) : .list(Self.ids(of: words))
+            containers[at] = count > Self.listLimit ? Container(.bitmap(words, count: count)) : Container(ids: Self.ids(of: words))
         }
     }
 
     /// Takes out every id set in `bits`.
     mutating func subtract(_ bits: DenseBits) {
         var place = 0
-        while place < blocks.count {
+        while place < containers.count {
             let base = Int(keys[place]) << 10
             guard base < bits.words.count else { break }
-            switch blocks[place] {
-            case .list(let ids):
-                let kept = ids.filter { bits.words[base + Int($0 >> 6)] & (UInt64(1) << ($0 & 63)) == 0 }
-                blocks[place] = .list(kept)
-            case .bitmap(var words, _):
-                blocks[place] = .list([])
-                for index in words.indices { words[index] &= ~bits.words[base + index] }
-                let count = words.reduce(0) { $0 + $1.nonzeroBitCount }
-                blocks[place] = count <= Self.listLimit / 2 ? .list(Self.ids(of: words)) : .bitmap(words, count: count)
-            }
-            if case .list(let ids) = blocks[place], ids.isEmpty {
-                keys.remove(at: place)
-                blocks.remove(at: place)
+            if containers[place].isBitmap {
+                for index in containers[place].bits.indices { containers[place].bits[index] &= ~bits.words[base + index] }
+                containers[place].count = containers[place].bits.reduce(0) { $0 + $1.nonzeroBitCount }
+                containers[place].settle()
             } else {
-                place += 1
+                containers[place].ids.removeAll { bits.words[base + Int($0 >> 6)] & (UInt64(1) << ($0 & 63)) != 0 }
             }
+            if !dropIfEmpty(place) { place += 1 }
         }
     }
 
     /// Sets the bits of every id in `bits` (a bitmap of ids from 0, long enough for them all).
     func add(to bits: inout DenseBits) {
         bits.words.withUnsafeMutableBufferPointer { target in
-            for (key, block) in zip(keys, blocks) {
+            for (key, block) in zip(keys, containers) {
                 let base = Int(key) << 10  // the block's first word in `bits`
                 guard base < target.count else { break }
-                switch block {
-                case .list(let ids):
-                    ids.withUnsafeBufferPointer { ids in
-                        for low in ids { target[base + Int(low >> 6)] |= UInt64(1) << (low & 63) }
-                    }
-                case .bitmap(let words, _):
-                    let end = min(target.count - base, words.count)
-                    words.withUnsafeBufferPointer { words in
+                if block.isBitmap {
+                    let end = min(target.count - base, block.bits.count)
+                    block.bits.withUnsafeBufferPointer { words in
                         for index in 0..<end { target[base + index] |= words[index] }
+                    }
+                } else {
+                    block.ids.withUnsafeBufferPointer { ids in
+                        for low in ids { target[base + Int(low >> 6)] |= UInt64(1) << (low & 63) }
                     }
                 }
             }
@@ -178,12 +205,16 @@ package struct PostingSet: Sendable {
     /// The bytes it holds (its arrays' elements, not their spare capacity or headers): what the
     /// index's memory figure counts.
     var storedBytes: Int {
-        keys.count * 2 + blocks.reduce(0) { total, block in
-            switch block {
-            case .list(let ids): total + ids.count * 2 + 16
-            case .bitmap(let words, _): total + words.count * 8 + 16
-            }
-        }
+        keys.count * 2 + containers.reduce(0) { $0 + $1.ids.count * 2 + $1.bits.count * 8 + 16 }
+    }
+
+    /// Takes out the block at `place` when it holds no id; whether it did.
+    @discardableResult
+    private mutating func dropIfEmpty(_ place: Int) -> Bool {
+        guard !containers[place].isBitmap, containers[place].ids.isEmpty else { return false }
+        keys.remove(at: place)
+        containers.remove(at: place)
+        return true
     }
 
     private func blockIndex(_ key: UInt16) -> Int? {
@@ -191,10 +222,10 @@ package struct PostingSet: Sendable {
         return at < keys.count && keys[at] == key ? at : nil
     }
 
-    private static func bitmap(of ids: [UInt16]) -> Block {
+    private static func bits(of ids: [UInt16]) -> [UInt64] {
         var words = [UInt64](repeating: 0, count: 1024)
         for low in ids { words[Int(low >> 6)] |= UInt64(1) << (low & 63) }
-        return .bitmap(words, count: ids.count)
+        return words
     }
 
     private static func ids(of words: [UInt64]) -> [UInt16] {

@@ -9,7 +9,8 @@ import AnnouncementsDomain
 public struct SnapshotPolicy: Sendable, Hashable {
     /// Whether the store reads and writes snapshots at all.
     public var isEnabled: Bool
-    /// Events after which a new snapshot is due; nil: not by count.
+    /// Events after which a new snapshot is due (or as many as the state held announcements at the
+    /// last, where that is more: see `SnapshotSchedule`); nil: not by count.
     public var everyEvents: Int?
     /// Seconds after which a new snapshot is due (when events came meanwhile); nil: not by time.
     public var everySeconds: Int?

@@ -32,12 +32,14 @@ final class Snapshotter: Sendable {
     /// Counts the snapshots that could not be written.
     private let failures: Counter
 
-    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, loadedWithSearch: Bool = false, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
+    /// `loadedCount`: the announcements of the state as the store opened from its snapshot (see
+    /// `SnapshotSchedule`).
+    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, loadedCount: Int = 0, loadedWithSearch: Bool = false, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.logPath = logPath
         self.logger = logger
         self.failures = failures
         self.origin = clock.now
-        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, withSearch: loadedWithSearch, now: 0))
+        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, count: loadedCount, withSearch: loadedWithSearch, now: 0))
         self.beforeWrite = beforeWrite
     }
 
@@ -49,10 +51,10 @@ final class Snapshotter: Sendable {
         schedule.withLock { $0.writtenSeq }
     }
 
-    /// Called as each write batch is published: when a snapshot is due, takes the state with
-    /// `capture` and writes it in the background.
-    func published(seq: Int, capture: () -> SnapshotContents) {
-        guard schedule.withLock({ $0.takePeriodic(seq: seq, now: now) }) else { return }
+    /// Called as each write batch is published, with the state's seq and how many announcements it
+    /// holds: when a snapshot is due, takes the state with `capture` and writes it in the background.
+    func published(seq: Int, count: Int, capture: () -> SnapshotContents) {
+        guard schedule.withLock({ $0.takePeriodic(seq: seq, count: count, now: now) }) else { return }
         let contents = capture()
         worker.async { self.write(contents) }
     }

@@ -211,7 +211,7 @@ public final class EventStore: Sendable {
             throw .log(error)
         }
         let snapshotter = snapshots.isEnabled
-            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, loadedWithSearch: replay.search != nil, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, loadedCount: replay.model.count, loadedWithSearch: replay.search != nil, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
             : nil
         let store = try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
         store.recordHead()
@@ -258,7 +258,7 @@ public final class EventStore: Sendable {
             }
         }
         // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
-        snapshotter?.published(seq: replay.model.seq) { store.snapshotContents(of: replay.model) }
+        snapshotter?.published(seq: replay.model.seq, count: replay.model.count) { store.snapshotContents(of: replay.model) }
         log.follow { [weak store] change in store?.logChanged(change) }
         if replay.model.seq == 0, !seed.isEmpty {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
