@@ -468,20 +468,21 @@ import Testing
             schedule.finished(seq: seq, written: true)
         }
         #expect(takenAt == [10, 20, 40, 80, 160], "each after as many events as the state held at the one before, never fewer than 10")
-        // Opened from a snapshot of a state of 50: the next after 50 events, not 10; small again
-        // (deletions), after 10.
-        var loaded = SnapshotSchedule(policy: policy, loadedSeq: 300, count: 50, now: 0)
-        var taken = loaded.takePeriodic(seq: 349, count: 50, now: 0)
+        // A store that opens counts from 10 again until it takes one, whatever the state holds:
+        // restarts cannot put the next snapshot off and off.
+        var reopened = SnapshotSchedule(policy: policy, loadedSeq: 300, now: 0)
+        var taken = reopened.takePeriodic(seq: 309, count: 250, now: 0)
         #expect(!taken)
-        taken = loaded.takePeriodic(seq: 350, count: 3, now: 0)
+        taken = reopened.takePeriodic(seq: 310, count: 250, now: 0)
+        #expect(taken, "10 events after the snapshot it loaded, though the state holds 250")
+        reopened.finished(seq: 310, written: true)
+        taken = reopened.takePeriodic(seq: 559, count: 3, now: 0)
+        #expect(!taken, "then as many as the state held at that one")
+        taken = reopened.takePeriodic(seq: 560, count: 3, now: 0)
         #expect(taken)
-        loaded.finished(seq: 350, written: true)
-        taken = loaded.takePeriodic(seq: 360, count: 3, now: 0)
-        #expect(taken, "the state held 3 at the last: N events")
-        // A store that opened without a snapshot (a whole log replayed) is due at once, whatever its size.
-        var unloaded = SnapshotSchedule(policy: policy, loadedSeq: 0, count: 500, now: 0)
-        taken = unloaded.takePeriodic(seq: 600, count: 500, now: 0)
-        #expect(taken)
+        reopened.finished(seq: 560, written: true)
+        taken = reopened.takePeriodic(seq: 570, count: 3, now: 0)
+        #expect(taken, "the state held 3 at the last: 10 events")
     }
 
     @Test("at close, a snapshot as new as the state but without the search index is written again with it, once")

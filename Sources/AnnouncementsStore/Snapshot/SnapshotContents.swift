@@ -190,8 +190,9 @@ struct SnapshotContents: Sendable {
         output.integer(index.maxId)
         output.integer(index.wordCount)
         func encode(_ set: PostingSet) {
-            output.integer(set.blocks.count)
-            for (key, block) in zip(set.keys, set.blocks) {
+            let blocks = set.blocks
+            output.integer(blocks.count)
+            for (key, block) in zip(set.keys, blocks) {
                 output.integer(Int(key))
                 switch block {
                 case .list(let ids):

@@ -6,10 +6,12 @@ import AnnouncementsDomain
 /// One snapshot is written at a time. A periodic one is due once `everyEvents` events, or
 /// `everySeconds` seconds with at least one event, have passed since the last one was taken (or
 /// since the store opened). Where the state held more announcements than `everyEvents` when the
-/// last was taken, as many events as it held: writing a snapshot costs about what taking in that
-/// many writes does, so that a large state's snapshots never cost more than the writes between
-/// them (a state growing by writes alone is written at 100,000, 200,000, 400,000… events, not
-/// at every 100,000 in full), and start-up never replays more lines than the snapshot it loads holds. The one at close is due whenever the state is newer than the newest
+/// last was taken while the store ran, as many events as it held: writing a snapshot costs about
+/// what taking in that many writes does, so that a large state's snapshots never cost more than
+/// the writes between them (a state growing by writes alone is written at 100,000, 200,000,
+/// 400,000… events, not at every 100,000 in full). The price: a crash may leave that many lines
+/// for start-up to replay, not `everyEvents`. A store that opens counts from `everyEvents` again
+/// until it takes one, so that restarts cannot put the next snapshot off and off. The one at close is due whenever the state is newer than the newest
 /// snapshot, or as new but without the search index the store now keeps (the snapshot written
 /// right after a start that replayed the whole log, before the index was built). A snapshot that fails to be written counts as taken for the timing (so a failing
 /// disk is not retried after every batch), but not as written.
@@ -22,24 +24,22 @@ struct SnapshotSchedule: Sendable {
     /// The seq and time of the last snapshot taken (written or not), to time the next from.
     private(set) var takenSeq: Int
     private(set) var takenAt: Double
-    /// The announcements the state held when the last snapshot was taken (or as the store opened
-    /// from a snapshot): how many events the next one by count waits for, when more than `everyEvents`.
-    private(set) var takenCount: Int
+    /// The announcements the state held when the last snapshot was taken (0 until this store
+    /// takes one): how many events the next one by count waits for, when more than `everyEvents`.
+    private(set) var takenCount = 0
     /// Whether a snapshot is being written.
     private(set) var isWriting = false
     /// The erased announcements in the state of the last erasure: a state with fewer is from
     /// before it, and holds what it erased (never written).
     private(set) var erasedCount = 0
 
-    /// A schedule for a store that opened at `now` with a snapshot covering `seq` (0: none) of a
-    /// state of `count` announcements.
-    init(policy: SnapshotPolicy, loadedSeq seq: Int, count: Int = 0, withSearch: Bool = false, now: Double) {
+    /// A schedule for a store that opened at `now` with a snapshot covering `seq` (0: none).
+    init(policy: SnapshotPolicy, loadedSeq seq: Int, withSearch: Bool = false, now: Double) {
         self.policy = policy
         self.writtenSeq = seq
         self.writtenWithSearch = withSearch
         self.takenSeq = seq
         self.takenAt = now
-        self.takenCount = seq > 0 ? count : 0
     }
 
     /// Whether to take a periodic snapshot of the state at `seq`, which holds `count`
@@ -72,7 +72,6 @@ struct SnapshotSchedule: Sendable {
         erasedCount = max(erasedCount, count)
         writtenSeq = 0
         takenSeq = 0
-        takenCount = 0
     }
 
     /// Records the end of a write of the state at `seq`.

@@ -32,14 +32,12 @@ final class Snapshotter: Sendable {
     /// Counts the snapshots that could not be written.
     private let failures: Counter
 
-    /// `loadedCount`: the announcements of the state as the store opened from its snapshot (see
-    /// `SnapshotSchedule`).
-    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, loadedCount: Int = 0, loadedWithSearch: Bool = false, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
+    init(logPath: String, policy: SnapshotPolicy, loadedSeq: Int, loadedWithSearch: Bool = false, logger: Logger, failures: Counter, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.logPath = logPath
         self.logger = logger
         self.failures = failures
         self.origin = clock.now
-        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, count: loadedCount, withSearch: loadedWithSearch, now: 0))
+        self.schedule = Mutex(SnapshotSchedule(policy: policy, loadedSeq: loadedSeq, withSearch: loadedWithSearch, now: 0))
         self.beforeWrite = beforeWrite
     }
 

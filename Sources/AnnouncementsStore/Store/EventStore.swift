@@ -211,7 +211,7 @@ public final class EventStore: Sendable {
             throw .log(error)
         }
         let snapshotter = snapshots.isEnabled
-            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, loadedCount: replay.model.count, loadedWithSearch: replay.search != nil, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
+            ? Snapshotter(logPath: path, policy: snapshots, loadedSeq: snapshotSeq, loadedWithSearch: replay.search != nil, logger: logger, failures: metrics.snapshotFailures, beforeWrite: beforeSnapshotWrite)
             : nil
         let store = try await open(log: log, replay: replay, rules: rules, seed: seed, snapshotter: snapshotter, logger: logger, metrics: metrics)
         store.recordHead()
