@@ -19,14 +19,9 @@
 # scripts/pg.sh's pg_start makes).
 set -euo pipefail
 shopt -s inherit_errexit
-[ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
-for binary in "$1" "$2"; do
-  [ -x "$binary" ] || { echo "$binary is not an executable: build each side with 'swift build -c release' and copy .build/release/announcements aside"; exit 1; }
-done
-# The binaries as given from where the script was called, before it moves to the project's root.
-BINARIES=("$(realpath "$1")" "$(realpath "$2")")
+source "$(dirname "$0")/bench-lib.sh"
+bench_two_builds "$@"
 cd "$(dirname "$0")/.."
-source scripts/bench-lib.sh
 bench_need_perf
 ROUNDS=${AB_ROUNDS:-4}
 SECONDS_EACH=${AB_SECONDS:-5}

@@ -1,6 +1,6 @@
 # Sourced by the benchmark scripts that start servers of their own (scripts/http-bench.sh,
 # scripts/handovers-bench.sh, scripts/timeline-bench.sh, scripts/ab-bench.sh, scripts/cores-bench.sh,
-# scripts/nodes-bench.sh, scripts/shared-bench.sh):
+# scripts/nodes-bench.sh, scripts/shared-bench.sh, scripts/growth-bench.sh):
 #   wrk_run ARGS…       runs wrk (pinned with taskset to the cores in WRK_PIN when set) and prints
 #                       its output; fails, printing it, when an answer was not 2xx or no request
 #                       was answered (a figure that would be measured as if it were answers)
@@ -23,6 +23,11 @@
 #                       DIR (NAME-XXXXXX under BENCH_DIR, default .bench), starts both in it
 #                       (bench_start_both) and sets BENCH_POST_BODY for scripts/bench-post.lua; on
 #                       exit stops them and the script's other background jobs, and removes DIR
+#   bench_two_builds A B for a script that compares two builds (its arguments): stops it with its usage
+#                       unless both are executables; sets BINARIES to their absolute paths (called
+#                       before the script moves to the project's root, from where it was called)
+#   bench_kill_tree PID stops PID and every process it started, theirs too (a background job's
+#                       wrk, which `wrk_run` starts in a command substitution: a grandchild)
 #   listening OUT PID   waits (10 s at most) for the `listening on URL` line in the file OUT, which
 #                       the server PID writes its stdout to; prints the URL. Returns 1, with the
 #                       server's stderr (OUT with `.err` for `.out`), when it exits or says nothing.
@@ -104,11 +109,26 @@ bench_serve_both() {
   export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 }
 
+bench_two_builds() {
+  [ $# -eq 2 ] || { echo "usage: $0 A_BINARY B_BINARY"; exit 2; }
+  local binary
+  for binary in "$1" "$2"; do
+    [ -x "$binary" ] || { echo "$binary is not an executable: build each side with 'swift build -c release' and copy .build/release/announcements aside"; exit 1; }
+  done
+  BINARIES=("$(realpath "$1")" "$(realpath "$2")")
+}
+
+bench_kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do bench_kill_tree "$child"; done
+  kill "$1" 2> /dev/null || true
+}
+
 bench_stop_both() {
   local pid
   # Whatever else the script left running in the background (a wrk, a perf), with the programs
-  # each started (`wrk_run` runs wrk in a command substitution of its own).
-  for pid in $(jobs -p); do pkill -P "$pid" 2> /dev/null || true; kill "$pid" 2> /dev/null || true; done
+  # each started (`wrk_run` runs wrk in a command substitution of its own: a grandchild).
+  for pid in $(jobs -p); do bench_kill_tree "$pid"; done
   for pid in $SERVER $BARE $(jobs -p); do kill "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
   rm -rf "$DIR"
 }

@@ -10,6 +10,11 @@ enum Challenge {
     static let invalidToken: HTTPFields = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
     static let insufficientScope: HTTPFields = [.wwwAuthenticate: #"Bearer error="insufficient_scope""#]
 
+    /// Where a web page's refusal, which sends no challenge (its reader signs in with a form and a
+    /// cookie, not a bearer token), gives the access log its code (`no_token`, `invalid_token`):
+    /// taken off the response before it leaves (`RequestLogMiddleware`), never sent.
+    static let pageError = HTTPField.Name("Announcements-Auth-Error")!
+
     /// The `error` code of a response's challenge (`invalid_token`); for one without, `no_token`
     /// when the request sent no `Authorization` and `other_scheme` when it sent another scheme's
     /// (`Basic …`); nil without a challenge: what the access log says of a refusal.

@@ -10,7 +10,8 @@ import NIOCore
 /// `http.path`, `http.status`, `http.duration_ms`, `http.bytes`), with `client.address` and
 /// `request.id`, and `auth.error` for a refusal with a bearer challenge (`no_token`, `other_scheme`,
 /// or the challenge's code: `invalid_token`, `invalid_request`, `insufficient_scope`; see
-/// `Challenge`): the keys of a JSON log line. No credentials: headers are not logged, and of the
+/// `Challenge`) or a web page's 401 (`no_token`, `invalid_token`: `Challenge.pageError`, taken off
+/// here): the keys of a JSON log line. No credentials: headers are not logged, and of the
 /// query only the values of the parameters the route takes (`max`, `after`, …) are: any other's is
 /// written `***` (a client that puts a token in the URL, `?access_token=…`, is refused, and the
 /// token stays out of the log).
@@ -28,6 +29,11 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext & RequestIDRequ
         context.requestID = id
         var response = try await next(request, context)
         response.headers[.requestID] = id
+        var pageError: String?
+        if response.status == .unauthorized, let error = response.headers[Challenge.pageError] {
+            pageError = error
+            response.headers[Challenge.pageError] = nil
+        }
         let duration = ContinuousClock.now - start
         metrics?.request(route: context.endpointPath, method: request.method, status: response.status, duration: duration)
         guard context.logger.logLevel <= .info else { return response }
@@ -46,7 +52,7 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext & RequestIDRequ
             "http.bytes": "\(bytes)",
         ]
         // A refused token: whether none was sent or the one sent will not do (and why).
-        if let error = Challenge.error(of: response.headers, request: request.headers) { metadata["auth.error"] = "\(error)" }
+        if let error = pageError ?? Challenge.error(of: response.headers, request: request.headers) { metadata["auth.error"] = "\(error)" }
         context.logger.info("\(request.method) \(VisibleText.quoted(target)) \(response.status.code) \(milliseconds)ms \(bytes)B", metadata: metadata)
         return response
     }

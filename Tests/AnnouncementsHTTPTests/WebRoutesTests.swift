@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 @testable import AnnouncementsHTTP
@@ -95,6 +96,37 @@ import Testing
                 #expect(response.headers[.clearSiteData] == "\"cache\"")
             }
         }
+    }
+
+    @Test("a refused sign-in, and a form sent signed out or with a token no longer configured, say why in their access-log line (auth.error), as the API's refusals do; the note never leaves the server")
+    func refusalsLogged() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test", factory: { _ in lines })
+        var form = Self.form
+        form[.origin] = Self.origin
+        let cases: [(uri: String, headers: HTTPFields, body: String, logged: String?)] = [
+            ("/sign-in", form, "token=carol-secret", "invalid_token"),
+            ("/sign-in", form, "token=", "no_token"),
+            ("/sign-in", form, "next=%2F", "no_token"),
+            ("/new", form, "title=Signed+out&body=", "no_token"),
+            ("/new", Self.post("revoked-secret"), "title=Revoked&body=", "invalid_token"),
+            ("/sign-in", form, "token=alice-secret", nil),
+        ]
+        try await withServer(logger: logger) { client, _ in
+            for (index, each) in cases.enumerated() {
+                var headers = each.headers
+                headers[.requestID] = "web-\(index)"
+                try await client.execute(uri: each.uri, method: .post, headers: headers, body: body(each.body)) { response in
+                    #expect(response.status == (each.logged == nil ? .seeOther : .unauthorized), "\(each)")
+                    #expect(response.headers[Challenge.pageError] == nil && response.headers[.wwwAuthenticate] == nil, "\(each): \(response.headers)")
+                }
+            }
+        }
+        for (index, each) in cases.enumerated() {
+            let line = lines.lines.first { $0.fields["request.id"] == "web-\(index)" }
+            #expect(line != nil && line?.fields["auth.error"] == each.logged, "\(each): \(String(describing: line))")
+        }
+        #expect(!lines.lines.contains { $0.fields.values.contains { $0.contains("secret") } } && !lines.messages.joined().contains("secret"), "no token is logged")
     }
 
     @Test("a page shown to a signed-in reader is kept by no cache (Back after sign-out must not show it); one shown to anyone, private and revalidated")
