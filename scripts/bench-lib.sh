@@ -119,9 +119,11 @@ bench_two_builds() {
 }
 
 bench_kill_tree() {
-  local child
-  for child in $(pgrep -P "$1"); do bench_kill_tree "$child"; done
+  local child children
+  # The parent first (its children found before): a job whose wrk died first would say so.
+  children=$(pgrep -P "$1" || true)
   kill "$1" 2> /dev/null || true
+  for child in $children; do bench_kill_tree "$child"; done
 }
 
 bench_stop_both() {

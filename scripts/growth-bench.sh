@@ -9,7 +9,8 @@
 #
 # Usage: scripts/growth-bench.sh A_BINARY B_BINARY   (release builds of `announcements`; needs wrk)
 # Environment: GROWTH_RUNS (runs of each side, default 2), GROWTH_SECONDS (each run, default 45),
-# GROWTH_CONNECTIONS (default 64), BENCH_DIR (default .bench; each run's log is removed after it).
+# GROWTH_CONNECTIONS (default 64), BENCH_DIR (default .bench; a run's log is removed as the next
+# starts, and the last at the end).
 set -euo pipefail
 shopt -s inherit_errexit
 source "$(dirname "$0")/bench-lib.sh"
@@ -19,6 +20,9 @@ command -v wrk > /dev/null || { echo "wrk is missing (Debian: apt-get install wr
 RUNS=${GROWTH_RUNS:-2}
 SECONDS_EACH=${GROWTH_SECONDS:-45}
 CONNECTIONS=${GROWTH_CONNECTIONS:-64}
+for value in "$RUNS" "$SECONDS_EACH" "$CONNECTIONS"; do
+  [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "GROWTH_RUNS, GROWTH_SECONDS and GROWTH_CONNECTIONS take whole numbers from 1; got '$value'"; exit 2; }
+done
 TICKS=$(getconf CLK_TCK)
 export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
