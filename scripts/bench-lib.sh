@@ -23,6 +23,8 @@
 #                       DIR (NAME-XXXXXX under BENCH_DIR, default .bench), starts both in it
 #                       (bench_start_both) and sets BENCH_POST_BODY for scripts/bench-post.lua; on
 #                       exit stops them and the script's other background jobs, and removes DIR
+#   bench_stop_both     an EXIT trap: stops the servers SERVER and BARE (either may be empty),
+#                       the script's background jobs with what they started, and removes DIR
 #   bench_two_builds A B for a script that compares two builds (its arguments): stops it with its usage
 #                       unless both are executables; sets BINARIES to their absolute paths (called
 #                       before the script moves to the project's root, from where it was called)

@@ -28,21 +28,16 @@ export BENCH_POST_BODY=$PWD/scripts/bench-post.json
 
 mkdir -p "${BENCH_DIR:-.bench}"
 DIR=$(mktemp -d "$(cd "${BENCH_DIR:-.bench}" && pwd)/growth-XXXXXX")
-SERVER=
-stop() {
-  local pid
-  for pid in $(jobs -p); do bench_kill_tree "$pid"; done
-  [ -z "$SERVER" ] || { kill "$SERVER" 2> /dev/null || true; wait "$SERVER" 2> /dev/null || true; }
-  rm -rf "$DIR"
-}
-trap stop EXIT
+SERVER= BARE=
+trap bench_stop_both EXIT
 trap 'exit 130' INT TERM
 
 # The CPU time (user and system) of process $1 so far, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # One run of side $1 (A or B): sets RESULT to "POSTs/s µs-CPU-per-POST snapshots" (not printed:
-# a command substitution would run it in a subshell, out of reach of the EXIT trap's stop).
+# a command substitution would run it in a subshell, out of reach of the EXIT trap's stop of
+# its server).
 run() {
   local binary=${BINARIES[0]} run_dir=$DIR/run url start end snapshots=0 seen= inode out requests
   [ "$1" = B ] && binary=${BINARIES[1]}

@@ -11,9 +11,10 @@ extension Response {
     /// such a page from their back-forward cache once the session cookie changes). No other site's
     /// window keeps a handle on a page (`Cross-Origin-Opener-Policy: same-origin`): one that opened
     /// it, or that a link in a body opened, learns nothing of it (not even its count of frames,
-    /// which differs between readers). A 401 tells the access log why (`Challenge.pageError`): no
-    /// session (`no_token`), or one whose token is not configured, or no longer (`invalid_token`).
-    static func page(_ html: String, _ request: Request, status: HTTPResponse.Status = .ok) -> Response {
+    /// which differs between readers). A 401 tells the access log why (`Challenge.pageError`):
+    /// `authError` where the caller knows (a sign-in form's token, a bearer token's challenge), else
+    /// no session (`no_token`) or one whose token is not configured, or no longer (`invalid_token`).
+    static func page(_ html: String, _ request: Request, status: HTTPResponse.Status = .ok, authError: String? = nil) -> Response {
         let body = CodedBody(ByteBuffer(string: html), compressedWith: ContentCoding.preferred(by: request))
         var response = Response.coded(body, contentType: "text/html; charset=utf-8", status: status)
         response.headers[.contentSecurityPolicy] = SecurityHeaders.pagePolicy
@@ -21,7 +22,9 @@ extension Response {
         response.headers[.vary] = "Cookie, Accept-Encoding"
         response.headers[.crossOriginOpenerPolicy] = "same-origin"
         response.headers[.referrerPolicy] = "same-origin"
-        if status == .unauthorized { response.headers[Challenge.pageError] = WebSession.token(in: request) == nil ? "no_token" : "invalid_token" }
+        if status == .unauthorized {
+            response.headers[Challenge.pageError] = authError ?? (WebSession.token(in: request) == nil ? "no_token" : "invalid_token")
+        }
         return response
     }
 

@@ -23,10 +23,8 @@ extension WebRoutes {
         let next = Self.next(form["next"])
         guard let token = form["token"], access.caller(token: token) != nil else {
             let page = SignInPage(chrome: .signedOut, next: next, problem: "That token is not one this server knows. Check it with whoever gave it to you; it may have been revoked.")
-            var response = Response.page(pages.render(page), request, status: .unauthorized)
             // The token refused is the form's, not a session's.
-            response.headers[Challenge.pageError] = form["token"]?.isEmpty == false ? "invalid_token" : "no_token"
-            return response
+            return .page(pages.render(page), request, status: .unauthorized, authError: form["token"]?.isEmpty == false ? "invalid_token" : "no_token")
         }
         return .seeOther(next, setCookie: WebSession.signIn(token, request))
     }

@@ -5,16 +5,21 @@ import AnnouncementsDomain
 ///
 /// One snapshot is written at a time. A periodic one is due once `everyEvents` events, or
 /// `everySeconds` seconds with at least one event, have passed since the last one was taken (or
-/// since the store opened). Where the state held more announcements than `everyEvents` when the
-/// last was taken while the store ran, as many events as it held: writing a snapshot costs about
-/// what taking in that many writes does, so that a large state's snapshots never cost more than
-/// the writes between them (a state growing by writes alone is written at 100,000, 200,000,
+/// since the store opened).
+///
+/// Where the state held more announcements than `everyEvents` when the last was taken while the
+/// store ran, the next by count waits for as many events as it held: writing a snapshot costs
+/// about what taking in that many writes does, so that a large state's snapshots never cost more
+/// than the writes between them (a state growing by writes alone is written at 100,000, 200,000,
 /// 400,000… events, not at every 100,000 in full). The price: a crash may leave that many lines
 /// for start-up to replay, not `everyEvents`. A store that opens counts from `everyEvents` again
-/// until it takes one, so that restarts cannot put the next snapshot off and off. The one at close is due whenever the state is newer than the newest
-/// snapshot, or as new but without the search index the store now keeps (the snapshot written
-/// right after a start that replayed the whole log, before the index was built). A snapshot that fails to be written counts as taken for the timing (so a failing
-/// disk is not retried after every batch), but not as written.
+/// until it takes one, so that restarts cannot put the next snapshot off and off.
+///
+/// The one at close is due whenever the state is newer than the newest snapshot, or as new but
+/// without the search index the store now keeps (the snapshot written right after a start that
+/// replayed the whole log, before the index was built). A snapshot that fails to be written
+/// counts as taken for the timing (so a failing disk is not retried after every batch), but not
+/// as written.
 struct SnapshotSchedule: Sendable {
     let policy: SnapshotPolicy
     /// The seq the newest snapshot written (or loaded at start-up) covers; 0 for none.

@@ -49,10 +49,10 @@ final class Snapshotter: Sendable {
         schedule.withLock { $0.writtenSeq }
     }
 
-    /// Called as each write batch is published, with the state's seq and how many announcements it
-    /// holds: when a snapshot is due, takes the state with `capture` and writes it in the background.
-    func published(seq: Int, count: Int, capture: () -> SnapshotContents) {
-        guard schedule.withLock({ $0.takePeriodic(seq: seq, count: count, now: now) }) else { return }
+    /// Called as each write batch publishes `model`: when a snapshot of it is due (by its seq and
+    /// how many announcements it holds), takes the state with `capture` and writes it in the background.
+    func published(_ model: ReadModel, capture: () -> SnapshotContents) {
+        guard schedule.withLock({ $0.takePeriodic(seq: model.seq, count: model.count, now: now) }) else { return }
         let contents = capture()
         worker.async { self.write(contents) }
     }

@@ -255,7 +255,7 @@ extension EventStore {
         // A periodic snapshot takes the state as it is now (values, taken in a moment: before the
         // answers, so that a writer answered knows any snapshot due is under way) and is written
         // in the background.
-        snapshotter?.published(seq: model.seq, count: model.count) { snapshotContents(of: model) }
+        snapshotter?.published(model) { snapshotContents(of: model) }
         return replaced
     }
 

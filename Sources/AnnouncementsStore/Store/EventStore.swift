@@ -258,7 +258,7 @@ public final class EventStore: Sendable {
             }
         }
         // A long replay (no snapshot, or an old one) is worth a snapshot now, not only at the next period.
-        snapshotter?.published(seq: replay.model.seq, count: replay.model.count) { store.snapshotContents(of: replay.model) }
+        snapshotter?.published(replay.model) { store.snapshotContents(of: replay.model) }
         log.follow { [weak store] change in store?.logChanged(change) }
         if replay.model.seq == 0, !seed.isEmpty {
             let requests = seed.map { WriteRequest(action: .create($0), by: "seed") }
