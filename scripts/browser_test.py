@@ -164,8 +164,10 @@ class Elsewhere:
 # MARK: - The browser
 
 
-def browser(width=1280, height=900):
+def browser(width=1280, height=900, script=True):
     options = webdriver.ChromeOptions()
+    if not script:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/lib/chromium/chromium")
     for argument in ("--headless=new", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}", "--lang=en-US"):
         options.add_argument(argument)
@@ -392,6 +394,30 @@ def frames_fit(driver, server):
     driver.find_element(By.ID, "body").send_keys(body)
     preview = driver.find_element(By.ID, "preview")
     check(wait(driver, lambda d: (lambda r: r[1] > 100 and r[0] >= r[1] - 1)(d.execute_script(room, preview))), "the preview holds its last line too (its padding and border on top of the text)", driver.execute_script(room, preview))
+
+
+def without_script(server):
+    """The pages work with the browser's scripts turned off: a body's frame (which the script would
+    fit to its text) is tall enough to read in, not the browser's default 150 pixels; the search
+    box's form searches; a link opens an announcement."""
+    body = "".join(f"<p>Paragraph {n} of a long announcement read without scripts.</p>" for n in range(30))
+    id_ = server.create("Read without scripts", body)["id"]
+    driver = browser(script=False)
+    try:
+        check(driver.execute_script("return matchMedia('(scripting: none)').matches"), "the browser runs no page script")
+        driver.get(server.url + f"/a/{id_}")
+        frame = driver.find_element(By.CSS_SELECTOR, "iframe.body")
+        heights = driver.execute_script("return [arguments[0].getBoundingClientRect().height, innerHeight]", frame)
+        check(heights[0] >= 0.6 * heights[1], "a body's frame takes most of the window without the script", heights)
+        driver.get(server.url + "/")
+        box = driver.find_element(By.ID, "q")
+        box.send_keys("scripts")
+        box.submit()
+        check(wait(driver, lambda d: "/?q=scripts" in d.current_url and "Read without scripts" in texts(d, ".items h2")), "the search box's form searches", driver.current_url)
+        driver.find_element(By.LINK_TEXT, "Read without scripts").click()
+        check(wait(driver, lambda d: d.current_url.endswith(f"/a/{id_}")), "a title opens its announcement", driver.current_url)
+    finally:
+        driver.quit()
 
 
 def timed(step, *arguments):
@@ -820,6 +846,7 @@ def main():
         timed(csp_and_csrf, driver, server, elsewhere)
         timed(keyboard, driver, server)
         timed(locale_and_layout, driver, server)
+        timed(without_script, server)
         sign_in(driver, server, "admin")
         views = [("board", server.url + "/"), ("announcement", server.url + "/a/1"), ("search", server.url + "/?q=seeded"),
                  ("editor", server.url + "/new"), ("edit", server.url + "/a/2/edit"), ("delete", server.url + "/a/2/delete"),

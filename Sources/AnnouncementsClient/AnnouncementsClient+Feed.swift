@@ -8,7 +8,7 @@ import FoundationNetworking
 public struct FeedEvent: Sendable, Hashable {
     /// Its position in the log.
     public var seq: Int
-    /// `created`, `edited` or `deleted`.
+    /// `created`, `edited`, `deleted` or `erased`.
     public var type: String
     /// The log line, exactly as stored (JSON: `seq`, `type`, `id`, `at`, `by`, `data`, …), for a
     /// client whose token is an auditor's or an admin's; for any other, its public form, JSON with

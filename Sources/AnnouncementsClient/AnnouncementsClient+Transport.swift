@@ -37,7 +37,7 @@ extension AnnouncementsClient {
         /// and the delete may never have reached the server: not a success to report.
         func checkDeleted() throws(ClientError) {
             guard status == 204 else {
-                throw .unexpectedJSON(field: "(the answer)", detail: "\(origin): a delete is answered 204; this is not the API's answer, and the announcement may not be deleted")
+                throw .unexpectedJSON(field: "", detail: "\(origin): a delete is answered 204; this is not the API's answer, and the announcement may not be deleted")
             }
         }
 
@@ -210,7 +210,13 @@ extension AnnouncementsClient {
         version: APIVersion? = nil, cached: Bool = false, key: String? = nil, minSeq: Int? = nil, accepting: Set<Int> = []
     ) async throws(ClientError) -> Received {
         var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
-        if !query.isEmpty { components?.queryItems = query }
+        if !query.isEmpty {
+            components?.queryItems = query
+            // `URLComponents` leaves a `+` as it is, which the server (as any form's reader)
+            // takes for a space: a search for "drill+" would become "drill ".
+            let encoded = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            components?.percentEncodedQuery = encoded
+        }
         guard let url = components?.url else {
             throw .unreachable(url: configuration.baseURL, underlying: URLError(.badURL))
         }

@@ -21,7 +21,9 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case positionBeyondLog(requested: Int, lastSeq: Int)
     /// The response body is not JSON at all.
     case invalidJSON(detail: String)
-    /// The response is JSON but lacks a field the API promises, or has it with the wrong type.
+    /// The response is JSON but lacks a field the API promises, or has it with the wrong type;
+    /// `field` is empty where the answer as a whole is not what the API answers (an object for a
+    /// list).
     case unexpectedJSON(field: String, detail: String)
     /// The event stream broke its format (an event that never ends, past the size any of this
     /// API's events can have): the server is not this API, or is broken.
@@ -86,6 +88,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the server's log ends at seq \(lastSeq), before the events after \(requested) that were asked for: it may have been restored from an older backup; resume from \(lastSeq), or from 0 to read it all again"
         case .invalidJSON(let detail):
             return "the server's answer is not JSON: \(detail)"
+        case .unexpectedJSON(let field, let detail) where field.isEmpty:
+            return "the server's answer is not what this API answers: \(detail)"
         case .unexpectedJSON(let field, let detail):
             return "the server's answer has no valid `\(field)`: \(detail)"
         case .badEventStream(let detail):
@@ -113,17 +117,19 @@ extension ClientError {
         }
     }
 
-    /// `[0].title`, `id`: where in the document a problem is.
+    /// `[0].title`, `id`: where in the document a problem is; empty for the document itself.
     static func path(_ keys: [any CodingKey]) -> String {
         let path = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-        let trimmed = path.hasPrefix(".") ? String(path.dropFirst()) : path
-        return trimmed.isEmpty ? "(the document)" : trimmed
+        return path.hasPrefix(".") ? String(path.dropFirst()) : path
     }
 
     private static func name(of type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
         case is Int.Type: "a whole number"
+        // Decodable's own names (`Array<Any>`, `Dictionary<String, Any>`), in words.
+        case _ where "\(type)".hasPrefix("Array<"): "a list"
+        case _ where "\(type)".hasPrefix("Dictionary<"): "an object"
         default: "\(type)"
         }
     }

@@ -94,7 +94,6 @@ func buildRouter(store: EventStore, settings: ServerSettings, forwarder: WriteFo
     let web = WebRoutes(store: store, access: settings.access, pages: .compiled, maxRequestBytes: settings.maxRequestBytes)
     router.add(middleware: ErrorMiddleware(routes: routes, web: web))
     router.add(middleware: QueryMiddleware())
-    router.add(middleware: ReadYourWritesMiddleware(store: store, access: settings.access))
     ReadRoutes(
         store: store, access: settings.access, defaultVersion: settings.defaultVersion, feedHeartbeat: settings.feedHeartbeat,
         streams: streams

@@ -58,6 +58,16 @@ enum MediaType: Sendable, Hashable, CaseIterable {
 }
 
 extension MediaType {
+    /// For what exists only as JSON (events, an erasure's answer): an `Accept` that does not take
+    /// JSON (an XML-only one) is a 406.
+    static func requireJSON(_ request: Request, _ what: String) throws(APIError) {
+        do throws(APIError) {
+            _ = try negotiate(request, among: [.json])
+        } catch {
+            throw APIError(.notAcceptable, "\(what) is JSON only: ask for application/json")
+        }
+    }
+
     /// Whether the request is a browser's navigation: its `Accept` names `text/html` itself, at a
     /// quality above that of every representation the API has (Chromium sends `text/html,…,
     /// application/xml;q=0.9,*/*;q=0.8`; curl's `*/*` and an API client's `application/json` are

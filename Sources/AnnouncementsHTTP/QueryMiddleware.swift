@@ -5,12 +5,19 @@ import Hummingbird
 /// ignored: `?limit=5` on a list (whose parameter is `max`) would otherwise answer a page the client
 /// did not ask for, as if it had. So is one given twice (`?max=5&max=50`): which one a route
 /// would read is not the client's to guess. The one table of what each route takes.
+///
+/// The web client's pages are the exception: a link to one that was shared picks up parameters on
+/// its way (a newsletter's `utm_source`, a social site's `fbclid`), and the page is still the one
+/// its reader wants. A page ignores the parameters it does not take (a repeated one it takes is
+/// still a 400).
 struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let query = request.uri.query, !query.isEmpty, let route = context.endpointPath {
             let known = Self.parameters(route: route, method: request.method)
+            let isPage = (request.method == .get || request.method == .head) && WebRoutes.serves(request.uri.path)
             var seen: Set<Substring> = []
             for (name, _) in request.uri.queryParameters {
+                if isPage, !known.contains(String(name)) { continue }
                 guard known.contains(String(name)) else {
                     let takes = known.isEmpty ? "takes no query parameter" : "takes \(known.map { "`\($0)`" }.joined(separator: ", "))"
                     throw APIError(.badRequest, "unknown query parameter `\(VisibleText.escaped(String(name)))`: \(request.method) \(route) \(takes)")

@@ -15,9 +15,10 @@ extension ReadRoutes {
     func history(_ request: Request, _ context: AnnouncementsRequestContext, forced: APIVersion?) async throws -> Response {
         // Every history holds past states (the texts before each edit): an auditor's to read.
         _ = try access.require(.audit, request)
+        try await readYourWrites.reach(request)
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)
-        try Self.requireJSON(request, "an announcement's history")
+        try MediaType.requireJSON(request, "an announcement's history")
         let notFound = APIError(.notFound, "announcement \(id) was never created")
         // The ETag comes from the index: a 304 reads nothing from the log.
         guard let last = store.lastEvent(of: id) else { throw notFound }
@@ -51,6 +52,7 @@ extension ReadRoutes {
     /// `Accept: text/event-stream`, a stream of them that follows the log (see `EventStream`).
     func events(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let form = FeedForm(for: try access.reader(request))
+        try await readYourWrites.reach(request)
         let parameters = request.uri.queryParameters
         // `Last-Event-ID` (a reconnecting stream's resume point) wins over `after`; both must be valid.
         let afterParameter = try Self.wholeNumber(parameters["after"].map(String.init), name: "after", default: 0, minimum: 0)
@@ -67,7 +69,7 @@ extension ReadRoutes {
             let closure = ConnectionClosure(context.connectionClosed)
             return EventStream(store: store, after: after, form: form, heartbeat: feedHeartbeat, frames: frames, slot: slot, closure: closure).response()
         }
-        try Self.requireJSON(request, "the event feed")
+        try MediaType.requireJSON(request, "the event feed")
         let limit = try Self.wholeNumber(parameters["limit"].map(String.init), name: "limit", default: Self.feedDefault, minimum: 1)
         let lines = try form.lines(await store.eventLines(after: after, limit: limit), after: after)
         let body = CodedBody(ByteBuffer(bytes: Self.array(lines)), compressedWith: ContentCoding.preferred(by: request))
@@ -99,15 +101,6 @@ extension ReadRoutes {
             throw APIError(.badRequest, "`\(name)` must be a whole number of at least \(minimum), not \"\(text)\"")
         }
         return number
-    }
-
-    /// Events exist only as JSON: an `Accept` that does not take JSON (an XML-only one) is 406.
-    private static func requireJSON(_ request: Request, _ what: String) throws(APIError) {
-        do throws(APIError) {
-            _ = try MediaType.negotiate(request, among: [.json])
-        } catch {
-            throw APIError(.notAcceptable, "\(what) is JSON only: ask for application/json")
-        }
     }
 
     /// `[line,line,…]`: stored lines are JSON objects already.

@@ -16,7 +16,7 @@ extension ReadRoutes {
     func searchQuery(_ uri: URI, asOf point: LogPoint?) throws(APIError) -> SearchQuery? {
         let parameters = uri.queryParameters
         guard let decoded = parameters["q"].map(String.init) else { return nil }
-        let text = Self.formValue(named: "q", in: uri.query) ?? decoded
+        let text = try Self.formValue(named: "q", in: uri.query) ?? decoded
         guard point == nil else {
             throw APIError(.badRequest, "query parameters `q` and `asOf` do not go together: search covers the live announcements only (read the list as it was with `asOf` alone)")
         }
@@ -54,12 +54,15 @@ extension ReadRoutes {
     }
 
     /// The value of parameter `name` in a raw query as an HTML form sends it: `+` for a space (a
-    /// search box's `GET` form writes `q=fire+drill`), then percent-decoded; nil without it, or
+    /// search box's `GET` form writes `q=fire+drill`), then percent-decoded; nil without it, a 400
     /// when it does not decode.
-    static func formValue(named name: String, in query: String?) -> String? {
+    static func formValue(named name: String, in query: String?) throws(APIError) -> String? {
         guard let query else { return nil }
         for item in query.split(separator: "&") where item.hasPrefix(name + "=") {
-            return FormBody.decode(item.dropFirst(name.count + 1))
+            guard let value = FormBody.decode(item.dropFirst(name.count + 1)) else {
+                throw APIError(.badRequest, "query parameter `\(name)` is not valid percent-encoded UTF-8")
+            }
+            return value
         }
         return nil
     }

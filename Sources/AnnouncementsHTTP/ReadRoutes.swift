@@ -15,6 +15,8 @@ struct ReadRoutes: Sendable {
     let cache = RepresentationCache()
     let frames = EventStream.Frames()
     let healthBody = HealthBody()
+    /// `Min-Seq`, for each read once it has let its caller in.
+    var readYourWrites: ReadYourWrites { ReadYourWrites(store: store) }
 
     /// The largest page a client may ask for.
     static let maxPageSize = 100
@@ -53,6 +55,7 @@ struct ReadRoutes: Sendable {
     private func list(_ request: Request, forced: APIVersion?, path: String) async throws -> Response {
         // A past state is an auditor's (or an admin's) to read, as for one announcement.
         _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)
+        try await readYourWrites.reach(request)
         let point = try asOf(request)
         let version = try self.version(of: request, forced: forced)
         let media = try MediaType.negotiate(request)
@@ -111,6 +114,7 @@ struct ReadRoutes: Sendable {
         // A past state is no longer live: only an auditor's (or an admin's) to read, checked
         // before the point is (a 401 or 403 says nothing of the parameter).
         _ = try request.uri.queryParameters["asOf"] == nil ? access.reader(request) : access.require(.audit, request)
+        try await readYourWrites.reach(request)
         let point = try asOf(request)
         let version = try self.version(of: request, forced: forced)
         let id = try AnnouncementTag.id(request, context)

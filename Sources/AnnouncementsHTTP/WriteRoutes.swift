@@ -129,6 +129,8 @@ struct WriteRoutes: Sendable {
     private func erase(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         let writer = try access.require(.erase, request).name
         _ = try APIVersion(of: request)
+        // Refused before anything is erased.
+        try MediaType.requireJSON(request, "an erasure's answer")
         let id = try AnnouncementTag.id(request, context)
         let reason = try await EraseReason.read(request, context, maxBytes: maxRequestBytes)
         let erasure: EventStore.Erasure

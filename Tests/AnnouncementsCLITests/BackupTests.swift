@@ -259,6 +259,30 @@ import FoundationNetworking
     }
 }
 
+/// A snapshot whose header is sound but whose contents were damaged (a byte flipped past the
+/// header) is left out of a backup, as one that cannot be read at all is: the copy is read whole.
+@Suite struct BackupSnapshotCheckTests {
+    @Test("a snapshot damaged past its header is left out of the backup, saying why; the log is backed up")
+    func damagedContents() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try await EventStore.open(path: log, snapshots: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        await store.close()
+        let snapshotPath = SnapshotFile.path(forLog: log)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
+        // (Its header is the first 104 bytes: see SnapshotFile.)
+        #expect(bytes.count > 104 + 40, "a snapshot with contents")
+        let place = 104 + (bytes.count - 104) / 2
+        bytes[place] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: snapshotPath))
+        let backup = try await CLI.run(["backup", "saved"], in: folder)
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stderr.contains("the snapshot beside it is not one this version reads (another version's, or damaged: corrupt: the contents' checksum does not match"), "\(backup.stderr)")
+        #expect(!backup.stdout.contains("with its snapshot"), "\(backup.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/saved").sorted() == ["announcements.jsonl", "announcements.jsonl.head"])
+    }
+}
+
 /// `announcements import` into a log file.
 @Suite struct FileImportTests {
     @Test("import copies a log file into an empty log file, byte for byte; a source a server writes to is refused")
@@ -283,6 +307,24 @@ import FoundationNetworking
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr == "error: events/announcements.jsonl: another process is writing to this log (it holds the write lock): stop it, then try again\n")
         #expect(FileManager.default.contents(atPath: folder + "/other.jsonl") == nil, "nothing is created for a refused import")
+    }
+
+    @Test("a source that ends in a torn line is refused for what it is, with the way to import its whole lines; that copy imports")
+    func importTornSource() async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var torn = try Data(contentsOf: URL(fileURLWithPath: log))
+        torn.append(contentsOf: Array(#"{"seq":6,"type":"cre"#.utf8))
+        try torn.write(to: URL(fileURLWithPath: folder + "/torn.jsonl"))
+        let refused = try await CLI.run(["import", "--log", "copy.jsonl", "--from", "torn.jsonl"], in: folder)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("torn.jsonl: it ends in 20 bytes with no newline") && !refused.stderr.contains("does not verify"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/copy.jsonl") || (FileManager.default.contents(atPath: folder + "/copy.jsonl")?.isEmpty ?? true))
+        let exported = try await CLI.run(["export", "--log", "torn.jsonl", "--to", "whole.jsonl"], in: folder)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let imported = try await CLI.run(["import", "--log", "copy.jsonl", "--from", "whole.jsonl"], in: folder)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(FileManager.default.contents(atPath: folder + "/copy.jsonl") == FileManager.default.contents(atPath: log))
     }
 
     @Test("a source and a snapshot whose last change is dated past 2262 (nanoseconds past Int64) are imported and backed up, not a crash")

@@ -461,6 +461,8 @@ func makeLog() async throws -> (folder: String, log: String) {
         (["history", "--type", "renamed", "--log", "x"], Int32(64), "--type takes created, edited, deleted or erased"),
         (["erase", "1", "--reason", "r", "--by", "", "--log", "x"], Int32(64), "--by must not be empty"),
         (["erase", "1", "--reason", "r", "--by", "two words", "--log", "x"], Int32(64), "--by must be one word"),
+        (["verify", "--log", ""], Int32(64), "--log takes a file's path, not an empty one"),
+        (["replay", "--config", ""], Int32(64), "--config takes a file's path, not an empty one"),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {
         let result = try await CLI.run(arguments)

@@ -181,8 +181,48 @@ import Glibc
         #endif
     }
 
+    @Test("a client that reads a large page slowly gets all of it: the page's end, handed over long before it has left, is not the start of an idle connection to cut")
+    func slowReaderGetsThePage() async throws {
+        // 12 MB of events: a page of 8 MB, more than the socket buffers hold; read at 1 MB a
+        // second, for longer than twice the idle timeout.
+        let (folder, server) = try await Self.serverOfLargeEvents(megabytes: 12, idleTimeout: 3)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        defer { server.stop() }
+        let port = server.port
+        let (text, seconds) = await withCheckedContinuation { (continuation: CheckedContinuation<(String, Double), Never>) in
+            Thread {
+                guard let reader = try? RawConnection(port: port, receiveBuffer: 4096), reader.send(Self.auditorsPageRequest) else {
+                    return continuation.resume(returning: ("", 0))
+                }
+                var received: [UInt8] = []
+                let start = Date()
+                while Date().timeIntervalSince(start) < 120 {
+                    if Double(received.count) > Date().timeIntervalSince(start) * 1_000_000 {
+                        usleep(20_000)
+                        continue
+                    }
+                    let (bytes, closed) = reader.arrived(atMost: 16_384)
+                    received += bytes
+                    if closed { break }
+                    if bytes.isEmpty { usleep(2_000) }
+                }
+                continuation.resume(returning: (String(decoding: received, as: UTF8.self), Date().timeIntervalSince(start)))
+            }.start()
+        }
+        let lines = text.components(separatedBy: "\r\n")
+        let head = lines.first ?? ""
+        let length = lines.first { $0.lowercased().hasPrefix("content-length: ") }.flatMap { Int($0.dropFirst(16)) }
+        let body = text.range(of: "\r\n\r\n").map { text[$0.upperBound...] } ?? ""
+        #expect(head == "HTTP/1.1 200 OK", "\(text.prefix(200))")
+        #expect(length != nil && body.utf8.count == length, "the whole page, \(length ?? 0) bytes, came: \(body.utf8.count) in \(seconds) s")
+        #expect(body.hasSuffix("]"), "its JSON ends")
+        #expect(seconds > 6, "read at the reader's pace, over twice the idle timeout: \(seconds) s")
+    }
+
     static let streamRequest = "GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
     static let auditorsStreamRequest = "GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer audrey-secret\r\n\r\n"
+    /// A page of the feed of the same events: 8 MB, its end handed to SwiftNIO at once.
+    static let auditorsPageRequest = "GET /events?limit=1000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer audrey-secret\r\n\r\n"
 
     /// Asks for the event stream on `connection`: what came until the stream's opening comment
     /// (waiting a minute at most: a machine running every suite at once can take seconds).
@@ -575,7 +615,7 @@ import Glibc
         #expect(await old.readUntilClosed(seconds: 60).text.hasPrefix("HTTP/1.0 200"))
     }
 
-    @Test("CONNECT (this server is no proxy) is a 501 that closes the connection after the answer owed before it, not an answer the connection then waits on; a Host that is not one host[:port] is a 400; what the parser refuses is named in words", arguments: [
+    @Test("CONNECT (this server is no proxy) is a 501 that closes the connection after the answer owed before it, not an answer the connection then waits on; a Host that is not one host[:port] is a 400; what the parser refuses is named in words (a method it does not know too)", arguments: [
         ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
         ("CONNECT /announcements HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 501", ""),
         ("GET /health HTTP/1.1\r\nHost: a, b\r\n\r\n", "HTTP/1.1 400", #"not \"a, b\""#),
@@ -584,6 +624,8 @@ import Glibc
         ("POST /announcements HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400", "with Transfer-Encoding (RFC 9112 6.3"),
         ("POST /announcements HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n0\r\n\r\n", "HTTP/1.1 400", "with Transfer-Encoding (RFC 9112 6.3"),
         ("GET /health HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", "HTTP/1.1 400", "a header field's name or value"),
+        // A method it does not know: named, with those it takes (a known one no route takes is a 405).
+        ("FOO /announcements HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400", "its method: this server takes GET, HEAD, POST"),
     ])
     func refusedHeads(request: String, status: String, message: String) async throws {
         let folder = try Self.folder(http: "  idle_timeout_seconds: 60\n")

@@ -289,7 +289,10 @@ struct MultiNodeTests {
         #expect(last?.status == 201, "\(last?.text ?? "")")
         acknowledged.update { $0.append("after") }
         let seq = try #require(last?.logSeq)
-        let health = try await nodes[index].send("GET", "/health", headers: ["Min-Seq": "\(seq)"])
+        // (`/health` looks at no Min-Seq: a read waits for the seq first.)
+        let caughtUp = try await nodes[index].send("GET", "/announcements?max=1", headers: ["Min-Seq": "\(seq)"])
+        #expect(caughtUp.status == 200, "\(caughtUp.text)")
+        let health = try await nodes[index].send("GET", "/health")
         #expect(health.status == 200, "\(health.text)")
 
         // Every acknowledged write is in the log once, on every node; the chain verifies.

@@ -95,6 +95,9 @@ import Testing
             #expect(found.items.map(\.id) == [created.id])
             #expect(found.total == 1)
             #expect(try await client.search("body").items.map(\.id) == [3, 2, 1], "bodies hold it; newest first")
+            // A `+` reaches the server as itself, not as a space (which would end the last word).
+            #expect(try await client.search("mon+").items.map(\.id) == [created.id], "mon+ starts Monday")
+            #expect(try await client.search("mon ").items.isEmpty, "mon with a space after is a whole word")
             await #expect(throws: ClientError.self) { _ = try await client.search("  ") }
             do throws(ClientError) {
                 _ = try await client.search("  ")
@@ -806,6 +809,15 @@ import Testing
             }
             await #expect(throws: ClientError.unexpectedJSON(field: "id", detail: "expected a whole number")) {
                 try await client.announcement(id: 3)
+            }
+            // The answer as a whole of another shape (an object for a list) is said in words.
+            do {
+                _ = try JSONDecoder().decode([Int].self, from: Data("{}".utf8))
+                Issue.record("an object decoded as a list")
+            } catch let error as DecodingError {
+                let client = ClientError(decoding: error)
+                #expect(client == .unexpectedJSON(field: "", detail: "expected a list"))
+                #expect(client.description == "the server's answer is not what this API answers: expected a list")
             }
             // An error whose body has no API message (no route there: the framework's own 404) says so.
             await #expect { try await client.announcement(id: 999) } throws: { error in

@@ -110,7 +110,9 @@ import Testing
         ("reads: private", "config.yaml:1:8: reads: must be one of `public`, `token`, not \"private\""),
         ("tokens:\n  a: \"env:\"", "config.yaml:2:6: tokens.a: `env:` needs a variable name, like env:ANNOUNCEMENTS_TOKEN"),
         ("- just\n- a list", "config.yaml:1:1: expected a mapping, found a list"),
-        ("port: [8080", "config.yaml:2:1: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
+        // Placed where what was left open begins (what to mend), with where libyaml found it.
+        ("port: [8080", "config.yaml:1:7: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']' (at line 2, column 1)"),
+        ("host: 127.0.0.1\nlog: \"a.jsonl\nport: 8080\n", "config.yaml:2:6: malformed YAML: while scanning a quoted scalar: found unexpected end of stream (at line 4, column 1)"),
         ("host: a\n  bad: indent", "config.yaml:2:6: malformed YAML: mapping values are not allowed in this context"),
         // A character YAML does not allow, as it is in the file (not escaped): its own line and column.
         ("host: a\nport: 80\nlog: \"x\u{1}y\"\n", "config.yaml:3:8: malformed YAML: control characters are not allowed (U+0001)"),

@@ -87,6 +87,20 @@ import Testing
         }
     }
 
+    @Test("an erasure whose Accept takes no JSON is a 406 before anything is erased", arguments: ["text/html", "application/xml"])
+    func notAcceptable(accept: String) async throws {
+        try await withServer { client, store in
+            var headers = Self.admin
+            headers[.accept] = accept
+            try await client.execute(uri: "/announcements/2/erase", method: .post, headers: headers, body: body(#"{"reason":"personal data"}"#)) { response in
+                #expect(response.status == .notAcceptable)
+                #expect(String(buffer: response.body).contains("answer is JSON only"))
+            }
+            #expect(store.lastSeq == 6)
+            try await client.execute(uri: "/v1/announcements/2", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("erasing from a log in the first format is a 409 that says to upgrade it, through the API and as a page, and nothing is appended")
     func needsUpgrade() async throws {
         let folder = NSTemporaryDirectory() + "http-test-\(UUID().uuidString)"

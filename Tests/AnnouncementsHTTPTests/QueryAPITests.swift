@@ -41,6 +41,25 @@ import Testing
         }
     }
 
+    @Test("a page of the web client ignores a parameter it does not take (a shared link's utm_source or fbclid) and keeps the ones it does; a form's POST still refuses one", arguments: [
+        ("/a/1?fbclid=x", "Grails Quickcast #1"), ("/?utm_source=newsletter&utm_medium=email", "Grails Quickcast #1"),
+        ("/?q=quickcast&fbclid=x", "Quickcast"), ("/sign-in?next=%2Fa%2F2&utm_source=x", "Sign in"),
+    ])
+    func pageIgnoresUnknown(uri: String, text: String) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok, "\(uri)")
+                #expect(String(buffer: response.body).contains(text), "\(uri)")
+            }
+            // A known one given twice is still refused.
+            try await client.execute(uri: "/?q=a&fbclid=x&q=b", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/sign-in?fbclid=x", method: .post, headers: [.contentType: "application/x-www-form-urlencoded", .origin: "http://localhost"], body: ByteBuffer(string: "token=x")) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("fbclid"))
+            }
+        }
+    }
+
     @Test("the known ones are taken as before")
     func known() async throws {
         try await withServer { client, _ in

@@ -73,4 +73,51 @@ import Testing
             }
         }
     }
+
+    // Each read looks at Min-Seq once it has let the caller in: a caller it refuses gets the
+    // refusal (not a 409 naming the log's seqs; on a shared log, not a wait first). The requests
+    // that do not read the state ignore it.
+    @Test("Min-Seq is looked at after the route's own check: history, a past state and a write without the right token are refused at once; writes, /health, /openapi.yaml and pages ignore it")
+    func minSeqAfterTheRoutesCheck() async throws {
+        try await withServer { client, store in
+            let beyond: HTTPFields = [.minSeq: "1000000"]
+            for uri in ["/announcements/1/history", "/announcements?asOf=3", "/v2/announcements/1?asOf=3"] {
+                try await client.execute(uri: uri, method: .get, headers: beyond) { response in
+                    #expect(response.status == .unauthorized, "\(uri)")
+                    #expect(!response.object.keys.contains("lastSeq"), "\(uri)")
+                }
+            }
+            // A reader's past state is still an auditor's: 403, not the seq.
+            var reader = alice
+            reader[.minSeq] = "1000000"
+            try await client.execute(uri: "/announcements/1?asOf=3", method: .get, headers: reader) { #expect($0.status == .forbidden) }
+            // An auditor gets the 409, on each read of the state.
+            var audit = auditor
+            audit[.minSeq] = "1000000"
+            for uri in ["/announcements/1/history", "/announcements?asOf=3", "/events?after=0"] {
+                try await client.execute(uri: uri, method: .get, headers: audit) { response in
+                    #expect(response.status == .conflict, "\(uri)")
+                    #expect(response.object["lastSeq"] as? Int == 6, "\(uri)")
+                }
+            }
+            // A write with no token is a 401; with one, Min-Seq is not looked at (the write is
+            // decided on the newest state).
+            try await client.execute(uri: "/announcements", method: .post, headers: [.minSeq: "1000000", .contentType: "application/json"], body: body(#"{"title":"x"}"#)) {
+                #expect($0.status == .unauthorized)
+            }
+            var writer = alice
+            writer[.minSeq] = "1000000"
+            try await client.execute(uri: "/announcements", method: .post, headers: writer, body: body(#"{"title":"Written"}"#)) { #expect($0.status == .created) }
+            try await client.execute(uri: "/announcements/7", method: .delete, headers: writer) { #expect($0.status == .noContent) }
+            #expect(store.lastSeq == 8)
+            // /health and the web client's pages look at no bearer token and no seq.
+            for uri in ["/health", "/", "/a/1"] {
+                try await client.execute(uri: uri, method: .get, headers: [.minSeq: "1000000", .authorization: "Bearer nope"]) { #expect($0.status == .ok, "\(uri)") }
+            }
+        }
+        try await withServer(reads: .token) { client, _ in
+            try await client.execute(uri: "/health", method: .get, headers: [.minSeq: "1"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/openapi.yaml", method: .get, headers: [.minSeq: "seven"]) { #expect($0.status == .ok) }
+        }
+    }
 }

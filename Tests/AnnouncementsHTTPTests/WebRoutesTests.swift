@@ -44,10 +44,10 @@ import Testing
                 #expect(titles.compactMap { $0 } == titles.compactMap { $0 }.sorted(by: >), "newest first")
                 #expect(html.contains("href=\"/sign-in\"") && !html.contains("New announcement"), "a visitor is offered to sign in, not to post")
             }
-            try await client.execute(uri: "/?limit=5", method: .get) { response in
+            try await client.execute(uri: "/?offset=-1", method: .get) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8", "a page's error is a page")
-                #expect(String(buffer: response.body).contains("query parameter `limit`: GET / takes `q`"))
+                #expect(String(buffer: response.body).contains("offset"))
             }
         }
     }
@@ -98,7 +98,7 @@ import Testing
         }
     }
 
-    @Test("a web 401 says why in its access-log line (auth.error), as the API's refusals do: a refused sign-in, a form sent signed out or with a token no longer configured, a bad bearer token sent to a page; never a 403; the note never leaves the server, whatever the log level")
+    @Test("a web 401 says why in its access-log line (auth.error), as the API's refusals do: a refused sign-in, a form sent signed out or with a token no longer configured; never a 403; the note never leaves the server, whatever the log level")
     func refusalsLogged() async throws {
         let lines = LogLines()
         let logger = Logger(label: "test", factory: { _ in lines })
@@ -112,8 +112,6 @@ import Testing
             (.post, "/new", Self.post("revoked-secret"), "title=Revoked&body=", .unauthorized, "invalid_token"),
             // Through the error middleware's page.
             (.post, "/a/1/delete", form, "", .unauthorized, "no_token"),
-            // A page asked with a bearer token that will not do (with Min-Seq, checked before the page).
-            (.get, "/", [.minSeq: "0", .authorization: "Bearer not-a-configured-token"], "", .unauthorized, "invalid_token"),
             (.post, "/new", Self.post("audrey-secret"), "title=An+auditor&body=", .forbidden, nil),
             (.post, "/sign-in", form, "token=alice-secret", .seeOther, nil),
         ]
@@ -156,6 +154,24 @@ import Testing
             try await client.execute(uri: "/sign-out", method: .get, headers: [.accept: "text/html"]) { response in
                 #expect(response.status == .methodNotAllowed && response.headers[.allow] == "POST, OPTIONS", "\(response.headers)")
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            }
+        }
+    }
+
+    @Test("the header's Sign in link goes back, after it, to the page of this site it was followed from (Referer), never to another site's", arguments: [
+        ("http://localhost/a/2", "/a/2"), ("http://localhost/?q=fire", "/?q=fire"), ("https://evil.example/a/2", "/"),
+        ("http://localhost.evil.example/a/2", "/"), ("http://localhost/sign-in?next=%2Fa%2F3", "/"), ("http://localhost//evil.example", "/"),
+    ])
+    func signInFromReferer(referer: String, next: String) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: "/sign-in", method: .get, headers: [.referer: referer]) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(html.contains(#"name="next" value="\#(next.replacingOccurrences(of: "&", with: "&amp;"))""#), "\(referer): \(html)")
+            }
+            // A next the link names wins.
+            try await client.execute(uri: "/sign-in?next=%2Fa%2F4", method: .get, headers: [.referer: referer]) { response in
+                #expect(String(buffer: response.body).contains(#"name="next" value="/a/4""#))
             }
         }
     }
@@ -281,6 +297,25 @@ import Testing
         }
     }
 
+    @Test("an edit from the form whose text comes back with a browser's CR LF line breaks changes the title alone: the text keeps its LFs")
+    func crlfFromTheForm() async throws {
+        try await withServer { client, store in
+            let text = "<p>First line</p>\n<p>Second line</p>\n"
+            let created = try await store.create(AnnouncementDraft(title: "Lines", body: text), by: "alice")
+            let before = try #require(store.snapshot.announcement(id: created.id))
+            let sent = text.replacingOccurrences(of: "\n", with: "\r\n").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            try await client.execute(uri: "/a/\(created.id)/edit", method: .post, headers: Self.post("alice-secret"), body: body("title=Retitled&body=\(sent)&revision=\(before.revision)")) { response in
+                #expect(response.status == .seeOther)
+            }
+            let after = try #require(store.snapshot.announcement(id: created.id))
+            #expect(after.title == "Retitled")
+            #expect(after.body == text, "the text as it was, no CR")
+            let lines = try #require(await store.historyLines(id: created.id))
+            let last = String(decoding: try #require(lines.last), as: UTF8.self)
+            #expect(!last.contains("\"body\""), "the edit's event names the title alone: \(last)")
+        }
+    }
+
     @Test("pages for a role send a visitor to sign in and back, and tell a signed-in token without the role which roles may")
     func pagesNeedRoles() async throws {
         try await withServer { client, _ in
@@ -298,17 +333,35 @@ import Testing
         }
     }
 
+    @Test("a search the board cannot make says why beside the box, as a sentence, on a 400 page: one that is not percent-encoded UTF-8, one without a word", arguments: [
+        ("/?q=%FF", "Query parameter `q` is not valid percent-encoded UTF-8."), ("/?q=%", "Query parameter `q` is not valid percent-encoded UTF-8."),
+        ("/?q=%22%22", "Query parameter `q` holds no word to search for"),
+    ])
+    func searchProblems(uri: String, message: String) async throws {
+        try await withServer { client, _ in
+            try await client.execute(uri: uri, method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(html.contains(#"<p class="error" id="search-error" role="alert">"#) && html.contains(message.replacingOccurrences(of: "\"", with: "&quot;")), "\(html)")
+                #expect(html.contains(#"aria-invalid="true" aria-describedby="search-error""#))
+                #expect(html.contains("No search was made.") && !html.contains("Nothing found"))
+            }
+        }
+    }
+
     @Test("a search or a query parameter's name that joins markup to a neighbouring letter (U+0D4E before <, U+0301 after >) comes back on its page as text, not as a tag")
     func joinedMarkupInQuery() async throws {
         try await withServer { client, _ in
             // <meta http-equiv=refresh content=0;url=https://evil.example/ > with U+0D4E before it and U+0301 after.
             let meta = "%E0%B5%8E%3Cmeta%20http-equiv%3Drefresh%20content%3D0%3Burl%3Dhttps%3A//evil.example/%20%3E%CC%81"
-            for uri in ["/?q=\(meta)", "/a/1?\(meta)=1"] {
-                try await client.execute(uri: uri, method: .get) { response in
+            // (A page ignores a parameter it does not take; a form's post names it, on a page.)
+            for (method, uri) in [(HTTPRequest.Method.get, "/?q=\(meta)"), (.post, "/sign-in?\(meta)=1")] {
+                try await client.execute(uri: uri, method: method, headers: Self.form, body: method == .post ? body("token=x") : nil) { response in
                     let html = String(buffer: response.body)
                     #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
                     // (A parameter's name is quoted as it came, percent-encoded.)
-                    #expect(uri.hasPrefix("/a/") || html.contains("&lt;meta http-equiv=refresh"), "the text is on the page: \(uri)")
+                    #expect(method == .post || html.contains("&lt;meta http-equiv=refresh"), "the text is on the page: \(uri)")
+                    #expect(method == .get || (response.status == .badRequest && html.contains("Unknown query parameter")), "\(uri)")
                     #expect(!Array(html.utf8).contains(Array("<meta http-equiv=refresh".utf8)), "no tag: \(uri)")
                 }
             }
@@ -325,6 +378,12 @@ import Testing
                     #expect(String(buffer: response.body).contains("falls outside the years 0000 to 9999"), "\(query)")
                 }
             }
+            // A time zone no place has is named as such, not as a bad time.
+            try await client.execute(uri: "/?at=2026-12-01T05:22&tz=99999", method: .get, headers: auditor) { response in
+                #expect(response.status == .badRequest)
+                let html = String(buffer: response.body)
+                #expect(html.contains("must be a time zone") && html.contains("not 99999") && !html.contains("must be a date and time"), "\(html)")
+            }
             try await client.execute(uri: "/?at=0000-01-01T00:00&tz=1", method: .get, headers: auditor) { #expect($0.status == .ok) }
             try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) }
         }
@@ -337,6 +396,12 @@ import Testing
                 #expect(response.status == .unprocessableContent && String(buffer: response.body).contains("The reason is required"))
             }
             try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("alice-secret"), body: body("reason=gone")) { #expect($0.status == .forbidden) }
+            // One never created: its 404, reason or not (not the form again).
+            for reason in ["", "personal+data"] {
+                try await client.execute(uri: "/a/99/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=\(reason)")) { response in
+                    #expect(response.status == .notFound && String(buffer: response.body).contains("was never created"), "\(reason)")
+                }
+            }
             #expect(store.snapshot.erased.isEmpty)
             try await client.execute(uri: "/a/3/erase", method: .post, headers: Self.post("ada-secret"), body: body("reason=personal+data")) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/a/3/history")

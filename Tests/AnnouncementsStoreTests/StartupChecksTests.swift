@@ -64,7 +64,7 @@ import Testing
         let path = folder.file("log.jsonl")
         try await storeLog(path, events: 20, snapshots: snapshotsAtClose)
         try await storeLog(path, events: 57)
-        #expect(SnapshotFile.coveredSeq(ofSnapshotAt: SnapshotFile.path(forLog: path)) == 20)
+        #expect((try? SnapshotFile.checkedCoveredSeq(ofSnapshotAt: SnapshotFile.path(forLog: path)).get()) == 20)
         try flipTitleBit(onLine: 29, of: path)
 
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, snapshots: snapshotsAtClose, logger: quiet) }
@@ -147,6 +147,28 @@ import Testing
 
         try FileManager.default.moveItem(atPath: record, toPath: record + ".set-aside")
         let store = try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "Seed")], logger: quiet)
+        await store.close()
+    }
+
+    @Test("a last line that lost only its newline is refused as that, with the way to mend it, not as a log cut back; once mended, it starts with nothing lost")
+    func lastNewlineLost() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        try await storeLog(path, events: 12)
+        var bytes = try contents(path)
+        #expect(bytes.last == UInt8(ascii: "\n"))
+        bytes.removeLast()
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
+        guard case .log(let error)? = failure else { return }
+        #expect(error.kind == .damaged && error.line == 12, "\(error)")
+        #expect(error.message.contains("the log ends in line 12 as") && error.message.contains("whole but for its newline") && error.message.contains("printf '\\n' >> \(path)"), "\(error)")
+        #expect(!error.message.contains("cut back"), "\(error)")
+        #expect(try contents(path) == bytes, "left as it was")
+        // Mended as it says.
+        try Data(bytes + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: path))
+        let store = try await EventStore.open(path: path, logger: quiet)
+        #expect(store.snapshot.seq == 12)
         await store.close()
     }
 

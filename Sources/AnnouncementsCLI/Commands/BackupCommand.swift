@@ -92,12 +92,15 @@ struct BackupCommand: AsyncParsableCommand {
     }
 
     /// Why the snapshot copied to `path` is left out of the backup, if it is: one this version
-    /// cannot read (another version's, or damaged) is of no use to a start from the backup, and
+    /// cannot read (another version's, or damaged: its contents are read whole, their checksum
+    /// checked) is of no use to a start from the backup, and
     /// one that covers less of the log than its last erasure (`erasure`) was taken before it (a
     /// copy put back, one beside another path to the log) and may hold the erased texts.
     private static func leftOut(snapshotAt path: String, erasure: Int?) -> String? {
-        guard let covered = SnapshotFile.coveredSeq(ofSnapshotAt: path) else {
-            return "is not one this version reads (another version's, or damaged)"
+        let covered: Int
+        switch SnapshotFile.checkedCoveredSeq(ofSnapshotAt: path) {
+        case .success(let seq): covered = seq
+        case .failure(let problem): return "is not one this version reads (another version's, or damaged: \(problem))"
         }
         guard let erasure, covered < erasure else { return nil }
         return "covers the log up to seq \(covered), before the erasure at seq \(erasure), and may hold the erased texts"

@@ -44,9 +44,14 @@ struct ImportCommand: AsyncParsableCommand {
                 let sourceLock = try LogReadLock(path: from)
                 defer { withExtendedLifetime(sourceLock) {} }
                 let source = try await LogLines.verify(.file(from), rules: configuration.rules)
-                guard source.isSound, source.partialTail == nil else {
-                    let first = source.problems.first?.description ?? "\(from): \(source.partialTail ?? 0) bytes at the end with no newline"
+                guard source.isSound else {
+                    let first = source.problems.first?.description ?? ""
                     throw LogError(.invalidLine, path: from, message: "it does not verify, so it is not imported (`announcements verify --log` on it lists every problem); the first: \(first)")
+                }
+                // Sound, but with bytes after its last line (a line being written, or torn by a
+                // crash): an import copies whole files. A backup leaves them out.
+                if let partial = source.partialTail {
+                    throw LogError(.invalidLine, path: from, message: "it ends in \(partial) bytes with no newline (a line being written, or torn by a crash), which `verify` ignores but an import would copy: import a copy of its whole lines (`announcements export --log \(from) --to COPY` makes one)")
                 }
                 let end = switch destination {
                 case .file(let path): try importFile(into: path, source: source, rules: configuration.rules)

@@ -24,6 +24,12 @@ struct LogOptions: ParsableArguments {
 
     static let defaultConfigPath = "config.yaml"
 
+    func validate() throws {
+        for (name, value) in [("--config", config), ("--log", log)] where value?.isEmpty == true {
+            throw ValidationError("\(name) takes a file's path, not an empty one")
+        }
+    }
+
     /// The configuration: from --config, or ./config.yaml; defaults when only --log is given and
     /// there is no config file.
     func configuration() throws(CLIError) -> Configuration {

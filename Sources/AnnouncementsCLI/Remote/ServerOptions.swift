@@ -52,6 +52,10 @@ struct ServerOptions<Help: ServerHelp>: ParsableArguments {
             let named = server != nil ? "--server takes" : "ANNOUNCEMENTS_SERVER must be"
             throw CLIError(.usage, "\(named) an http:// or https:// URL, like \(Help.defaultServer); got \"\(VisibleText.escaped(address))\"")
         }
+        if let port = url.port, !(1...65535).contains(port) {
+            let named = server != nil ? "--server" : "ANNOUNCEMENTS_SERVER"
+            throw CLIError(.usage, "\(named)'s port must be 1 to 65535; got \(port) in \"\(VisibleText.escaped(address))\"")
+        }
         // An empty token (ANNOUNCEMENTS_TOKEN= ) is no token.
         let token = (token ?? environment["ANNOUNCEMENTS_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
         // One a header cannot carry (a space, a line break) would be left out of every request
@@ -116,10 +120,21 @@ extension CLIError {
     init(writing error: ClientError) {
         self.init(error)
         let unanswered = switch error {
-        case .unreachable(_, let underlying): underlying.code == .timedOut || underlying.code == .networkConnectionLost
+        // Any failure but one that kept the request from leaving: a connection cut mid-answer
+        // is `badServerResponse` or `unknown` on Linux, not only `networkConnectionLost`.
+        case .unreachable(_, let underlying): !Self.neverSent.contains(underlying.code)
         case .status(let code, _, _): code == 502 || code == 504
         default: false
         }
         if unanswered { message += "; the write may have been made all the same: look (`announcements show ID`, `list`) before sending it again" }
     }
+
+    /// The failures that say a request never reached a server (no address, no connection, no
+    /// trusted one): nothing it asked for can have been made.
+    static let neverSent: Set<URLError.Code> = [
+        .badURL, .unsupportedURL, .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost, .notConnectedToInternet,
+        .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection,
+        .cancelled,
+    ]
 }

@@ -3,16 +3,17 @@ import NIOCore
 /// When a connection must be closed, decided from what happened on it: a plain value that the
 /// channel handler feeds with events and asks for the next deadline (tested without sockets).
 ///
-/// - Idle: nothing owed either way (no request being read, no response being written) for
-///   `idleTimeout`.
+/// - Idle: nothing owed either way (no request being read, no response being written, none of
+///   one's bytes still waiting to be sent) for `idleTimeout`. A response's end is handed to
+///   SwiftNIO before its bytes have left: when the limit runs out with output still waiting, the
+///   connection is not idle but watched as unread, below.
 /// - Read: a request's first byte came `readTimeout` ago and its end has not (slowloris heads,
 ///   stalled uploads).
 /// - Unread: the client has left what it was sent unread for `idleTimeout` (a response, or an event
-///   stream, whose client stopped reading): the output waiting to be sent has not shrunk in that
-///   time. A client that reads a large answer slowly, but reads, is not cut. (The first look
-///   may see a shrink that came as the channel turned unwritable: a client that never reads is
-///   cut within twice the limit.) Event streams are
-///   otherwise exempt from the idle timeout: a response in progress is not idle.
+///   stream, whose client stopped reading): none of the output has left in that time (the bytes
+///   sent, counted as those handed over less those still waiting, have not grown). A client that
+///   reads a large answer slowly, but reads, is not cut. Event streams are otherwise exempt from
+///   the idle timeout: a response in progress is not idle.
 /// - Shutdown: a graceful stop began `shutdownGrace` ago and the connection is still open.
 struct ConnectionClock {
     /// Why a connection was closed.
@@ -39,11 +40,11 @@ struct ConnectionClock {
     private(set) var readingSince: NIODeadline?
     /// Requests whose response has not ended.
     private(set) var responsesOwed = 0
-    /// Since when the client has left output unread (the channel is not writable, and the output
-    /// waiting has not shrunk).
+    /// Since when the output is watched as unread (the channel is not writable, or a response's
+    /// end found bytes still waiting) and none of it has left.
     private var unreadSince: NIODeadline?
-    /// The output waiting to be sent when it was last looked at (`outputWaiting`), while unread.
-    private var unreadBytes: Int?
+    /// The bytes sent when the output was last looked at, while watched.
+    private var sentAtLook: Int?
     /// When a graceful stop began.
     private var stoppingSince: NIODeadline?
 
@@ -82,25 +83,44 @@ struct ConnectionClock {
         if responsesOwed == 0, readingSince == nil { idleSince = now }
     }
 
-    /// The channel became writable again (`true`), or its unsent output (`waiting` bytes) passed
-    /// its bound (`false`).
-    mutating func writabilityChanged(isWritable: Bool, waiting: Int, at now: NIODeadline) {
+    /// The channel became writable again (`true`), or its unsent output passed its bound
+    /// (`false`), when `sent` bytes had left.
+    mutating func writabilityChanged(isWritable: Bool, sent: Int, at now: NIODeadline) {
         if isWritable {
+            // A response's last bytes may still be waiting: the idle limit starts over from the
+            // moment the client took the rest (and looks again when it runs out).
+            if unreadSince != nil, responsesOwed == 0, readingSince == nil { idleSince = now }
             unreadSince = nil
-            unreadBytes = nil
+            sentAtLook = nil
         } else if unreadSince == nil {
             unreadSince = now
-            unreadBytes = waiting
+            sentAtLook = sent
         }
     }
 
-    /// The unsent output is `waiting` bytes, looked at when the unread limit ran out: when it has
-    /// shrunk since the last look, the client reads (slowly), and the limit starts again from
-    /// `now`. Returns whether it did: a connection to keep.
-    mutating func outputWaiting(_ waiting: Int, at now: NIODeadline) -> Bool {
-        guard unreadSince != nil, let before = unreadBytes, waiting < before else { return false }
+    /// The output, looked at when the idle or the unread limit ran out: `unsent` bytes still
+    /// waiting, `sent` gone. Returns whether to keep the connection:
+    /// - idle, with output still waiting: it is on its way, not idle; from `now` it is watched as
+    ///   unread (kept);
+    /// - unread, and more has left since the last look: the client reads (slowly), and the limit
+    ///   starts again from `now` (kept); once it has all left, the idle limit starts from `now`;
+    /// - otherwise: cut (idle with nothing waiting, or unread with nothing more gone).
+    mutating func outputLooked(unsent: Int, sent: Int, at now: NIODeadline) -> Bool {
+        guard unreadSince != nil, let before = sentAtLook else {
+            guard unsent > 0 else { return false }
+            unreadSince = now
+            sentAtLook = sent
+            return true
+        }
+        if unsent == 0 {
+            unreadSince = nil
+            sentAtLook = nil
+            if responsesOwed == 0, readingSince == nil { idleSince = now }
+            return true
+        }
+        guard sent > before else { return false }
         unreadSince = now
-        unreadBytes = waiting
+        sentAtLook = sent
         return true
     }
 
@@ -132,6 +152,6 @@ struct ConnectionClock {
         if let stoppingSince { body(stoppingSince + shutdownGrace, .shutdown) }
         if let readingSince { body(readingSince + readTimeout, .read) }
         if let unreadSince { body(unreadSince + idleTimeout, .unread) }
-        if let idleSince, responsesOwed == 0, readingSince == nil { body(idleSince + idleTimeout, .idle) }
+        if let idleSince, responsesOwed == 0, readingSince == nil, unreadSince == nil { body(idleSince + idleTimeout, .idle) }
     }
 }

@@ -24,6 +24,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// How long the request line of the request being read is so far, and whether it has ended:
     /// a head too large with a request line past the field limit is a URI too long (414), any
     /// other, header fields too large (431).
+    /// The bytes of the responses' bodies handed to SwiftNIO so far: less those it still holds
+    /// (`outputWaiting`), what has left (how a slow reader is told from one that stopped reading).
+    private var handedOver = 0
     private var requestLineLength = 0
     private var requestLineEnded = false
     private let logger: Logger
@@ -225,12 +228,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 if let connection { head.headers.replaceOrAdd(name: "Connection", value: connection) }
                 context.write(wrapOutboundOut(.head(head)), promise: promise)
             }
-        case .body:
+        case .body(let body):
             // A dropped response's body goes with it.
             guard !exchanges.parserFailed || !exchanges.owed.isEmpty else {
                 promise?.fail(ChannelError.ioOnClosedChannel)
                 return
             }
+            handedOver += body.readableBytes
             context.write(data, promise: promise)
         case .end:
             let next = exchanges.responseEnd()
@@ -256,7 +260,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        clock.writabilityChanged(isWritable: context.channel.isWritable, waiting: Self.outputWaiting(context), at: .now())
+        clock.writabilityChanged(isWritable: context.channel.isWritable, sent: handedOver - Self.outputWaiting(context), at: .now())
         schedule(context)
         context.fireChannelWritabilityChanged()
     }
@@ -281,6 +285,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The bytes written to the channel and not yet taken by the kernel (0 where it cannot say).
+    /// What the kernel holds it sends after a close too; what SwiftNIO holds, a close drops.
     private static func outputWaiting(_ context: ChannelHandlerContext) -> Int {
         (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
     }
@@ -306,8 +311,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             timer = nil
             timerDeadline = nil
             if let expiry = clock.expiry(at: .now()) {
-                // A client that reads, however slowly, has not left its response unread.
-                if expiry == .unread, clock.outputWaiting(Self.outputWaiting(context), at: .now()) {
+                // A client that reads, however slowly, has not left its response unread; one
+                // whose response is still on its way is not idle.
+                let unsent = expiry == .unread || expiry == .idle ? Self.outputWaiting(context) : 0
+                if expiry == .unread || expiry == .idle, clock.outputLooked(unsent: unsent, sent: handedOver - unsent, at: .now()) {
                     schedule(context)
                     return
                 }
@@ -360,7 +367,10 @@ extension HTTPParserError {
             "its framing: Content-Length with Transfer-Encoding (RFC 9112 6.3 allows one or the other), a Transfer-Encoding that does not end in chunked, or a line that does not end in CR LF"
         case .invalidContentLength: "its Content-Length: not one number, or sent with Transfer-Encoding (RFC 9112 6.3 allows one or the other)"
         case .invalidChunkSize: "a chunk size that is not a hexadecimal number"
-        case .invalidMethod: "its method"
+        // (Also bytes that are no request at all: the parser cannot tell a method it does not
+        // know from them, so this is a 400, not RFC 9110's 501. One it knows that no route
+        // takes is a 405 with `Allow`.)
+        case .invalidMethod: "its method: this server takes GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS"
         case .invalidURL: "its request target"
         case .invalidVersion: "its HTTP version"
         case .invalidHeaderToken: "a header field's name or value, which holds a character HTTP does not allow there"

@@ -311,6 +311,7 @@ extension OpenAPIDocument {
                   - $ref: "#/components/parameters/IfNoneMatch"
                   - $ref: "#/components/parameters/ReadIfMatch"
                   - $ref: "#/components/parameters/AcceptEncoding"
+                  - $ref: "#/components/parameters/MinSeq"
                 responses:
                   "200":
                     description: The events, exactly as stored.

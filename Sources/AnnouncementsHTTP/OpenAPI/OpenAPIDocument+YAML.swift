@@ -142,6 +142,7 @@ paths:
         - { name: after, in: query, description: Return events after this seq (default 0)., schema: { type: integer, format: int64, minimum: 0 } }
         - { name: limit, in: query, description: "At most this many (default 100, capped at 1000; fewer past 8 MiB of lines).", schema: { type: integer, format: int64, minimum: 1 } }
         - $ref: "#/components/parameters/AcceptEncoding"
+        - $ref: "#/components/parameters/MinSeq"
       security: [{}, { bearer: [] }]
       responses:
         "200":
@@ -160,7 +161,7 @@ paths:
         "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/BeyondLog" }
         "503":
-          description: As many event streams are open as the server allows (half of `http.max_connections`), or the log cannot be read back right now.
+          description: As many event streams are open as the server allows (half of `http.max_connections`), the log cannot be read back right now, or this node has not taken in the `Min-Seq` asked for within 5 s.
           headers: { Retry-After: { schema: { type: integer } } }
           content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } }
 \#(announcementPaths)components:
@@ -269,7 +270,8 @@ paths:
         Read your writes through another node: the `Log-Seq` a write answered with. The answer
         reflects the log up to that seq at least; a node that has not taken it in yet waits for it
         up to 5 s, then answers 503. A server alone on its log answers 409 at once for a seq
-        beyond its last (it will never come).
+        beyond its last (it will never come). Looked at once the caller is let in: a refusal
+        comes at once. Only the reads of the announcements, their histories and the feed take it.
       schema: { type: integer, format: int64, minimum: 0 }
   headers:
     LogSeq: { schema: { type: integer }, description: "The seq of the log this write's answer reflects: send it as `Min-Seq` to read it from any node." }
@@ -421,7 +423,7 @@ paths:
     Unavailable: { description: The log cannot be written (a full disk); reads still work., content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     Behind: { description: "This node has not taken in the `Min-Seq` asked for within 5 s (another node wrote it), or (with `q`) the search index is still being built after a start: try again.", headers: { Retry-After: { schema: { type: integer } } }, content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     BeyondMinSeq: { description: "`Min-Seq` is beyond the last seq of a log no other server appends to (named in `lastSeq`): the seq came from another log, or this one was restored from an older backup.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
-    BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
+    BeyondLog: { description: "The position (`after` or `Last-Event-ID`) is beyond the log's last seq, named in `lastSeq` (the log was restored from an older backup?): resume from `lastSeq`, or from 0. Likewise a `Min-Seq` beyond it on a server alone on its log (named in `minSeq`).", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     ReadPreconditionFailed: { description: "If-Match names no ETag of the representation this request selects; the message names its ETag.", content: { application/json: { schema: { $ref: "#/components/schemas/Error" } }, application/xml: { schema: { type: string } }, text/xml: { schema: { type: string } } } }
     NotModified:
       description: The If-None-Match ETag is current; no body.

@@ -4,7 +4,9 @@ import Hummingbird
 import NIOCore
 
 /// The fields of an HTML form's post (`application/x-www-form-urlencoded`): `+` for a space, then
-/// percent-decoded. A field sent twice is refused, as a JSON body's is.
+/// percent-decoded, and each CR LF back to the LF it was typed as (a browser sends every line
+/// break of a `textarea` as CR LF: kept, an edit of the title alone would change every line of the
+/// text). A field sent twice is refused, as a JSON body's is.
 struct FormBody {
     private var fields: [String: String] = [:]
 
@@ -32,9 +34,9 @@ struct FormBody {
 
     subscript(_ name: String) -> String? { fields[name] }
 
-    /// A form's name or value as sent: `+` for a space, then percent-decoded; nil when it does
-    /// not decode.
+    /// A form's name or value as sent: `+` for a space, then percent-decoded, with its line
+    /// breaks as LF; nil when it does not decode.
     static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding?.replacingOccurrences(of: "\r\n", with: "\n")
     }
 }

@@ -12,7 +12,7 @@ extension Response {
     /// window keeps a handle on a page (`Cross-Origin-Opener-Policy: same-origin`): one that opened
     /// it, or that a link in a body opened, learns nothing of it (not even its count of frames,
     /// which differs between readers). A 401 tells the access log why (`Challenge.pageError`):
-    /// `authError` where the caller knows (a sign-in form's token, a bearer token's challenge), else
+    /// `authError` where the caller knows (a sign-in form's token), else
     /// no session (`no_token`) or one whose token is not configured, or no longer (`invalid_token`).
     static func page(_ html: String, _ request: Request, status: HTTPResponse.Status = .ok, authError: String? = nil) -> Response {
         let body = CodedBody(ByteBuffer(string: html), compressedWith: ContentCoding.preferred(by: request))

@@ -30,9 +30,8 @@ extension WebRoutes {
         if let history = error.details.first(where: { $0.name == "history" }), case .string(let path) = history.value {
             page.history = path
         }
-        // A page's reader signs in with a cookie, not a bearer token: no challenge for one. A
-        // refusal that came with one (a bearer token sent to a page) says its code in the log.
-        var response = Response.page(pages.render(page), request, status: error.status, authError: Challenge.error(of: error.headers, request: request.headers))
+        // A page's reader signs in with a cookie, not a bearer token: no challenge for one.
+        var response = Response.page(pages.render(page), request, status: error.status)
         for field in error.headers where field.name != .contentType && field.name != .wwwAuthenticate { response.headers.append(field) }
         return response
     }

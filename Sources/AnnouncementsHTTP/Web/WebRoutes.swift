@@ -57,20 +57,32 @@ struct WebRoutes: Sendable {
             return .page(pages.render(page), request)
         }
         let snapshot = store.snapshot
-        if let text = ReadRoutes.formValue(named: "q", in: request.uri.query), !text.allSatisfy(\.isWhitespace) {
+        // A search box sent empty is the board; one that does not decode says so, on the board.
+        let searched: String?
+        do throws(APIError) {
+            searched = try ReadRoutes.formValue(named: "q", in: request.uri.query)
+        } catch {
+            return searchProblem(error, text: "", chrome: chrome, seq: snapshot.seq, request)
+        }
+        if let text = searched, !text.allSatisfy(\.isWhitespace) {
             do {
                 let search = try ReadRoutes.searchQuery(text: text)
                 let found = try await store.search(search, in: snapshot, offset: offset, limit: Self.pageSize)
                 let page = BoardPage(chrome: chrome, mode: .search(text), page: found, offset: offset, pageSize: Self.pageSize, seq: snapshot.seq)
                 return .page(pages.render(page), request)
             } catch let error as APIError {
-                let empty = Page<Announcement>(items: [], total: 0)
-                let page = BoardPage(chrome: chrome, mode: .search(text), page: empty, offset: 0, pageSize: Self.pageSize, seq: snapshot.seq, problem: error.message)
-                return .page(pages.render(page), request, status: error.status)
+                return searchProblem(error, text: text, chrome: chrome, seq: snapshot.seq, request)
             }
         }
         let page = BoardPage(chrome: chrome, mode: .now, page: snapshot.announcements(query), offset: offset, pageSize: Self.pageSize, seq: snapshot.seq)
         return .page(pages.render(page), request)
+    }
+
+    /// The board with the search box holding `text` and what is wrong with it, nothing found.
+    private func searchProblem(_ error: APIError, text: String, chrome: PageChrome, seq: Int, _ request: Request) -> Response {
+        let empty = Page<Announcement>(items: [], total: 0)
+        let page = BoardPage(chrome: chrome, mode: .search(text), page: empty, offset: 0, pageSize: Self.pageSize, seq: seq, problem: Self.sentence(error.message))
+        return .page(pages.render(page), request, status: error.status)
     }
 
     private func announcement(_ request: Request, _ context: AnnouncementsRequestContext) throws -> Response {
@@ -114,9 +126,24 @@ struct WebRoutes: Sendable {
         return .page(pages.render(page), request)
     }
 
+    /// The sign-in form; after it, the page `next` names, or (the header's "Sign in" link, which
+    /// names none) the page of this site it was opened from.
     private func signInForm(_ request: Request) -> Response {
-        let page = SignInPage(chrome: chrome(access.sessionCaller(request)), next: Self.next(request.uri.queryParameters["next"].map(String.init)))
+        let next = request.uri.queryParameters["next"].map(String.init) ?? Self.cameFrom(request)
+        let page = SignInPage(chrome: chrome(access.sessionCaller(request)), next: Self.next(next))
         return .page(pages.render(page), request)
+    }
+
+    /// The path (and query) of the page of this site that linked to this one, from `Referer`
+    /// (which the pages send to their own site: `Referrer-Policy: same-origin`); nil for another
+    /// site's, none, or the sign-in page itself.
+    static func cameFrom(_ request: Request) -> String? {
+        guard let referer = request.headers[.referer], let host = request.head.authority else { return nil }
+        for origin in ["http://\(host)", "https://\(host)"] where referer.hasPrefix(origin + "/") {
+            let path = String(referer.dropFirst(origin.count))
+            return path == "/sign-in" || path.hasPrefix("/sign-in?") ? nil : path
+        }
+        return nil
     }
 
     // MARK: - Who may see what
@@ -189,8 +216,11 @@ struct WebRoutes: Sendable {
         }
         guard let local = parameters["at"].map(String.init), !local.isEmpty else { return nil }
         let offset = try ReadRoutes.wholeNumber(parameters["tz"].map(String.init), name: "tz", default: 0, minimum: -24 * 60)
+        guard offset <= 24 * 60 else {
+            throw APIError(.badRequest, "`tz` must be a time zone's offset from UTC in minutes, from -1440 to 1440, not \(offset)")
+        }
         let seconds = local.count == 16 ? local + ":00" : local
-        guard offset <= 24 * 60, let time = Timestamp(rfc3339: seconds + "Z") else {
+        guard let time = Timestamp(rfc3339: seconds + "Z") else {
             throw APIError(.badRequest, "the board's time must be a date and time like 2026-11-21T09:30, not \"\(VisibleText.escaped(local))\"")
         }
         guard let utc = time.adding(minutes: offset) else {

@@ -94,6 +94,13 @@ public enum HeadRecord {
         var problemPath = logPath
         if case .importing(let source) = remedy { problemPath = source }
         guard replay.model.seq >= recorded.seq else {
+            // The recorded line whole at the end but for its newline (a copy, an editor dropped
+            // it): not lost, and the refusal says so, and how to mend it.
+            if remedy == .startUp, recorded.seq == replay.model.seq + 1, let tail = replay.tornTail,
+               let bytes = try? ReadOnlyFile(path: logFile ?? logPath).bytes(from: tail.offset, count: tail.count),
+               LineHash(link: bytes) == recorded.hash {
+                throw LogError(.damaged, path: problemPath, line: recorded.seq, message: "the log ends in line \(recorded.seq) as \(path) records it (head \(recorded)), whole but for its newline, which was lost (a copy, an editor): the server does not start on it. Add the newline (printf '\\n' >> \(logPath)) and start again")
+            }
             throw LogError(.damaged, path: problemPath, message: remedy.headRefusal(record: path, head: recorded, endingAt: replay.model.seq))
         }
         // (Replay indexes every line it applies: a line the index lacks is not one this log holds.)

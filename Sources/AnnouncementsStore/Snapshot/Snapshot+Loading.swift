@@ -268,15 +268,30 @@ extension SnapshotFile {
         try Snapshot.checkTag(besideLog: logPath)
     }
 
-    /// The seq of the last line the snapshot at `path` covers, from its header; nil when there is
-    /// no such file, or it is not a snapshot this version reads.
-    public static func coveredSeq(ofSnapshotAt path: String) -> Int? {
+    /// The seq of the last line the snapshot at `path` covers, read whole: its header, its length
+    /// and its contents' checksum (not decoded: what a copy of one, with no log beside it, can be
+    /// checked by); or why it cannot be used (no such file, another version's, damaged).
+    public static func checkedCoveredSeq(ofSnapshotAt path: String) -> Result<Int, SnapshotFileProblem> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return .failure(SnapshotFileProblem(description: "cannot open it: \(String(cString: strerror(errno)))")) }
         defer { FileIO.close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return (try? Header(reading: fd, size: Int64(info.st_size), path: path))?.tag.seq
+        guard fstat(fd, &info) == 0 else { return .failure(SnapshotFileProblem(description: "cannot read its size: \(String(cString: strerror(errno)))")) }
+        do throws(SnapshotProblem) {
+            let header = try Header(reading: fd, size: Int64(info.st_size), path: path)
+            guard Int64(info.st_size) == Int64(headerSize) + header.payloadLength else {
+                throw .corrupt("the file is \(info.st_size) bytes, but its header says \(Int64(headerSize) + header.payloadLength) (a write cut short?)")
+            }
+            var input = SnapshotInput(fd: fd, payloadLength: header.payloadLength)
+            defer { input.stop() }
+            while !input.isAtEnd { try input.bytes(Int(min(input.remaining, 1 << 16))) { _ in } }
+            guard input.checksum == header.payloadChecksum else {
+                throw .corrupt("the contents' checksum does not match the header's (the file was damaged)")
+            }
+            return .success(header.tag.seq)
+        } catch {
+            return .failure(SnapshotFileProblem(description: error.description))
+        }
     }
 }
 

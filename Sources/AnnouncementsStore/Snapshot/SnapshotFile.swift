@@ -159,3 +159,8 @@ extension [UInt8] {
         return value
     }
 }
+
+/// Why a snapshot file cannot be used, in words (`SnapshotFile.checkedCoveredSeq`).
+public struct SnapshotFileProblem: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}

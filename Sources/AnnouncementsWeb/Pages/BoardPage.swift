@@ -89,12 +89,13 @@ public struct BoardPage: WebPage {
             countText = page.total == 0 ? "No announcements yet." : count + shown
             parameter = ""
         case .search(let text):
-            heading = "Search: \(text)"
+            heading = text.isEmpty ? "Search" : "Search: \(text)"
             query = text
             pastValue = ""
             isPast = false
             live = true
-            countText = page.total == 0 ? "Nothing found for “\(text)”." : "\(count) found\(shown)"
+            // A search refused (`problem` says why) found nothing, because it was not made.
+            countText = problem != nil ? "No search was made." : page.total == 0 ? "Nothing found for “\(text)”." : "\(count) found\(shown)"
             parameter = "&q=" + QueryText.encoded(text)
         case .past(let time):
             let display = DisplayTime(time)
