@@ -8,8 +8,9 @@ import Hummingbird
 ///
 /// The web client's pages are the exception: a link to one that was shared picks up parameters on
 /// its way (a newsletter's `utm_source`, a social site's `fbclid`), and the page is still the one
-/// its reader wants. A page ignores the parameters it does not take (a repeated one it takes is
-/// still a 400).
+/// its reader wants. A page ignores the parameters no route takes; one that some route takes but
+/// the page does not (`/a/1?asOf=…`, a link made by hand) is still a 400, as a repeated one is:
+/// the page would not be the one asked for.
 struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let query = request.uri.query, !query.isEmpty, let route = context.endpointPath {
@@ -17,7 +18,7 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
             let isPage = (request.method == .get || request.method == .head) && WebRoutes.serves(request.uri.path)
             var seen: Set<Substring> = []
             for (name, _) in request.uri.queryParameters {
-                if isPage, !known.contains(String(name)) { continue }
+                if isPage, !parametersSomeRouteTakes.contains(String(name)) { continue }
                 guard known.contains(String(name)) else {
                     let takes = known.isEmpty ? "takes no query parameter" : "takes \(known.map { "`\($0)`" }.joined(separator: ", "))"
                     throw APIError(.badRequest, "unknown query parameter `\(VisibleText.escaped(String(name)))`: \(request.method) \(route) \(takes)")
@@ -45,3 +46,8 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+/// Every query parameter some route takes (whatever the context: the table is the routes').
+private let parametersSomeRouteTakes = Set(
+    ["/announcements", "/announcements/{id}", "/events", "/", "/sign-in"].flatMap { QueryMiddleware<AnnouncementsRequestContext>.parameters(route: $0, method: .get) }
+)

@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test("a page of the web client ignores a parameter it does not take (a shared link's utm_source or fbclid) and keeps the ones it does; a form's POST still refuses one", arguments: [
+    @Test("a page of the web client ignores a parameter no route takes (a shared link's utm_source or fbclid) and keeps the ones it does; one another route takes, and a form's POST's, are still refused", arguments: [
         ("/a/1?fbclid=x", "Grails Quickcast #1"), ("/?utm_source=newsletter&utm_medium=email", "Grails Quickcast #1"),
         ("/?q=quickcast&fbclid=x", "Quickcast"), ("/sign-in?next=%2Fa%2F2&utm_source=x", "Sign in"),
     ])
@@ -51,8 +51,11 @@ import Testing
                 #expect(response.status == .ok, "\(uri)")
                 #expect(String(buffer: response.body).contains(text), "\(uri)")
             }
-            // A known one given twice is still refused.
+            // A known one given twice is still refused, and so is one some route takes but not this page.
             try await client.execute(uri: "/?q=a&fbclid=x&q=b", method: .get) { #expect($0.status == .badRequest) }
+            for uri in ["/a/1?asOf=3", "/?max=50", "/?sort=title"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .badRequest, "\(uri)") }
+            }
             try await client.execute(uri: "/sign-in?fbclid=x", method: .post, headers: [.contentType: "application/x-www-form-urlencoded", .origin: "http://localhost"], body: ByteBuffer(string: "token=x")) { response in
                 #expect(response.status == .badRequest)
                 #expect(String(buffer: response.body).contains("fbclid"))

@@ -51,7 +51,7 @@ struct ImportCommand: AsyncParsableCommand {
                 // Sound, but with bytes after its last line (a line being written, or torn by a
                 // crash): an import copies whole files. A backup leaves them out.
                 if let partial = source.partialTail {
-                    throw LogError(.invalidLine, path: from, message: "it ends in \(partial) bytes with no newline (a line being written, or torn by a crash), which `verify` ignores but an import would copy: import a copy of its whole lines (`announcements export --log \(from) --to COPY` makes one)")
+                    throw LogError(.invalidLine, path: from, message: "it ends in \(partial) bytes with no newline, which `verify` ignores but an import would copy. A line whose newline was lost (a copy, an editor: `tail -c \(partial) \(from)` shows it whole): add the newline (printf '\\n' >> \(from)) and import again. A line being written, or torn by a crash: import a copy of the whole lines before it (`announcements export --log \(from) --to COPY` makes one)")
                 }
                 let end = switch destination {
                 case .file(let path): try importFile(into: path, source: source, rules: configuration.rules)

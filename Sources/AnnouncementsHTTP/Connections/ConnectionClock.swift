@@ -103,7 +103,8 @@ struct ConnectionClock {
     /// - idle, with output still waiting: it is on its way, not idle; from `now` it is watched as
     ///   unread (kept);
     /// - unread, and more has left since the last look: the client reads (slowly), and the limit
-    ///   starts again from `now` (kept); once it has all left, the idle limit starts from `now`;
+    ///   starts again from `now` (kept); once a finished answer has all left, the idle limit
+    ///   starts from `now` (a response in progress stays watched until its channel is writable);
     /// - otherwise: cut (idle with nothing waiting, or unread with nothing more gone).
     mutating func outputLooked(unsent: Int, sent: Int, at now: NIODeadline) -> Bool {
         guard unreadSince != nil, let before = sentAtLook else {
@@ -112,7 +113,7 @@ struct ConnectionClock {
             sentAtLook = sent
             return true
         }
-        if unsent == 0 {
+        if unsent == 0, responsesOwed == 0 {
             unreadSince = nil
             sentAtLook = nil
             if responsesOwed == 0, readingSince == nil { idleSince = now }

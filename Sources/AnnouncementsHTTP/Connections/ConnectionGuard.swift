@@ -21,12 +21,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
-    /// How long the request line of the request being read is so far, and whether it has ended:
-    /// a head too large with a request line past the field limit is a URI too long (414), any
-    /// other, header fields too large (431).
     /// The bytes of the responses' bodies handed to SwiftNIO so far: less those it still holds
     /// (`outputWaiting`), what has left (how a slow reader is told from one that stopped reading).
     private var handedOver = 0
+    /// How long the request line of the request being read is so far, and whether it has ended:
+    /// a head too large with a request line past the field limit is a URI too long (414), any
+    /// other, header fields too large (431).
     private var requestLineLength = 0
     private var requestLineEnded = false
     private let logger: Logger

@@ -27,9 +27,7 @@ extension Snapshot {
         let size = Int64(info.st_size)
 
         let header = try SnapshotFile.Header(reading: fd, size: size, path: path)
-        guard size == Int64(SnapshotFile.headerSize) + header.payloadLength else {
-            throw .corrupt("the file is \(size) bytes, but its header says \(Int64(SnapshotFile.headerSize) + header.payloadLength) (a write cut short?)")
-        }
+        try header.checkSize(size)
         try check(header.tag, inLog: logPath)
 
         var input = SnapshotInput(fd: fd, payloadLength: header.payloadLength)
@@ -37,9 +35,7 @@ extension Snapshot {
         defer { input.stop() }
         let state = try decode(&input, tag: header.tag)
         guard input.isAtEnd else { throw .corrupt("\(input.remaining) bytes are left over after the contents") }
-        guard input.checksum == header.payloadChecksum else {
-            throw .corrupt("the contents' checksum does not match the header's (the file was damaged)")
-        }
+        try header.checkPayload(input.checksum)
         return Snapshot(tag: header.tag, state: state)
     }
 
@@ -279,15 +275,11 @@ extension SnapshotFile {
         guard fstat(fd, &info) == 0 else { return .failure(SnapshotFileProblem(description: "cannot read its size: \(String(cString: strerror(errno)))")) }
         do throws(SnapshotProblem) {
             let header = try Header(reading: fd, size: Int64(info.st_size), path: path)
-            guard Int64(info.st_size) == Int64(headerSize) + header.payloadLength else {
-                throw .corrupt("the file is \(info.st_size) bytes, but its header says \(Int64(headerSize) + header.payloadLength) (a write cut short?)")
-            }
+            try header.checkSize(Int64(info.st_size))
             var input = SnapshotInput(fd: fd, payloadLength: header.payloadLength)
             defer { input.stop() }
             while !input.isAtEnd { try input.bytes(Int(min(input.remaining, 1 << 16))) { _ in } }
-            guard input.checksum == header.payloadChecksum else {
-                throw .corrupt("the contents' checksum does not match the header's (the file was damaged)")
-            }
+            try header.checkPayload(input.checksum)
             return .success(header.tag.seq)
         } catch {
             return .failure(SnapshotFileProblem(description: error.description))
@@ -296,6 +288,17 @@ extension SnapshotFile {
 }
 
 extension SnapshotFile.Header {
+    /// Throws unless the file, `size` bytes, is as long as this header says.
+    func checkSize(_ size: Int64) throws(SnapshotProblem) {
+        let expected = Int64(SnapshotFile.headerSize) + payloadLength
+        guard size == expected else { throw .corrupt("the file is \(size) bytes, but its header says \(expected) (a write cut short?)") }
+    }
+
+    /// Throws unless `checksum`, of the contents read whole, is this header's.
+    func checkPayload(_ checksum: UInt64) throws(SnapshotProblem) {
+        guard checksum == payloadChecksum else { throw .corrupt("the contents' checksum does not match the header's (the file was damaged)") }
+    }
+
     /// Reads the header of the snapshot open at `fd`, `size` bytes long (checked as `init(_:)` does).
     init(reading fd: Int32, size: Int64, path: String) throws(SnapshotProblem) {
         var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(SnapshotFile.headerSize))))
