@@ -206,7 +206,11 @@ def sign_in(driver, server, role):
     driver.get(server.url + "/sign-in")
     driver.find_element(By.ID, "token").send_keys(TOKENS[role])
     driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
-    return wait(driver, lambda d: f"Signed in as {role}" in d.find_element(By.CSS_SELECTOR, ".who").text)
+    # The page the form leads to: the sign-in page itself already says who is signed in (the same
+    # role, signing in again), and a step that went on from there raced the form's navigation (on
+    # a busy machine the form's page could land after the step's own, and be the one checked).
+    return wait(driver, lambda d: not d.current_url.startswith(server.url + "/sign-in")
+                and f"Signed in as {role}" in d.find_element(By.CSS_SELECTOR, ".who").text)
 
 
 def sign_out(driver):
