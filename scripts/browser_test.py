@@ -408,15 +408,15 @@ def without_script(server):
     id_ = server.create("Read without scripts", body)["id"]
     driver = browser(script=False)
     try:
-        check(driver.execute_script("return matchMedia('(scripting: none)').matches"), "the browser runs no page script")
         driver.get(server.url + f"/a/{id_}")
+        check(driver.execute_script("return matchMedia('(scripting: none)').matches"), "the page runs no script")
         frame = driver.find_element(By.CSS_SELECTOR, "iframe.body")
         heights = driver.execute_script("return [arguments[0].getBoundingClientRect().height, innerHeight]", frame)
         check(heights[0] >= 0.6 * heights[1], "a body's frame takes most of the window without the script", heights)
         driver.get(server.url + "/")
         box = driver.find_element(By.ID, "q")
         box.send_keys("scripts")
-        box.submit()
+        box.send_keys(Keys.ENTER)
         check(wait(driver, lambda d: "/?q=scripts" in d.current_url and "Read without scripts" in texts(d, ".items h2")), "the search box's form searches", driver.current_url)
         driver.find_element(By.LINK_TEXT, "Read without scripts").click()
         check(wait(driver, lambda d: d.current_url.endswith(f"/a/{id_}")), "a title opens its announcement", driver.current_url)

@@ -15,7 +15,7 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let query = request.uri.query, !query.isEmpty, let route = context.endpointPath {
             let known = Self.parameters(route: route, method: request.method)
-            let isPage = (request.method == .get || request.method == .head) && WebRoutes.serves(request.uri.path)
+            let isPage = (request.method == .get || request.method == .head) && WebRoutes.serves(route)
             var seen: Set<Substring> = []
             for (name, _) in request.uri.queryParameters {
                 if isPage, !parametersSomeRouteTakes.contains(String(name)) { continue }
@@ -33,21 +33,23 @@ struct QueryMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The query parameters `method` on `route` (a template, `/v1/announcements/{id}`) takes.
     static func parameters(route: String, method: HTTPRequest.Method) -> [String] {
+        guard method == .get || method == .head else { return [] }
         var path = Substring(route)
         for prefix in APIVersion.allCases.map({ "/" + $0.pathPrefix }) where path.hasPrefix(prefix + "/") { path = path.dropFirst(prefix.count) }
-        switch (path, method) {
-        case ("/announcements", .get), ("/announcements", .head): return ["max", "offset", "sort", "order", "asOf", "q"]
-        case ("/announcements/{id}", .get), ("/announcements/{id}", .head): return ["asOf"]
-        case ("/events", .get), ("/events", .head): return ["after", "limit"]
-        // The web client's board, and where its sign-in goes next.
-        case ("/", .get), ("/", .head): return ["q", "offset", "asOf", "at", "tz"]
-        case ("/sign-in", .get), ("/sign-in", .head): return ["next"]
-        default: return []
-        }
+        return readParameters[String(path)] ?? []
     }
 }
 
-/// Every query parameter some route takes (whatever the context: the table is the routes').
-private let parametersSomeRouteTakes = Set(
-    ["/announcements", "/announcements/{id}", "/events", "/", "/sign-in"].flatMap { QueryMiddleware<AnnouncementsRequestContext>.parameters(route: $0, method: .get) }
-)
+/// What each route's GET (and HEAD) takes, by its template without a version prefix; every other
+/// request takes none.
+private let readParameters: [String: [String]] = [
+    "/announcements": ["max", "offset", "sort", "order", "asOf", "q"],
+    "/announcements/{id}": ["asOf"],
+    "/events": ["after", "limit"],
+    // The web client's board, and where its sign-in goes next.
+    "/": ["q", "offset", "asOf", "at", "tz"],
+    "/sign-in": ["next"],
+]
+
+/// Every query parameter some route takes.
+private let parametersSomeRouteTakes = Set(readParameters.values.joined())

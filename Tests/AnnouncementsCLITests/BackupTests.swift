@@ -271,7 +271,7 @@ import FoundationNetworking
         let snapshotPath = SnapshotFile.path(forLog: log)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshotPath))
         // (Its header is the first 104 bytes: see SnapshotFile.)
-        #expect(bytes.count > 104 + 40, "a snapshot with contents")
+        try #require(bytes.count > 104 + 40, "a snapshot with contents")
         let place = 104 + (bytes.count - 104) / 2
         bytes[place] ^= 0x20
         try bytes.write(to: URL(fileURLWithPath: snapshotPath))

@@ -37,12 +37,12 @@ import Testing
         clock.requestBegan(at: at(1))
         clock.requestEnded(at: at(1))
         clock.writabilityChanged(isWritable: false, sent: 100_000, at: at(5))
-        clock.writabilityChanged(isWritable: false, sent: 110_000, at: at(30))
+        clock.writabilityChanged(isWritable: false, sent: 100_000, at: at(30))
         #expect(clock.deadline == at(65))
         #expect(clock.expiry(at: at(65)) == .unread)
         let cut = clock.outputLooked(unsent: 90_000, sent: 100_000, at: at(65))
         #expect(!cut, "nothing more left in a whole period: cut")
-        clock.writabilityChanged(isWritable: true, sent: 190_000, at: at(64))
+        clock.writabilityChanged(isWritable: true, sent: 190_000, at: at(66))
         #expect(clock.deadline == nil)
     }
 

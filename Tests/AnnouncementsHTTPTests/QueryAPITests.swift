@@ -41,17 +41,24 @@ import Testing
         }
     }
 
-    @Test("a page of the web client ignores a parameter no route takes (a shared link's utm_source or fbclid) and keeps the ones it does; one another route takes, and a form's POST's, are still refused", arguments: [
-        ("/a/1?fbclid=x", "Grails Quickcast #1"), ("/?utm_source=newsletter&utm_medium=email", "Grails Quickcast #1"),
-        ("/?q=quickcast&fbclid=x", "Quickcast"), ("/sign-in?next=%2Fa%2F2&utm_source=x", "Sign in"),
+    @Test("a page of the web client ignores a parameter no route takes (a shared link's utm_source or fbclid) and keeps the ones it does", arguments: [
+        ("/a/1?fbclid=x", "Grails Quickcast #1", nil), ("/?utm_source=newsletter&utm_medium=email", "Grails Quickcast #1", nil),
+        ("/?q=interceptors&fbclid=x", "Search: interceptors", "Grails Quickcast #2"), ("/sign-in?next=%2Fa%2F2&utm_source=x", #"name="next" value="/a/2""#, nil),
     ])
-    func pageIgnoresUnknown(uri: String, text: String) async throws {
+    func pageIgnoresUnknown(uri: String, text: String, absent: String?) async throws {
         try await withServer { client, _ in
             try await client.execute(uri: uri, method: .get) { response in
                 #expect(response.status == .ok, "\(uri)")
-                #expect(String(buffer: response.body).contains(text), "\(uri)")
+                let html = String(buffer: response.body)
+                #expect(html.contains(text), "\(uri)")
+                if let absent { #expect(!html.contains(absent), "the parameter it takes still counts: \(uri)") }
             }
-            // A known one given twice is still refused, and so is one some route takes but not this page.
+        }
+    }
+
+    @Test("a page still refuses a parameter it takes given twice, and one another route takes; a form's POST refuses one no route takes")
+    func pageRefusals() async throws {
+        try await withServer { client, _ in
             try await client.execute(uri: "/?q=a&fbclid=x&q=b", method: .get) { #expect($0.status == .badRequest) }
             for uri in ["/a/1?asOf=3", "/?max=50", "/?sort=title"] {
                 try await client.execute(uri: uri, method: .get) { #expect($0.status == .badRequest, "\(uri)") }

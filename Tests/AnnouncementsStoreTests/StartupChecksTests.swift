@@ -49,7 +49,7 @@ import Testing
         let (log, head) = (try contents(path), try contents(HeadRecord.path(forLog: path)))
 
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged)
         #expect(error.line == 30)
         #expect(error.description.hasPrefix("\(path):30: the hash chain is broken: `prev` does not match the SHA-256 of line 29"), "\(error)")
@@ -68,7 +68,7 @@ import Testing
         try flipTitleBit(onLine: 29, of: path)
 
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, snapshots: snapshotsAtClose, logger: quiet) }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged && error.line == 30, "\(error)")
     }
 
@@ -103,7 +103,7 @@ import Testing
         let log = try contents(path)
 
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .invalidLine && error.line == 12, "\(error)")
         #expect(error.message.contains("it was written whole"))
         #expect(try contents(path) == log)
@@ -135,7 +135,7 @@ import Testing
         let failure = await #expect(throws: StoreError.self) {
             try await EventStore.open(path: path, seed: [AnnouncementDraft(title: "Seed")], logger: quiet)
         }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged, "\(error)")
         #expect(error.message.contains("mv \(record) \(record).set-aside"), "how to go on: \(error)")
         switch loss {
@@ -160,7 +160,7 @@ import Testing
         bytes.removeLast()
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged && error.line == 12, "\(error)")
         #expect(error.message.contains("the log ends in line 12 as") && error.message.contains("whole but for its newline") && error.message.contains("printf '\\n' >> \(path)"), "\(error)")
         #expect(!error.message.contains("cut back"), "\(error)")
@@ -197,7 +197,7 @@ import Testing
         let failure = await #expect(throws: StoreError.self) {
             try await EventStore.open(path: path, rules: ValidationRules(), seed: [], logger: quiet, operations: .withFailingSync { true })
         }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.message.contains("cannot sync the log's lines to disk as it opens") && error.path == path, "\(error)")
     }
 
@@ -208,7 +208,7 @@ import Testing
         try await storeLog(path, events: 56)  // line 56 is a create, titled "Announcement 56"
         try flipTitleBit(onLine: 56, of: path)
         let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
-        guard case .log(let error)? = failure else { return }
+        guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged && error.line == 56, "\(error)")
         #expect(error.message.contains("line 56 is not the line \(HeadRecord.path(forLog: path)) records"), "\(error)")
     }

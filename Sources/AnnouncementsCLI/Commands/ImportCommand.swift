@@ -44,8 +44,7 @@ struct ImportCommand: AsyncParsableCommand {
                 let sourceLock = try LogReadLock(path: from)
                 defer { withExtendedLifetime(sourceLock) {} }
                 let source = try await LogLines.verify(.file(from), rules: configuration.rules)
-                guard source.isSound else {
-                    let first = source.problems.first?.description ?? ""
+                if let first = source.problems.first {
                     throw LogError(.invalidLine, path: from, message: "it does not verify, so it is not imported (`announcements verify --log` on it lists every problem); the first: \(first)")
                 }
                 // Sound, but with bytes after its last line (a line being written, or torn by a

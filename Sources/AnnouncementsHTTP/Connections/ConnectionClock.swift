@@ -116,7 +116,7 @@ struct ConnectionClock {
         if unsent == 0, responsesOwed == 0 {
             unreadSince = nil
             sentAtLook = nil
-            if responsesOwed == 0, readingSince == nil { idleSince = now }
+            if readingSince == nil { idleSince = now }
             return true
         }
         guard sent > before else { return false }

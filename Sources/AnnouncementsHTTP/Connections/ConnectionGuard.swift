@@ -313,10 +313,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if let expiry = clock.expiry(at: .now()) {
                 // A client that reads, however slowly, has not left its response unread; one
                 // whose response is still on its way is not idle.
-                let unsent = expiry == .unread || expiry == .idle ? Self.outputWaiting(context) : 0
-                if expiry == .unread || expiry == .idle, clock.outputLooked(unsent: unsent, sent: handedOver - unsent, at: .now()) {
-                    schedule(context)
-                    return
+                if expiry == .unread || expiry == .idle {
+                    let unsent = Self.outputWaiting(context)
+                    if clock.outputLooked(unsent: unsent, sent: handedOver - unsent, at: .now()) {
+                        schedule(context)
+                        return
+                    }
                 }
                 logger.debug("closing a connection", metadata: ["connection.reason": "\(expiry)"])
                 metrics?.connectionCut(expiry.cut)

@@ -126,10 +126,7 @@ extension WebRoutes {
 
     private func erase(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Response {
         try WebSession.requireSameOrigin(request)
-        let caller = try signedIn(request, may: .erase)
-        let id = try AnnouncementTag.id(request, context)
-        // One never created has no form to show again: the 404 its question would have been.
-        guard store.lastEvent(of: id) != nil else { throw APIError(.notFound, "announcement \(id) was never created") }
+        let (caller, id) = try erasable(request, context)
         let form = try await FormBody.read(request, maxBytes: 64 * 1024)
         let reason = form["reason"] ?? ""
         if let problem = ValidationRules.isBlank(reason) ? "is required" : ValidationRules.problem(reason: reason) {

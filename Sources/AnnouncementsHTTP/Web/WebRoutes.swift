@@ -117,9 +117,7 @@ struct WebRoutes: Sendable {
     }
 
     private func eraseQuestion(_ request: Request, _ context: AnnouncementsRequestContext) throws -> Response {
-        let caller = try signedIn(request, may: .erase)
-        let id = try AnnouncementTag.id(request, context)
-        guard store.lastEvent(of: id) != nil else { throw APIError(.notFound, "announcement \(id) was never created") }
+        let (caller, id) = try erasable(request, context)
         // Erased already: nothing to ask. The history says when, by whom and why.
         if store.snapshot.erased[id] != nil { return .seeOther("/a/\(id)/history") }
         let page = ConfirmPage.erase(chrome: chrome(caller), id: id, title: store.snapshot.announcement(id: id)?.title)
@@ -138,8 +136,8 @@ struct WebRoutes: Sendable {
     /// (which the pages send to their own site: `Referrer-Policy: same-origin`); nil for another
     /// site's, none, or the sign-in page itself.
     static func cameFrom(_ request: Request) -> String? {
-        guard let referer = request.headers[.referer], let host = request.head.authority else { return nil }
-        for origin in ["http://\(host)", "https://\(host)"] where referer.hasPrefix(origin + "/") {
+        guard let referer = request.headers[.referer] else { return nil }
+        for origin in WebSession.ownOrigins(request) where referer.hasPrefix(origin + "/") {
             let path = String(referer.dropFirst(origin.count))
             return path == "/sign-in" || path.hasPrefix("/sign-in?") ? nil : path
         }
@@ -193,6 +191,15 @@ struct WebRoutes: Sendable {
         return (caller, announcement)
     }
 
+    /// The signed-in admin and the announcement an erasure's page is about: one ever created (its
+    /// question and its form alike; a 404 otherwise).
+    func erasable(_ request: Request, _ context: AnnouncementsRequestContext) throws -> (Access.Caller, Int) {
+        let caller = try signedIn(request, may: .erase)
+        let id = try AnnouncementTag.id(request, context)
+        guard store.lastEvent(of: id) != nil else { throw APIError(.notFound, "announcement \(id) was never created") }
+        return (caller, id)
+    }
+
     /// The 404 of an announcement that is not live: an auditor is pointed at its history.
     func gone(_ id: Int, _ caller: Access.Caller?) -> APIError {
         guard store.lastEvent(of: id) != nil else { return APIError(.notFound, "announcement \(id) does not exist") }
@@ -215,8 +222,8 @@ struct WebRoutes: Sendable {
             return time
         }
         guard let local = parameters["at"].map(String.init), !local.isEmpty else { return nil }
-        let offset = try ReadRoutes.wholeNumber(parameters["tz"].map(String.init), name: "tz", default: 0, minimum: -24 * 60)
-        guard offset <= 24 * 60 else {
+        let offset = try ReadRoutes.wholeNumber(parameters["tz"].map(String.init), name: "tz", default: 0, minimum: .min)
+        guard (-24 * 60...24 * 60).contains(offset) else {
             throw APIError(.badRequest, "`tz` must be a time zone's offset from UTC in minutes, from -1440 to 1440, not \(offset)")
         }
         let seconds = local.count == 16 ? local + ":00" : local

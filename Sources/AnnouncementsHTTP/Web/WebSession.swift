@@ -52,6 +52,12 @@ enum WebSession {
     /// proxy that rewrites `Host`, `Origin` would not match it). A browser that does not send it
     /// sends `Origin` with every POST, compared with `Host`. SameSite=Lax keeps the cookie from
     /// other sites' posts as well, but not in every browser, and not from a sibling subdomain.
+    /// This site's origins as the request names it (its `Host`), over HTTP and HTTPS: what a
+    /// browser's `Origin` and `Referer` say of a page of this site.
+    static func ownOrigins(_ request: Request) -> [String] {
+        request.head.authority.map { ["http://\($0)", "https://\($0)"] } ?? []
+    }
+
     static func requireSameOrigin(_ request: Request) throws(APIError) {
         if let site = request.headers[.secFetchSite] {
             guard site == "same-origin" else {
@@ -62,7 +68,7 @@ enum WebSession {
         guard let origin = request.headers[.origin] else {
             throw APIError(.forbidden, "refused: a form that acts for a signed-in user must come from this site's own pages, and this request says no Origin")
         }
-        guard let host = request.head.authority, origin == "http://\(host)" || origin == "https://\(host)" else {
+        guard ownOrigins(request).contains(origin) else {
             throw APIError(.forbidden, "refused: this form was sent from another site (Origin: \(VisibleText.escaped(origin))); use this site's own pages")
         }
     }
