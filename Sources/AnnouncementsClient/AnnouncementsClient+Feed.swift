@@ -78,9 +78,14 @@ extension AnnouncementsClient {
     /// The server's stored events after `seq`, oldest first: at most `limit` (the server sends
     /// at most 1000 at once), none when no event came after `seq` yet. Throws
     /// `positionBeyondLog` when the server's log ends before `seq` (it was restored from an older
-    /// backup): read again after the `lastSeq` it names, or from 0.
+    /// backup): read again after the `lastSeq` it names, or from 0. A position above 0 goes as
+    /// `Min-Seq` too, as the feed's own pages send it: a node behind the one that answered the
+    /// page before waits for it (a 503 after 5 s, sent again as any read is), rather than answer
+    /// as a log that ends before it.
     public func eventPage(after seq: Int = 0, limit: Int = 100) async throws(ClientError) -> [FeedEvent] {
-        try FeedPage.events(in: try await send(.get, path: "events", query: Self.pageQuery(after: seq, limit: limit)))
+        let received = try await fetch(path: "events", query: Self.pageQuery(after: seq, limit: limit), version: nil, cached: false, minSeq: seq > 0 ? seq : nil, accepting: [])
+        guard (200..<300).contains(received.status) else { throw ClientError(status: received.status, body: received.data) }
+        return try FeedPage.events(in: received)
     }
 
     /// The query of a page of the feed.

@@ -147,7 +147,7 @@ extension AnnouncementsClient {
     /// A GET, sent again after a 502, 503 or 504 and after network failures (`retrying`). Returns
     /// a 2xx answer (or one with a status in `accepting`); with `minSeq`, also the 409 or the last
     /// 503 for the caller to read; throws any other.
-    private func fetch(
+    func fetch(
         path: String, query: [URLQueryItem], version: APIVersion?, cached: Bool, minSeq: Int? = nil, accepting: Set<Int>
     ) async throws(ClientError) -> Received {
         let statuses = Self.retriedStatuses.subtracting(accepting)
@@ -171,6 +171,11 @@ extension AnnouncementsClient {
     /// How much longer than `timeout` a read with `Min-Seq` may take: a node waits up to 5 s for
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
+
+    /// How much longer than `timeout` a search may take: the server holds one up to 10 s for the
+    /// search index to cover its state (a first build after a start without a snapshot that
+    /// holds it), then answers 503 with a `Retry-After`.
+    static let searchWait: TimeInterval = 11
 
     /// The `minSeq` of an error body: the server's 409 and 503 about a `Min-Seq` name it.
     private static func minSeq(answeredIn data: Data) -> Int? {
@@ -233,10 +238,15 @@ extension AnnouncementsClient {
         if let authorization = Self.authorization(token) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        // Reads the server may hold before it answers get longer: one with `Min-Seq`, and a search
+        // (`q`), which waits for the search index.
+        var held: TimeInterval?
         if let minSeq {
             request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq")
-            request.timeoutInterval = Self.sessionInterval(configuration.timeout + Self.minSeqWait)
+            held = Self.minSeqWait
         }
+        if query.contains(where: { $0.name == "q" }) { held = max(held ?? 0, Self.searchWait) }
+        if let held { request.timeoutInterval = Self.sessionInterval(configuration.timeout + held) }
         if method != .get {
             request.timeoutInterval = Self.sessionInterval(configuration.timeout + configuration.writeWait)
         }

@@ -31,11 +31,11 @@ public final class AnnouncementsClient: Sendable {
     public struct Configuration: Sendable {
         /// The server, e.g. `http://127.0.0.1:8080` (a path prefix such as `/api` is kept).
         public var baseURL: URL
-        /// Sent as `Accept-Version` on every request but the two lists, which name their version
-        /// by what they return (`announcements`: 1.0, `summaries`: 2.0).
+        /// Sent as `Accept-Version` on every request but those that name their version by what
+        /// they return (`announcements`: 1.0, `summaries`: 2.0, `entries` and `search`: 3.0).
         public var version: APIVersion
-        /// The bearer token, sent with every request: writes need one of a role that writes, history
-        /// and past states an auditor's or an admin's, and reads one of any role on a server whose
+        /// The bearer token, sent with every request: writes need one of a role that writes, the
+        /// event feed's full lines an auditor's or an admin's, and reads one of any role on a server whose
         /// reads need a token. The event feed sends full lines to an auditor or an admin, and the
         /// public form (`seq`, `type`, `id`, `at`) to anyone else. An empty one is none (an app's
         /// empty settings field): `Bearer` without a token would be a malformed request (400).

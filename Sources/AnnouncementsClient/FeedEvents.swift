@@ -4,6 +4,7 @@
 /// feed for the others, as `FeedReader.next()` says.
 public struct FeedEvents: AsyncSequence, Sendable {
     public typealias Element = FeedEvent
+    public typealias Failure = ClientError
 
     let reader: FeedReader
 
@@ -12,7 +13,7 @@ public struct FeedEvents: AsyncSequence, Sendable {
 
         /// The next event; nil once the calling task is cancelled, and after the feed ended.
         /// Throws the `ClientError` that ends the feed.
-        public mutating func next() async throws -> FeedEvent? {
+        public mutating func next() async throws(ClientError) -> FeedEvent? {
             try await reader.next()
         }
     }

@@ -57,7 +57,7 @@ actor FeedReader {
     /// the `ClientError` that ends the feed. Calls from several tasks take turns; one whose task
     /// is cancelled returns nil at once, whether it waits for its turn or has it, and the others
     /// go on (the stream is opened again from the last event received).
-    func next() async throws -> FeedEvent? {
+    func next() async throws(ClientError) -> FeedEvent? {
         while reading {
             lastWaiterID += 1
             let id = lastWaiterID
@@ -107,7 +107,8 @@ actor FeedReader {
                 if !Task.isCancelled { try? await Task.sleep(for: reconnection.next(atLeast: refusal.retryAfter)) }
             } catch {
                 end()
-                throw error
+                // `readStream` throws a refusal or a `ClientError`; anything else would be a bug here.
+                throw error as? ClientError ?? .badEventStream(detail: "the feed failed: \(error)")
             }
         }
         return nil
@@ -198,7 +199,15 @@ actor FeedReader {
     /// connects again). Throws a `FeedRefusal`, or `badEventStream`.
     private func readStream() async throws {
         let stream = self.stream ?? connect()
-        guard let chunk = try await stream.next() else {
+        let received: Data?
+        do {
+            received = try await stream.next()
+        } catch let refusal as FeedRefusal {
+            // A refusal is a request answered too, as a page's is.
+            if let bytes = refusal.answeredBytes { client.cache.count(bytes: bytes, notModified: false) }
+            throw refusal
+        }
+        guard let chunk = received else {
             closeStream()
             // Ended by its reader's cancellation, or closed as the token was set (the loop connects
             // again with the new one at once): not a failed attempt.

@@ -169,7 +169,7 @@ final class FeedStream: NSObject, URLSessionDataDelegate, Sendable {
             let error = (300..<400).contains(refused.status) && refused.status != 304
                 ? ClientError(redirect: refused.status, location: refused.location, from: task.originalRequest?.url ?? base, base: base)
                 : ClientError(status: refused.status, body: refused.body, fallback: fallback)
-            finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter)))
+            finish(.failure(FeedRefusal(error: error, retryAfter: refused.retryAfter, answeredBytes: refused.body.count)))
         } else if let error {
             // A failure, whatever its type: `isPassing` decides whether to ask again.
             let url = task.originalRequest?.url ?? base

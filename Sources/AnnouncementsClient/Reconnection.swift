@@ -2,6 +2,9 @@
 struct FeedRefusal: Error {
     var error: ClientError
     var retryAfter: Duration?
+    /// The bytes of the answer's body when the server answered (a stream refused): a request
+    /// answered, for `statistics`.
+    var answeredBytes: Int?
 }
 
 /// The waits between the feed's connections: `delay` (at least `shortest`) after one that worked,

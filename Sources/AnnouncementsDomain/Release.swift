@@ -2,5 +2,5 @@
 /// a newer log's line names.
 public enum Release {
     /// Semantic versioning: the log format and the HTTP API are the public contract.
-    public static let version = "1.40.0"
+    public static let version = "1.41.0"
 }

@@ -26,18 +26,15 @@ extension ReadRoutes {
         return try Self.searchQuery(text: text)
     }
 
-    /// The search `text` asks for: a 400 for one without a word, or too long.
+    /// The search `text` asks for: a 400 for one without a word, too long, or of too many words.
     static func searchQuery(text: String) throws(APIError) -> SearchQuery {
-        guard text.count <= SearchQuery.maxLength else {
-            throw APIError(.badRequest, "query parameter `q` is \(text.count) characters long; a search takes at most \(SearchQuery.maxLength)")
+        do throws(SearchQuery.Problem) {
+            return try SearchQuery.checked(text)
+        } catch .noWord {
+            throw APIError(.badRequest, SearchQuery.Problem.noWord.describing("query parameter `q`") + ": \"\(VisibleText.escaped(text))\"")
+        } catch {
+            throw APIError(.badRequest, error.describing("query parameter `q`"))
         }
-        guard let query = SearchQuery(text) else {
-            throw APIError(.badRequest, "query parameter `q` holds no word to search for (letters or digits): \"\(VisibleText.escaped(text))\"")
-        }
-        guard query.words.count <= SearchQuery.maxWords else {
-            throw APIError(.badRequest, "query parameter `q` holds \(query.words.count) words; a search takes at most \(SearchQuery.maxWords)")
-        }
-        return query
     }
 
     /// A page of the announcements `search` finds, in the current state.

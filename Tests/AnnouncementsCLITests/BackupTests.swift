@@ -165,6 +165,32 @@ import FoundationNetworking
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/third").sorted() == ["announcements.jsonl", "announcements.jsonl.head"])
     }
 
+    @Test("a log cut back behind what is recorded beside it (its head's record, or its snapshot's last line) is refused by backup and export as verify and start-up refuse it: nothing is copied that would hide the loss", arguments: ["head", "snapshot"])
+    func cutBackLogRefused(record: String) async throws {
+        let (folder, log) = try await makeLog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        if record == "snapshot" {
+            let store = try await EventStore.open(path: log, snapshots: SnapshotPolicy(isEnabled: true, everyEvents: nil, everySeconds: nil), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            await store.close()
+            try FileManager.default.removeItem(atPath: HeadRecord.path(forLog: log))
+        }
+        #expect(FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: log)) == (record == "snapshot"))
+        // Back to its first three lines, each whole: a sound chain, two acknowledged lines gone.
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        try (lines.prefix(3).joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let verified = try await CLI.run(["verify"], in: folder)
+        #expect(verified.status == 1, "verify finds it: \(verified.stdout)")
+        for arguments in [["backup", "saved"], ["export", "--to", "copy.jsonl"]] {
+            let refused = try await CLI.run(arguments, in: folder)
+            #expect(refused.status == 65, "\(arguments[0]): \(refused.stdout) \(refused.stderr)")
+            // The snapshot's line is checked before any copy, the head's record as the lines are copied.
+            let error = record == "head" ? "the copy does not verify (1 problem, above)" : "the log does not hold what is recorded beside it (above)"
+            #expect(refused.stderr.contains("error: events/announcements.jsonl: " + error), "\(refused.stderr)")
+            #expect(refused.stdout.contains(record == "head" ? "records that it held 5 lines" : "the snapshot covers the log up to line 5"), "\(refused.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/saved") && !FileManager.default.fileExists(atPath: folder + "/copy.jsonl"))
+    }
+
     @Test("a log whose only problems are breaks of the hash chain (served with --accept-broken-chain) is copied by backup and export with --accept-broken-chain, each break a note; without it refused, saying so")
     func brokenChainCopied() async throws {
         let (folder, log) = try await makeLog()
@@ -357,7 +383,7 @@ import FoundationNetworking
         #expect(FileManager.default.fileExists(atPath: log + ".head"))
         try Data().write(to: URL(fileURLWithPath: log))
         let refused = try await CLI.run(["import", "--from", "older.jsonl"], in: folder)
-        #expect(refused.status == 74, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.status == 65, "\(refused.stdout) \(refused.stderr)")
         // In an import's words: of the file it imports, and what the import (not a server) does.
         #expect(refused.stderr.hasPrefix("error: older.jsonl: it ends at seq 3, but events/announcements.jsonl.head records that the log it is imported into held 5 lines (head 5:"), "\(refused.stderr)")
         #expect(refused.stderr.contains("this import leaves that log empty. Import a backup that holds 5:"), "\(refused.stderr)")
@@ -365,11 +391,11 @@ import FoundationNetworking
         #expect(!refused.stderr.contains("server"), "\(refused.stderr)")
         #expect(FileManager.default.contents(atPath: log) == Data(), "the log is left as it was")
         let opened = try await CLI.run(["init"], in: folder)
-        #expect(opened.status == 74 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses the emptied log too: \(opened.stderr)")
+        #expect(opened.status == 65 && opened.stderr.contains("records that it held 5 lines"), "start-up refuses the emptied log too: \(opened.stderr)")
         // A log file gone (not emptied) with its record beside it: refused the same, and not made.
         try FileManager.default.removeItem(atPath: log)
         let gone = try await CLI.run(["import", "--from", "older.jsonl"], in: folder)
-        #expect(gone.status == 74, "\(gone.stderr)")
+        #expect(gone.status == 65, "\(gone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: log), "no empty log is left behind")
         // A backup that holds the recorded line restores it.
         let restored = try await CLI.run(["import", "--from", "backup.jsonl"], in: folder)

@@ -172,7 +172,7 @@ import AnnouncementsClient
         // Words without a word in them: the server's rule, found before it is asked.
         let refused = try await CLI.run(["search"] + alice + ["--", "--"])
         #expect(refused.status == 64)
-        #expect(refused.stderr.hasPrefix("Error: the words hold no word to search for (letters or digits)."), "\(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("Error: the search holds no word to search for (letters or digits)."), "\(refused.stderr)")
         #expect(await server.stopped() == 0)
     }
 
@@ -192,8 +192,9 @@ import AnnouncementsClient
         (["delete", "0", "--server", "http://127.0.0.1:1"], Int32(64), "Error: an announcement's id is 1 or more; got 0."),
         (["list", "--server", "http://127.0.0.1:1", "--token", "two words"], Int32(64), "error: --token must be visible ASCII characters, without spaces or line breaks"),
         (["history", "3", "--server", "http://127.0.0.1:1"], Int32(64), "Error: --server, --token and --timeout go with --follow"),
-        (["search", "%", "--server", "http://127.0.0.1:1"], Int32(64), "Error: the words hold no word to search for (letters or digits)."),
-        (["search", "a", "b", "c", "d", "e", "f", "g", "h", "i", "--server", "http://127.0.0.1:1"], Int32(64), "Error: the words are 9; a search takes at most 8."),
+        (["search", "%", "--server", "http://127.0.0.1:1"], Int32(64), "Error: the search holds no word to search for (letters or digits)."),
+        (["search", "a", "b", "c", "d", "e", "f", "g", "h", "i", "--server", "http://127.0.0.1:1"], Int32(64), "Error: the search holds 9 words; a search takes at most 8."),
+        (["search", String(repeating: "a", count: 201), "--server", "http://127.0.0.1:1"], Int32(64), "Error: the search is 201 characters long; a search takes at most 200."),
     ])
     func errors(arguments: [String], status: Int32, message: String) async throws {
         let result = try await CLI.run(arguments)

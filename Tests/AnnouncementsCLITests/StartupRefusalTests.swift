@@ -7,7 +7,7 @@ import FoundationNetworking
 import Logging
 import Testing
 
-/// `serve` on a damaged log: exit 74 and one line saying what was found and how to go on, nothing
+/// `serve` on a damaged log: exit 65 and one line saying what was found and how to go on, nothing
 /// written; `--accept-broken-chain` serves a broken chain as it is.
 @Suite struct StartupRefusalTests {
     /// A folder whose log holds 57 events written by a server, with its snapshot and head record.
@@ -23,7 +23,7 @@ import Testing
         return (folder, log)
     }
 
-    @Test("an emptied log beside its snapshot: serve exits 74 saying so and how to go on; it seeds nothing and leaves the snapshot whole")
+    @Test("an emptied log beside its snapshot: serve exits 65 saying so and how to go on; it seeds nothing and leaves the snapshot whole")
     func emptiedLog() async throws {
         let (folder, log) = try await folderWith57Events()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -31,7 +31,7 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: log))
 
         let result = try await CLI.run(["serve", "--port", "0"], in: folder, timeout: 120)
-        #expect(result.status == 74)
+        #expect(result.status == 65)
         let error = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         #expect(error.hasPrefix("error: events/announcements.jsonl: the snapshot covers the log up to line 57"), "\(result.stderr)")
         #expect(error.contains("the log is only 0 bytes"))
@@ -41,7 +41,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: log + ".snapshot")) == snapshot)
     }
 
-    @Test("a flipped bit in a title on line 29 of 57, snapshot deleted: serve exits 74 naming the line; with --accept-broken-chain it serves the log as it is")
+    @Test("a flipped bit in a title on line 29 of 57, snapshot deleted: serve exits 65 naming the line; with --accept-broken-chain it serves the log as it is")
     func brokenChain() async throws {
         let (folder, log) = try await folderWith57Events()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -53,7 +53,7 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: log))
 
         let refused = try await CLI.run(["serve", "--port", "0"], in: folder, timeout: 120)
-        #expect(refused.status == 74)
+        #expect(refused.status == 65)
         #expect(refused.stderr.contains("error: events/announcements.jsonl:30: the hash chain is broken: `prev` does not match the SHA-256 of line 29"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--accept-broken-chain"))
 

@@ -606,7 +606,6 @@ import Testing
 
     @Test("in pages: each event once, Min-Seq from the second page on, a 503 asked again; a 409 for the position ends it as positionBeyondLog", .timeLimit(.minutes(3)))
     func feedInPages() async throws {
-        fakePages.withLock { $0 = [] }
         try await withFakeServer { url in
             let client = AnnouncementsClient(baseURL: url.appendingPathComponent("paged"), timeout: testTimeout)
             var seqs: [Int] = []
@@ -615,11 +614,21 @@ import Testing
                 if seqs.count == 3 { break }
             }
             #expect(seqs == [1, 2, 3], "nothing missed, nothing repeated")
-            #expect(fakePages.withLock { Array($0.prefix(3)) } == ["0 -", "2 2", "2 2"], "the page after the 503 is asked again, with Min-Seq")
+            #expect(fakePages.withLock { Array($0.filter { $0.hasPrefix("paged ") }.prefix(3)) } == ["paged 0 -", "paged 2 2", "paged 2 2"], "the page after the 503 is asked again, with Min-Seq")
             let beyond = AnnouncementsClient(baseURL: url.appendingPathComponent("beyondpages"), timeout: testTimeout)
             await #expect(throws: ClientError.positionBeyondLog(requested: 5, lastSeq: 1)) {
                 for try await _ in beyond.events(after: 5, retryDelay: .milliseconds(10), pollInterval: .milliseconds(10)) {}
             }
+            // The loop throws `ClientError` itself: its cases are caught by name, as docs/client.md does.
+            var caught: (requested: Int, lastSeq: Int)?
+            do throws(ClientError) {
+                for try await _ in beyond.events(after: 5, retryDelay: .milliseconds(10), pollInterval: .milliseconds(10)) {}
+            } catch .positionBeyondLog(let requested, let lastSeq) {
+                caught = (requested, lastSeq)
+            } catch {
+                Issue.record("another error: \(error)")
+            }
+            #expect(caught?.requested == 5 && caught?.lastSeq == 1)
             #if canImport(FoundationNetworking)
             // On Linux, by default: these JSON pages are read (a stream would refuse them as not
             // an event stream). URLSession there busy-polls an open stream.
@@ -633,6 +642,36 @@ import Testing
             #else
             #expect(AnnouncementsClient.defaultPollInterval == nil, "elsewhere the feed streams by default")
             #endif
+        }
+    }
+
+    @Test("a search waits past the client's timeout for a server that holds it (the first build of its search index: 10 s at most), where another read gives up")
+    func searchOutwaitsTimeout() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(configuration: .init(baseURL: url.appendingPathComponent("held"), timeout: 1, writeRetries: 0))
+            let found = try await client.search("late")
+            #expect(found.items.map(\.title) == ["Found late"])
+            // The same answer, as long in coming, to a list: the timeout the search outwaits.
+            await #expect {
+                _ = try await client.summaries()
+            } throws: { error in
+                guard case .unreachable(_, let underlying) = error as? ClientError else { return false }
+                return underlying.code == .timedOut
+            }
+        }
+    }
+
+    @Test("eventPage(after:) sends a position above 0 as Min-Seq (a node behind waits for it, not a restored log) and asks again after a 503; a 409 for it is positionBeyondLog")
+    func eventPageSendsMinSeq() async throws {
+        try await withFakeServer { url in
+            let client = AnnouncementsClient(baseURL: url.appendingPathComponent("onepage"), timeout: testTimeout)
+            let first = try await client.eventPage(after: 0)
+            #expect(first.map(\.seq) == [1, 2])
+            let second = try await client.eventPage(after: 2)
+            #expect(second.map(\.seq) == [3])
+            #expect(fakePages.withLock { $0.filter { $0.hasPrefix("onepage ") } } == ["onepage 0 -", "onepage 2 2", "onepage 2 2"], "Min-Seq from a position above 0, the 503 asked again")
+            let beyond = AnnouncementsClient(baseURL: url.appendingPathComponent("beyondpages"), timeout: testTimeout)
+            await #expect(throws: ClientError.positionBeyondLog(requested: 5, lastSeq: 1)) { try await beyond.eventPage(after: 5) }
         }
     }
 
@@ -838,8 +877,9 @@ import Testing
             let detail = try await client.announcement(id: page.items[0].id)
             _ = try await client.update(id: detail.id, title: "Edited in between")
             var outcome = ""
+            let key = UUID().uuidString
             do throws(ClientError) {
-                let edited = try await client.update(id: detail.id, title: "New title", ifMatch: detail.revision)
+                let edited = try await client.update(id: detail.id, title: "New title", ifMatch: detail.revision, idempotencyKey: key)
                 outcome = edited.revision ?? ""
             } catch .changedBySomeoneElse {
                 outcome = "changed by someone else"

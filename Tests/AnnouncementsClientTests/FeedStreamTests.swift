@@ -192,6 +192,18 @@ import Testing
         }
     }
 
+    @Test("a stream the server refuses (a token it does not know: 401) is a request answered in the statistics, with its body's bytes, as a refused page is", arguments: [nil, Duration.milliseconds(50)] as [Duration?])
+    func refusedStreamInStatistics(pollInterval: Duration?) async throws {
+        try await withServer { url in
+            let client = AnnouncementsClient(baseURL: url, token: "not-a-token", timeout: testTimeout)
+            let reader = FeedReader(client: client, after: 0, retryDelay: .milliseconds(100), idleTimeout: .seconds(60), pollInterval: pollInterval)
+            await #expect { _ = try await reader.next() } throws: { ($0 as? ClientError)?.statusCode == 401 }
+            let statistics = client.statistics
+            #expect(statistics.requests == 1, "\(statistics)")
+            #expect(statistics.bytesReceived > 20, "the API's error body: \(statistics)")
+        }
+    }
+
     @Test("polling: after a page that reached the end of the log (its Log-Seq), the next page waits the poll interval, not asked for at once to come back empty")
     func pollWaitsAfterTheEnd() async throws {
         try await withServer { url in

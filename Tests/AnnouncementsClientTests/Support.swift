@@ -51,6 +51,11 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         while fakeHeldReads.withLock({ $0 }) > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return json(#"{"id":7,"title":"Held","body":null}"#)
     }
+    // A search held 2 s (as a server holds one while its search index is first built).
+    router.get("held/announcements") { _, _ in
+        try await Task.sleep(for: .seconds(2))
+        return json(#"[{"id":1,"title":"Found late"}]"#)
+    }
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }
@@ -158,17 +163,17 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         fakeMinSeqs.withLock { $0[context.parameters.get("mode") ?? "", default: []].append("health " + (minSeq ?? "-")) }
         return json(#"{"status":"ok","seq":9}"#)
     }
-    // The feed read in pages: `<mode>/events?after=N` records "N MIN-SEQ" ("-" for none) and
-    // answers, by mode: `paged`, the events after N up to 3, at most 2 a page, with a 503
-    // (`Retry-After: 0`) the first time it is asked for the page after 2; `beyondpages`, the 409
-    // of a server alone on a log that ends at 1 for any Min-Seq.
+    // The feed read in pages: `<mode>/events?after=N` records "MODE N MIN-SEQ" ("-" for none) and
+    // answers, by mode: `beyondpages`, the 409 of a server alone on a log that ends at 1 for any
+    // Min-Seq; any other (a test's own), the events after N up to 3, at most 2 a page, with a 503
+    // (`Retry-After: 0`) the first time that mode is asked for the page after 2.
     router.get(":mode/events") { request, context in
         let mode = context.parameters.get("mode") ?? ""
         let after = Int(request.uri.queryParameters["after"].map(String.init) ?? "") ?? 0
         let minSeq = request.headers[HTTPField.Name("Min-Seq")!]
         let asked = fakePages.withLock { pages in
-            pages.append("\(after) \(minSeq ?? "-")")
-            return pages.filter { $0.hasPrefix("\(after) ") }.count
+            pages.append("\(mode) \(after) \(minSeq ?? "-")")
+            return pages.filter { $0.hasPrefix("\(mode) \(after) ") }.count
         }
         if mode == "beyondpages", let minSeq {
             let body = #"{"error":409,"message":"Min-Seq \#(minSeq) is beyond the end of the log, which ends at seq 1","minSeq":\#(minSeq),"lastSeq":1}"#

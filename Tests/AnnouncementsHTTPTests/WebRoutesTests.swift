@@ -333,9 +333,11 @@ import Testing
         }
     }
 
-    @Test("a search the board cannot make says why beside the box, as a sentence, on a 400 page: one that is not percent-encoded UTF-8, one without a word", arguments: [
-        ("/?q=%FF", "Query parameter `q` is not valid percent-encoded UTF-8."), ("/?q=%", "Query parameter `q` is not valid percent-encoded UTF-8."),
-        ("/?q=%22%22", "Query parameter `q` holds no word to search for"),
+    @Test("a search the board cannot make says why beside the box, in the board's words (not the API's), on a 400 page: one that is not percent-encoded UTF-8, one without a word, too long, of too many words", arguments: [
+        ("/?q=%FF", "The search in the address is not valid percent-encoded UTF-8."), ("/?q=%", "The search in the address is not valid percent-encoded UTF-8."),
+        ("/?q=%22%22", "The search holds no word to search for (letters or digits)."),
+        ("/?q=" + String(repeating: "a", count: 201), "The search is 201 characters long; a search takes at most 200."),
+        ("/?q=a+b+c+d+e+f+g+h+i", "The search holds 9 words; a search takes at most 8."),
     ])
     func searchProblems(uri: String, message: String) async throws {
         try await withServer { client, _ in

@@ -388,6 +388,35 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: journal), "the journal stays, for whoever looks")
     }
 
+    @Test("a journal whose numbers cannot be (a length past its own end, a line past the largest offset; crafted, its checksum whole) is no crash: one is dropped as torn, the other refused naming it, the log as it was")
+    func journalWithImpossibleNumbers() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("log.jsonl")
+        let store = try await EventStore.open(path: path, logger: quiet)
+        _ = try await store.create(AnnouncementDraft(title: "One"), by: "alice")
+        await store.close()
+        let before = try lines(of: path)
+        let journal = FileLog.journalPath(forLog: path)
+        for (position, count, refused) in [(Int64(0), Int64.max, false), (Int64.max - 4, Int64(10), true)] {
+            var body: [UInt8] = []
+            withUnsafeBytes(of: position.littleEndian) { body += $0 }
+            withUnsafeBytes(of: count.littleEndian) { body += $0 }
+            body += Array(#"{"seq":1,"sealed":"x"}"#.utf8.prefix(10))
+            try Data(Array("ANNOERAS".utf8) + Array(SHA256Digest.of(body)) + body).write(to: URL(fileURLWithPath: journal))
+            if refused {
+                let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
+                #expect("\(String(describing: failure))".contains("which are not a line of the log"), "\(String(describing: failure))")
+                #expect(FileManager.default.fileExists(atPath: journal), "the journal stays, for whoever looks")
+            } else {
+                let opened = try await EventStore.open(path: path, logger: quiet)
+                #expect(opened.snapshot.seq == 1)
+                await opened.close()
+                #expect(!FileManager.default.fileExists(atPath: journal), "dropped as a torn journal")
+            }
+            #expect(try lines(of: path) == before)
+        }
+    }
+
     @Test("an erasure that failed after its overwrite (a failed sync) is finished by erasing again: its journal applied and removed, no page of the feed read before the overwrite kept")
     func retriedErasure() async throws {
         let folder = TemporaryFolder()

@@ -131,13 +131,13 @@ import Testing
 
     /// Ways a snapshot can stop matching its log, or stop being readable.
     enum Damage: String, CaseIterable, Sendable {
-        case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, foreignVersion, newerLineFormat
+        case missing, logCutBack, taggedLineRewritten, tailDoesNotChain, payloadByteFlipped, fileTruncated, headerByteFlipped, payloadLengthOverflows, foreignVersion, newerLineFormat
 
         var reason: String {
             switch self {
             case .missing: "missing"
             case .logCutBack, .taggedLineRewritten, .tailDoesNotChain: "stale"
-            case .payloadByteFlipped, .fileTruncated, .headerByteFlipped: "corrupt"
+            case .payloadByteFlipped, .fileTruncated, .headerByteFlipped, .payloadLengthOverflows: "corrupt"
             case .foreignVersion, .newerLineFormat: "foreign version"
             }
         }
@@ -184,6 +184,10 @@ import Testing
                 snapshot = snapshot.prefix(snapshot.count / 2)
             case .headerByteFlipped:
                 snapshot[16] ^= 0x01
+            case .payloadLengthOverflows:
+                // A payload length the header's size cannot be added to, the header's checksum
+                // made again (a crafted file, not a flipped bit).
+                snapshot = SnapshotTests.withHeader(snapshot) { $0.replaceSubrange(72..<80, with: withUnsafeBytes(of: Int64.max.littleEndian, Array.init)) }
             case .foreignVersion:
                 snapshot[8] &+= 1
             case .newerLineFormat:
@@ -273,8 +277,13 @@ import Testing
     /// `snapshot` as a version that reads a line format newer than this one's would write it
     /// (the header's line format one above `Event.currentFormat`, its checksum made again).
     static func fromNewerVersion(_ snapshot: Data) -> Data {
+        withHeader(snapshot) { $0.replaceSubrange(88..<96, with: [Event.currentFormat + 1, 0, 0, 0, 0, 0, 0, 0]) }
+    }
+
+    /// `snapshot` with its header changed by `change`, and the header's checksum made again.
+    static func withHeader(_ snapshot: Data, _ change: (inout [UInt8]) -> Void) -> Data {
         var header = Array(snapshot.prefix(SnapshotFile.headerSize))
-        header.replaceSubrange(88..<96, with: [Event.currentFormat + 1, 0, 0, 0, 0, 0, 0, 0])
+        change(&header)
         header.replaceSubrange(96..<104, with: withUnsafeBytes(of: SnapshotChecksum.xxh64(Array(header[0..<96])).littleEndian, Array.init))
         return Data(header) + snapshot.dropFirst(SnapshotFile.headerSize)
     }

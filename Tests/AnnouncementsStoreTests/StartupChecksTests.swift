@@ -150,16 +150,28 @@ import Testing
         await store.close()
     }
 
-    @Test("a last line that lost only its newline is refused as that, with the way to mend it, not as a log cut back; once mended, it starts with nothing lost")
-    func lastNewlineLost() async throws {
+    /// Which records beside a log say where it ends, and how the next start-up treats a snapshot.
+    enum Records: String, CaseIterable, Sendable {
+        /// The head's record alone.
+        case head
+        /// A snapshot too (written at the last stop), read at start-up.
+        case snapshot
+        /// A snapshot too, start-up not using snapshots (it still checks the snapshot's last line).
+        case snapshotUnused
+    }
+
+    @Test("a last line that lost only its newline is refused as that, with the way to mend it, not as a log cut back (whether a snapshot beside it covers the line or not); once mended, it starts with nothing lost", arguments: Records.allCases)
+    func lastNewlineLost(records: Records) async throws {
         let folder = TemporaryFolder()
         let path = folder.file("log.jsonl")
-        try await storeLog(path, events: 12)
+        try await storeLog(path, events: 12, snapshots: records == .head ? .off : snapshotsAtClose)
+        #expect(FileManager.default.fileExists(atPath: SnapshotFile.path(forLog: path)) == (records != .head))
+        let opening = records == .snapshot ? snapshotsAtClose : .off
         var bytes = try contents(path)
         #expect(bytes.last == UInt8(ascii: "\n"))
         bytes.removeLast()
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, logger: quiet) }
+        let failure = await #expect(throws: StoreError.self) { try await EventStore.open(path: path, snapshots: opening, logger: quiet) }
         guard case .log(let error)? = failure else { Issue.record("not a log's refusal: \(String(describing: failure))"); return }
         #expect(error.kind == .damaged && error.line == 12, "\(error)")
         #expect(error.message.contains("the log ends in line 12 as") && error.message.contains("whole but for its newline") && error.message.contains("printf '\\n' >> \(path)"), "\(error)")
@@ -167,7 +179,7 @@ import Testing
         #expect(try contents(path) == bytes, "left as it was")
         // Mended as it says.
         try Data(bytes + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: path))
-        let store = try await EventStore.open(path: path, logger: quiet)
+        let store = try await EventStore.open(path: path, snapshots: opening, logger: quiet)
         #expect(store.snapshot.seq == 12)
         await store.close()
     }

@@ -72,7 +72,7 @@ struct BackupCommand: AsyncParsableCommand {
             unlink(SnapshotFile.path(forLog: target))
             snapshot = false
             Output.note("\(log): the snapshot changed while the log was copied (a new one, or an erasure); the backup has none (start-up from it replays the whole log)")
-        } else if snapshot, let reason = Self.leftOut(snapshotAt: SnapshotFile.path(forLog: target), erasure: report.lastErasureSeq) {
+        } else if snapshot, let reason = Self.leftOut(snapshotAt: SnapshotFile.path(forLog: target), besideLog: target, erasure: report.lastErasureSeq) {
             unlink(SnapshotFile.path(forLog: target))
             snapshot = false
             Output.note("\(log): the snapshot beside it \(reason); the backup has none (start-up from it replays the whole log)")
@@ -91,16 +91,22 @@ struct BackupCommand: AsyncParsableCommand {
             """
     }
 
-    /// Why the snapshot copied to `path` is left out of the backup, if it is: one this version
-    /// cannot read (another version's, or damaged: its contents are read whole, their checksum
-    /// checked) is of no use to a start from the backup, and
+    /// Why the snapshot copied to `path`, beside the copied log `log`, is left out of the backup,
+    /// if it is: one this version cannot read (another version's, or damaged: its contents are
+    /// read whole, their checksum checked), or that covers lines `log` lacks, is of no use to a
+    /// start from the backup, and
     /// one that covers less of the log than its last erasure (`erasure`) was taken before it (a
     /// copy put back, one beside another path to the log) and may hold the erased texts.
-    private static func leftOut(snapshotAt path: String, erasure: Int?) -> String? {
+    private static func leftOut(snapshotAt path: String, besideLog log: String, erasure: Int?) -> String? {
         let covered: Int
         switch SnapshotFile.checkedCoveredSeq(ofSnapshotAt: path) {
         case .success(let seq): covered = seq
         case .failure(let problem): return "is not one this version reads (another version's, or damaged: \(problem))"
+        }
+        // The log's own check (before its copy) makes this one hold; a start from the backup
+        // would refuse a snapshot that covers lines its log lacks.
+        guard (try? SnapshotFile.checkCoveredLines(besideLog: log)) != nil else {
+            return "covers the log up to seq \(covered), which the copied log does not hold as the snapshot knew it"
         }
         guard let erasure, covered < erasure else { return nil }
         return "covers the log up to seq \(covered), before the erasure at seq \(erasure), and may hold the erased texts"

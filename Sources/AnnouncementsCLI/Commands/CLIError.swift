@@ -7,7 +7,8 @@ struct CLIError: Error, CustomStringConvertible {
     enum Code: Int32 {
         /// Problems were found (verify).
         case failure = 1
-        /// A log line is invalid.
+        /// A log line is invalid, or the log is not as it was written (a broken chain, lines lost
+        /// since they were recorded): what a restart cannot mend.
         case dataError = 65
         /// A command line the command cannot use.
         case usage = 64
@@ -39,12 +40,12 @@ struct CLIError: Error, CustomStringConvertible {
 
     init(_ error: LogError) {
         switch error.kind {
-        case .invalidLine: self.init(.dataError, error.description)
+        case .invalidLine, .damaged: self.init(.dataError, error.description)
         case .unreadable: self.init(.noInput, error.description)
         case .uncreatable: self.init(.cantCreate, error.description)
         case .locked: self.init(.tempFail, error.description)
         case .unavailable: self.init(.unavailable, error.description)
-        case .writeFailed, .unusable, .copiesLeft, .sealsLeft, .damaged: self.init(.ioError, error.description)
+        case .writeFailed, .unusable, .copiesLeft, .sealsLeft: self.init(.ioError, error.description)
         }
     }
 

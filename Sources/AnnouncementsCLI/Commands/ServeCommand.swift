@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Opens the log as its writer (seeding an empty one that never had events), then listens and \
             prints `listening on http://HOST:PORT` with the real port. SIGINT or SIGTERM stops it gracefully. \
-            Start-up follows the hash chain through every line it reads, and refuses (exit 74) a broken \
+            Start-up follows the hash chain through every line it reads, and refuses (exit 65) a broken \
             chain, or a log that no longer holds what the snapshot or the head recorded beside it say it \
             held; the message says how to go on.
             """

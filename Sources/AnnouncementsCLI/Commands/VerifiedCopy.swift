@@ -23,10 +23,19 @@ enum VerifiedCopy {
     /// break a note).
     static func make(of source: LogOptions.Source, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool = false) async throws(CLIError) -> (report: VerifyReport, bytes: Int64) {
         let name = LogLines.name(of: source)
+        // What is recorded beside a log file (its head, its snapshot's last line), read before its
+        // lines: a log that lacks what they record is one start-up refuses, and its copy, with
+        // records of its own, would hide the loss. (A server records only lines already durable,
+        // so the copy, which reads every line durable when it begins, holds them.)
+        let (recorded, recordProblems) = VerifyCommand.records(source)
+        guard recordProblems.isEmpty else {
+            for problem in recordProblems { Output.line(VisibleText.escaped(problem.description)) }
+            throw CLIError(.dataError, "\(name): the log does not hold what is recorded beside it (above): a server does not start on it, and no copy is made; `announcements verify` says more")
+        }
         var attempt = 1
         var previous: [String]?
         while true {
-            let (report, tail, bytes, held) = try await copy(source, to: target, rules: rules, acceptingBrokenChain: acceptingBrokenChain)
+            let (report, tail, bytes, held) = try await copy(source, to: target, rules: rules, recorded: recorded, acceptingBrokenChain: acceptingBrokenChain)
             if !held {
                 // Not a problem of the log's: a write undone (cut back) while the copy read it.
                 guard attempt < attempts else {
@@ -58,12 +67,14 @@ enum VerifiedCopy {
     }
 
     /// Copies the complete lines of `source` to a new file `target`, checking them as `verify`
-    /// does; the file is named `target` only when they verify and, for a file, when the log still
+    /// does (with `recorded`, the head recorded beside the log, that they hold it); the file is named `target` only when they verify and, for a file, when the log still
     /// holds the last of them once they are copied (`held`). A file's lines are synced to disk
     /// before they are read: the copy holds only lines the log keeps through a power loss.
-    private static func copy(_ source: LogOptions.Source, to target: String, rules: ValidationRules, acceptingBrokenChain: Bool) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64, held: Bool) {
+    private static func copy(
+        _ source: LogOptions.Source, to target: String, rules: ValidationRules, recorded: (head: LogHead, record: String)?, acceptingBrokenChain: Bool
+    ) async throws(CLIError) -> (VerifyReport, tail: Int?, bytes: Int64, held: Bool) {
         try await NewFile.create(target, keepingIf: { isKept($0.0, acceptingBrokenChain: acceptingBrokenChain) && $0.held }) { file throws(LogError) in
-            var verification = LogVerification(path: LogLines.name(of: source), rules: rules)
+            var verification = LogVerification(path: LogLines.name(of: source), rules: rules, recorded: recorded)
             var last: (offset: Int64, bytes: ArraySlice<UInt8>)?
             let tail = try await LogLines.read(source, computesHashes: true, syncsFirst: true) { line throws(LogError) in
                 verification.check(line)

@@ -59,13 +59,10 @@ struct SearchCommand: AsyncParsableCommand {
     func validate() throws {
         if words.isEmpty { throw ValidationError("Name at least one word to search for.") }
         // The server's rules (the same domain code): a usage error here, not a refusal there.
-        let text = words.joined(separator: " ")
-        if text.count > SearchQuery.maxLength {
-            throw ValidationError("the words are \(text.count) characters long; a search takes at most \(SearchQuery.maxLength).")
-        }
-        guard let query = SearchQuery(text) else { throw ValidationError("the words hold no word to search for (letters or digits).") }
-        if query.words.count > SearchQuery.maxWords {
-            throw ValidationError("the words are \(query.words.count); a search takes at most \(SearchQuery.maxWords).")
+        do throws(SearchQuery.Problem) {
+            _ = try SearchQuery.checked(words.joined(separator: " "))
+        } catch {
+            throw ValidationError(error.describing("the search") + ".")
         }
         if offset < 0 { throw ValidationError("--offset takes 0 or more.") }
         if max < 1 { throw ValidationError("--max takes 1 or more.") }

@@ -27,6 +27,13 @@ public enum RecordRemedy: Sendable, Equatable {
         )
     }
 
+    /// The refusal of a log at `logPath` that ends in line `line` as `record` (its snapshot or its
+    /// head's record) knows it, whole but for its newline (a copy, an editor dropped it): nothing
+    /// is lost, and adding the newline mends it.
+    public static func newlineLost(line: Int, recordedIn record: String, logPath: String) -> String {
+        "the log ends in line \(line) as \(record) records it, whole but for its newline, which was lost (a copy, an editor): the server does not start on it. Add the newline (printf '\\n' >> \(logPath)) and start again"
+    }
+
     /// The refusal of a log that lacks what the snapshot at `snapshot` covers, as `detail` says
     /// (start-up's words of the log it checked; an import's are of the file it imports).
     public func snapshotRefusal(snapshot: String, detail: String, moves: String) -> String {

@@ -57,32 +57,34 @@ struct WebRoutes: Sendable {
             return .page(pages.render(page), request)
         }
         let snapshot = store.snapshot
-        // A search box sent empty is the board; one that does not decode says so, on the board.
+        // A search box sent empty is the board; a search that cannot be made says why, on the board.
         let searched: String?
         do throws(APIError) {
             searched = try ReadRoutes.formValue(named: "q", in: request.uri.query)
         } catch {
-            return searchProblem(error, text: "", chrome: chrome, seq: snapshot.seq, request)
+            return searchProblem("The search in the address is not valid percent-encoded UTF-8.", text: "", chrome: chrome, seq: snapshot.seq, request)
         }
         if let text = searched, !text.allSatisfy(\.isWhitespace) {
-            do {
-                let search = try ReadRoutes.searchQuery(text: text)
-                let found = try await store.search(search, in: snapshot, offset: offset, limit: Self.pageSize)
-                let page = BoardPage(chrome: chrome, mode: .search(text), page: found, offset: offset, pageSize: Self.pageSize, seq: snapshot.seq)
-                return .page(pages.render(page), request)
-            } catch let error as APIError {
-                return searchProblem(error, text: text, chrome: chrome, seq: snapshot.seq, request)
+            let search: SearchQuery
+            do throws(SearchQuery.Problem) {
+                search = try SearchQuery.checked(text)
+            } catch {
+                return searchProblem(Self.sentence(error.describing("the search")), text: text, chrome: chrome, seq: snapshot.seq, request)
             }
+            let found = try await store.search(search, in: snapshot, offset: offset, limit: Self.pageSize)
+            let page = BoardPage(chrome: chrome, mode: .search(text), page: found, offset: offset, pageSize: Self.pageSize, seq: snapshot.seq)
+            return .page(pages.render(page), request)
         }
         let page = BoardPage(chrome: chrome, mode: .now, page: snapshot.announcements(query), offset: offset, pageSize: Self.pageSize, seq: snapshot.seq)
         return .page(pages.render(page), request)
     }
 
-    /// The board with the search box holding `text` and what is wrong with it, nothing found.
-    private func searchProblem(_ error: APIError, text: String, chrome: PageChrome, seq: Int, _ request: Request) -> Response {
+    /// The board with the search box holding `text` and `problem`, what is wrong with it (a
+    /// sentence), nothing found: a 400.
+    private func searchProblem(_ problem: String, text: String, chrome: PageChrome, seq: Int, _ request: Request) -> Response {
         let empty = Page<Announcement>(items: [], total: 0)
-        let page = BoardPage(chrome: chrome, mode: .search(text), page: empty, offset: 0, pageSize: Self.pageSize, seq: seq, problem: Self.sentence(error.message))
-        return .page(pages.render(page), request, status: error.status)
+        let page = BoardPage(chrome: chrome, mode: .search(text), page: empty, offset: 0, pageSize: Self.pageSize, seq: seq, problem: problem)
+        return .page(pages.render(page), request, status: .badRequest)
     }
 
     private func announcement(_ request: Request, _ context: AnnouncementsRequestContext) throws -> Response {

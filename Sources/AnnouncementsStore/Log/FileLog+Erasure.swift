@@ -102,8 +102,8 @@ extension FileLog {
         let (position, count) = (replacement.position, Int64(replacement.bytes.count))
         let sealedKey = Array(#","sealed":""#.utf8)
         let skeleton = replacement.bytes.indices.first { replacement.bytes[$0...].starts(with: sealedKey) }
-        guard position >= 0, count > 0, position + count < size, let skeleton else {
-            throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite bytes \(position) to \(position + count), which are not a line of the log (its end is at \(size))\(Self.journalHint)")
+        guard position >= 0, count > 0, position < size - count, let skeleton else {
+            throw LogError(.writeFailed, path: path, message: "an erasure was to overwrite \(count) bytes from byte \(position), which are not a line of the log (its end is at \(size))\(Self.journalHint)")
         }
         let start = max(position - 1, 0)
         let found = try reader.bytes(from: start, count: Int(position + count + 1 - start))
@@ -165,7 +165,7 @@ extension FileLog {
             return bytes[index..<(index + 8)].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
         }
         while index < bytes.count {
-            guard let position = integer(), let count = integer(), count >= 0, index + Int(count) <= bytes.count else { return nil }
+            guard let position = integer(), let count = integer(), count >= 0, count <= Int64(bytes.count - index) else { return nil }
             replacements.append(LineReplacement(position: position, bytes: Array(bytes[index..<(index + Int(count))])))
             index += Int(count)
         }

@@ -99,7 +99,7 @@ public enum HeadRecord {
             if remedy == .startUp, recorded.seq == replay.model.seq + 1, let tail = replay.tornTail,
                let bytes = try? ReadOnlyFile(path: logFile ?? logPath).bytes(from: tail.offset, count: tail.count),
                LineHash(link: bytes) == recorded.hash {
-                throw LogError(.damaged, path: problemPath, line: recorded.seq, message: "the log ends in line \(recorded.seq) as \(path) records it (head \(recorded)), whole but for its newline, which was lost (a copy, an editor): the server does not start on it. Add the newline (printf '\\n' >> \(logPath)) and start again")
+                throw LogError(.damaged, path: problemPath, line: recorded.seq, message: RecordRemedy.newlineLost(line: recorded.seq, recordedIn: "\(path) (head \(recorded))", logPath: logPath))
             }
             throw LogError(.damaged, path: problemPath, message: remedy.headRefusal(record: path, head: recorded, endingAt: replay.model.seq))
         }

@@ -70,6 +70,9 @@ extension Snapshot {
             throw .unreadable(error.description)
         }
         guard log.size >= tag.end else {
+            if log.size == tag.end - 1, let line = try? log.bytes(from: tag.lineStart, count: tag.lineLength), LineHash(link: line) == tag.hash {
+                throw .newlineLost(line: tag.seq)
+            }
             throw .stale("the snapshot covers the log up to line \(tag.seq), which ends at byte \(tag.end), but the log is only \(log.size) bytes: it was cut back, emptied or replaced since")
         }
         let line: [UInt8]

@@ -130,7 +130,8 @@ public enum SnapshotFile {
             )
             payloadLength = Int64(bitPattern: bytes.littleEndian(at: 72, size: 8))
             payloadChecksum = bytes.littleEndian(at: 80, size: 8)
-            guard tag.seq >= 1, tag.lineStart >= 0, tag.end > tag.lineStart, tag.lineLength <= SnapshotFile.maxLineLength, payloadLength >= 0 else {
+            guard tag.seq >= 1, tag.lineStart >= 0, tag.end > tag.lineStart, tag.lineLength <= SnapshotFile.maxLineLength,
+                  payloadLength >= 0, payloadLength <= Int64.max - Int64(SnapshotFile.headerSize) else {
                 throw .corrupt("the header's tag (seq \(tag.seq), bytes \(tag.lineStart)..<\(tag.end)) or payload length (\(payloadLength)) is impossible")
             }
         }
