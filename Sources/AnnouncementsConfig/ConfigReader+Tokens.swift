@@ -50,6 +50,9 @@ extension ConfigReader {
         let spec = try nonEmptyString(node, key: key)
         guard let variable = try variable(in: spec, node, key: key, example: "ANNOUNCEMENTS_TOKEN") else {
             if let problem = Self.tokenProblem(spec) { throw error(node, key: key, "the token \(problem)") }
+            if let meant = Self.variableMeant(by: spec) {
+                throw error(node, key: key, "a config does not expand shell variables: \"\(VisibleText.escaped(String(spec.prefix(40))))\" would be the token itself, as it is written; to read it from the environment, write env:\(meant)")
+            }
             return (spec, "inline")
         }
         guard let value = environment[variable], !value.isEmpty else { return (nil, spec) }
@@ -68,6 +71,24 @@ extension ConfigReader {
         guard name.allSatisfy(isNameCharacter), name.first?.isNumber == false else {
             throw error(node, key: key, "`env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:\(example); not \"\(VisibleText.escaped(String(name)))\"")
         }
+        return String(name)
+    }
+
+    /// The variable a literal token seems meant to read (`$NAME`, `${NAME}`, `ENV:NAME`), or nil:
+    /// taken as it is, the token would be that text, which anyone who reads the config knows.
+    static func variableMeant(by spec: String) -> String? {
+        var name = Substring(spec)
+        if name.hasPrefix("${"), name.hasSuffix("}") {
+            name = name.dropFirst(2).dropLast()
+        } else if name.hasPrefix("$") {
+            name = name.dropFirst()
+        } else if name.lowercased().hasPrefix("env:") {
+            name = name.dropFirst(4)
+        } else {
+            return nil
+        }
+        let isNameCharacter = { (character: Character) in character == "_" || (character.isASCII && (character.isLetter || character.isNumber)) }
+        guard let first = name.first, !first.isNumber, name.allSatisfy(isNameCharacter) else { return nil }
         return String(name)
     }
 

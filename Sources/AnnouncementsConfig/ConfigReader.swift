@@ -61,6 +61,15 @@ struct ConfigReader {
         return text
     }
 
+    /// A host to listen on: `pathOrHost`'s, and not a host with a port written into it.
+    func host(_ node: YAMLNode, key: String) throws(ConfigError) -> String {
+        let host = try pathOrHost(node, key: key)
+        if let (name, _) = Configuration.portWritten(in: host) {
+            throw error(node, key: key, "\(host) is a host with a port: write the port under `port`, and `host: \(name)`")
+        }
+        return host
+    }
+
     /// One of `Choice`'s raw values.
     func choice<Choice: RawRepresentable & CaseIterable>(_ node: YAMLNode, key: String, _: Choice.Type) throws(ConfigError) -> Choice where Choice.RawValue == String {
         let text = try string(node, key: key)

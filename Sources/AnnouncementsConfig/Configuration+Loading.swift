@@ -78,7 +78,7 @@ extension Configuration {
         var seedNodes: [(node: YAMLNode, key: String)] = []
         for (name, value) in fields {
             switch name {
-            case "host": configuration.host = try reader.pathOrHost(value, key: name)
+            case "host": configuration.host = try reader.host(value, key: name)
             case "port": configuration.port = try reader.integer(value, key: name, in: 0...65535)
             case "log": configuration.logPath = try reader.pathOrHost(value, key: name)
             case "max_body_bytes": configuration.rules.maxBodyBytes = try reader.integer(value, key: name, in: 1...ValidationRules.maxBodyBytesLimit)
@@ -90,7 +90,12 @@ extension Configuration {
             case "log_level": configuration.logLevel = try reader.choice(value, key: name, Logger.Level.self)
             case "log_format": configuration.logFormat = try reader.choice(value, key: name, LogFormat.self)
             case "metrics": configuration.metrics = try reader.metrics(value, environment: environment)
-            case "storage": configuration.storage = try reader.storage(value, postgres: fields.first { $0.0 == "postgres" }?.1, environment: environment)
+            case "storage":
+                // An empty `postgres:` is none, as an empty section is everywhere.
+                let postgres = fields.first { $0.0 == "postgres" && !$0.1.isNull }?.1
+                configuration.storage = try reader.storage(value, postgres: postgres, environment: environment)
+            case "postgres" where value.isNull:
+                break
             case "postgres":
                 // Read with `storage: postgres`. Kept unused beside `storage: file` written out
                 // (its keys must still be known ones); without `storage`, it is taken for a

@@ -100,6 +100,10 @@ extension ConfigReader {
             if required { throw error(node, key: key, "the environment variable \(variable) is not set") }
             return nil
         }
+        // A file read into the variable may end with a line break, which would be part of it.
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw error(node, key: key, "the value in $\(variable) holds a line break or another control character (a file read into the variable may end with one): remove it")
+        }
         return value
     }
 }

@@ -61,3 +61,14 @@ public struct Configuration: Sendable, Hashable {
     /// The tokens that are set.
     public var enabledTokens: [Token] { tokens.filter { $0.token != nil } }
 }
+
+extension Configuration {
+    /// The host and port of `host` when it is a name or an IPv4 address with a port written into it
+    /// (`localhost:8080`), which no resolver takes; nil otherwise (an IPv6 address has several colons).
+    public static func portWritten(in host: String) -> (host: Substring, port: Substring)? {
+        guard let colon = host.lastIndex(of: ":"), host.filter({ $0 == ":" }).count == 1 else { return nil }
+        let digits = host[host.index(after: colon)...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return (host[..<colon], digits)
+    }
+}

@@ -61,9 +61,10 @@ enum YAMLParser {
         }
     }
 
-    /// libyaml's error, at its place in `bytes`. One with a context (a quoted scalar or a flow
-    /// collection left open) is placed where that began, which is what to mend: where libyaml
-    /// found the problem (often the end of the file) is said in words. A reader's error (a
+    /// libyaml's error, at its place in `bytes`. One in a quoted scalar or a flow collection
+    /// left open is placed where that began, which is what to mend: where libyaml found the
+    /// problem (often the end of the file) is said in words. Others are placed where libyaml
+    /// found them (a key indented wrong, in a mapping that began lines before it, is on its own line). A reader's error (a
     /// character YAML does not allow) has no mark, only the byte offset and the character: its
     /// line and column are counted here, and the character named.
     private static func syntaxError(_ parser: yaml_parser_t, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLError {
@@ -72,7 +73,8 @@ enum YAMLParser {
         guard parser.error == YAML_READER_ERROR else {
             let found = YAMLMark(line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
             let begun = YAMLMark(line: Int(parser.context_mark.line) + 1, column: Int(parser.context_mark.column) + 1)
-            guard parser.context != nil, begun.line < found.line else {
+            let leftOpen = context.contains("quoted scalar") || context.contains("flow")
+            guard leftOpen, begun.line < found.line else {
                 return YAMLError(message: "malformed YAML: \(context)\(problem)", mark: found)
             }
             return YAMLError(message: "malformed YAML: \(context)\(problem) (at line \(found.line), column \(found.column))", mark: begun)

@@ -19,7 +19,7 @@ public struct CORSPolicy: Sendable, Hashable {
     /// Request headers a page may send: the API's own, and `Authorization` for listed origins.
     static let allowedHeaders = "Accept, Accept-Version, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Min-Seq, X-Request-ID"
     /// Response headers a page may read.
-    static let exposedHeaders = "API-Version, ETag, Link, Location, Log-Seq, Retry-After, WWW-Authenticate, X-Request-ID, X-Total-Count"
+    static let exposedHeaders = "API-Version, ETag, Idempotency-Key, Link, Location, Log-Seq, Retry-After, WWW-Authenticate, X-Request-ID, X-Total-Count"
 
     /// The `Access-Control-Allow-Origin` for a request from `origin` with `method`, nil when the
     /// policy does not let that page make it.

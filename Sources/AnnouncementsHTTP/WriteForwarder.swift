@@ -40,9 +40,10 @@ final class WriteForwarder: Sendable {
     /// The request fields that do not go on: the connection's own, `Accept-Encoding` (this node
     /// compresses its answer as it would its own), and the two this node sets.
     static let notForwarded = connectionFields.union([.acceptEncoding, forwardedField, .requestID])
-    /// The answer's fields that come back: what the API's write answers carry.
+    /// The answer's fields that come back: what the API's write answers carry (a 415's
+    /// `Accept-Patch` and `Accept-Encoding` among them).
     static let passedBack: Set<HTTPField.Name> = [
-        .contentType, .eTag, .location, .retryAfter, .wwwAuthenticate, .allow, .logSeq, .cacheControl, .vary,
+        .contentType, .eTag, .location, .retryAfter, .wwwAuthenticate, .allow, .logSeq, .cacheControl, .vary, .acceptPatch, .acceptEncoding,
     ]
     /// The most of an answer's body read back: answers to at most `ForwardedWrites.maxItems`
     /// writes, each with one announcement.
@@ -129,6 +130,12 @@ final class WriteForwarder: Sendable {
     func forward(_ request: Request, _ context: AnnouncementsRequestContext) async throws -> Outcome {
         guard request.headers[Self.forwardedField] == nil, store.writeHolder != nil else { return .makeHere(request, madeKey: nil) }
         let body = try await RequestBody.read(request, maxBytes: maxRequestBytes)
+        // A write that needs a body and came without one, or any length (411), is refused here:
+        // the holder, which is given the write with its length, could only call it empty (400).
+        // (Its body is read: the request goes on with what was read.)
+        if body.readableBytes == 0, request.method != .delete, request.headers[.contentLength] == nil, request.headers[.transferEncoding] == nil {
+            return .makeHere(Request(head: request.head, body: Hummingbird.RequestBody(buffer: body)), madeKey: nil)
+        }
         var head = request.head
         let madeKey = head.headerFields[.idempotencyKey] == nil ? "forwarded-\(UUID().uuidString)" : nil
         if let madeKey { head.headerFields[.idempotencyKey] = madeKey }

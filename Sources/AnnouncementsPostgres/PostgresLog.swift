@@ -684,10 +684,11 @@ public final class PostgresLog: EventLog {
                     LEFT JOIN pg_stat_activity a ON a.pid = role.pid AND a.usename = session_user
                     WHERE role.granted AND role.pid <> \(ticket.pid) LIMIT 1)
             """
+        state.withLock { $0.role.lookSent(at: .now) }
         do {
             let connection = try readingConnection()
             let result = try Self.wait(for: connection.query(query, logger: logger), upTo: settings.commitTimeout, closing: connection)
-            guard let row = result.rows.first else { return }
+            guard let row = result.rows.first else { throw PostgresLogFailure("the look at the table answered no row") }
             let (end, waiting, sessionHolds, holderPID, holderName) = try row.decode((Int64, [Int32], Bool, Int32?, String?).self)
             let holder = holderPID.map { WriterRole<RoleRequest>.Holder(pid: $0, name: holderName ?? "pid \($0)") }
             let (durableEnd, holdsRole, lost) = state.withLock { state in

@@ -87,7 +87,8 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    /// A table name is put into SQL as it is: letters, digits and `_` only, not starting with a digit.
+    /// A table name is put into SQL as it is: letters, digits and `_` only, not starting with a
+    /// digit, and not a word SQL reserves (`user`, `order`: no statement could name it).
     public static func check(table: String) throws(PostgresSettingsError) {
         let isValid = !table.isEmpty && table.utf8.count <= 60
             && table.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
@@ -95,14 +96,32 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         guard isValid else {
             throw PostgresSettingsError("the table name \"\(table)\" must be lowercase letters, digits and _ (not first), at most 60 bytes")
         }
+        guard !reservedWords.contains(table) else {
+            throw PostgresSettingsError("the table name \"\(table)\" is a word SQL reserves: choose another, such as \(table)_events")
+        }
     }
 
-    /// An advertised address is `http://HOST:PORT` (no path, user or query): the other nodes put a
-    /// write's path after it. Returns it without a trailing `/`.
+    /// The words PostgreSQL reserves, which cannot name a table unquoted (`pg_get_keywords()`,
+    /// categories R and T, PostgreSQL 15, and `system_user` from 16).
+    static let reservedWords: Set<String> = [
+        "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization", "binary", "both",
+        "case", "cast", "check", "collate", "collation", "column", "concurrently", "constraint", "create", "cross",
+        "current_catalog", "current_date", "current_role", "current_schema", "current_time", "current_timestamp",
+        "current_user", "default", "deferrable", "desc", "distinct", "do", "else", "end", "except", "false", "fetch",
+        "for", "foreign", "freeze", "from", "full", "grant", "group", "having", "ilike", "in", "initially", "inner",
+        "intersect", "into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit", "localtime",
+        "localtimestamp", "natural", "not", "notnull", "null", "offset", "on", "only", "or", "order", "outer",
+        "overlaps", "placing", "primary", "references", "returning", "right", "select", "session_user", "similar",
+        "some", "symmetric", "system_user", "table", "tablesample", "then", "to", "trailing", "true", "union", "unique",
+        "user", "using", "variadic", "verbose", "when", "where", "window", "with",
+    ]
+
+    /// An advertised address is `http://HOST:PORT` (no path, user or query; the port written out,
+    /// as a server's is rarely 80): the other nodes put a write's path after it. Returns it without a trailing `/`.
     public static func checked(advertise address: String) throws(PostgresSettingsError) -> String {
         let address = address.hasSuffix("/") ? String(address.dropLast()) : address
         guard let parts = URLComponents(string: address), parts.scheme == "http", let host = parts.host, !host.isEmpty,
-              parts.port.map({ (1...65535).contains($0) }) ?? true, parts.path.isEmpty, parts.query == nil, parts.user == nil,
+              parts.port.map({ (1...65535).contains($0) }) == true, parts.path.isEmpty, parts.query == nil, parts.user == nil,
               parts.fragment == nil, !address.contains(where: \.isWhitespace)
         else {
             // A user and a password given in it are not shown.

@@ -100,6 +100,9 @@ struct WriterRole<Request> {
     private(set) var lookFailure: (since: ContinuousClock.Instant, reason: String)?
     /// When the last look succeeded.
     private var lastGoodLook: ContinuousClock.Instant?
+    /// When the look under way, if any, was sent: one the database leaves unanswered (a host gone
+    /// silent) fails only at the commit timeout, and counts as failing from `blockedAfter` on.
+    private var lookSentAt: ContinuousClock.Instant?
     /// The session that held the role when the last try failed, as the first look after the
     /// failure sees it (`.unknown` until then).
     private var failedUnder = Seen.unknown
@@ -303,6 +306,7 @@ struct WriterRole<Request> {
     mutating func looked(_ ticket: LookTicket, sessionHolds: Bool, waiting: [Int32], holder: Holder?, end: Int64, at now: ContinuousClock.Instant) -> Bool {
         lookFailure = nil
         lastGoodLook = now
+        lookSentAt = nil
         var since: [Int32: ContinuousClock.Instant] = [:]
         for pid in waiting { since[pid] = waitingSince[pid] ?? now }
         waitingSince = since
@@ -325,9 +329,15 @@ struct WriterRole<Request> {
         return lost
     }
 
+    /// A look at the table is sent (its answer, or failure, follows: `looked`, `lookFailed`).
+    mutating func lookSent(at now: ContinuousClock.Instant) {
+        lookSentAt = now
+    }
+
     /// A look at the table failed (the database could not be reached, or did not answer in time).
     mutating func lookFailed(_ reason: String, at now: ContinuousClock.Instant) {
         lookFailure = (lookFailure?.since ?? lastGoodLook ?? now, reason)
+        lookSentAt = nil
     }
 
     /// How long the role's queue has stood still with some session in it: from when the first in
@@ -342,7 +352,7 @@ struct WriterRole<Request> {
     }
 
     /// Why writes cannot be made through this process now, or nil: the looks at the table have
-    /// failed for `blockedAfter`, the role's queue has stood still for `blockedAfter` (its holder
+    /// failed for `blockedAfter` (or the one under way has waited that long for its answer), the role's queue has stood still for `blockedAfter` (its holder
     /// neither gives it up nor appends), or the last try for the role failed and no look has seen
     /// it move since.
     func writeBlock(at now: ContinuousClock.Instant) -> String? {
@@ -350,6 +360,10 @@ struct WriterRole<Request> {
         if let lookFailure, now - lookFailure.since >= Self.blockedAfter {
             let seconds = (now - lookFailure.since).components.seconds
             return "this node has not been able to read the log's table for \(seconds) s (\(lookFailure.reason)): it takes in nothing other nodes append, and its writes cannot be made"
+        }
+        if let sent = lookSentAt, now - sent >= Self.blockedAfter {
+            let seconds = (now - (lastGoodLook ?? sent)).components.seconds
+            return "this node has not been able to read the log's table for \(seconds) s (the database has not answered a look at it for \((now - sent).components.seconds) s): it takes in nothing other nodes append, and its writes cannot be made"
         }
         if let wait = longestWait(at: now), wait >= Self.blockedAfter {
             let tenths = wait.components.seconds * 10 + wait.components.attoseconds / 100_000_000_000_000_000

@@ -605,13 +605,19 @@ func makeLog() async throws -> (folder: String, log: String) {
         #expect(await server.stopped() == 0)
     }
 
-    @Test("a port written into `host` is named as such, and serve stops before it makes or seeds a log")
+    @Test("a port written into `host` is named as such, in the config an invalid config (78, its line), in --host where it cannot listen; serve stops before it makes or seeds a log")
     func portInHost() async throws {
         let folder = try makeFolder(config: "host: localhost:8080\nlog: events/announcements.jsonl\nseed:\n  - title: One\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await CLI.run(["serve"], in: folder)
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("error: cannot listen on localhost:8080:8080: localhost:8080 is not a host name or address: write the port under `port` (or --port), and `host: localhost`\n"), "\(result.stderr)")
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("config.yaml:1:7: host: localhost:8080 is a host with a port: write the port under `port`, and `host: localhost`\n"), "\(result.stderr)")
+        let given = try await CLI.run(["serve", "--host", "localhost:8080"], in: folder)
+        #expect(given.status == 78, "the config is read first: \(given.stderr)")
+        try "log: events/announcements.jsonl\nseed:\n  - title: One\n".write(toFile: folder + "/config.yaml", atomically: true, encoding: .utf8)
+        let option = try await CLI.run(["serve", "--host", "localhost:8080"], in: folder)
+        #expect(option.status == 69, "\(option.stderr)")
+        #expect(option.stderr.hasSuffix("error: cannot listen on localhost:8080:8080: localhost:8080 is not a host name or address: write the port under `port` (or --port), and `host: localhost`\n"), "\(option.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/events"), "nothing made on disk")
     }
 

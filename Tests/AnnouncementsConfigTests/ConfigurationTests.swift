@@ -114,6 +114,8 @@ import Testing
         ("port: [8080", "config.yaml:1:7: malformed YAML: while parsing a flow sequence: did not find expected ',' or ']' (at line 2, column 1)"),
         ("host: 127.0.0.1\nlog: \"a.jsonl\nport: 8080\n", "config.yaml:2:6: malformed YAML: while scanning a quoted scalar: found unexpected end of stream (at line 4, column 1)"),
         ("host: a\n  bad: indent", "config.yaml:2:6: malformed YAML: mapping values are not allowed in this context"),
+        // A key indented wrong, lines after its mapping began: placed on its own line.
+        ("host: 127.0.0.1\nhttp:\n  idle_timeout_seconds: 60\n read_timeout_seconds: 30\n", "config.yaml:4:2: malformed YAML: while parsing a block mapping: did not find expected key"),
         // A character YAML does not allow, as it is in the file (not escaped): its own line and column.
         ("host: a\nport: 80\nlog: \"x\u{1}y\"\n", "config.yaml:3:8: malformed YAML: control characters are not allowed (U+0001)"),
         ("seed:\n  - title: \"Caf\u{E9} \u{FFFE}\"\n", "config.yaml:2:18: malformed YAML: control characters are not allowed (U+FFFE)"),
@@ -127,6 +129,11 @@ import Testing
         // Nor is the file itself as one value (an env file named by mistake).
         ("ANNOUNCEMENTS_TOKEN=s3cretTOKENvalue", "config.yaml:1:1: expected a mapping, found a single value (not shown: it may be a secret)"),
         ("tokens:\n  a: \"env: A_TOKEN\"", "config.yaml:2:6: tokens.a: `env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:ANNOUNCEMENTS_TOKEN; not \" A_TOKEN\""),
+        // A literal token that looks like a variable would be that text: refused, naming the way.
+        ("tokens:\n  a: $ANNOUNCEMENTS_TOKEN", "config.yaml:2:6: tokens.a: a config does not expand shell variables: \"$ANNOUNCEMENTS_TOKEN\" would be the token itself, as it is written; to read it from the environment, write env:ANNOUNCEMENTS_TOKEN"),
+        ("tokens:\n  a: {token: \"${A_TOKEN}\"}", "config.yaml:2:14: tokens.a.token: a config does not expand shell variables: \"${A_TOKEN}\" would be the token itself, as it is written; to read it from the environment, write env:A_TOKEN"),
+        ("tokens:\n  a: ENV:A_TOKEN", "config.yaml:2:6: tokens.a: a config does not expand shell variables: \"ENV:A_TOKEN\" would be the token itself, as it is written; to read it from the environment, write env:A_TOKEN"),
+        ("metrics:\n  token: $METRICS_TOKEN", "config.yaml:2:10: metrics.token: a config does not expand shell variables: \"$METRICS_TOKEN\" would be the token itself, as it is written; to read it from the environment, write env:METRICS_TOKEN"),
         ("tokens:\n  a: \"env:1TOKEN\"", "config.yaml:2:6: tokens.a: `env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:ANNOUNCEMENTS_TOKEN; not \"1TOKEN\""),
         ("port: 017", "config.yaml:1:7: port: must be written without leading zeros (YAML 1.1 tools read 017 as an octal number), not 017"),
         ("postgres:\n  url: env:UNSET\n", "config.yaml:2:3: postgres: is set, but `storage` is not, so the log would be the file `log` names: add `storage: postgres` to keep it in PostgreSQL (or `storage: file` to keep this section unused)"),

@@ -13,6 +13,8 @@ import Testing
         #expect(try parse("").storage == .file)
         #expect(try parse("storage: file\n").storage == .file)
         #expect(try parse("storage: file\npostgres:\n  url: env:UNSET\n").storage == .file, "an unused section's variables are not needed")
+        #expect(try parse("storage: file\npostgres:\n").storage == .file, "an empty section is none, as every empty section is")
+        #expect(try parse("postgres:\n").storage == .file)
     }
 
     @Test("postgres: a URL, its password and TLS from the environment or the section, and a table")
@@ -44,6 +46,12 @@ import Testing
         var replaced = fromURL
         replaced.password = "s3cret"
         #expect(try parse(text, environment: ["DB_PASSWORD": "s3cret"]).storage == .postgres(replaced))
+        // A password read from a file with its last line break: refused, not sent with it.
+        #expect {
+            try parse(text, environment: ["DB_PASSWORD": "s3cret\n"])
+        } throws: { error in
+            "\(error)" == "config.yaml:4:13: postgres.password: the value in $DB_PASSWORD holds a line break or another control character (a file read into the variable may end with one): remove it"
+        }
     }
 
     @Test("postgres.advertise: the address the other nodes send writes to, http://HOST:PORT, without a trailing slash")
@@ -64,6 +72,9 @@ import Testing
         ("storage: postgres\npostgres:\n  url: postgres://a@b:70000/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL's port must be from 1 to 65535, not 70000"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c?ssl=1\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL has an unknown parameter ssl"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: user\n", "config.yaml:4:10: postgres.table: the table name \"user\" is a word SQL reserves: choose another, such as user_events"),
+        ("storage: postgres\npostgres:\n", "config.yaml:1:10: storage: `storage: postgres` needs a `postgres:` section"),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://10.0.0.11\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  tls: always\n", "config.yaml:4:8: postgres.tls: expected one of disable, prefer, require"),
         ("postgres:\n  host: b\n", "config.yaml:2:3: postgres.host: unknown key"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: 10.0.0.11:8080\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT"),

@@ -73,6 +73,18 @@ struct ForwardingAPITests {
                 #expect(refused.status == .preconditionFailed, "\(String(buffer: refused.body))")
                 let anonymous = try await nodeB.execute(uri: "/announcements", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"title":"Who"}"#))
                 #expect(anonymous.status == .unauthorized && anonymous.headers[.wwwAuthenticate] != nil)
+                // With the headers that say what to send instead.
+                let wrongType = try await nodeB.execute(uri: "/announcements/2", method: .patch, headers: [.authorization: "Bearer alice-secret", .contentType: "text/plain"], body: ByteBuffer(string: "Two"))
+                #expect(wrongType.status == .unsupportedMediaType && wrongType.headers[.acceptPatch] == JSONBody.acceptPatch, "\(wrongType.headers)")
+                let gzipped = try await nodeB.execute(uri: "/announcements", method: .post, headers: alice.merging([.contentEncoding: "gzip"]), body: ByteBuffer(string: #"{"title":"Zipped"}"#))
+                #expect(gzipped.status == .unsupportedMediaType && gzipped.headers[.acceptEncoding] == "identity", "\(gzipped.headers)")
+                // A write without a body or any length (HTTP/1.1's empty body; the router's test
+                // client adds no length): its 411 as a node alone gives it, not the holder's 400
+                // for an empty body it was given with a length.
+                try await buildApplication(store: b, settings: settings, logger: quiet).test(.router) { routerB in
+                    let unframed = try await routerB.execute(uri: "/announcements", method: .post, headers: alice, body: nil)
+                    #expect(unframed.status == .lengthRequired, "\(String(buffer: unframed.body))")
+                }
                 // The forwarded write carries a key of its own, so that it can be made again safely.
                 let made = try await a.history(id: 2)?.first?.event
                 #expect(a.snapshot.seq == 10 && made?.key == second.headers[.idempotencyKey])

@@ -126,6 +126,7 @@ import Testing
                 #expect(response.headers[.accessControlAllowOrigin] == Self.listed)
                 #expect(response.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
                 #expect(response.headers[.accessControlExposeHeaders]?.contains("WWW-Authenticate") == true, "a page tells a missing token from one refused")
+                #expect(response.headers[.accessControlExposeHeaders]?.contains("Idempotency-Key") == true, "a page reads the key a node made for its write")
                 #expect(response.headers[values: .vary].contains("Origin"))
                 #expect(response.headers[.accessControlAllowCredentials] == nil)
             }

@@ -152,10 +152,9 @@ struct ServeCommand: AsyncParsableCommand {
     private static func failure(_ error: any Error, host: String, port: Int) -> CLIError {
         let address = "\(host):\(port)"
         if let unknown = error as? SocketAddressError.UnknownHost {
-            // `host: localhost:8080`: a port written into the host.
-            if let colon = host.lastIndex(of: ":"), case let digits = host[host.index(after: colon)...],
-               !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), host.filter({ $0 == ":" }).count == 1 {
-                return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a host name or address: write the port under `port` (or --port), and `host: \(host[..<colon])`")
+            // `--host localhost:8080`: a port written into the host (the config refuses one).
+            if let (name, _) = Configuration.portWritten(in: host) {
+                return CLIError(.unavailable, "cannot listen on \(address): \(host) is not a host name or address: write the port under `port` (or --port), and `host: \(name)`")
             }
             return CLIError(.unavailable, "cannot listen on \(address): \"\(host)\" is not a name this machine can resolve (\(unknown.errorDescription)); choose another with --host or `host` in the config")
         }
