@@ -81,7 +81,9 @@ extension AnnouncementsClient {
     /// backup): read again after the `lastSeq` it names, or from 0. A position above 0 goes as
     /// `Min-Seq` too, as the feed's own pages send it: a node behind the one that answered the
     /// page before waits for it (a 503 after 5 s, sent again as any read is), rather than answer
-    /// as a log that ends before it.
+    /// as a log that ends before it. So on several PostgreSQL nodes a position beyond the table
+    /// (restored from an older backup) is the 503 `status` once those retries are spent, not
+    /// `positionBeyondLog`: a node cannot tell it from one behind.
     public func eventPage(after seq: Int = 0, limit: Int = 100) async throws(ClientError) -> [FeedEvent] {
         let received = try await fetch(path: "events", query: Self.pageQuery(after: seq, limit: limit), version: nil, cached: false, minSeq: seq > 0 ? seq : nil, accepting: [])
         guard (200..<300).contains(received.status) else { throw ClientError(status: received.status, body: received.data) }

@@ -172,6 +172,14 @@ extension AnnouncementsClient {
     /// the seq before it answers.
     static let minSeqWait: TimeInterval = 6
 
+    /// How much longer than `timeout` a read the server may hold before it answers waits: one with
+    /// `Min-Seq`, and a search, which waits for the search index (one with both, for both in
+    /// turn); nil for any other.
+    static func heldWait(minSeq: Bool, searching: Bool) -> TimeInterval? {
+        let held = (minSeq ? minSeqWait : 0) + (searching ? searchWait : 0)
+        return held > 0 ? held : nil
+    }
+
     /// How much longer than `timeout` a search may take: the server holds one up to 10 s for the
     /// search index to cover its state (a first build after a start without a snapshot that
     /// holds it), then answers 503 with a `Retry-After`.
@@ -238,15 +246,10 @@ extension AnnouncementsClient {
         if let authorization = Self.authorization(token) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
-        // Reads the server may hold before it answers get longer: one with `Min-Seq`, and a search
-        // (`q`), which waits for the search index.
-        var held: TimeInterval?
-        if let minSeq {
-            request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq")
-            held = Self.minSeqWait
+        if let minSeq { request.setValue(String(minSeq), forHTTPHeaderField: "Min-Seq") }
+        if let held = Self.heldWait(minSeq: minSeq != nil, searching: query.contains { $0.name == "q" }) {
+            request.timeoutInterval = Self.sessionInterval(configuration.timeout + held)
         }
-        if query.contains(where: { $0.name == "q" }) { held = max(held ?? 0, Self.searchWait) }
-        if let held { request.timeoutInterval = Self.sessionInterval(configuration.timeout + held) }
         if method != .get {
             request.timeoutInterval = Self.sessionInterval(configuration.timeout + configuration.writeWait)
         }

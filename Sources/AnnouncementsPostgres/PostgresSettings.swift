@@ -131,7 +131,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                 (shown.user, shown.password) = (nil, nil)
                 return shown.string.map { $0.replacingOccurrences(of: "://", with: "://…@") }
             } ?? address
-            throw PostgresSettingsError("the address to advertise must look like http://HOST:PORT (how the other nodes reach this one, with no user or password), not \"\(shown)\"")
+            throw PostgresSettingsError("the address to advertise must look like http://HOST:PORT (how the other nodes reach this one: its port written out, no path, no user or password), not \"\(shown)\"")
         }
         return address
     }

@@ -101,7 +101,7 @@ struct WriterRole<Request> {
     /// When the last look succeeded.
     private var lastGoodLook: ContinuousClock.Instant?
     /// When the look under way, if any, was sent: one the database leaves unanswered (a host gone
-    /// silent) fails only at the commit timeout, and counts as failing from `blockedAfter` on.
+    /// silent) fails only at the commit timeout, and counts as failing from `unansweredAfter` on.
     private var lookSentAt: ContinuousClock.Instant?
     /// The session that held the role when the last try failed, as the first look after the
     /// failure sees it (`.unknown` until then).
@@ -128,6 +128,9 @@ struct WriterRole<Request> {
     let lockTimeout: Duration
     /// How long the role's queue may stand still before writes count as blocked (`writeBlock`).
     static var blockedAfter: Duration { .seconds(2) }
+    /// How long a look may wait for its answer before writes count as blocked: longer than
+    /// `blockedAfter`, as a look shares its connection with reads of lines, which it may wait behind.
+    static var unansweredAfter: Duration { .seconds(5) }
     /// How often a process in line looks for a stalled holder.
     static var stallLookInterval: Duration { .seconds(1) }
 
@@ -352,7 +355,7 @@ struct WriterRole<Request> {
     }
 
     /// Why writes cannot be made through this process now, or nil: the looks at the table have
-    /// failed for `blockedAfter` (or the one under way has waited that long for its answer), the role's queue has stood still for `blockedAfter` (its holder
+    /// failed for `blockedAfter` (or the one under way has waited `unansweredAfter` for its answer), the role's queue has stood still for `blockedAfter` (its holder
     /// neither gives it up nor appends), or the last try for the role failed and no look has seen
     /// it move since.
     func writeBlock(at now: ContinuousClock.Instant) -> String? {
@@ -361,7 +364,7 @@ struct WriterRole<Request> {
             let seconds = (now - lookFailure.since).components.seconds
             return "this node has not been able to read the log's table for \(seconds) s (\(lookFailure.reason)): it takes in nothing other nodes append, and its writes cannot be made"
         }
-        if let sent = lookSentAt, now - sent >= Self.blockedAfter {
+        if let sent = lookSentAt, now - sent >= Self.unansweredAfter {
             let seconds = (now - (lastGoodLook ?? sent)).components.seconds
             return "this node has not been able to read the log's table for \(seconds) s (the database has not answered a look at it for \((now - sent).components.seconds) s): it takes in nothing other nodes append, and its writes cannot be made"
         }

@@ -51,11 +51,6 @@ func withFakeServer(_ test: @Sendable (URL) async throws -> Void) async throws {
         while fakeHeldReads.withLock({ $0 }) > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return json(#"{"id":7,"title":"Held","body":null}"#)
     }
-    // A search held 2 s (as a server holds one while its search index is first built).
-    router.get("held/announcements") { _, _ in
-        try await Task.sleep(for: .seconds(2))
-        return json(#"[{"id":1,"title":"Found late"}]"#)
-    }
     router.get("announcements/1") { _, _ in json("<html>not JSON</html>") }
     router.get("announcements/2") { _, _ in json(#"{"title":"no id"}"#) }
     router.get("announcements/3") { _, _ in json(#"{"id":"3","title":"id is a string"}"#) }

@@ -68,7 +68,7 @@ import Testing
         ("storage: postgres\npostgres:\n  url: env:DB_URL\n", "config.yaml:3:8: postgres.url: the environment variable DB_URL is not set"),
         ("storage: postgres\npostgres:\n  url: mysql://a@b/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL must look like"),
         ("storage: postgres\npostgres:\n  url: postgres://a:hunter2@b\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL names no database"),
-        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://u:hunter2@x:1\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT (how the other nodes reach this one, with no user or password), not \"http://…@x:1\""),
+        ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  advertise: http://u:hunter2@x:1\n", "config.yaml:4:14: postgres.advertise: the address to advertise must look like http://HOST:PORT (how the other nodes reach this one: its port written out, no path, no user or password), not \"http://…@x:1\""),
         ("storage: postgres\npostgres:\n  url: postgres://a@b:70000/c\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL's port must be from 1 to 65535, not 70000"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c?ssl=1\n", "config.yaml:3:8: postgres.url: the PostgreSQL URL has an unknown parameter ssl"),
         ("storage: postgres\npostgres:\n  url: postgres://a@b/c\n  table: Events;drop\n", "config.yaml:4:10: postgres.table: the table name"),

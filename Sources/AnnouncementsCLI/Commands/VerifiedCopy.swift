@@ -28,6 +28,8 @@ enum VerifiedCopy {
         // records of its own, would hide the loss. (A server records only lines already durable,
         // so the copy, which reads every line durable when it begins, holds them.)
         let (recorded, recordProblems) = VerifyCommand.records(source)
+        // A record that cannot be read is that record's problem, with its own exit code.
+        if let unreadable = recordProblems.first(where: { $0.kind != .damaged }) { throw CLIError(unreadable) }
         guard recordProblems.isEmpty else {
             for problem in recordProblems { Output.line(VisibleText.escaped(problem.description)) }
             throw CLIError(.dataError, "\(name): the log does not hold what is recorded beside it (above): a server does not start on it, and no copy is made; `announcements verify` says more")
