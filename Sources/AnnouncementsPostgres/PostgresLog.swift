@@ -320,7 +320,7 @@ public final class PostgresLog: EventLog {
                 case .wait:
                     return nil
                 case .lookForStall:
-                    endStalledHolder(by: deadline)
+                    endStalledHolder()
                     return nil
                 case .dropWriter:
                     // Not answered by the time the database should have ended the wait itself:
@@ -349,23 +349,18 @@ public final class PostgresLog: EventLog {
     public func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? {
         guard case .wait(let request) = state.withLock({ $0.role.ask() }) else { return nil }
         let pid = state.withLock { $0.role.writerPID }
-        // The writes have waited their time: the cancel (a connection made again included) and
-        // the lock's answer are waited for `leaveLimit` each at most. Unanswered (a database gone
-        // silent), the writer's session is closed (`roleNotTaken`), which takes it out of line,
-        // and a lock granted to it meanwhile goes with it.
-        let leaveBy = ContinuousClock.now + Self.leaveLimit
         // Cancelled only while it still waits in line (the read behind the lock's request runs
         // once the lock is granted; a cancel that comes later finds the session idle, and does
         // nothing).
-        if let reader = try? readingConnection(by: leaveBy) {
+        if let reader = try? readingConnection() {
             let cancel: PostgresQuery = """
                 SELECT pg_cancel_backend(pid) FROM (\(unescaped: Self.roleLocks(settings.table))) AS role
                 WHERE pid = \(pid) AND NOT granted
                 """
-            _ = try? Self.wait(for: reader.query(cancel, logger: logger), upTo: Self.wait(Self.leaveLimit, by: leaveBy), closing: reader)
+            _ = try? Self.wait(for: reader.query(cancel, logger: logger), upTo: .seconds(5), closing: reader)
         }
         do {
-            _ = try Self.wait(for: request.lock, upTo: Self.leaveLimit, closing: nil)
+            _ = try Self.wait(for: request.lock, upTo: .seconds(5), closing: nil)
         } catch {
             // Cancelled (57014), or not answered: out of line either way.
             _ = roleNotTaken(error)
@@ -376,10 +371,6 @@ public final class PostgresLog: EventLog {
         // have caught the read sent behind the request).
         return try linesOnceTaken(after: end, firstPage: nil)
     }
-
-    /// How long each step of leaving the lock's queue is waited for (the cancel, then the lock's
-    /// answer), once a process's writes have waited their time.
-    static let leaveLimit = Duration.seconds(2)
 
     /// The role just taken: the lines others appended after `end`, from `firstPage` on (the
     /// request's read). Gives the role up again when they cannot be read.
@@ -421,7 +412,7 @@ public final class PostgresLog: EventLog {
     /// session the holder loses the lock; its transaction, if one was open, rolls back; and every
     /// append of its own takes the lock for its transaction (`EventRows.insertStatement`), so that it can
     /// append nothing more without taking the role again.
-    private func endStalledHolder(by deadline: ContinuousClock.Instant) {
+    private func endStalledHolder() {
         let pid = state.withLock { $0.role.writerPID }
         let query: PostgresQuery = """
             WITH role AS (\(unescaped: Self.roleLocks(settings.table)))
@@ -431,9 +422,9 @@ public final class PostgresLog: EventLog {
               AND a.state <> 'active' AND a.state_change < clock_timestamp() - make_interval(secs => \(settings.stallLimit.seconds))
             """
         do {
-            let reader = try readingConnection(by: deadline)
+            let reader = try readingConnection()
             // Bounded well within a write's wait for the role (the committer waits for it).
-            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: Self.wait(min(settings.commitTimeout, .seconds(5)), by: deadline), closing: reader)
+            let result = try Self.wait(for: reader.query(query, logger: logger), upTo: min(settings.commitTimeout, .seconds(5)), closing: reader)
             for row in result.rows {
                 let (name, idle, ended) = try row.decode((String, Double, Bool).self)
                 guard ended else {
@@ -479,10 +470,10 @@ public final class PostgresLog: EventLog {
         }
     }
 
-    public func lines(after end: Int64, by deadline: ContinuousClock.Instant?) throws(LogError) -> [UInt8] {
+    public func lines(after end: Int64) throws(LogError) -> [UInt8] {
         guard isShared, !holdsWriterRole else { return [] }
         do {
-            return try linesAppended(after: end, on: readingConnection(by: deadline), by: deadline)
+            return try linesAppended(after: end, on: readingConnection())
         } catch let error as LogError {
             throw error
         } catch {
@@ -494,19 +485,17 @@ public final class PostgresLog: EventLog {
     /// `settings.pageRows` rows (a node that missed much reads it in several statements, none of
     /// which may outlive the commit timeout). With `firstPage`, the answer of the first page's
     /// statement, sent earlier from a position at or before `end` (see `RoleRequest`): its rows
-    /// before `end` are skipped. With `deadline`, each page is waited for until then at most.
-    private func linesAppended(
-        after end: Int64, on connection: PostgresConnection, firstPage: EventLoopFuture<[PostgresRow]>? = nil, by deadline: ContinuousClock.Instant? = nil
-    ) throws(LogError) -> [UInt8] {
+    /// before `end` are skipped.
+    private func linesAppended(after end: Int64, on connection: PostgresConnection, firstPage: EventLoopFuture<[PostgresRow]>? = nil) throws(LogError) -> [UInt8] {
         let pageRows = max(1, settings.pageRows)
         var bytes: [UInt8] = []
         var page = firstPage
         do {
             while true {
                 let next = end + Int64(bytes.count)
-                let answer = try page ?? pageStatement(on: connection, by: deadline).execute(Self.pageBinds(from: next, rows: pageRows))
+                let answer = try page ?? pageStatement(on: connection).execute(Self.pageBinds(from: next, rows: pageRows))
                 page = nil
-                let rows = try Self.wait(for: answer, upTo: Self.wait(settings.commitTimeout, by: deadline), closing: connection)
+                let rows = try Self.wait(for: answer, upTo: settings.commitTimeout, closing: connection)
                 for row in rows {
                     let (text, line) = try row.decode((String, ByteBuffer).self)
                     guard let position = Int64(text) else { throw PostgresLogFailure("a page of the table answered the position \(text)") }
@@ -540,8 +529,8 @@ public final class PostgresLog: EventLog {
     }
 
     /// The page statement prepared on `connection` (already, on the writer's: `writerStatements`).
-    private func pageStatement(on connection: PostgresConnection, by deadline: ContinuousClock.Instant? = nil) throws -> PreparedQuery {
-        try statements.statement(pageSQL, on: connection, upTo: Self.wait(settings.commitTimeout, by: deadline))
+    private func pageStatement(on connection: PostgresConnection) throws -> PreparedQuery {
+        try statements.statement(pageSQL, on: connection, upTo: settings.commitTimeout)
     }
 
     /// The statements the writer's session runs, prepared as it is set up (`open` for the first
@@ -779,15 +768,8 @@ public final class PostgresLog: EventLog {
     }
 
     /// The reader's connection, connected again when it was closed.
-    private func readingConnection(by deadline: ContinuousClock.Instant? = nil) throws -> PostgresConnection {
-        try Self.openConnection(reader, settings, id: 2, logger: logger, replacing: false, by: deadline, isClosed: { state.withLock { $0.role.isClosed } }) { _ in }
-    }
-
-    /// How long to wait for an answer: `limit`, or until `deadline` when that comes sooner (a
-    /// moment at least, so that an answer already in is still taken).
-    static func wait(_ limit: Duration, by deadline: ContinuousClock.Instant?) -> Duration {
-        guard let deadline else { return limit }
-        return min(limit, max(deadline - .now, .milliseconds(1)))
+    private func readingConnection() throws -> PostgresConnection {
+        try Self.openConnection(reader, settings, id: 2, logger: logger, replacing: false, isClosed: { state.withLock { $0.role.isClosed } }) { _ in }
     }
 
     /// The writer's connection, connected again (with the writer's session settings) when it was

@@ -57,6 +57,6 @@ final class InterceptedLog: EventLog {
     func leaveLine(after end: Int64) throws(LogError) -> [UInt8]? { try base.leaveLine(after: end) }
     var writeBlock: LogError? { base.writeBlock }
     func yieldWriterRole() { base.yieldWriterRole() }
-    func lines(after end: Int64, by deadline: ContinuousClock.Instant?) throws(LogError) -> [UInt8] { try base.lines(after: end, by: deadline) }
+    func lines(after end: Int64) throws(LogError) -> [UInt8] { try base.lines(after: end) }
     func tookIn(upTo end: Int64) { base.tookIn(upTo: end) }
 }

@@ -65,7 +65,7 @@ struct SharedLogTests {
         #expect(replay.lastHash == writer.head?.hash)
         // Catching up (this log follows nothing by itself): nine lines, three full pages and an empty one.
         for number in 11...19 { _ = try await writer.create(AnnouncementDraft(title: "A\(number)"), by: "alice") }
-        let appended = try log.lines(after: log.durableEnd, by: nil)
+        let appended = try log.lines(after: log.durableEnd)
         let lines = try await place.lines()
         #expect(lines.count == 19)
         let readBack = appended == lines[10...].flatMap { $0 + [UInt8(ascii: "\n")] }

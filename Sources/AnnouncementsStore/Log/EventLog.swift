@@ -111,9 +111,8 @@ public protocol EventLog: AnyObject, Sendable {
     func forgetWriteHolder(_ address: String) -> Bool
 
     /// The durable lines after `end` that other processes appended; none while this process holds
-    /// the writer role (nobody else appends then). With `deadline`, a read not done by then fails
-    /// (writes in line for the role wait no longer than theirs).
-    func lines(after end: Int64, by deadline: ContinuousClock.Instant?) throws(LogError) -> [UInt8]
+    /// the writer role (nobody else appends then).
+    func lines(after end: Int64) throws(LogError) -> [UInt8]
 
     /// The store took in the lines others appended, up to `end` (read with `takeWriterRole` or
     /// `lines(after:)`): this process's lines end there now. Not called when it could not take
@@ -165,7 +164,7 @@ extension EventLog {
     public var writeHolder: String? { nil }
     public func advertise(_ address: String) {}
     public func forgetWriteHolder(_ address: String) -> Bool { false }
-    public func lines(after end: Int64, by deadline: ContinuousClock.Instant?) throws(LogError) -> [UInt8] { [] }
+    public func lines(after end: Int64) throws(LogError) -> [UInt8] { [] }
     public func tookIn(upTo end: Int64) {}
     public func follow(_ changed: @escaping @Sendable (LogChange) -> Void) {}
 }

@@ -92,8 +92,7 @@ extension EventStore {
                 }
             }
             guard let appended else {
-                // Read by the deadline: a database gone silent keeps no write past its wait.
-                catchUp(by: deadline)
+                catchUp()
                 continue
             }
             do throws(LogError) {
@@ -114,21 +113,15 @@ extension EventStore {
     /// twice a stalled holder's `stallLimit`, which a live holder never comes near.
     static let roleWaitLimit = Duration.seconds(10)
 
-    /// Takes in the lines others appended to a shared log since this store's last line (read by
-    /// `deadline`, when given). Runs on the committer, with nothing handed over. A failure is
-    /// logged once, and `health` says `failing` until lines are taken in again (each notice
-    /// tries again); a read cut short by `deadline` is no failure (the writes in line have
-    /// waited their time, and the next read takes the lines in).
-    func catchUp(by deadline: ContinuousClock.Instant? = nil) {
+    /// Takes in the lines others appended to a shared log since this store's last line. Runs on
+    /// the committer, with nothing handed over. A failure is logged once, and `health` says
+    /// `failing` until lines are taken in again (each notice tries again).
+    func catchUp() {
         let end = syncer.end
         do throws(LogError) {
-            let appended = try log.lines(after: end, by: deadline)
+            let appended = try log.lines(after: end)
             if !appended.isEmpty { try ingest(appended, at: end) }
         } catch {
-            if let deadline, ContinuousClock.now >= deadline {
-                logger.debug("the lines others appended were not read by the time writes in line may wait", metadata: ["log.path": "\(path)", "error": "\(error)"])
-                return
-            }
             followFailures.increment()
             let isNew = followFailure.withLock { failure in
                 defer { failure = error }
