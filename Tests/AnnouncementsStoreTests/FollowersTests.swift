@@ -53,12 +53,13 @@ import Testing
         let seq = Seq()
         let start = ContinuousClock.now
         // The bounds below leave room for a starved pool (the whole suite beside two busy cores
-        // once held every task back 20 s): a sweep that slept toward the long deadline would end
-        // the short wait only at 120 s.
-        let (long, _) = waiting { await followers.wait(after: 0, until: start + .seconds(120)) { seq.current } }
+        // held every task back 20 s once, and this wait 61 s another time): a sweep that slept
+        // toward the long deadline would end the short wait only at 600 s. (An event ends the
+        // long wait below.)
+        let (long, _) = waiting { await followers.wait(after: 0, until: start + .seconds(600)) { seq.current } }
         try await Task.sleep(for: .milliseconds(50))
         await followers.wait(after: 0, until: .now + .milliseconds(200)) { seq.current }
-        #expect(ContinuousClock.now - start < .seconds(60), "ended by the sweep, not with the 120 s wait")
+        #expect(ContinuousClock.now - start < .seconds(300), "ended by the sweep, not with the 600 s wait")
         await followers.wait(after: 0, until: .now - .seconds(1)) { seq.current }
         seq.set(1)
         followers.published(1)
