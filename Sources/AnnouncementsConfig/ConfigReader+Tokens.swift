@@ -67,8 +67,7 @@ extension ConfigReader {
         guard spec.hasPrefix("env:") else { return nil }
         let name = spec.dropFirst(4)
         guard !name.isEmpty else { throw error(node, key: key, "`env:` needs a variable name, like env:\(example)") }
-        let isNameCharacter = { (character: Character) in character == "_" || (character.isASCII && (character.isLetter || character.isNumber)) }
-        guard name.allSatisfy(isNameCharacter), name.first?.isNumber == false else {
+        guard Self.isVariableName(name) else {
             throw error(node, key: key, "`env:` names a variable as a shell does (letters, digits and _, not starting with a digit, nothing around it), like env:\(example); not \"\(VisibleText.escaped(String(name)))\"")
         }
         return String(name)
@@ -87,9 +86,13 @@ extension ConfigReader {
         } else {
             return nil
         }
-        let isNameCharacter = { (character: Character) in character == "_" || (character.isASCII && (character.isLetter || character.isNumber)) }
-        guard let first = name.first, !first.isNumber, name.allSatisfy(isNameCharacter) else { return nil }
-        return String(name)
+        return isVariableName(name) ? String(name) : nil
+    }
+
+    /// Whether `name` is one a shell can set: letters, digits and `_`, not starting with a digit.
+    static func isVariableName(_ name: Substring) -> Bool {
+        guard let first = name.first, !first.isNumber else { return false }
+        return name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
     }
 
     /// What is wrong with a token, or nil: an `Authorization` header cannot carry spaces at its

@@ -30,10 +30,10 @@ extension ReadRoutes {
     static func searchQuery(text: String) throws(APIError) -> SearchQuery {
         do throws(SearchQuery.Problem) {
             return try SearchQuery.checked(text)
-        } catch .noWord {
-            throw APIError(.badRequest, SearchQuery.Problem.noWord.describing("query parameter `q`") + ": \"\(VisibleText.escaped(text))\"")
         } catch {
-            throw APIError(.badRequest, error.describing("query parameter `q`"))
+            // A text without a word is quoted: what the search box held may not be what was typed.
+            let quoted = error == .noWord ? ": \"\(VisibleText.escaped(text))\"" : ""
+            throw APIError(.badRequest, error.describing("query parameter `q`") + quoted)
         }
     }
 
